@@ -1,0 +1,142 @@
+"""Every setting Aletheia reads, in one typed object.
+
+Names are part of the interface (other tools rely on them): each source's base URL comes from
+`ALETHEIA_<SOURCE>_URL` and defaults to the real host; API keys use the names their services
+document (`OPENALEX_API_KEY`, `SEMANTIC_SCHOLAR_API_KEY`, `NCBI_API_KEY`). Nothing is read at
+import time: call `get_settings()` when a value is first needed.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from pydantic import AliasChoices, BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class SourceLimits(BaseModel):
+    """Politeness for one source: a token bucket (rate, burst) and a concurrency cap."""
+
+    rate: float  # requests per second, sustained
+    burst: int = 1
+    concurrency: int = 3
+    search_rate: float | None = None  # a lower rate for search endpoints, where documented
+
+
+def _default_data_dir() -> Path:
+    # XDG data home, as a user expects; the embedded SQLite database and the Tier-0 library live here.
+    import os
+
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "aletheia"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="ALETHEIA_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    # --- where things live -------------------------------------------------------------------
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    database_url: SecretStr | None = None  # default: sqlite in data_dir
+    broker_url: SecretStr | None = None  # unset: embedded, in-process pipeline
+    redis_url: SecretStr | None = None  # global rate limits and cache; defaults to broker_url if redis
+
+    # --- sources -----------------------------------------------------------------------------
+    crossref_url: str = "https://api.crossref.org"
+    openalex_url: str = "https://api.openalex.org"
+    semantic_scholar_url: str = "https://api.semanticscholar.org"
+    arxiv_api_url: str = "https://export.arxiv.org"
+    arxiv_url: str = "https://arxiv.org"
+    pubmed_url: str = "https://eutils.ncbi.nlm.nih.gov"
+    retraction_watch_csv: str | None = None
+
+    mailto: str | None = None
+    openalex_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENALEX_API_KEY", "ALETHEIA_OPENALEX_API_KEY")
+    )
+    semantic_scholar_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SEMANTIC_SCHOLAR_API_KEY", "ALETHEIA_SEMANTIC_SCHOLAR_API_KEY"),
+    )
+    ncbi_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("NCBI_API_KEY", "ALETHEIA_NCBI_API_KEY")
+    )
+
+    # Comma-separated source names to turn off, e.g. "semantic_scholar,pubmed".
+    disabled_sources: str = ""
+    # Offline: consult only the Tier-0 library (and the bundled snapshot); no network at all.
+    offline: bool = False
+
+    # Per-source politeness (documented limits; see docs/sources.md). Override with JSON, e.g.
+    # ALETHEIA_CROSSREF_LIMITS='{"rate": 5, "burst": 5, "concurrency": 2}'.
+    crossref_limits: SourceLimits = SourceLimits(rate=10, burst=10, concurrency=3, search_rate=3)
+    openalex_limits: SourceLimits = SourceLimits(rate=10, burst=10, concurrency=5)
+    semantic_scholar_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
+    arxiv_limits: SourceLimits = SourceLimits(rate=1 / 3, burst=1, concurrency=1)
+    pubmed_limits: SourceLimits = SourceLimits(rate=3, burst=3, concurrency=3)
+    pubmed_limits_with_key: SourceLimits = SourceLimits(rate=10, burst=10, concurrency=5)
+
+    http_timeout: float = 20.0
+    http_attempts: int = 4
+    circuit_failure_threshold: int = 5
+    circuit_reset_seconds: float = 30.0
+    cache_ttl_seconds: int = 30 * 24 * 3600
+    negative_cache_ttl_seconds: int = 24 * 3600
+    coalesce_window_ms: float = 20.0
+
+    # --- LLM -----------------------------------------------------------------------------------
+    anthropic_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("ANTHROPIC_API_KEY", "ALETHEIA_ANTHROPIC_API_KEY")
+    )
+    llm_model: str = "claude-sonnet-4-5"
+    llm_temperature: float = 0.0
+
+    # --- parsing -----------------------------------------------------------------------------
+    docling_artifacts_path: Path | None = None  # Docling's layout model; absent -> model-free PDF path
+    max_input_bytes: int = 200 * 1024 * 1024
+    max_pdf_pages: int = 500
+    pdf_timeout_seconds: float = 120.0
+
+    # --- service -----------------------------------------------------------------------------
+    audit_schedule: str = "0 3 * * 1"  # crontab: Mondays 03:00 UTC
+    retraction_refresh_schedule: str = "0 4 * * *"
+    flower_user: str = "aletheia"
+    flower_password: SecretStr | None = None
+
+    @property
+    def disabled(self) -> frozenset[str]:
+        return frozenset(s.strip() for s in self.disabled_sources.split(",") if s.strip())
+
+    def sqlalchemy_url(self) -> str:
+        if self.database_url is not None:
+            return self.database_url.get_secret_value()
+        return f"sqlite:///{self.data_dir / 'aletheia.sqlite3'}"
+
+    def redis_connection_url(self) -> str | None:
+        if self.redis_url is not None:
+            return self.redis_url.get_secret_value()
+        if self.broker_url is not None and self.broker_url.get_secret_value().startswith("redis"):
+            return self.broker_url.get_secret_value()
+        return None
+
+    def limits_for(self, source: str) -> SourceLimits:
+        if source == "pubmed" and self.ncbi_api_key is not None:
+            return self.pubmed_limits_with_key
+        limits: SourceLimits = getattr(self, f"{source}_limits")
+        return limits
+
+
+@functools.cache
+def get_settings() -> Settings:
+    return Settings()
+
+
+def reset_settings_cache() -> None:
+    """For tests and for processes that change the environment after start-up."""
+    get_settings.cache_clear()

@@ -1,0 +1,130 @@
+"""Typed records shared by every layer: what a source says about a work, and what a reference cites.
+
+`WorkRecord` is one source's view of one work, parsed from that source's raw payload by a pure
+`parse_*` function; the raw payload itself is kept beside it by the sources layer, never here.
+`CitedReference` is one entry of a user's bibliography, as cited (never corrected in place).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SourceName(StrEnum):
+    """The authoritative sources Aletheia consults, plus the local Tier-0 library."""
+
+    CROSSREF = "crossref"
+    OPENALEX = "openalex"
+    SEMANTIC_SCHOLAR = "semantic_scholar"
+    ARXIV = "arxiv"
+    PUBMED = "pubmed"
+    RETRACTION_WATCH = "retraction_watch"
+    LIBRARY = "library"
+
+
+class Author(BaseModel):
+    """One author as a source or a citation gives it.
+
+    `literal` holds an organisation ("The ATLAS Collaboration") or a name that could not be split.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    given: str | None = None
+    family: str | None = None
+    literal: str | None = None
+    suffix: str | None = None
+    orcid: str | None = None
+
+    @property
+    def display(self) -> str:
+        if self.literal:
+            return self.literal
+        parts = [p for p in (self.given, self.family) if p]
+        name = " ".join(parts)
+        return f"{name}, {self.suffix}" if self.suffix else name
+
+
+class RetractionKind(StrEnum):
+    NONE = "none"
+    RETRACTED = "retracted"
+    EXPRESSION_OF_CONCERN = "expression_of_concern"
+    CORRECTED = "corrected"
+    WITHDRAWN = "withdrawn"
+
+
+class RetractionNotice(BaseModel):
+    """One piece of evidence about a work's standing (a notice, a flag, a database row)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: RetractionKind
+    source: SourceName
+    notice_doi: str | None = None
+    date: str | None = None
+    detail: str | None = None
+
+
+class WorkRecord(BaseModel):
+    """One source's metadata for one work, in a shape common to every source."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: SourceName
+    source_id: str | None = None  # the source's own id: OpenAlex W..., S2 paperId, PMID, arXiv id
+    title: str | None = None
+    subtitle: str | None = None
+    authors: tuple[Author, ...] = ()
+    authors_truncated: bool = False  # the source itself cut the list (S2 at times, Crossref "et al.")
+    year: int | None = None
+    venue: str | None = None
+    work_type: str | None = None  # normalised: journal-article, proceedings-article, preprint, book, ...
+    doi: str | None = None
+    arxiv_id: str | None = None  # without version
+    arxiv_version: int | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    isbn: tuple[str, ...] = ()
+    abstract: str | None = None
+    urls: dict[str, str] = Field(default_factory=dict)
+    retraction_notices: tuple[RetractionNotice, ...] = ()
+    # Other versions of the same work the source knows of (preprint <-> published).
+    related_dois: tuple[str, ...] = ()
+    related_arxiv_ids: tuple[str, ...] = ()
+    is_preprint: bool = False
+    score: float | None = None  # the source's own relevance score, for search hits
+
+    @property
+    def first_author(self) -> Author | None:
+        return self.authors[0] if self.authors else None
+
+
+class CitedReference(BaseModel):
+    """One reference as the user cited it.
+
+    `fields` keeps every input field verbatim (BibTeX field names, lower-cased); the typed
+    attributes are what the parsers could read from them. `key` is the BibTeX key, or the
+    1-based position for inputs without keys.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    entry_type: str | None = None  # article, inproceedings, misc, ...
+    fields: dict[str, str] = Field(default_factory=dict)
+    raw: str | None = None  # the reference string, for plain-text inputs
+    title: str | None = None
+    authors: tuple[Author, ...] = ()
+    authors_truncated: bool = False  # "et al." / "and others" in the cited list
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    arxiv_version: int | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    isbn: str | None = None
+    url: str | None = None
+    origin: str | None = None  # file name and position, for error messages and reports

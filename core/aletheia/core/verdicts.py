@@ -1,0 +1,139 @@
+"""Verdicts are data: a status, reason codes, per-field evidence, and the logic version.
+
+Bump `LOGIC_VERSION` whenever a rule that decides a status or a reason changes: cached and stored
+verdicts carry the version that produced them, and `aletheia replay` reports every verdict a new
+version would decide differently (docs/verdicts.md).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from aletheia.core.records import SourceName, WorkRecord
+
+LOGIC_VERSION = "1.0.0"
+
+
+class VerdictStatus(StrEnum):
+    VERIFIED = "verified"
+    METADATA_ERROR = "metadata_error"
+    IDENTIFIER_CONFLICT = "identifier_conflict"
+    NOT_FOUND = "not_found"
+    FABRICATED = "fabricated"
+    RETRACTED = "retracted"
+    AMBIGUOUS = "ambiguous"
+    UNVERIFIABLE = "unverifiable"
+    OUT_OF_SCOPE = "out_of_scope"
+
+
+class Severity(StrEnum):
+    MINOR = "minor"
+    MAJOR = "major"
+
+
+# Statuses that make `aletheia verify` exit 1 (metadata_error only when major).
+FLAGGED_STATUSES = frozenset(
+    {
+        VerdictStatus.IDENTIFIER_CONFLICT,
+        VerdictStatus.NOT_FOUND,
+        VerdictStatus.FABRICATED,
+        VerdictStatus.RETRACTED,
+    }
+)
+
+
+class Reason(StrEnum):
+    """Reason codes: why a verdict is what it is (glossary in docs/verdicts.md)."""
+
+    # identity
+    DOI_RESOLVED = "doi_resolved"
+    DOI_NOT_FOUND = "doi_not_found"
+    DOI_POINTS_ELSEWHERE = "doi_points_elsewhere"
+    ARXIV_RESOLVED = "arxiv_resolved"
+    ARXIV_NOT_FOUND = "arxiv_not_found"
+    ARXIV_POINTS_ELSEWHERE = "arxiv_points_elsewhere"
+    PMID_RESOLVED = "pmid_resolved"
+    PMID_NOT_FOUND = "pmid_not_found"
+    PMID_POINTS_ELSEWHERE = "pmid_points_elsewhere"
+    MATCHED_BY_SEARCH = "matched_by_search"
+    NO_MATCH_FOUND = "no_match_found"
+    SEVERAL_CANDIDATES = "several_candidates"
+    # fields
+    TITLE_MISMATCH = "title_mismatch"
+    TITLE_NEAR_MISS = "title_near_miss"
+    FIRST_AUTHOR_MISMATCH = "first_author_mismatch"
+    AUTHORS_SWAPPED = "authors_swapped"
+    AUTHORS_TRUNCATED = "authors_truncated"
+    AUTHORS_EXTRA = "authors_extra"
+    AUTHORS_MISSING_TRAILING = "authors_missing_trailing"
+    AUTHOR_LIST_DIFFERS = "author_list_differs"
+    YEAR_MISMATCH = "year_mismatch"
+    YEAR_OFF_BY_ONE_VERSIONS = "year_off_by_one_versions"
+    VENUE_MISMATCH = "venue_mismatch"
+    VENUE_FORM = "venue_form"
+    PREPRINT_CITED_AS_PUBLISHED = "preprint_cited_as_published"
+    PREPRINT_OF_PUBLISHED = "preprint_of_published"
+    ARXIV_VERSION_MISMATCH = "arxiv_version_mismatch"
+    # fabrication evidence
+    FUTURE_YEAR = "future_year"
+    PLACEHOLDER_AUTHORS = "placeholder_authors"
+    PLACEHOLDER_TITLE = "placeholder_title"
+    IDENTIFIER_RESOLVES_NOWHERE = "identifier_resolves_nowhere"
+    TITLE_CHIMERA = "title_chimera"
+    NONEXISTENT_VENUE = "nonexistent_venue"
+    # standing
+    RETRACTED = "retracted"
+    EXPRESSION_OF_CONCERN = "expression_of_concern"
+    CORRECTED = "corrected"
+    WITHDRAWN = "withdrawn"
+    # process
+    TRIANGULATED = "triangulated"
+    SINGLE_SOURCE = "single_source"
+    TRIANGULATION_CONFLICT = "triangulation_conflict"
+    SOURCE_UNAVAILABLE = "source_unavailable"
+    INSUFFICIENT_METADATA = "insufficient_metadata"
+    OUT_OF_SCOPE_TYPE = "out_of_scope_type"
+    LIBRARY_HIT = "library_hit"
+
+
+class FieldEvidence(BaseModel):
+    """How one field of the citation compares with what a source says."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cited: Any = None
+    found: Any = None
+    source: SourceName | None = None
+    similarity: float | None = None
+    threshold: float | None = None
+    decisive: bool = False
+    agrees: bool | None = None  # None: not comparable (one side missing)
+
+
+class Verdict(BaseModel):
+    """The decision about one cited reference."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: VerdictStatus
+    severity: Severity | None = None
+    reasons: tuple[Reason, ...] = ()
+    fields: dict[str, FieldEvidence] = Field(default_factory=dict)
+    match: WorkRecord | None = None
+    secondary: WorkRecord | None = None
+    retraction: dict[str, Any] = Field(default_factory=dict)
+    corrected: dict[str, Any] = Field(default_factory=dict)
+    p_valid: float | None = None
+    sources_consulted: tuple[SourceName, ...] = ()
+    sources_unavailable: tuple[SourceName, ...] = ()
+    notes: tuple[str, ...] = ()
+    logic_version: str = LOGIC_VERSION
+
+    @property
+    def flagged(self) -> bool:
+        if self.status is VerdictStatus.METADATA_ERROR:
+            return self.severity is Severity.MAJOR
+        return self.status in FLAGGED_STATUSES

@@ -1,0 +1,1 @@
+"""Aletheia sources layer."""

@@ -1,0 +1,1 @@
+"""Aletheia storage layer."""
