@@ -53,6 +53,9 @@ class RetractionKind(StrEnum):
     EXPRESSION_OF_CONCERN = "expression_of_concern"
     CORRECTED = "corrected"
     WITHDRAWN = "withdrawn"
+    # A notice that an earlier retraction or expression of concern was lifted (Retraction Watch's
+    # "Reinstatement"). Not a severity: `aletheia.core.retraction` weighs it against the dates.
+    REINSTATED = "reinstated"
 
 
 class RetractionNotice(BaseModel):
@@ -93,6 +96,9 @@ class WorkRecord(BaseModel):
     # Other versions of the same work the source knows of (preprint <-> published).
     related_dois: tuple[str, ...] = ()
     related_arxiv_ids: tuple[str, ...] = ()
+    # When this record is itself an editorial notice (retraction, correction...): the DOIs it is
+    # a notice about. Such a record must never be taken for the work it retracts.
+    notice_for: tuple[str, ...] = ()
     is_preprint: bool = False
     score: float | None = None  # the source's own relevance score, for search hits
 

@@ -1,0 +1,164 @@
+"""Which bibliography format an input is, from its content first and its file name second.
+
+Users name files carelessly (`refs.txt` holding BibTeX, `paper.json` holding something that is not
+CSL-JSON), so the content decides whenever it is unambiguous; the extension only breaks ties and
+names formats that have no content signature of their own (an empty `.bib`). Only the head of the
+input is examined (`SNIFF_CHARS`), so detection costs the same for a 200 MB file as for a small one.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Final
+
+__all__ = ["SNIFF_BYTES", "SNIFF_CHARS", "InputFormat", "detect_format", "detect_format_bytes"]
+
+# How much of the input detection looks at. BibTeX files often open with a long comment or a block
+# of @string macros; 64 KiB reaches the first entry in every real file we have seen.
+SNIFF_CHARS: Final = 64 * 1024
+SNIFF_BYTES: Final = 4 * SNIFF_CHARS  # UTF-8 needs at most four bytes a character
+# The PDF specification lets a header follow up to 1024 bytes of junk; readers accept that.
+_PDF_MAGIC_WINDOW: Final = 1024
+
+
+class InputFormat(StrEnum):
+    BIBTEX = "bibtex"  # BibTeX and biblatex .bib
+    BBL = "bbl"  # a compiled bibliography: \bibitem lists or biblatex's \entry records
+    LATEX = "latex"  # a LaTeX document with a thebibliography environment
+    MARKDOWN = "markdown"
+    PLAIN = "plain"  # a plain-text reference list
+    CSL_JSON = "csl_json"
+    PDF = "pdf"
+    UNKNOWN = "unknown"
+
+
+_EXTENSIONS: Final = {
+    "bib": InputFormat.BIBTEX,
+    "bibtex": InputFormat.BIBTEX,
+    "bbl": InputFormat.BBL,
+    "tex": InputFormat.LATEX,
+    "ltx": InputFormat.LATEX,
+    "md": InputFormat.MARKDOWN,
+    "markdown": InputFormat.MARKDOWN,
+    "txt": InputFormat.PLAIN,
+    "text": InputFormat.PLAIN,
+    "json": InputFormat.CSL_JSON,
+    "csl": InputFormat.CSL_JSON,
+    "pdf": InputFormat.PDF,
+}
+
+# A BibTeX entry or macro at the start of a line: `@article{`, `@String (`, `@inproceedings {`.
+_BIBTEX_ENTRY = re.compile(r"^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]", re.MULTILINE)
+_BIBITEM = re.compile(r"\\bibitem\b|\\begin\s*\{thebibliography\}")
+_BIBLATEX_BBL = re.compile(r"\\entry\s*\{[^{}\n]*\}\s*\{[A-Za-z]+\}|\\refsection\s*\{|\\datalist\s*\[")
+_LATEX_DOCUMENT = re.compile(r"\\documentclass\b|\\begin\s*\{document\}")
+_LATEX_ANY = re.compile(r"\\(?:section|chapter|cite[pt]?|bibliography|usepackage|input|include)\b")
+# CSL-JSON's own vocabulary: `"author": [{"family": ...`, `"issued": {"date-parts"`, `"container-title"`.
+_CSL_KEYS = re.compile(
+    r'"(?:family|given|date-parts|container-title|issued|citation-key|DOI|URL)"\s*:'
+    r'|"author"\s*:\s*\[|"type"\s*:\s*"|"title"\s*:\s*"'
+)
+# Markdown-only constructs: headings, footnote definitions, links, emphasis, bullet lists.
+_MARKDOWN_SIGNS: Final = (
+    re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE),
+    re.compile(r"^\[\^[^\]\n]+\]:", re.MULTILINE),
+    re.compile(r"\[[^\]\n]+\]\([^)\s]+\)"),
+    re.compile(r"<https?://[^>\s]+>"),
+    re.compile(r"^[ \t]*[-*+][ \t]+\S", re.MULTILINE),
+    re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__"),
+    re.compile(r"^\S[^\n]*\n(?:=+|-+)[ \t]*$", re.MULTILINE),  # setext heading
+)
+
+
+def extension_format(filename: str | None) -> InputFormat | None:
+    """The format a file name's extension suggests (`refs.BIB` -> bibtex), or None."""
+    if not filename:
+        return None
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    if "." not in base:
+        return None
+    return _EXTENSIONS.get(base.rsplit(".", 1)[-1].lower())
+
+
+def _looks_like_json(stripped: str) -> bool:
+    return stripped[:1] in ("[", "{")
+
+
+def detect_format(head: str, filename: str | None = None) -> InputFormat:
+    """The format of a text input, from its first characters (`head`) and, for ties, its name.
+
+    A BibTeX entry at the start of a line -> bibtex; `\\bibitem` or a thebibliography environment ->
+    bbl (latex when it is a whole LaTeX document); biblatex's `\\entry` records -> bbl; a JSON value
+    with CSL vocabulary -> csl_json; Markdown headings, footnotes, links or bullet lists -> markdown;
+    any other text -> plain. NUL characters (binary data) -> unknown; `%PDF-` -> pdf.
+    """
+    head = head[:SNIFF_CHARS].lstrip("\ufeff")
+    by_name = extension_format(filename)
+    if "\x00" in head:
+        return InputFormat.UNKNOWN
+    if head.lstrip().startswith("%PDF-"):
+        return InputFormat.PDF
+    stripped = head.lstrip()
+    if not stripped:
+        # Nothing to sniff: an empty .bib is still a (empty) bibliography.
+        return by_name if by_name not in (None, InputFormat.PDF) else InputFormat.PLAIN
+
+    if _looks_like_json(stripped):
+        if _CSL_KEYS.search(head) or by_name is InputFormat.CSL_JSON or re.fullmatch(r"\[\s*\]", stripped):
+            return InputFormat.CSL_JSON
+        if by_name is InputFormat.BIBTEX and _BIBTEX_ENTRY.search(head):
+            return InputFormat.BIBTEX
+        # A JSON document that is not CSL (or a LaTeX group opening a file): decided below only
+        # if the content says something else; otherwise it is no bibliography we know.
+        if not (_BIBTEX_ENTRY.search(head) or _BIBITEM.search(head)):
+            return InputFormat.UNKNOWN
+
+    bibtex = _BIBTEX_ENTRY.search(head)
+    bibitem = _BIBITEM.search(head) or _BIBLATEX_BBL.search(head)
+    if bibtex and bibitem:
+        # Both appear (a .tex quoting BibTeX in a verbatim block, a .bib with a \bibitem in a
+        # comment): the name breaks the tie, else whichever comes first.
+        if by_name is InputFormat.BIBTEX:
+            return InputFormat.BIBTEX
+        if by_name in (InputFormat.BBL, InputFormat.LATEX):
+            bibtex = None
+        elif bibtex.start() < bibitem.start():
+            return InputFormat.BIBTEX
+        else:
+            bibtex = None
+    if bibtex:
+        return InputFormat.BIBTEX
+    if bibitem:
+        if _LATEX_DOCUMENT.search(head) or by_name is InputFormat.LATEX:
+            return InputFormat.LATEX
+        return InputFormat.BBL
+    if by_name in (InputFormat.LATEX, InputFormat.BBL) or _LATEX_DOCUMENT.search(head):
+        # A LaTeX document without its own bibliography (it uses \bibliography{...}): still
+        # LaTeX, so the reader can say which .bib files to pass instead.
+        if by_name is InputFormat.BBL:
+            return InputFormat.BBL
+        return InputFormat.LATEX
+    if by_name is InputFormat.BIBTEX and (head.lstrip().startswith(("%", "@")) or "@" not in head):
+        # A .bib holding only comments or @comment blocks: BibTeX with no entries.
+        return InputFormat.BIBTEX
+    if any(sign.search(head) for sign in _MARKDOWN_SIGNS):
+        return InputFormat.MARKDOWN
+    if by_name is InputFormat.MARKDOWN:
+        return InputFormat.MARKDOWN
+    if _LATEX_ANY.search(head) and by_name is None:
+        return InputFormat.LATEX
+    return InputFormat.PLAIN
+
+
+def detect_format_bytes(head: bytes, filename: str | None = None) -> InputFormat:
+    """The format of an input given as bytes: `%PDF-` near the start -> pdf, NUL bytes -> unknown,
+    otherwise the text is sniffed by `detect_format` (invalid UTF-8 is replaced for sniffing only:
+    whether the input decodes is the reader's question, not the detector's)."""
+    if b"%PDF-" in head[:_PDF_MAGIC_WINDOW]:
+        return InputFormat.PDF
+    sample = head[:SNIFF_BYTES]
+    if b"\x00" in sample:
+        # UTF-16 text also has NULs; it is not a format we read, and saying "binary" is honest.
+        return InputFormat.UNKNOWN
+    return detect_format(sample.decode("utf-8", errors="replace"), filename)

@@ -1,0 +1,190 @@
+"""Gather what the sources say about one reference (the I/O half of verification).
+
+Order, as the design asks: identifiers first (DOI -> Crossref + OpenAlex; arXiv -> arXiv +
+Semantic Scholar; PMID -> PubMed + OpenAlex), each checked against the title and first author it
+is cited with; searches by title and first author only when no identifier settles the identity;
+then, when the matched work has been seen by one source only, a second source is asked so the
+decisive fields can be triangulated. Every answer (and every failure) is recorded, with the raw
+payload, so that the decision can be replayed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aletheia.core.decide import decide
+from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
+from aletheia.core.identifiers import arxiv_id_from_doi
+from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.verdicts import Verdict, VerdictStatus
+from aletheia.pipeline.gateway import SourceGateway
+from aletheia.sources.base import SourceError, SourceRecord, SourceUnavailableError
+
+# Verdicts that an identifier lookup alone has settled: no search needed.
+SETTLED_BY_IDENTIFIER = frozenset(
+    {VerdictStatus.VERIFIED, VerdictStatus.METADATA_ERROR, VerdictStatus.RETRACTED, VerdictStatus.FABRICATED}
+)
+
+
+@dataclass
+class Gathered:
+    """Answers so far, plus the raw payloads they were parsed from (for storage and replay)."""
+
+    answers: list[SourceAnswer] = field(default_factory=list)
+    raw: list[SourceRecord] = field(default_factory=list)
+
+    def evidence(self, gateway: SourceGateway, cited: CitedReference) -> Evidence:
+        notices = gateway.retraction_notices(cited, [r.record for r in self.raw])
+        return Evidence(
+            answers=tuple(self.answers),
+            retraction_notices=tuple(notices),
+            retraction_checked=gateway.retraction_index_loaded,
+        )
+
+
+async def _ask(
+    gathered: Gathered,
+    source: SourceName,
+    kind: QueryKind,
+    query: str,
+    call: Callable[[], Awaitable[Any]],
+) -> list[SourceRecord]:
+    """Run one lookup and record its answer; never raises for source failures."""
+    try:
+        result = await call()
+    except SourceUnavailableError as exc:
+        gathered.answers.append(SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc)))
+        return []
+    except SourceError as exc:
+        gathered.answers.append(SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc)))
+        return []
+    records: list[SourceRecord]
+    if result is None:
+        records = []
+    elif isinstance(result, SourceRecord):
+        records = [result]
+    else:
+        records = [r for r in result if r is not None]
+    gathered.raw.extend(records)
+    gathered.answers.append(
+        SourceAnswer(
+            source=source,
+            kind=kind,
+            query=query,
+            outcome=Outcome.FOUND if records else Outcome.NOT_FOUND,
+            records=tuple(r.record for r in records),
+        )
+    )
+    return records
+
+
+def _search_text(cited: CitedReference) -> str | None:
+    if cited.title:
+        parts = [cited.title]
+        if cited.authors and cited.authors[0].family:
+            parts.append(cited.authors[0].family)
+        elif cited.authors and cited.authors[0].literal:
+            parts.append(cited.authors[0].literal)
+        if cited.year:
+            parts.append(str(cited.year))
+        return " ".join(parts)
+    return cited.raw
+
+
+async def _identifier_lookups(cited: CitedReference, gw: SourceGateway, g: Gathered) -> None:
+    calls: list[Awaitable[list[SourceRecord]]] = []
+    doi, arxiv = cited.doi, cited.arxiv_id
+    if doi and arxiv is None:
+        from_doi = arxiv_id_from_doi(doi)
+        if from_doi is not None:  # arXiv's DataCite DOIs are not in Crossref: ask arXiv
+            arxiv, doi = from_doi.id, None
+    if doi:
+        for source, call in gw.doi_lookups(doi):
+            calls.append(_ask(g, source, QueryKind.DOI, doi, call))
+    if arxiv:
+        for source, call in gw.arxiv_lookups(arxiv, cited.arxiv_version):
+            calls.append(_ask(g, source, QueryKind.ARXIV, arxiv, call))
+    if cited.pmid:
+        for source, call in gw.pmid_lookups(cited.pmid):
+            calls.append(_ask(g, source, QueryKind.PMID, cited.pmid, call))
+    if calls:
+        await asyncio.gather(*calls)
+
+
+async def _searches(cited: CitedReference, gw: SourceGateway, g: Gathered) -> None:
+    text = _search_text(cited)
+    if not text:
+        return
+    first_author = None
+    if cited.authors:
+        first_author = cited.authors[0].family or cited.authors[0].literal
+    calls = [
+        _ask(g, source, QueryKind.SEARCH, text, call)
+        for source, call in gw.searches(title=cited.title, author=first_author, year=cited.year, text=text)
+    ]
+    if calls:
+        await asyncio.gather(*calls)
+
+
+async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bool:
+    """Ask a second source for the matched work when only one has been seen. True if asked."""
+    match = verdict.match
+    if match is None:
+        return False
+    seen = {r.source for r in (verdict.match, verdict.secondary) if r is not None}
+    seen |= {a.source for a in g.answers if a.outcome is Outcome.FOUND and any(_same_id(r, match) for r in a.records)}
+    calls: list[Awaitable[list[SourceRecord]]] = []
+    if match.doi and arxiv_id_from_doi(match.doi) is None:
+        for source, call in gw.doi_lookups(match.doi):
+            if source not in seen:
+                calls.append(_ask(g, source, QueryKind.DOI, match.doi, call))
+    if not calls and match.arxiv_id:
+        for source, call in gw.arxiv_lookups(match.arxiv_id, None):
+            if source not in seen:
+                calls.append(_ask(g, source, QueryKind.ARXIV, match.arxiv_id, call))
+    if not calls and match.pmid:
+        for source, call in gw.pmid_lookups(match.pmid):
+            if source not in seen:
+                calls.append(_ask(g, source, QueryKind.PMID, match.pmid, call))
+    if not calls:
+        return False
+    # Only the first missing source is needed for triangulation: stop asking once one answers.
+    await asyncio.gather(*calls[:1])
+    return True
+
+
+def _same_id(a: WorkRecord, b: WorkRecord) -> bool:
+    return bool((a.doi and a.doi == b.doi) or (a.arxiv_id and a.arxiv_id == b.arxiv_id) or (a.pmid and a.pmid == b.pmid))
+
+
+@dataclass
+class ReferenceOutcome:
+    cited: CitedReference
+    verdict: Verdict
+    evidence: Evidence
+    raw: list[SourceRecord]
+
+
+async def verify_reference(cited: CitedReference, gw: SourceGateway, *, current_year: int) -> ReferenceOutcome:
+    """Verify one reference: ask the sources in stages and decide after each stage."""
+    g = Gathered()
+    library_hit = await gw.library_lookup(cited, g.answers, g.raw)
+    if not library_hit:
+        await _identifier_lookups(cited, gw, g)
+    verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    identity_from_identifier = verdict.match is not None and verdict.status in SETTLED_BY_IDENTIFIER and not library_hit
+    if not identity_from_identifier and verdict.status is not VerdictStatus.OUT_OF_SCOPE and not library_hit:
+        await _searches(cited, gw, g)
+        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    if verdict.match is not None and verdict.secondary is None and not library_hit and await _second_source(verdict, gw, g):
+        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    if library_hit and verdict.status is not VerdictStatus.VERIFIED and not gw.offline:
+        # The library is a cache of verified works, not an oracle: a mismatch is re-checked live.
+        await _identifier_lookups(cited, gw, g)
+        await _searches(cited, gw, g)
+        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    evidence = g.evidence(gw, cited)
+    return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)

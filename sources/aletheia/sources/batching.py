@@ -1,0 +1,97 @@
+"""Coalescing of single lookups into batch calls (Semantic Scholar, OpenAlex and PubMed take many
+identifiers per request: one request for fifty DOIs is both faster and kinder than fifty).
+
+Lookups arriving within `window` seconds of the first pending one, or until `max_batch` distinct
+keys are pending, go out as one `fetch_batch` call. A lone lookup therefore waits at most `window`.
+A key already pending or in flight is not asked for again: its callers share one answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def _retrieve(future: asyncio.Future[object]) -> None:
+    # Mark the outcome as seen: when every waiter of a key was cancelled, asyncio would otherwise
+    # log "exception was never retrieved" for an error nobody is left to receive.
+    if not future.cancelled():
+        future.exception()
+
+
+class Coalescer(Generic[K, V]):
+    """`await coalescer.get(key)` -> the batch's value for `key`, or None when the batch omitted it.
+
+    An exception raised by `fetch_batch` is raised to every waiter of that batch.
+    """
+
+    def __init__(
+        self,
+        fetch_batch: Callable[[list[K]], Awaitable[dict[K, V | None]]],
+        *,
+        max_batch: int,
+        window: float,
+    ) -> None:
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be at least 1, got {max_batch!r}")
+        if window < 0:
+            raise ValueError(f"window must not be negative, got {window!r}")
+        self._fetch_batch = fetch_batch
+        self.max_batch = max_batch
+        self.window = window
+        self._pending: dict[K, asyncio.Future[V | None]] = {}
+        self._in_flight: dict[K, asyncio.Future[V | None]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # strong references: the loop keeps only weak ones
+
+    async def get(self, key: K) -> V | None:
+        future = self._pending.get(key)
+        if future is None:
+            future = self._in_flight.get(key)
+        if future is None:
+            loop = asyncio.get_running_loop()
+            future = loop.create_future()
+            future.add_done_callback(_retrieve)
+            self._pending[key] = future
+            if len(self._pending) >= self.max_batch:
+                self._flush()
+            elif self._timer is None:
+                self._timer = loop.call_later(self.window, self._flush)
+        # Shielded: one waiter giving up must not cancel the answer the others wait for.
+        return await asyncio.shield(future)
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, {}
+        self._in_flight.update(batch)
+        task = asyncio.get_running_loop().create_task(self._run(batch))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, batch: dict[K, asyncio.Future[V | None]]) -> None:
+        try:
+            found = await self._fetch_batch(list(batch))
+        except asyncio.CancelledError:
+            for future in batch.values():
+                future.cancel()
+            raise
+        except Exception as exc:
+            for future in batch.values():
+                if not future.done():
+                    future.set_exception(exc)
+        else:
+            for key, future in batch.items():
+                if not future.done():
+                    future.set_result(found.get(key))
+        finally:
+            for key, future in batch.items():
+                if self._in_flight.get(key) is future:
+                    del self._in_flight[key]

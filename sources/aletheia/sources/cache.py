@@ -1,0 +1,114 @@
+"""Raw-payload cache keys, and the in-memory `RawCache` (the SQL one is `aletheia.storage.cache`).
+
+A cached answer is the source's raw payload, or a negative entry ("the source has no such work"),
+which expires sooner: a work missing today may be registered tomorrow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from aletheia.sources.base import CachedRaw
+
+if TYPE_CHECKING:
+    from aletheia.config.settings import Settings
+
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_ARXIV_PREFIX = re.compile(r"^(?:https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.IGNORECASE)
+_PMID_PREFIX = re.compile(r"^pmid:\s*", re.IGNORECASE)
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalise_query(query: str) -> str:
+    """Searches that differ only in case, Unicode form or spacing share one cache entry."""
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", query).casefold()).strip()
+
+
+def cache_key(kind: str, value: str) -> str:
+    """The cache key of one lookup: `doi:10.1/x`, `arxiv:2502.03801`, `pmid:123`, `search:<sha1>`.
+
+    DOIs are case-insensitive (lower-cased, resolver prefixes dropped); arXiv identifiers keep
+    their version, since `v1` and `v2` are different records; a search is keyed by the SHA-1 of its
+    normalised query, so keys stay short whatever the query.
+    """
+    text = value.strip()
+    if kind == "doi":
+        return f"doi:{_DOI_PREFIX.sub('', text).strip().lower()}"
+    if kind == "arxiv":
+        ident = _ARXIV_PREFIX.sub("", text).strip()
+        return f"arxiv:{ident.removesuffix('.pdf').lower()}"
+    if kind == "pmid":
+        return f"pmid:{_PMID_PREFIX.sub('', text).strip()}"
+    if kind == "search":
+        digest = hashlib.sha1(normalise_query(text).encode("utf-8"), usedforsecurity=False).hexdigest()
+        return f"search:{digest}"
+    return f"{kind}:{text}"
+
+
+class MemoryRawCache:
+    """`RawCache` in memory: positive and negative TTLs, bounded size with least-recently-used eviction.
+
+    `clock` gives wall-clock seconds (time.time): entries carry their fetch time as a datetime.
+    Payloads are stored by reference; callers treat them as read-only.
+    """
+
+    def __init__(
+        self,
+        *,
+        ttl_seconds: float,
+        negative_ttl_seconds: float,
+        max_entries: int = 10_000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if max_entries < 1:
+            raise ValueError(f"max_entries must be at least 1, got {max_entries!r}")
+        self.ttl_seconds = ttl_seconds
+        self.negative_ttl_seconds = negative_ttl_seconds
+        self.max_entries = max_entries
+        self._clock = clock
+        self._entries: OrderedDict[tuple[str, str], tuple[CachedRaw, float]] = OrderedDict()
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, max_entries: int = 10_000, clock: Callable[[], float] = time.time
+    ) -> MemoryRawCache:
+        return cls(
+            ttl_seconds=settings.cache_ttl_seconds,
+            negative_ttl_seconds=settings.negative_cache_ttl_seconds,
+            max_entries=max_entries,
+            clock=clock,
+        )
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    async def get(self, source: str, key: str) -> CachedRaw | None:
+        slot = (source, key)
+        entry = self._entries.get(slot)
+        if entry is None:
+            return None
+        cached, expires_at = entry
+        if self._clock() >= expires_at:
+            del self._entries[slot]
+            return None
+        self._entries.move_to_end(slot)
+        return cached
+
+    async def put(self, source: str, key: str, raw: Any, *, found: bool, url: str | None = None) -> None:
+        now = self._clock()
+        ttl = self.ttl_seconds if found else self.negative_ttl_seconds
+        if ttl <= 0:
+            self._entries.pop((source, key), None)
+            return
+        cached = CachedRaw(raw=raw, fetched_at=datetime.fromtimestamp(now, tz=UTC), found=found, url=url)
+        self._entries[(source, key)] = (cached, now + ttl)
+        self._entries.move_to_end((source, key))
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)

@@ -1,0 +1,498 @@
+"""PubMed through NCBI's E-utilities: pure parsers for efetch XML, esummary JSON/XML and esearch,
+and a polite client.
+
+Endpoints (`{ALETHEIA_PUBMED_URL}/entrez/eutils/...`): `esearch.fcgi` finds PMIDs for a query,
+`efetch.fcgi?db=pubmed&retmode=xml` returns full PubmedArticle records (full given names, the
+abstract, publication types and the retraction/erratum links), `esummary.fcgi?retmode=json`
+returns lighter summaries (names as "Smith JA"). Every request carries `tool` and `email`, as NCBI
+asks, and `api_key` when NCBI_API_KEY is set (which raises the allowed rate from 3 to 10 requests
+per second: `Settings.limits_for("pubmed")` picks the bucket).
+
+Parser choices:
+
+- MEDLINE ends every title with a period; it is dropped (`"Social fear."` -> `"Social fear"`).
+  A translated title stays in the brackets MEDLINE puts around it.
+- `AuthorList CompleteYN="N"` is the record saying its author list is incomplete:
+  `authors_truncated`. Authors marked `ValidYN="N"` (misspellings kept for indexing) are skipped.
+- The year is the journal issue's `PubDate/Year`, else the first year of a `MedlineDate`
+  ("1998 Dec-1999 Jan" -> 1998), else the electronic `ArticleDate`.
+- Standing: a "Retracted Publication" type or a `RetractionIn` link makes a RETRACTED notice, an
+  `ExpressionOfConcernIn` link an EXPRESSION_OF_CONCERN notice, an `ErratumIn` link a CORRECTED
+  notice (one per linked notice, with its PMID and citation in `detail`). A record that *is* a
+  notice ("Retraction of Publication", "Expression of Concern", "Published Erratum") gets that as
+  its `work_type` and no notice of its own: the notice is about another work.
+- XML is refused if it declares entities or an internal DTD subset; NCBI's plain DOCTYPE line is
+  allowed (`safe_xml`).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET  # noqa: S405 - only to serialise; parsing goes through safe_xml
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aletheia.core.authors import parse_name
+from aletheia.core.identifiers import clean_doi
+from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
+from aletheia.core.text import normalize_whitespace
+from aletheia.sources.base import PermanentSourceError, SourceParseError
+from aletheia.sources.safe_xml import parse_untrusted_xml
+
+SOURCE = SourceName.PUBMED
+
+_YEAR = re.compile(r"\b(1[5-9]\d\d|2\d\d\d)\b")
+_PMID = re.compile(r"^\d{1,9}$")
+_PMCID = re.compile(r"^(?:PMC)?(\d+)$", re.IGNORECASE)
+_ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
+# "Smith JA", "Hambrick GW Jr", "van der Berg AB 3rd": MEDLINE display names, initials last.
+_MEDLINE_NAME = re.compile(
+    r"^(?P<family>.+?)\s+(?P<initials>[A-Z]{1,4})(?:\s+(?P<suffix>Jr|Sr|2nd|3rd|[4-9]th|I{2,3}|IV))?$"
+)
+
+# Publication types by which a record is itself a notice about another work.
+_NOTICE_WORK_TYPES = {
+    "retraction of publication": "retraction-notice",
+    "expression of concern": "expression-of-concern",
+    "published erratum": "erratum",
+}
+# Links (CommentsCorrections RefType / esummary reftype, folded) to a notice about *this* work.
+_NOTICE_LINKS = {
+    "retractionin": RetractionKind.RETRACTED,
+    "expressionofconcernin": RetractionKind.EXPRESSION_OF_CONCERN,
+    "erratumin": RetractionKind.CORRECTED,
+}
+
+
+def _fold_link_type(value: str) -> str:
+    return re.sub(r"[^a-z]", "", value.lower())
+
+
+def _clean_title(title: str | None) -> str | None:
+    if not title:
+        return None
+    title = normalize_whitespace(title)
+    if title.endswith(".") and not title.endswith(".."):
+        title = title[:-1].rstrip()
+    return title or None
+
+
+def _year_of(*candidates: str | None) -> int | None:
+    for candidate in candidates:
+        if candidate and (match := _YEAR.search(candidate)):
+            return int(match.group(1))
+    return None
+
+
+def _pmcid(value: str | None) -> str | None:
+    match = _PMCID.match((value or "").strip())
+    return f"PMC{match.group(1)}" if match else None
+
+
+def _dotted(initials: str) -> str:
+    return " ".join(f"{letter}." for letter in initials if letter.isalpha())
+
+
+def _notices(
+    publication_types: Sequence[str], links: Sequence[tuple[str, str | None, str | None]]
+) -> tuple[RetractionNotice, ...]:
+    """Notices from publication types and (link type, notice PMID, notice citation) links."""
+    notices: list[RetractionNotice] = []
+    for link_type, pmid, citation in links:
+        kind = _NOTICE_LINKS.get(_fold_link_type(link_type))
+        if kind is None:
+            continue
+        detail = "; ".join(part for part in (f"PMID {pmid}" if pmid else None, citation) if part)
+        notices.append(RetractionNotice(kind=kind, source=SOURCE, detail=f"{link_type}: {detail}"))
+    has_retraction_link = any(n.kind is RetractionKind.RETRACTED for n in notices)
+    if not has_retraction_link and any(t.lower() == "retracted publication" for t in publication_types):
+        notices.append(
+            RetractionNotice(
+                kind=RetractionKind.RETRACTED, source=SOURCE, detail="publication type: Retracted Publication"
+            )
+        )
+    return tuple(notices)
+
+
+def _work_type(publication_types: Sequence[str], *, book: bool = False) -> str | None:
+    for publication_type in publication_types:
+        notice_type = _NOTICE_WORK_TYPES.get(publication_type.lower())
+        if notice_type is not None:
+            return notice_type
+    if book:
+        return "book-chapter"
+    if any(t.lower() == "preprint" for t in publication_types):
+        return "preprint"
+    return "journal-article"
+
+
+# --- efetch XML -----------------------------------------------------------------------------------
+
+
+def _text(element: ET.Element | None) -> str | None:
+    if element is None:
+        return None
+    text = normalize_whitespace("".join(element.itertext()))
+    return text or None
+
+
+def _xml_author(author: ET.Element) -> Author | None:
+    collective = _text(author.find("CollectiveName"))
+    if collective:
+        return Author(literal=collective)
+    family = _text(author.find("LastName"))
+    given = _text(author.find("ForeName"))
+    initials = _text(author.find("Initials"))
+    if not given and initials:
+        given = _dotted(initials)
+    orcid = None
+    for identifier in author.findall("Identifier"):
+        if (identifier.get("Source") or "").upper() == "ORCID":
+            match = _ORCID.search(_text(identifier) or "")
+            orcid = match.group(1).upper() if match else None
+    if not family:
+        return None
+    return Author(family=family, given=given, suffix=_text(author.find("Suffix")), orcid=orcid)
+
+
+def _xml_authors(author_list: ET.Element | None) -> tuple[tuple[Author, ...], bool]:
+    if author_list is None:
+        return (), False
+    authors = []
+    for element in author_list.findall("Author"):
+        if element.get("ValidYN") == "N":
+            continue
+        author = _xml_author(element)
+        if author is not None:
+            authors.append(author)
+    return tuple(authors), author_list.get("CompleteYN") == "N"
+
+
+def _xml_abstract(abstract: ET.Element | None) -> str | None:
+    if abstract is None:
+        return None
+    sections = []
+    for part in abstract.findall("AbstractText"):
+        text = _text(part)
+        if not text:
+            continue
+        label = part.get("Label")
+        sections.append(f"{label}: {text}" if label and label.upper() != "UNLABELLED" else text)
+    return "\n".join(sections) or None
+
+
+def _article_ids(id_list: ET.Element | None) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    if id_list is not None:
+        for article_id in id_list.findall("ArticleId"):
+            id_type = (article_id.get("IdType") or "").lower()
+            value = _text(article_id)
+            if id_type and value and id_type not in ids:
+                ids[id_type] = value
+    return ids
+
+
+def _xml_links(comments: ET.Element | None) -> list[tuple[str, str | None, str | None]]:
+    if comments is None:
+        return []
+    return [
+        (cc.get("RefType") or "", _text(cc.find("PMID")), _text(cc.find("RefSource")))
+        for cc in comments.findall("CommentsCorrections")
+    ]
+
+
+def _parse_pubmed_article(article_xml: ET.Element) -> WorkRecord:
+    citation = article_xml.find("MedlineCitation")
+    article = citation.find("Article") if citation is not None else None
+    pmid = _text(citation.find("PMID")) if citation is not None else None
+    if citation is None or article is None or pmid is None:
+        raise SourceParseError(SOURCE, "PubmedArticle without MedlineCitation/PMID/Article")
+
+    journal = article.find("Journal")
+    pub_date = journal.find("JournalIssue/PubDate") if journal is not None else None
+    year = None
+    if pub_date is not None:
+        year = _year_of(_text(pub_date.find("Year")), _text(pub_date.find("MedlineDate")))
+    if year is None:
+        year = _year_of(_text(article.find("ArticleDate/Year")))
+
+    authors, truncated = _xml_authors(article.find("AuthorList"))
+    publication_types = [
+        t for el in article.findall("PublicationTypeList/PublicationType") if (t := _text(el))
+    ]
+    ids = _article_ids(article_xml.find("PubmedData/ArticleIdList"))
+    doi = clean_doi(ids["doi"]) if "doi" in ids else None
+    if doi is None:
+        for location in article.findall("ELocationID"):
+            if location.get("EIdType") == "doi" and location.get("ValidYN") != "N":
+                doi = clean_doi(_text(location) or "")
+                break
+
+    venue = None
+    if journal is not None:
+        venue = _text(journal.find("Title")) or _text(journal.find("ISOAbbreviation"))
+    urls = {"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"}
+    pmcid = _pmcid(ids.get("pmc"))
+    if pmcid:
+        urls["pmc"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
+    return WorkRecord(
+        source=SOURCE,
+        source_id=pmid,
+        title=_clean_title(_text(article.find("ArticleTitle"))),
+        authors=authors,
+        authors_truncated=truncated,
+        year=year,
+        venue=venue,
+        work_type=_work_type(publication_types),
+        doi=doi,
+        pmid=pmid,
+        pmcid=pmcid,
+        abstract=_xml_abstract(article.find("Abstract")),
+        urls=urls,
+        retraction_notices=_notices(publication_types, _xml_links(citation.find("CommentsCorrectionsList"))),
+        is_preprint=any(t.lower() == "preprint" for t in publication_types),
+    )
+
+
+def _parse_pubmed_book_article(book_article: ET.Element) -> WorkRecord:
+    document = book_article.find("BookDocument")
+    pmid = _text(document.find("PMID")) if document is not None else None
+    if document is None or pmid is None:
+        raise SourceParseError(SOURCE, "PubmedBookArticle without BookDocument/PMID")
+    book = document.find("Book")
+    author_list = None
+    for candidate in document.findall("AuthorList"):
+        if candidate.get("Type", "authors") == "authors":
+            author_list = candidate
+            break
+    authors, truncated = _xml_authors(author_list)
+    publication_types = [t for el in document.findall("PublicationType") if (t := _text(el))]
+    ids = _article_ids(book_article.find("PubmedBookData/ArticleIdList"))
+    year = None
+    if book is not None:
+        year = _year_of(_text(book.find("PubDate/Year")), _text(book.find("PubDate/MedlineDate")))
+    title = _text(document.find("ArticleTitle")) or (_text(book.find("BookTitle")) if book is not None else None)
+    return WorkRecord(
+        source=SOURCE,
+        source_id=pmid,
+        title=_clean_title(title),
+        authors=authors,
+        authors_truncated=truncated,
+        year=year,
+        venue=_text(book.find("BookTitle")) if book is not None and document.find("ArticleTitle") is not None else None,
+        work_type=_work_type(publication_types, book=True),
+        doi=clean_doi(ids["doi"]) if "doi" in ids else None,
+        pmid=pmid,
+        pmcid=_pmcid(ids.get("pmc")),
+        abstract=_xml_abstract(document.find("Abstract")),
+        urls={"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"},
+        retraction_notices=_notices(publication_types, []),
+    )
+
+
+def _efetch_elements(xml_text: str | bytes) -> list[ET.Element]:
+    root = parse_untrusted_xml(xml_text, source=SOURCE, allow_doctype=True)
+    if root.tag in {"PubmedArticle", "PubmedBookArticle"}:
+        return [root]
+    if root.tag == "eFetchResult":
+        error = _text(root.find("ERROR"))
+        raise PermanentSourceError(SOURCE, f"efetch refused the request: {error or 'no detail'}")
+    if root.tag != "PubmedArticleSet":
+        raise SourceParseError(SOURCE, f"not a PubMed efetch response: root element {root.tag!r}")
+    return [child for child in root if child.tag in {"PubmedArticle", "PubmedBookArticle"}]
+
+
+def parse_efetch_xml(xml_text: str | bytes) -> list[WorkRecord]:
+    """Records of an efetch (`db=pubmed&retmode=xml`) response, in response order.
+
+    Also accepts a single `PubmedArticle`/`PubmedBookArticle` element (what the raw cache keeps).
+    """
+    return [record for record, _ in parse_efetch_xml_with_raw(xml_text)]
+
+
+def parse_efetch_xml_with_raw(xml_text: str | bytes) -> list[tuple[WorkRecord, str]]:
+    """Like `parse_efetch_xml`, each record with its own article element serialised."""
+    results = []
+    for element in _efetch_elements(xml_text):
+        if element.tag == "PubmedArticle":
+            record = _parse_pubmed_article(element)
+        else:
+            record = _parse_pubmed_book_article(element)
+        results.append((record, ET.tostring(element, encoding="unicode")))
+    return results
+
+
+# --- esummary -------------------------------------------------------------------------------------
+
+
+def _summary_author(name: str, auth_type: str) -> Author | None:
+    name = normalize_whitespace(name)
+    if not name:
+        return None
+    if auth_type.lower() == "collectivename":
+        return Author(literal=name)
+    match = _MEDLINE_NAME.match(name)
+    if match:
+        return Author(
+            family=match.group("family"),
+            given=_dotted(match.group("initials")),
+            suffix=match.group("suffix"),
+        )
+    return parse_name(name)
+
+
+def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
+    """One esummary document (`result[<uid>]`); None for NCBI's per-id error stubs."""
+    if not isinstance(doc, Mapping):
+        raise SourceParseError(SOURCE, "esummary document is not an object")
+    if doc.get("error") or not doc.get("uid"):
+        return None
+    uid = str(doc["uid"])
+
+    authors = []
+    for author in doc.get("authors") or []:
+        if not isinstance(author, Mapping):
+            raise SourceParseError(SOURCE, "esummary author is not an object")
+        auth_type = str(author.get("authtype") or "Author")
+        if auth_type.lower() not in {"author", "collectivename"}:
+            continue
+        parsed = _summary_author(str(author.get("name") or ""), auth_type)
+        if parsed is not None:
+            authors.append(parsed)
+
+    ids: dict[str, str] = {}
+    for article_id in doc.get("articleids") or []:
+        if isinstance(article_id, Mapping) and article_id.get("idtype") and article_id.get("value"):
+            ids.setdefault(str(article_id["idtype"]).lower(), str(article_id["value"]))
+    doi = clean_doi(ids["doi"]) if "doi" in ids else None
+    location = str(doc.get("elocationid") or "")
+    if doi is None and "doi:" in location:
+        doi = clean_doi(location.split("doi:", 1)[1].strip())
+
+    publication_types = [str(t) for t in doc.get("pubtype") or [] if t]
+    links = [
+        (str(ref.get("reftype") or ""), str(ref["pmid"]) if ref.get("pmid") else None, ref.get("refsource"))
+        for ref in doc.get("references") or []
+        if isinstance(ref, Mapping)
+    ]
+    is_book = str(doc.get("doctype") or "").lower() in {"book", "chapter"}
+    pmcid = _pmcid(ids.get("pmc"))
+    urls = {"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{uid}/"}
+    if pmcid:
+        urls["pmc"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
+    title = doc.get("title") or doc.get("booktitle")
+    return WorkRecord(
+        source=SOURCE,
+        source_id=uid,
+        title=_clean_title(str(title) if title else None),
+        authors=tuple(authors),
+        year=_year_of(doc.get("pubdate"), doc.get("sortpubdate"), doc.get("epubdate")),
+        venue=str(doc.get("fulljournalname") or doc.get("source") or doc.get("bookname") or "") or None,
+        work_type=_work_type(publication_types, book=is_book),
+        doi=doi,
+        pmid=uid,
+        pmcid=pmcid,
+        urls=urls,
+        retraction_notices=_notices(publication_types, links),
+        is_preprint=any(t.lower() == "preprint" for t in publication_types),
+    )
+
+
+def esummary_docs(payload: Any) -> dict[str, Mapping[str, Any] | None]:
+    """The documents of an esummary JSON response by uid (None for ids NCBI could not summarise)."""
+    if not isinstance(payload, Mapping):
+        raise SourceParseError(SOURCE, "esummary response is not an object")
+    result = payload.get("result")
+    if result is None:
+        if "error" in payload or "esummaryresult" in payload:
+            return {}
+        raise SourceParseError(SOURCE, "esummary response has no 'result'")
+    if not isinstance(result, Mapping) or not isinstance(result.get("uids", []), list):
+        raise SourceParseError(SOURCE, "esummary 'result' is not the documented shape")
+    docs: dict[str, Mapping[str, Any] | None] = {}
+    for uid in result.get("uids", []):
+        doc = result.get(str(uid))
+        docs[str(uid)] = doc if isinstance(doc, Mapping) and not doc.get("error") else None
+    return docs
+
+
+def parse_esummary_json(payload: Any) -> list[WorkRecord]:
+    """Records of an esummary (`retmode=json`) response, in uid order; unknown ids are left out."""
+    records = []
+    for doc in esummary_docs(payload).values():
+        if doc is not None and (record := parse_esummary_doc(doc)) is not None:
+            records.append(record)
+    return records
+
+
+def _docsum_item(item: ET.Element) -> Any:
+    if item.get("Type") == "List":
+        return [(child.get("Name") or "", _docsum_item(child)) for child in item.findall("Item")]
+    return _text(item) or ""
+
+
+def parse_esummary_xml(xml_text: str | bytes) -> list[WorkRecord]:
+    """Records of an esummary v1 XML response; DocSums of other databases are left out.
+
+    A PubMed DocSum is recognised by its `PubDate`, `Source` and `AuthorList` items (a protein or
+    taxonomy DocSum has none of them).
+    """
+    root = parse_untrusted_xml(xml_text, source=SOURCE, allow_doctype=True)
+    if root.tag != "eSummaryResult":
+        raise SourceParseError(SOURCE, f"not an esummary response: root element {root.tag!r}")
+    records = []
+    for docsum in root.findall("DocSum"):
+        items = {item.get("Name") or "": _docsum_item(item) for item in docsum.findall("Item")}
+        if not {"PubDate", "Source", "AuthorList"} <= items.keys():
+            continue
+        doc: dict[str, Any] = {
+            "uid": _text(docsum.find("Id")),
+            "title": items.get("Title"),
+            "pubdate": items.get("PubDate"),
+            "epubdate": items.get("EPubDate"),
+            "source": items.get("Source"),
+            "fulljournalname": items.get("FullJournalName"),
+            "elocationid": items.get("ELocationID"),
+            "authors": [{"name": name, "authtype": "Author"} for _, name in items["AuthorList"]],
+            "articleids": [{"idtype": kind, "value": value} for kind, value in items.get("ArticleIds") or []],
+            "pubtype": [value for _, value in items.get("PubTypeList") or []],
+        }
+        record = parse_esummary_doc(doc)
+        if record is not None:
+            records.append(record)
+    return records
+
+
+# --- esearch --------------------------------------------------------------------------------------
+
+
+def parse_esearch(payload: Any) -> list[str]:
+    """The PMIDs of an esearch response, JSON (`retmode=json`, already decoded) or XML text.
+
+    A query NCBI could not run (a top-level ERROR) is a `PermanentSourceError`; a phrase it did not
+    find is just an empty result.
+    """
+    if isinstance(payload, str | bytes):
+        root = parse_untrusted_xml(payload, source=SOURCE, allow_doctype=True)
+        if root.tag != "eSearchResult":
+            raise SourceParseError(SOURCE, f"not an esearch response: root element {root.tag!r}")
+        error = _text(root.find("ERROR"))
+        if error:
+            raise PermanentSourceError(SOURCE, f"esearch refused the query: {error}")
+        ids = [t for el in root.findall("IdList/Id") if (t := _text(el))]
+    elif isinstance(payload, Mapping):
+        result = payload.get("esearchresult")
+        if not isinstance(result, Mapping):
+            raise SourceParseError(SOURCE, "esearch response has no 'esearchresult'")
+        if result.get("ERROR") and not result.get("idlist"):
+            raise PermanentSourceError(SOURCE, f"esearch refused the query: {result['ERROR']}")
+        raw_ids = result.get("idlist") or []
+        if not isinstance(raw_ids, list):
+            raise SourceParseError(SOURCE, "esearch 'idlist' is not a list")
+        ids = [str(i) for i in raw_ids]
+    else:
+        raise SourceParseError(SOURCE, f"esearch response of unexpected type {type(payload).__name__}")
+    for pmid in ids:
+        if not pmid.isdigit():
+            raise SourceParseError(SOURCE, f"esearch returned a non-numeric id: {pmid!r}")
+    return ids

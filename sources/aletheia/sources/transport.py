@@ -1,0 +1,501 @@
+"""Polite HTTP to one source: the `Transport` every source client is written against.
+
+Per attempt: the circuit breaker is asked first; then a slot of the source's global concurrency
+cap is taken and, inside it, a token of the source's global bucket, so a request leaves right
+after its token was granted (taking the token first and then queueing for a slot would let tokens
+pile up and requests burst out when slots free). Then the answer is classified:
+
+    2xx                      the body (JSON that does not decode is a transient "malformed body")
+    404                      None: not found is a result, not an error
+    429                      RateLimitedError; the bucket is penalised for Retry-After seconds so
+                             every process holds off, and the attempt is retried after that delay
+    408, 5xx except 501      TransientSourceError: retried with full-jitter exponential backoff
+    timeouts, resets, ...    TransientSourceError, likewise
+    any other status         PermanentSourceError at once
+
+Retries are bounded by attempts and by a total deadline; after the last attempt the last
+TransientSourceError is raised. A Retry-After longer than `max_retry_after` is not slept through:
+the RateLimitedError (with `retry_after`) is raised at once so a queue can retry with a countdown.
+
+Secrets never reach an error message: API-key query parameters are redacted from every URL shown,
+and the values of secret parameters and headers are scrubbed from any text that is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json as jsonlib
+import math
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_before_delay
+from tenacity.stop import stop_base
+from tenacity.wait import wait_base, wait_random_exponential
+
+from aletheia.core.records import SourceName
+from aletheia.sources.base import (
+    PermanentSourceError,
+    RateLimitedError,
+    RequestKind,
+    SourceError,
+    SourceStats,
+    SourceUnavailableError,
+    TransientSourceError,
+)
+from aletheia.sources.breaker import BreakerState, CircuitBreaker
+
+if TYPE_CHECKING:
+    from aletheia.config.settings import Settings, SourceLimits
+    from aletheia.sources.ratelimit import RateLimiter
+
+T = TypeVar("T")
+
+# Query parameters and headers whose values are credentials (compared lower-cased). `mailto` is not
+# one: Crossref and OpenAlex ask for it in the open to reach their polite pools.
+SECRET_PARAMS = frozenset({"api_key", "apikey", "api-key", "key", "token", "access_token"})
+SECRET_HEADERS = frozenset({"x-api-key", "api-key", "authorization", "proxy-authorization"})
+REDACTED = "REDACTED"
+_SECRET_ASSIGNMENT = re.compile(r"(?i)\b(api[_-]?key|apikey|key|token|access_token)=([^&\s\"'<>]+)")
+# Secrets shorter than this are not scrubbed by value: replacing "1" everywhere would garble text.
+_MIN_SECRET_LENGTH = 4
+
+_TRANSIENT_STATUS = frozenset({408, 500, 502, 503, 504})
+_PERMANENT_SERVER_STATUS = frozenset({501, 505})
+
+
+def redact_url(url: str | httpx.URL) -> str:
+    """The URL with the values of credential parameters (and any password) replaced."""
+    parsed = httpx.URL(url)
+    if parsed.password:
+        parsed = parsed.copy_with(password=REDACTED)
+    if not parsed.query:
+        return str(parsed)
+    pairs = [
+        (name, REDACTED if name.lower() in SECRET_PARAMS else value)
+        for name, value in parsed.params.multi_items()
+    ]
+    return str(parsed.copy_with(params=pairs))
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with every known secret value and every `key=value` credential assignment replaced."""
+    for secret in secrets:
+        if len(secret) >= _MIN_SECRET_LENGTH:
+            text = text.replace(secret, REDACTED)
+    return _SECRET_ASSIGNMENT.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
+
+
+def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:  # RFC 850 and asctime forms carry no zone; HTTP dates are GMT
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def bucket_for(source: str, kind: RequestKind, limits: SourceLimits) -> tuple[str, float]:
+    """The token bucket (name, rate) a request of `kind` draws from.
+
+    A source's documented rate covers all its endpoints, so single records, batches and full texts
+    share `"<source>:single"`; only searches with a documented rate of their own (Crossref) draw
+    from `"<source>:search"`. One bucket per kind would multiply the rate a source sees.
+    """
+    if kind == "search" and limits.search_rate is not None:
+        return f"{source}:search", limits.search_rate
+    return f"{source}:single", limits.rate
+
+
+def _worth_retrying(error: BaseException) -> bool:
+    # Our own bucket having no token in time (RateLimitedError without an HTTP status) is not the
+    # source failing: retrying here would only queue longer. The caller decides (e.g. a countdown).
+    if isinstance(error, RateLimitedError) and error.status_code is None:
+        return False
+    return isinstance(error, TransientSourceError)
+
+
+class _StopOnLongRetryAfter(stop_base):
+    """Give up at once when the source asks us to wait longer than we are willing to sleep."""
+
+    def __init__(self, max_retry_after: float) -> None:
+        self.max_retry_after = max_retry_after
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        error = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        return (
+            isinstance(error, RateLimitedError)
+            and error.retry_after is not None
+            and error.retry_after > self.max_retry_after
+        )
+
+
+class _RetryAfterOrJitter(wait_base):
+    """Wait what the source asked for (429 with Retry-After), else full-jitter exponential backoff."""
+
+    def __init__(self, backoff: wait_base) -> None:
+        self.backoff = backoff
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        error = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        if isinstance(error, RateLimitedError) and error.retry_after is not None:
+            return error.retry_after
+        return float(self.backoff(retry_state))
+
+
+class PoliteTransport:
+    """`Transport` over one shared `httpx.AsyncClient` for one source (see the module docstring).
+
+    `deadline` bounds the whole call, attempts and waits together (default: twice
+    `timeout * attempts`); `max_retry_after` is the longest Retry-After slept through in place.
+    `params` values of None are dropped, so clients can pass optional parameters as they are.
+    """
+
+    def __init__(
+        self,
+        source: SourceName | str,
+        http: httpx.AsyncClient,
+        *,
+        base_url: str,
+        limits: SourceLimits,
+        limiter: RateLimiter,
+        breaker: CircuitBreaker | None = None,
+        headers: dict[str, str] | None = None,
+        default_params: dict[str, str] | None = None,
+        attempts: int = 4,
+        timeout: float = 20.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        enabled: bool = True,
+        deadline: float | None = None,
+        backoff_initial: float = 0.5,
+        backoff_max: float = 30.0,
+        max_retry_after: float = 120.0,
+    ) -> None:
+        if attempts < 1:
+            raise ValueError(f"attempts must be at least 1, got {attempts!r}")
+        self.source = SourceName(source)
+        self.base_url = base_url.rstrip("/")
+        self.stats = SourceStats(status="ok" if enabled else "disabled")
+        self.enabled = enabled
+        self.limits = limits
+        self.limiter = limiter
+        self.breaker = breaker
+        self.attempts = attempts
+        self.timeout = timeout
+        self.deadline = deadline if deadline is not None else 2 * timeout * attempts
+        self.max_retry_after = max_retry_after
+        self._http = http
+        self._headers = dict(headers or {})
+        self._default_params = dict(default_params or {})
+        self._sleep = sleep
+        self._backoff = wait_random_exponential(multiplier=backoff_initial, max=backoff_max)
+
+    @classmethod
+    def from_settings(
+        cls,
+        source: SourceName | str,
+        http: httpx.AsyncClient,
+        settings: Settings,
+        limiter: RateLimiter,
+        *,
+        base_url: str | None = None,
+        headers: dict[str, str] | None = None,
+        default_params: dict[str, str] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> PoliteTransport:
+        """Limits, breaker, attempts, timeout and on/off from settings; base URL `<source>_url`."""
+        name = SourceName(source)
+        return cls(
+            name,
+            http,
+            base_url=base_url if base_url is not None else getattr(settings, f"{name.value}_url"),
+            limits=settings.limits_for(name.value),
+            limiter=limiter,
+            breaker=CircuitBreaker.from_settings(name.value, settings),
+            headers=headers,
+            default_params=default_params,
+            attempts=settings.http_attempts,
+            timeout=settings.http_timeout,
+            sleep=sleep,
+            enabled=not settings.offline and name.value not in settings.disabled,
+        )
+
+    # --- the Transport protocol -------------------------------------------------------------------
+
+    async def get_json(
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        kind: RequestKind = "single",
+    ) -> Any | None:
+        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=_read_json)
+
+    async def get_text(
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        kind: RequestKind = "single",
+    ) -> str | None:
+        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=_read_text)
+
+    async def get_bytes(
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        kind: RequestKind = "fulltext",
+    ) -> bytes | None:
+        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=_read_bytes)
+
+    async def post_json(
+        self,
+        path: str,
+        *,
+        json: Any,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        kind: RequestKind = "batch",
+    ) -> Any | None:
+        return await self._call(
+            "POST", path, params=params, headers=headers, kind=kind, read=_read_json, json_body=json
+        )
+
+    # --- one call: retries around attempts ----------------------------------------------------------
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str] | None,
+        kind: RequestKind,
+        read: Callable[[httpx.Response], T],
+        json_body: Any = None,
+    ) -> T | None:
+        if not self.enabled:
+            self.stats.status = "disabled"
+            raise SourceUnavailableError(self.source.value, "turned off (disabled in settings or offline)")
+        merged_params = {k: v for k, v in {**self._default_params, **(params or {})}.items() if v is not None}
+        merged_headers = {**self._headers, **(headers or {})}
+        request = _Request(
+            method=method,
+            url=self.base_url + path,
+            params=merged_params,
+            headers=merged_headers,
+            json_body=json_body,
+            kind=kind,
+            secrets=_secret_values(merged_params, merged_headers),
+        )
+        retrying = AsyncRetrying(
+            stop=(
+                stop_after_attempt(self.attempts)
+                | stop_before_delay(self.deadline)
+                | _StopOnLongRetryAfter(self.max_retry_after)
+            ),
+            wait=_RetryAfterOrJitter(self._backoff),
+            retry=retry_if_exception(_worth_retrying),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        return await retrying(self._attempt, request, read)
+
+    async def _attempt(self, request: _Request, read: Callable[[httpx.Response], T]) -> T | None:
+        if self.breaker is not None:
+            try:
+                self.breaker.before_call()
+            except SourceUnavailableError as refused:
+                self.stats.status = "unavailable"
+                self.stats.last_error = str(refused)
+                self.stats.extra["circuit_refused"] = self.stats.extra.get("circuit_refused", 0) + 1
+                raise
+        bucket, rate = bucket_for(self.source.value, request.kind, self.limits)
+        async with self.limiter.slot(self.source.value, self.limits.concurrency):
+            await self.limiter.acquire(bucket, rate, self.limits.burst, max_wait=self.deadline)
+            self.stats.requests += 1
+            try:
+                response = await self._http.request(
+                    request.method,
+                    request.url,
+                    params=request.params,
+                    headers=request.headers,
+                    json=request.json_body,
+                    timeout=self.timeout,
+                    follow_redirects=True,
+                )
+            except (
+                httpx.TooManyRedirects,
+                httpx.UnsupportedProtocol,
+                httpx.LocalProtocolError,
+                httpx.InvalidURL,
+            ) as exc:
+                # Our request or the redirect chain is wrong: asking again cannot help, and the
+                # source itself did not fail. (`from None`: httpx exceptions carry the request,
+                # credentials included, and the message here says what happened.)
+                raise self._failed(
+                    PermanentSourceError(self.source.value, self._describe(request, _exception_text(exc)))
+                ) from None
+            except httpx.RequestError as exc:  # timeouts, connection errors, resets, protocol errors
+                raise self._failed(
+                    TransientSourceError(self.source.value, self._describe(request, _exception_text(exc))),
+                    source_failed=True,
+                ) from None
+        return await self._classify(request, response, read, bucket, rate)
+
+    async def _classify(
+        self,
+        request: _Request,
+        response: httpx.Response,
+        read: Callable[[httpx.Response], T],
+        bucket: str,
+        rate: float,
+    ) -> T | None:
+        status = response.status_code
+        if 200 <= status < 300:
+            if status == 204:
+                self._succeeded()
+                return None
+            try:
+                body = read(response)
+            except ValueError as exc:  # JSON (and Unicode) decode errors are ValueErrors
+                raise self._failed(
+                    TransientSourceError(
+                        self.source.value,
+                        self._describe(request, f"malformed body ({type(exc).__name__})"),
+                        status_code=status,
+                    ),
+                    source_failed=True,
+                ) from None
+            self._succeeded()
+            return body
+        if status == 404:
+            self._succeeded()
+            return None
+        if status == 429:
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            self.stats.rate_limited += 1
+            # Every process holds off: for what the source asked, or else for one token's worth.
+            await self.limiter.penalize(
+                bucket, retry_after if retry_after is not None else max(1.0, 1.0 / rate)
+            )
+            self._record_answer()  # a 429 shows the source is up; the penalty does the slowing down
+            wait = f"retry after {retry_after:g}s" if retry_after is not None else "no Retry-After"
+            raise self._failed(
+                RateLimitedError(
+                    self.source.value,
+                    self._describe(request, f"rate limited, {wait}"),
+                    status_code=429,
+                    retry_after=retry_after,
+                )
+            )
+        if status in _TRANSIENT_STATUS or (status >= 500 and status not in _PERMANENT_SERVER_STATUS):
+            raise self._failed(
+                TransientSourceError(
+                    self.source.value, self._describe(request, "server error"), status_code=status
+                ),
+                source_failed=True,
+            )
+        self._record_answer()
+        raise self._failed(
+            PermanentSourceError(
+                self.source.value, self._describe(request, "request refused"), status_code=status
+            )
+        )
+
+    # --- bookkeeping -----------------------------------------------------------------------------
+
+    def _describe(self, request: _Request, what: str) -> str:
+        try:
+            shown = redact_url(httpx.URL(request.url, params=request.params))
+        except (httpx.InvalidURL, TypeError, ValueError):
+            shown = request.url
+        return redact_text(f"{request.method} {shown}: {what}", request.secrets)
+
+    def _record_answer(self) -> None:
+        if self.breaker is not None:
+            self.breaker.record_success()
+
+    def _succeeded(self) -> None:
+        self._record_answer()
+        self.stats.status = "ok"
+
+    def _failed(self, error: SourceError, *, source_failed: bool = False) -> SourceError:
+        """Count a failed attempt; `source_failed` marks failures that count toward the breaker."""
+        self.stats.errors += 1
+        self.stats.last_error = str(error)
+        if source_failed and self.breaker is not None:
+            self.breaker.record_failure()
+        if isinstance(error, TransientSourceError):
+            open_now = self.breaker is not None and self.breaker.state is BreakerState.OPEN
+            self.stats.status = "unavailable" if open_now else "degraded"
+        return error
+
+
+class _Request:
+    """One call's fixed parts, shared by its attempts."""
+
+    __slots__ = ("headers", "json_body", "kind", "method", "params", "secrets", "url")
+
+    def __init__(
+        self,
+        *,
+        method: str,
+        url: str,
+        params: dict[str, Any],
+        headers: dict[str, str],
+        json_body: Any,
+        kind: RequestKind,
+        secrets: tuple[str, ...],
+    ) -> None:
+        self.method = method
+        self.url = url
+        self.params = params
+        self.headers = headers
+        self.json_body = json_body
+        self.kind = kind
+        self.secrets = secrets
+
+
+def _secret_values(params: Mapping[str, Any], headers: Mapping[str, str]) -> tuple[str, ...]:
+    values = [str(v) for k, v in params.items() if k.lower() in SECRET_PARAMS]
+    values += [v for k, v in headers.items() if k.lower() in SECRET_HEADERS]
+    # "Bearer abc..." : scrub the token itself too, wherever it appears without its scheme.
+    values += [v.split(" ", 1)[1] for k, v in headers.items() if k.lower() == "authorization" and " " in v]
+    return tuple(sorted(set(values), key=len, reverse=True))
+
+
+def _exception_text(exc: Exception) -> str:
+    message = str(exc).strip()
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _read_json(response: httpx.Response) -> Any:
+    return jsonlib.loads(response.content)
+
+
+def _read_text(response: httpx.Response) -> str:
+    return response.text
+
+
+def _read_bytes(response: httpx.Response) -> bytes:
+    return response.content

@@ -1,0 +1,113 @@
+"""Engines, sessions, migrations and a portable upsert.
+
+SQLite (embedded default) and PostgreSQL (the service) run the same schema, created by Alembic
+migrations (`storage/aletheia/storage/migrations/`), never by `create_all` outside tests.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.sql.dml import Insert
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+
+def _sqlite_path(url: str) -> Path | None:
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        return Path(url.removeprefix("sqlite:///"))
+    return None
+
+
+def make_engine(url: str) -> Engine:
+    path = _sqlite_path(url)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            # WAL lets a report read while the pipeline writes; foreign keys are off by default.
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        return engine
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration (idempotent; safe from several processes on Postgres)."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # Two workers starting at once must not both create the tables.
+            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(71520260)")
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+@functools.cache
+def engine_for(url: str) -> Engine:
+    engine = make_engine(url)
+    migrate(engine)
+    return engine
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Session]:
+    with session_factory(engine).begin() as session:
+        yield session
+
+
+def upsert(
+    session: Session,
+    table: Any,
+    rows: Sequence[dict[str, Any]],
+    *,
+    conflict: Sequence[str],
+    update: Sequence[str],
+) -> None:
+    """INSERT ... ON CONFLICT (conflict) DO UPDATE SET update: a repeated task is harmless."""
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    stmt: Insert
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        pg = pg_insert(table).values(list(rows))
+        stmt = (
+            pg.on_conflict_do_update(index_elements=list(conflict), set_={c: pg.excluded[c] for c in update})
+            if update
+            else pg.on_conflict_do_nothing(index_elements=list(conflict))
+        )
+    else:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        lite = sqlite_insert(table).values(list(rows))
+        stmt = (
+            lite.on_conflict_do_update(index_elements=list(conflict), set_={c: lite.excluded[c] for c in update})
+            if update
+            else lite.on_conflict_do_nothing(index_elements=list(conflict))
+        )
+    session.execute(stmt)

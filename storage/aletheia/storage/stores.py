@@ -1,0 +1,333 @@
+"""Repositories over the schema: jobs and items, verdicts, the raw cache, the Tier-0 library.
+
+Every write is an idempotent upsert keyed by what makes the row unique (item position in its job,
+verdict per item and logic version, raw record per source and key), so a task that runs twice
+leaves the same rows as a task that ran once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Engine, func, select, update
+
+from aletheia.core.authors import surname_key
+from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.text import normalize_title
+from aletheia.core.verdicts import LOGIC_VERSION
+from aletheia.sources.base import CachedRaw, SourceRecord
+from aletheia.storage.db import session_factory, upsert
+from aletheia.storage.models import (
+    Item,
+    ItemStatus,
+    Job,
+    JobStatus,
+    LibraryWork,
+    RetractionRow,
+    SourceRecordRow,
+    VerdictRow,
+    new_id,
+    utcnow,
+)
+
+
+def _aware(ts: datetime) -> datetime:
+    # SQLite hands timestamps back naive; they were written in UTC.
+    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    job_id: str
+    status: str
+    total: int
+    done: int
+    failed: int
+    pending: int
+    by_verdict: dict[str, int]
+
+
+class JobStore:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.sessions = session_factory(engine)
+
+    # --- jobs ----------------------------------------------------------------------------------
+
+    def create_job(
+        self,
+        kind: str,
+        input: dict[str, Any],
+        *,
+        submitted_by: str | None = None,
+        parent_id: str | None = None,
+        job_id: str | None = None,
+    ) -> str:
+        job_id = job_id or new_id()
+        with self.sessions.begin() as s:
+            s.add(
+                Job(
+                    id=job_id,
+                    kind=kind,
+                    input=input,
+                    submitted_by=submitted_by,
+                    parent_id=parent_id,
+                    logic_version=LOGIC_VERSION,
+                    status=JobStatus.QUEUED,
+                )
+            )
+        return job_id
+
+    def add_items(self, job_id: str, items: Iterable[tuple[int, str, str, dict[str, Any]]]) -> int:
+        """Add (position, key, kind, payload) items; re-adding the same positions changes nothing."""
+        rows = [
+            {"id": new_id(), "job_id": job_id, "position": pos, "key": key[:500], "kind": kind, "payload": payload,
+             "status": ItemStatus.PENDING, "attempts": 0, "updated_at": utcnow()}
+            for pos, key, kind, payload in items
+        ]  # fmt: skip
+        with self.sessions.begin() as s:
+            for start in range(0, len(rows), 500):
+                upsert(s, Item.__table__, rows[start : start + 500], conflict=["job_id", "position"], update=[])
+        return len(rows)
+
+    def set_job_status(self, job_id: str, status: str, *, error: str | None = None) -> None:
+        values: dict[str, Any] = {"status": status}
+        now = utcnow()
+        if status == JobStatus.RUNNING:
+            values["started_at"] = now
+        if status in (JobStatus.DONE, JobStatus.FAILED):
+            values["finished_at"] = now
+        if error is not None:
+            values["error"] = error
+        with self.sessions.begin() as s:
+            s.execute(update(Job).where(Job.id == job_id).values(**values))
+
+    def set_summary(self, job_id: str, summary: dict[str, Any]) -> None:
+        with self.sessions.begin() as s:
+            s.execute(update(Job).where(Job.id == job_id).values(summary=summary))
+
+    def job(self, job_id: str) -> Job | None:
+        with self.sessions() as s:
+            return s.get(Job, job_id)
+
+    def items(self, job_id: str, *, status: str | None = None) -> list[Item]:
+        with self.sessions() as s:
+            q = select(Item).where(Item.job_id == job_id)
+            if status is not None:
+                q = q.where(Item.status == status)
+            return list(s.scalars(q.order_by(Item.position)))
+
+    def item(self, item_id: str) -> Item | None:
+        with self.sessions() as s:
+            return s.get(Item, item_id)
+
+    def mark_item(self, item_id: str, status: str, *, error: str | None = None) -> None:
+        with self.sessions.begin() as s:
+            values: dict[str, Any] = {"status": status, "updated_at": utcnow()}
+            if status == ItemStatus.RUNNING:
+                values["attempts"] = Item.attempts + 1
+            if error is not None:
+                values["error"] = error[:4000]
+            s.execute(update(Item).where(Item.id == item_id).values(**values))
+
+    def unfinished_jobs(self) -> list[Job]:
+        with self.sessions() as s:
+            return list(s.scalars(select(Job).where(Job.status.in_([JobStatus.QUEUED, JobStatus.RUNNING]))))
+
+    # --- verdicts ------------------------------------------------------------------------------
+
+    def record_verdict(self, job_id: str, item_id: str, verdict: dict[str, Any], evidence: dict[str, Any]) -> None:
+        """Store the verdict and mark the item done, in one transaction (idempotent)."""
+        with self.sessions.begin() as s:
+            upsert(
+                s,
+                VerdictRow.__table__,
+                [{"item_id": item_id, "job_id": job_id, "status": verdict["status"],
+                  "severity": verdict.get("severity"), "logic_version": verdict.get("logic_version", LOGIC_VERSION),
+                  "verdict": verdict, "evidence": evidence, "decided_at": utcnow()}],
+                conflict=["item_id", "logic_version"],
+                update=["status", "severity", "verdict", "evidence", "decided_at"],
+            )  # fmt: skip
+            s.execute(
+                update(Item).where(Item.id == item_id).values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
+            )
+
+    def verdicts(self, job_id: str) -> list[tuple[Item, VerdictRow | None]]:
+        with self.sessions() as s:
+            rows = s.execute(
+                select(Item, VerdictRow)
+                .outerjoin(VerdictRow, (VerdictRow.item_id == Item.id) & (VerdictRow.logic_version == LOGIC_VERSION))
+                .where(Item.job_id == job_id)
+                .order_by(Item.position)
+            ).all()
+            return [(r[0], r[1]) for r in rows]
+
+    def progress(self, job_id: str) -> JobProgress:
+        with self.sessions() as s:
+            job = s.get(Job, job_id)
+            if job is None:
+                raise KeyError(job_id)
+            counts = dict(
+                s.execute(select(Item.status, func.count()).where(Item.job_id == job_id).group_by(Item.status)).all()
+            )
+            by_verdict = dict(
+                s.execute(
+                    select(VerdictRow.status, func.count())
+                    .where(VerdictRow.job_id == job_id, VerdictRow.logic_version == LOGIC_VERSION)
+                    .group_by(VerdictRow.status)
+                ).all()
+            )
+        total = sum(counts.values())
+        return JobProgress(
+            job_id=job_id,
+            status=job.status,
+            total=total,
+            done=counts.get(ItemStatus.DONE, 0),
+            failed=counts.get(ItemStatus.FAILED, 0),
+            pending=counts.get(ItemStatus.PENDING, 0) + counts.get(ItemStatus.RUNNING, 0),
+            by_verdict={str(k): int(v) for k, v in by_verdict.items()},
+        )
+
+
+class SqlRawCache:
+    """The raw-payload cache, in the `source_records` table (implements `RawCache`)."""
+
+    def __init__(self, engine: Engine, *, ttl: float, negative_ttl: float) -> None:
+        self.sessions = session_factory(engine)
+        self.ttl = timedelta(seconds=ttl)
+        self.negative_ttl = timedelta(seconds=negative_ttl)
+
+    async def get(self, source: str, key: str) -> CachedRaw | None:
+        with self.sessions() as s:
+            row = s.scalar(select(SourceRecordRow).where(SourceRecordRow.source == source, SourceRecordRow.key == key))
+        if row is None:
+            return None
+        fetched = _aware(row.fetched_at)
+        ttl = self.ttl if row.found else self.negative_ttl
+        if utcnow() - fetched > ttl:
+            return None
+        return CachedRaw(raw=row.raw, fetched_at=fetched, found=row.found, url=row.url)
+
+    async def put(self, source: str, key: str, raw: Any, *, found: bool, url: str | None = None) -> None:
+        with self.sessions.begin() as s:
+            upsert(
+                s,
+                SourceRecordRow.__table__,
+                [{"source": source, "key": key[:600], "found": found, "raw": raw, "url": url, "fetched_at": utcnow()}],
+                conflict=["source", "key"],
+                update=["found", "raw", "url", "fetched_at"],
+            )
+
+
+def _identity(record: WorkRecord) -> str:
+    if record.doi:
+        return f"doi:{record.doi}"
+    if record.arxiv_id:
+        return f"arxiv:{record.arxiv_id}"
+    if record.pmid:
+        return f"pmid:{record.pmid}"
+    first = surname_key(record.authors[0]) if record.authors else ""
+    return f"title:{normalize_title(record.title or '')[:600]}|{first}"
+
+
+class SqlLibrary:
+    """Seed 004's Tier 0 in the `library_works` table (implements the pipeline's `WorksLibrary`)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.sessions = session_factory(engine)
+
+    def count(self) -> int:
+        with self.sessions() as s:
+            return int(s.scalar(select(func.count()).select_from(LibraryWork)) or 0)
+
+    async def lookup(self, cited: CitedReference) -> list[SourceRecord]:
+        with self.sessions() as s:
+            q = select(LibraryWork)
+            if cited.doi:
+                rows = list(s.scalars(q.where(LibraryWork.doi == cited.doi)))
+            elif cited.arxiv_id:
+                rows = list(s.scalars(q.where(LibraryWork.arxiv_id == cited.arxiv_id)))
+            elif cited.pmid:
+                rows = list(s.scalars(q.where(LibraryWork.pmid == cited.pmid)))
+            elif cited.title:
+                rows = list(s.scalars(q.where(LibraryWork.title_key == normalize_title(cited.title)[:300])))
+            else:
+                rows = []
+            if rows:
+                # Bring in every record of the same work (e.g. the OpenAlex twin of a Crossref hit).
+                dois = {r.doi for r in rows if r.doi}
+                axs = {r.arxiv_id for r in rows if r.arxiv_id}
+                titles = {r.title_key for r in rows}
+                more = s.scalars(
+                    q.where(
+                        LibraryWork.doi.in_(dois) | LibraryWork.arxiv_id.in_(axs) | LibraryWork.title_key.in_(titles)
+                    )
+                )
+                seen = {r.id for r in rows}
+                rows.extend(r for r in more if r.id not in seen)
+        return [
+            SourceRecord(
+                record=WorkRecord.model_validate(r.record), raw=r.raw, fetched_at=_aware(r.fetched_at), from_cache=True
+            )
+            for r in rows
+        ]
+
+    async def remember(self, records: Sequence[SourceRecord], *, origin: str = "verified") -> None:
+        self.remember_sync(records, origin=origin)
+
+    def remember_sync(self, records: Sequence[SourceRecord], *, origin: str = "verified") -> int:
+        rows = [
+            {"identity": _identity(r.record), "doi": r.record.doi, "arxiv_id": r.record.arxiv_id,
+             "pmid": r.record.pmid, "title_key": normalize_title(r.record.title or "")[:300],
+             "source": r.record.source.value, "record": r.record.model_dump(mode="json"), "raw": r.raw,
+             "fetched_at": r.fetched_at, "origin": origin[:200]}
+            for r in records if r.record.source is not SourceName.LIBRARY
+        ]  # fmt: skip
+        with self.sessions.begin() as s:
+            for start in range(0, len(rows), 200):
+                upsert(
+                    s,
+                    LibraryWork.__table__,
+                    rows[start : start + 200],
+                    conflict=["source", "identity"],
+                    update=["record", "raw", "fetched_at", "title_key", "doi", "arxiv_id", "pmid"],
+                )
+        return len(rows)
+
+
+class RetractionStore:
+    """Retraction Watch rows, loaded once and indexed in memory by the pipeline."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.sessions = session_factory(engine)
+
+    def replace(self, rows: Iterable[dict[str, Any]]) -> int:
+        batch: list[dict[str, Any]] = []
+        n = 0
+        with self.sessions.begin() as s:
+            s.query(RetractionRow).delete()
+            for row in rows:
+                key = "|".join(str(row.get(k) or "") for k in ("doi", "pmid", "nature", "notice_doi"))
+                batch.append({**row, "row_key": key[:700], "loaded_at": utcnow()})
+                if len(batch) >= 1000:
+                    upsert(s, RetractionRow.__table__, batch, conflict=["row_key"], update=[])
+                    n += len(batch)
+                    batch = []
+            if batch:
+                upsert(s, RetractionRow.__table__, batch, conflict=["row_key"], update=[])
+                n += len(batch)
+        return n
+
+    def count(self) -> int:
+        with self.sessions() as s:
+            return int(s.scalar(select(func.count()).select_from(RetractionRow)) or 0)
+
+    def rows(self) -> list[dict[str, Any]]:
+        with self.sessions() as s:
+            return [
+                {"doi": r.doi, "pmid": r.pmid, "nature": r.nature, "notice_doi": r.notice_doi, "date": r.date}
+                for r in s.scalars(select(RetractionRow))
+            ]
