@@ -24,6 +24,8 @@ FORBIDDEN = (
     "aletheia.workers",
     "aletheia.producers",
     "aletheia.config",
+    "socket",
+    "ssl",
 )
 
 PROBE = """

@@ -26,9 +26,6 @@ from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 from urllib.parse import unquote
 
-from stdnum import isbn as stdnum_isbn
-from stdnum.exceptions import ValidationError
-
 __all__ = [
     "ArxivId",
     "ExtractedIdentifiers",
@@ -48,6 +45,9 @@ ARXIV_DOI_PREFIX: Final = "10.48550/arxiv."
 
 # extract_identifiers looks at no more than this many characters of its input.
 MAX_EXTRACT_CHARS: Final = 1_000_000
+
+# Longer than any URL or label holding a single arXiv id, PMID or PMCID: not one of those.
+_MAX_ID_TEXT: Final = 500
 
 # --- trailing punctuation ---------------------------------------------------------------------
 
@@ -178,7 +178,7 @@ _VERSION = r"(?:v(?P<version>\d{1,4}))?"
 _ARXIV_ID = re.compile(rf"(?:{_NEW_STYLE}|{_OLD_STYLE}){_VERSION}", re.IGNORECASE)
 _ARXIV_PREFIX = re.compile(
     r"^(?:(?:https?://)?(?:www\.|export\.|[a-z]{2}\.)?arxiv\.org/(?:abs|pdf|html|format|ps)/"
-    r"|arxiv\s+preprint\s+|arxiv\s*:\s*|arxiv\s+|e-?print\s*:?\s*)",
+    r"|arxiv\s+preprint\s+|arxiv\s*:\s*|arxiv\s+|e-?print\s*(?::\s*)?)",
     re.IGNORECASE,
 )
 # What may follow an id: `.pdf`, a slash, a query or fragment, or a `[hep-th]` category tag.
@@ -233,7 +233,7 @@ def clean_arxiv_id(raw: str | None) -> ArxivId | None:
     if not raw:
         return None
     text = raw.strip()
-    if len(text) > 300:
+    if len(text) > _MAX_ID_TEXT:
         return None
     if "10.48550/" in text.lower():
         return arxiv_id_from_doi(text)
@@ -274,13 +274,13 @@ def arxiv_doi(arxiv_id: str) -> str:
 _PMID_FORMS = re.compile(
     r"(?:(?:https?://)?(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/(?:\?term=)?"
     r"|europepmc\.org/(?:abstract|article)/med/)"
-    r"|pmid\s*:?\s*|pubmed\s*(?:id)?\s*:?\s*)?(?P<digits>\d{1,9})(?:[/?#]\S*)?",
+    r"|pmid\s*(?::\s*)?|pubmed(?:\s*id)?\s*(?::\s*)?)?(?P<digits>\d{1,9})/?(?:[?#]\S*)?",
     re.IGNORECASE,
 )
 _PMCID_FORMS = re.compile(
     r"(?:(?:https?://)?(?:www\.)?(?:(?:ncbi\.nlm\.nih\.gov/pmc|pmc\.ncbi\.nlm\.nih\.gov)/articles/"
     r"|europepmc\.org/(?:abstract|article)/pmc/)"
-    r"|pmcid\s*:?\s*)?(?P<pmc>pmc\s*)?(?P<digits>\d{1,9})(?:\.\d{1,3})?(?:[/?#]\S*)?",
+    r"|pmcid\s*(?::\s*)?)?(?:pmc\s?)?(?P<digits>\d{1,9})(?:\.\d{1,3})?/?(?:[?#]\S*)?",
     re.IGNORECASE,
 )
 
@@ -289,7 +289,10 @@ def clean_pmid(raw: str | int | None) -> str | None:
     """A PubMed id as digits, from `123`, `PMID: 123` or a PubMed URL; else None."""
     if raw is None or isinstance(raw, bool):
         return None
-    match = _PMID_FORMS.fullmatch(str(raw).strip())
+    text = str(raw).strip()
+    if len(text) > _MAX_ID_TEXT:
+        return None
+    match = _PMID_FORMS.fullmatch(text)
     if match is None:
         return None
     value = int(match.group("digits"))
@@ -305,6 +308,8 @@ def clean_pmcid(raw: str | None) -> str | None:
     if not raw:
         return None
     text = raw.strip()
+    if len(text) > _MAX_ID_TEXT:
+        return None
     match = _PMCID_FORMS.fullmatch(text)
     if match is None:
         return None
@@ -316,14 +321,24 @@ def clean_pmcid(raw: str | None) -> str | None:
 
 # --- ISBN ---------------------------------------------------------------------------------------
 
-_ISBN_LABEL = re.compile(r"^isbn(?:-?1[03])?\s*:?\s*", re.IGNORECASE)
+_ISBN_SEPARATORS = re.compile(r"[\s-]")
+_ISBN_LABEL = re.compile(r"^isbn(?:-?1[03])?\s*(?::\s*)?", re.IGNORECASE)
 
 
 def clean_isbn(raw: str | None) -> str | None:
     """The 13 digits of a valid ISBN-10 or ISBN-13 (checksum checked), else None."""
     if not raw or len(raw) > 64:
         return None
+    # Imported here: stdnum's package imports `ssl` (hence `socket`) and `pydoc` at start-up, which
+    # the pure core should not pull in for every user of this module.
+    from stdnum import isbn as stdnum_isbn
+    from stdnum.exceptions import ValidationError
+
     text = _ISBN_LABEL.sub("", raw.strip())
+    # stdnum also takes a 9-digit SBN (the pre-1970 form); nine digits in a reference are far more
+    # often something else.
+    if len(_ISBN_SEPARATORS.sub("", text)) not in (10, 13):
+        return None
     try:
         return str(stdnum_isbn.to_isbn13(stdnum_isbn.validate(text)))
     except ValidationError:
@@ -380,7 +395,7 @@ _ARXIV_IN_TEXT = re.compile(
 _PMID_IN_TEXT = re.compile(r"\b(?:pmid|pubmed\s+id)\s*(?::\s*)?(?P<digits>\d{1,9})\b", re.IGNORECASE)
 _PMCID_IN_TEXT = re.compile(r"\b(?:pmcid\s*(?::\s*)?(?:pmc\s?)?|pmc)(?P<digits>\d{1,9})\b", re.IGNORECASE)
 _ISBN_IN_TEXT = re.compile(
-    r"\bisbn(?:-?1[03])?\s*(?::\s*)?(?P<number>[0-9][0-9 -]{8,20}[0-9Xx]?)", re.IGNORECASE
+    r"\bisbn(?:-?1[03])?\s*(?:[:=]\s*)?[{\"]?(?P<number>[0-9][0-9 -]{8,20}[0-9Xx]?)", re.IGNORECASE
 )
 
 

@@ -70,7 +70,8 @@ class RetractionStatus(BaseModel):
         """The first notice behind `kind` (one with a notice DOI when there is one)."""
         behind = [n for n in self.evidence if n.kind is self.kind and n not in self.lifted]
         with_doi = [n for n in behind if n.notice_doi]
-        return (with_doi or behind or [None])[0]
+        chosen = with_doi or behind
+        return chosen[0] if chosen else None
 
 
 _DATE_PART = re.compile(r"\d+")

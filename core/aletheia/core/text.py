@@ -13,6 +13,7 @@ linear-time.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
@@ -44,8 +45,14 @@ _BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")
 
 _WHITESPACE = re.compile(r"\s+")
 
+# Inline math, and the sub/superscript operators in it: `H$_2$O` reads "H2O", `$\ell_1$` "ℓ1".
+_MATH_SPAN = re.compile(r"\$[^$]{1,300}\$")
+_SCRIPT_OPERATOR = re.compile(r"(?<!\\)[_^]")
 
-def _build_latex_converter() -> LatexNodes2Text:
+
+@functools.cache
+def _latex_converter() -> LatexNodes2Text:
+    """Built on first use: pylatexenc's macro tables take longer to build than the rest of the import."""
     context = get_default_latex_context_db()
     # Macros pylatexenc's parser knows to take an argument but whose text rendering it lacks (it then
     # drops the argument), plus common BibTeX-only wrappers: keep their argument's text.
@@ -73,9 +80,6 @@ def _build_latex_converter() -> LatexNodes2Text:
         prepend=True,
     )
     return LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=False)
-
-
-_CONVERTER: Final = _build_latex_converter()
 
 
 def _max_brace_depth(s: str) -> int:
@@ -197,14 +201,10 @@ _MATH_SYMBOL: Final = {
     "partial": "∂",
     "nabla": "∇",
     "sum": "∑",
-    "log": "log",
-    "exp": "exp",
-    "sin": "sin",
-    "cos": "cos",
-    "min": "min",
-    "max": "max",
 }
-_WORD_MACROS: Final = _NAMED_LETTER | _GREEK | _MATH_SYMBOL
+# Operators written as words: the space LaTeX puts after them must survive (`\log n` -> "log n").
+_MATH_WORDS: Final = {name: f"{name} " for name in ("log", "exp", "sin", "cos", "min", "max", "arg")}
+_WORD_MACROS: Final = _NAMED_LETTER | _GREEK | _MATH_SYMBOL | _MATH_WORDS
 _WORD_MACRO = re.compile(r"\\([A-Za-z]+)(?![A-Za-z])\s*(?:\{\})?")
 _ESCAPED_CHAR: Final = {
     "&": "&",
@@ -237,7 +237,7 @@ def _word_macro(match: re.Match[str]) -> str:
     name = match.group(1)
     replacement = _WORD_MACROS.get(name)
     # Unknown macros (`\textit`, `\emph`, `\url`...) vanish; their braced argument stays as text.
-    return "" if replacement is None else replacement + " " * (name in _MATH_SYMBOL and len(name) > 2)
+    return replacement or ""
 
 
 def _latex_fallback(s: str) -> str:
@@ -261,10 +261,11 @@ def latex_to_unicode(s: str) -> str:
     """
     if not _LATEX_HINT.search(s):
         return normalize_whitespace(s)
+    s = _MATH_SPAN.sub(lambda math: _SCRIPT_OPERATOR.sub("", math.group()), s)
     text: str | None = None
     if _fits_pylatexenc(s):
         try:
-            text = _CONVERTER.latex_to_text(_BARE_SPECIAL.sub(r"\\\1", s))
+            text = _latex_converter().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", s))
         except Exception:  # pylatexenc on hostile input: any failure means "fall back"
             text = None
     if text is None:
@@ -384,7 +385,7 @@ def normalize_title(s: str) -> str:
     stripped, case-folded, punctuation and symbols as spaces, whitespace collapsed). Dashes, quotes
     and a trailing period are punctuation, so every variant of them folds the same way.
     """
-    return fold(html.unescape(_INLINE_TAG.sub(" ", s)))
+    return fold(html.unescape(_INLINE_TAG.sub("", s)))
 
 
 _NAME_SUFFIX = re.compile(r"(?:\s+(?:jr|sr|ii|iii|iv))+$")

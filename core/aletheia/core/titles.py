@@ -5,9 +5,11 @@ Two titles match when RapidFuzz `fuzz.ratio` on their `normalize_title` forms re
 
 Subtitles: sources disagree on whether the subtitle is part of the title (Crossref keeps it in a
 separate field, some BibTeX files drop it). When exactly one side has a subtitle, its main title is
-also compared with the other side's whole title and the better score wins. The main title must
-have at least `MIN_MAIN_TITLE_WORDS` words for that, so that "Deep Learning" does not match
-"Deep Learning: A Critical Appraisal" on the strength of two words.
+also compared with the other side's whole title, and so is its subtitle (some sources drop a
+"SoK:" or "BERT:" lead-in), and the best score wins. The part compared must have at least
+`MIN_PART_WORDS` words: "Reinforcement Learning" matches "Reinforcement Learning: An
+Introduction", but "Dropout" does not match "Dropout: A Simple Way to Prevent Neural Networks from
+Overfitting" on the strength of one word.
 
 Deliberately strict elsewhere: a missing leading article ("The", "A") is not forgiven beyond what
 the character ratio already tolerates, and no word-order or token-set tolerance is applied, because
@@ -26,7 +28,7 @@ from rapidfuzz import fuzz
 from aletheia.core.text import fold, normalize_title, normalize_whitespace
 
 __all__ = [
-    "MIN_MAIN_TITLE_WORDS",
+    "MIN_PART_WORDS",
     "TITLE_THRESHOLD",
     "is_placeholder_title",
     "split_subtitle",
@@ -36,14 +38,12 @@ __all__ = [
 ]
 
 TITLE_THRESHOLD: Final = 0.92
-MIN_MAIN_TITLE_WORDS: Final = 3
+MIN_PART_WORDS: Final = 2
 
 # Where a subtitle starts: a colon (not one between digits, as in "2:1"), a spaced hyphen or en
 # dash, an em dash (spaced or not), and the LaTeX spellings of the dashes. A question mark followed
 # by more text ("Is X Y? A study of Z") also ends a main title, and stays with it.
-_SUBTITLE_SEPARATOR = re.compile(
-    r"\s*(?<!\d):(?!\d)\s*|\s+(?:-{1,3}|–)\s+|\s*(?:—|---)\s*|(?<=\?)\s+(?=\S)"
-)
+_SUBTITLE_SEPARATOR = re.compile(r"\s*(?<!\d):(?!\d)\s*|\s+(?:-{1,3}|–)\s+|\s*(?:—|---)\s*|(?<=\?)\s+(?=\S)")
 
 
 def split_subtitle(title: str) -> tuple[str, str | None]:
@@ -80,10 +80,12 @@ def title_similarity(a: str, b: str) -> float:
     # Only when exactly one side has a subtitle: with subtitles on both sides, two different
     # subtitles are a real difference.
     if (sub_a is None) != (sub_b is None):
-        main = normalize_title(main_a if sub_a is not None else main_b)
+        main, sub = (main_a, sub_a) if sub_a is not None else (main_b, sub_b)
         whole = norm_b if sub_a is not None else norm_a
-        if len(main.split()) >= MIN_MAIN_TITLE_WORDS:
-            best = max(best, _ratio(main, whole))
+        for part in (main, sub or ""):
+            norm_part = normalize_title(part)
+            if len(norm_part.split()) >= MIN_PART_WORDS:
+                best = max(best, _ratio(norm_part, whole))
     return best
 
 

@@ -2,10 +2,72 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
+from pathlib import Path
+
 import click
+
+from aletheia.producers import library_cli, simulator_cli
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="aletheia-citations")
 def main() -> None:
     """Aletheia: verify citations against the authoritative sources. Default-deny."""
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "jsonl", "html", "bibtex", "csl-json"]),
+    default=None,
+    help="Output format (default: table on a terminal, json otherwise).",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
+@click.option("--concurrency", type=click.IntRange(1, 512), default=32, show_default=True)
+def verify(inputs: tuple[str, ...], fmt: str | None, output: Path | None, offline: bool, concurrency: int) -> None:
+    """Verify every reference in INPUTS (files, directories, or - for stdin).
+
+    Formats are detected from content: BibTeX/biblatex, .bbl/LaTeX, Markdown, plain reference
+    lists, CSL-JSON, PDF. Exit codes: 0 nothing flagged; 1 something flagged; 2 usage or input
+    error; 3 nothing flagged but some references could not be checked.
+    """
+    from aletheia.config import get_settings
+    from aletheia.core.bibliography import InputError
+    from aletheia.pipeline.inputs import iter_references
+    from aletheia.pipeline.report import make_sink
+    from aletheia.pipeline.runtime import Runtime
+    from aletheia.pipeline.verify import verify_to_sink
+
+    settings = get_settings()
+    if offline:
+        settings = settings.model_copy(update={"offline": True})
+    out = output.open("w", encoding="utf-8") if output else sys.stdout
+    chosen = fmt or ("table" if out.isatty() else "json")
+    try:
+        runtime = Runtime.open(settings)
+        refs = iter_references(list(inputs), stdin=sys.stdin, max_bytes=settings.max_input_bytes)
+        sink = make_sink(chosen, out, progress=chosen == "table" and out.isatty())
+        summary = asyncio.run(
+            verify_to_sink(
+                runtime, refs, sink, input_description={"inputs": list(inputs), "format": chosen},
+                concurrency=concurrency,
+            )
+        )  # fmt: skip
+    except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        click.echo(f"aletheia: input error: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if output:
+            out.close()
+    for problem in summary.problems:
+        click.echo(f"aletheia: input problem: {problem.origin}:{problem.line}: {problem.message}", err=True)
+    sys.exit(summary.exit_code())
+
+
+main.add_command(library_cli.library)
+main.add_command(simulator_cli.simulator)

@@ -18,17 +18,24 @@ from __future__ import annotations
 
 import copy
 import re
-import xml.etree.ElementTree as ET  # noqa: S405 - only to build and serialise; parsing goes through safe_xml
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Final
 
 from aletheia.core.authors import parse_name
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
 from aletheia.core.records import Author, SourceName, WorkRecord
-from aletheia.core.text import latex_to_unicode, normalize_whitespace
-from aletheia.sources.base import PermanentSourceError, RawCache, SourceParseError, SourceRecord, Transport
+from aletheia.core.text import latex_to_unicode, normalize_whitespace, strip_accents
+from aletheia.sources.base import (
+    PermanentSourceError,
+    RawCache,
+    SourceParseError,
+    SourceRecord,
+    TransientSourceError,
+    Transport,
+)
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import cache_key
 from aletheia.sources.safe_xml import parse_untrusted_xml
@@ -46,7 +53,8 @@ __all__ = [
     "ArxivClient",
     "ArxivEntry",
     "ArxivFeed",
-    "arxiv_transports",
+    "arxiv_transport",
+    "arxiv_web_transport",
     "parse_arxiv_atom",
     "parse_arxiv_feed",
 ]
@@ -221,3 +229,247 @@ def parse_arxiv_atom(xml_text: str | bytes) -> ArxivFeed:
 def parse_arxiv_feed(xml_text: str | bytes) -> list[WorkRecord]:
     """The papers of a feed, in feed order; arXiv's "Error" entries are left out."""
     return [entry.record for entry in parse_arxiv_atom(xml_text).entries]
+
+
+# --- the client -----------------------------------------------------------------------------------
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _search_words(text: str) -> str:
+    # The API's query parser treats punctuation (`:`, quotes, parentheses) as syntax; its index
+    # ignores it, so it is dropped rather than escaped.
+    return normalize_whitespace(re.sub(r"[^\w\s]", " ", strip_accents(text)))
+
+
+def _match_entries(keys: Sequence[str], entries: Sequence[ArxivEntry]) -> dict[str, ArxivEntry | None]:
+    """Which entry answers which requested id: a versioned id wants that version exactly, an
+    unversioned one the latest version the feed holds."""
+    versioned: dict[str, ArxivEntry] = {}
+    latest: dict[str, ArxivEntry] = {}
+    for entry in entries:
+        record = entry.record
+        if record.arxiv_id is None:
+            continue
+        versioned[f"{record.arxiv_id}v{record.arxiv_version}"] = entry
+        best = latest.get(record.arxiv_id)
+        if best is None or (record.arxiv_version or 0) > (best.record.arxiv_version or 0):
+            latest[record.arxiv_id] = entry
+    matched: dict[str, ArxivEntry | None] = {}
+    for key in keys:
+        parsed = clean_arxiv_id(key)
+        if parsed is None:
+            matched[key] = None
+        elif parsed.version is not None:
+            matched[key] = versioned.get(key)
+        else:
+            matched[key] = latest.get(parsed.id)
+    return matched
+
+
+class ArxivClient:
+    """Papers by arXiv id (version-aware, batched, coalesced), search, and full texts.
+
+    `api_transport` talks to the export API (`ALETHEIA_ARXIV_API_URL`), `web_transport` to
+    arxiv.org itself (`ALETHEIA_ARXIV_URL`) for HTML and PDF. Both are transports of the source
+    `arxiv` and so draw from the one bucket `arxiv:single` (see `arxiv_transport`): a PDF download
+    waits its turn behind metadata queries, as arXiv's terms ask.
+
+    Concurrent `by_id` calls within `coalesce_window` seconds go out as one `id_list=a,b,c` query
+    (up to 100 ids). Answers, negative ones included, are cached by the id as asked for: `2104.12255v1`
+    and `2104.12255` (the latest version) are different records.
+    """
+
+    source: Final = SOURCE
+
+    def __init__(
+        self,
+        api_transport: Transport,
+        web_transport: Transport,
+        *,
+        cache: RawCache | None = None,
+        coalesce_window: float = 0.02,
+    ) -> None:
+        self.api = api_transport
+        self.web = web_transport
+        self.cache = cache
+        self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
+            self._fetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
+        )
+
+    @staticmethod
+    def _canonical(arxiv_id: str) -> str:
+        parsed = clean_arxiv_id(arxiv_id)
+        if parsed is None:
+            raise ValueError(f"not an arXiv identifier: {arxiv_id!r}")
+        return str(parsed)
+
+    def _query_url(self, id_list: str) -> str:
+        return f"{self.api.base_url.rstrip('/')}{QUERY_PATH}?id_list={id_list}"
+
+    async def by_id(self, arxiv_id: str) -> SourceRecord | None:
+        """The record of `arxiv_id`: the version cited (`2104.12255v1`), else the latest one.
+
+        None when arXiv has no such paper; ValueError when `arxiv_id` is not an arXiv id at all.
+        """
+        key = self._canonical(arxiv_id)
+        hit, record = await self._cached(key)
+        if hit:
+            return record
+        return await self._coalescer.get(key)
+
+    async def by_ids(self, ids: Sequence[str]) -> dict[str, SourceRecord | None]:
+        """Each id (as given) -> its record or None, in `id_list` queries of up to 100 ids."""
+        key_of = {arxiv_id: self._canonical(arxiv_id) for arxiv_id in ids}
+        found: dict[str, SourceRecord | None] = {}
+        missing: list[str] = []
+        for key in dict.fromkeys(key_of.values()):
+            hit, record = await self._cached(key)
+            if hit:
+                found[key] = record
+            else:
+                missing.append(key)
+        for start in range(0, len(missing), MAX_IDS_PER_REQUEST):
+            found.update(await self._fetch(missing[start : start + MAX_IDS_PER_REQUEST]))
+        return {arxiv_id: found.get(key) for arxiv_id, key in key_of.items()}
+
+    async def search(
+        self, title: str | None = None, author: str | None = None, *, max_results: int = 10
+    ) -> list[SourceRecord]:
+        """arXiv's relevance search: `title` as a phrase in titles, `author` a family name."""
+        terms = []
+        if title and (words := _search_words(title)):
+            terms.append(f'ti:"{words}"')
+        if author and (name := _search_words(author)):
+            # The API manual's form for multi-word names: `au:del_maestro`.
+            terms.append(f"au:{name.replace(' ', '_')}")
+        if not terms:
+            raise ValueError("an arXiv search needs a title or an author")
+        params = {
+            "search_query": " AND ".join(terms),
+            "start": 0,
+            "max_results": max_results,
+            "sortBy": "relevance",
+            "sortOrder": "descending",
+        }
+        body = await self.api.get_text(QUERY_PATH, params=params, kind="search")
+        if body is None:
+            return []
+        feed = parse_arxiv_atom(body)
+        fetched_at = _utcnow()
+        url = f"{self.api.base_url.rstrip('/')}{QUERY_PATH}"
+        return [SourceRecord(entry.record, entry.raw, fetched_at, url) for entry in feed.entries]
+
+    async def fetch_html(self, arxiv_id: str) -> str | None:
+        """arXiv's HTML rendering of the paper (`/html/{id}`), or None where there is none."""
+        return await self.web.get_text(f"/html/{self._canonical(arxiv_id)}", kind="fulltext")
+
+    async def fetch_pdf(self, arxiv_id: str) -> bytes | None:
+        """The PDF (`/pdf/{id}`), or None when arXiv has no such paper."""
+        return await self.web.get_bytes(f"/pdf/{self._canonical(arxiv_id)}", kind="fulltext")
+
+    # --- cache and fetch ---------------------------------------------------------------------------
+
+    async def _cached(self, key: str) -> tuple[bool, SourceRecord | None]:
+        if self.cache is None:
+            return False, None
+        cached = await self.cache.get(SOURCE, cache_key("arxiv", key))
+        if cached is None:
+            return False, None
+        self.api.stats.cache_hits += 1
+        if not cached.found:
+            return True, None
+        entries = parse_arxiv_atom(cached.raw).entries
+        if len(entries) != 1:
+            raise SourceParseError(SOURCE, f"cached entry for {key} holds {len(entries)} entries")
+        return True, SourceRecord(
+            entries[0].record, cached.raw, cached.fetched_at, cached.url, from_cache=True
+        )
+
+    async def _fetch(self, keys: list[str]) -> dict[str, SourceRecord | None]:
+        entries = await self._query_ids(keys)
+        fetched_at = _utcnow()
+        results: dict[str, SourceRecord | None] = {}
+        for key, entry in entries.items():
+            url = self._query_url(key)
+            results[key] = SourceRecord(entry.record, entry.raw, fetched_at, url) if entry else None
+            if self.cache is not None:
+                raw = entry.raw if entry else None
+                await self.cache.put(SOURCE, cache_key("arxiv", key), raw, found=entry is not None, url=url)
+        return results
+
+    async def _query_ids(self, keys: list[str]) -> dict[str, ArxivEntry | None]:
+        """One `id_list` query; when arXiv rejects it (HTTP 400, an id it calls malformed), the
+        list is halved until the culprit stands alone and is answered None: a request of n ids
+        costs at most about 2·log2(n) extra requests instead of n."""
+        params = {"id_list": ",".join(keys), "start": 0, "max_results": len(keys)}
+        try:
+            body = await self.api.get_text(
+                QUERY_PATH, params=params, kind="single" if len(keys) == 1 else "batch"
+            )
+        except PermanentSourceError as error:
+            if error.status_code != 400:
+                raise
+            if len(keys) == 1:
+                return {keys[0]: None}
+            middle = len(keys) // 2
+            return {**await self._query_ids(keys[:middle]), **await self._query_ids(keys[middle:])}
+        if body is None:
+            return dict.fromkeys(keys)
+        feed = parse_arxiv_atom(body)
+        if feed.total_results is not None and feed.total_results > len(feed.entries) + len(feed.errors):
+            # arXiv at times sends a page short of what its own header counts: ask again later.
+            raise TransientSourceError(
+                SOURCE, f"feed lists {feed.total_results} results but holds {len(feed.entries)}"
+            )
+        return _match_entries(keys, feed.entries)
+
+
+def _arxiv_transport(
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None,
+    base_url: str,
+) -> PoliteTransport:
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.transport import PoliteTransport
+
+    # arXiv's API terms: no more than one request every three seconds, one connection at a time.
+    # This is where that is enforced: the transport's bucket `arxiv:single`, sized by
+    # `settings.arxiv_limits` (rate 1/3, burst 1, concurrency 1). The export API and arxiv.org
+    # transports both belong to the source `arxiv`, so they share that one bucket and that one
+    # slot (in Redis, across every worker), and their sum stays at one request per three seconds.
+    return PoliteTransport(
+        SOURCE,
+        http,
+        base_url=base_url,
+        limits=settings.limits_for(SOURCE.value),
+        limiter=limiter,
+        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
+        attempts=settings.http_attempts,
+        timeout=settings.http_timeout,
+        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    )
+
+
+def arxiv_transport(
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None = None,
+) -> PoliteTransport:
+    """The polite transport to the export API (`settings.arxiv_api_url`)."""
+    return _arxiv_transport(http, settings, limiter, breaker, settings.arxiv_api_url)
+
+
+def arxiv_web_transport(
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None = None,
+) -> PoliteTransport:
+    """The polite transport to arxiv.org (`settings.arxiv_url`), for HTML and PDF; same bucket."""
+    return _arxiv_transport(http, settings, limiter, breaker, settings.arxiv_url)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
-def _retrieve(future: asyncio.Future[object]) -> None:
+def _retrieve(future: asyncio.Future[Any]) -> None:
     # Mark the outcome as seen: when every waiter of a key was cancelled, asyncio would otherwise
     # log "exception was never retrieved" for an error nobody is left to receive.
     if not future.cancelled():

@@ -46,11 +46,11 @@ __all__ = [
     "CrossrefClient",
     "crossref_message_type",
     "crossref_transport",
-    "crossref_user_agent",
     "markup_to_text",
     "notices_from_update_to",
     "parse_crossref_message",
     "parse_crossref_work",
+    "polite_user_agent",
     "update_kind",
 ]
 
@@ -483,7 +483,9 @@ def parse_crossref_work(item: Mapping[str, Any]) -> WorkRecord:
                 RetractionNotice(kind=marked, source=SOURCE, detail=f"title marked {marked.value}")
             )
     abstract_raw = item.get("abstract")
-    abstract = markup_to_text(abstract_raw, drop_heading="abstract") if isinstance(abstract_raw, str) else None
+    abstract = (
+        markup_to_text(abstract_raw, drop_heading="abstract") if isinstance(abstract_raw, str) else None
+    )
     related_dois, related_arxiv = _related_ids(item.get("relation"), doi)
     arxiv = arxiv_id_from_doi(doi) if doi else None
     score = item.get("score")
@@ -546,7 +548,7 @@ def parse_crossref_message(payload: Any) -> list[WorkRecord]:
 # --- the client ------------------------------------------------------------------------------------
 
 
-def crossref_user_agent(mailto: str | None) -> str:
+def polite_user_agent(mailto: str | None) -> str:
     """`Aletheia/<version> (<project url>; mailto:<address>)`, the form Crossref's etiquette asks."""
     try:
         version = importlib.metadata.version("aletheia-citations")
@@ -688,19 +690,20 @@ def crossref_transport(
     limiter: RateLimiter,
     breaker: CircuitBreaker | None = None,
 ) -> PoliteTransport:
-    """The polite transport to Crossref, from settings: base URL, limits, and the User-Agent that
-    names a contact address (Crossref's polite pool)."""
+    """The polite transport to Crossref, from settings: base URL, limits, on/off, and the User-Agent
+    that names a contact address (Crossref's polite pool)."""
+    from aletheia.sources.breaker import CircuitBreaker
     from aletheia.sources.transport import PoliteTransport
 
     return PoliteTransport(
         SOURCE,
         http,
         base_url=settings.crossref_url,
-        limits=settings.crossref_limits,
+        limits=settings.limits_for(SOURCE.value),
         limiter=limiter,
-        breaker=breaker,
-        headers={"User-Agent": crossref_user_agent(settings.mailto)},
+        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
+        headers={"User-Agent": polite_user_agent(settings.mailto)},
         attempts=settings.http_attempts,
         timeout=settings.http_timeout,
-        disabled=SOURCE.value in settings.disabled or settings.offline,
+        enabled=not settings.offline and SOURCE.value not in settings.disabled,
     )

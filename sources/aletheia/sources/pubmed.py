@@ -28,28 +28,51 @@ Parser choices:
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET  # noqa: S405 - only to serialise; parsing goes through safe_xml
-from collections.abc import Mapping, Sequence
-from typing import Any
+import xml.etree.ElementTree as ET
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import clean_doi
+from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
-from aletheia.sources.base import PermanentSourceError, SourceParseError
+from aletheia.sources.base import (
+    PermanentSourceError,
+    RawCache,
+    SourceParseError,
+    SourceRecord,
+    Transport,
+)
+from aletheia.sources.batching import Coalescer
+from aletheia.sources.cache import cache_key
 from aletheia.sources.safe_xml import parse_untrusted_xml
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.config.settings import Settings
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
+
+__all__ = [
+    "MAX_IDS_PER_REQUEST",
+    "PubMedClient",
+    "esummary_docs",
+    "parse_efetch_xml",
+    "parse_efetch_xml_with_raw",
+    "parse_esearch",
+    "parse_esummary_doc",
+    "parse_esummary_json",
+    "parse_esummary_xml",
+    "pubmed_transport",
+]
 
 SOURCE = SourceName.PUBMED
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|2\d\d\d)\b")
-_PMID = re.compile(r"^\d{1,9}$")
-_PMCID = re.compile(r"^(?:PMC)?(\d+)$", re.IGNORECASE)
 _ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
-# "Smith JA", "Hambrick GW Jr", "van der Berg AB 3rd": MEDLINE display names, initials last.
-_MEDLINE_NAME = re.compile(
-    r"^(?P<family>.+?)\s+(?P<initials>[A-Z]{1,4})(?:\s+(?P<suffix>Jr|Sr|2nd|3rd|[4-9]th|I{2,3}|IV))?$"
-)
-
 # Publication types by which a record is itself a notice about another work.
 _NOTICE_WORK_TYPES = {
     "retraction of publication": "retraction-notice",
@@ -82,15 +105,6 @@ def _year_of(*candidates: str | None) -> int | None:
         if candidate and (match := _YEAR.search(candidate)):
             return int(match.group(1))
     return None
-
-
-def _pmcid(value: str | None) -> str | None:
-    match = _PMCID.match((value or "").strip())
-    return f"PMC{match.group(1)}" if match else None
-
-
-def _dotted(initials: str) -> str:
-    return " ".join(f"{letter}." for letter in initials if letter.isalpha())
 
 
 def _notices(
@@ -142,9 +156,9 @@ def _xml_author(author: ET.Element) -> Author | None:
         return Author(literal=collective)
     family = _text(author.find("LastName"))
     given = _text(author.find("ForeName"))
-    initials = _text(author.find("Initials"))
-    if not given and initials:
-        given = _dotted(initials)
+    if not given:
+        # Some records give only initials ("K"), written as parse_name writes Vancouver initials.
+        given = _text(author.find("Initials"))
     orcid = None
     for identifier in author.findall("Identifier"):
         if (identifier.get("Source") or "").upper() == "ORCID":
@@ -232,7 +246,7 @@ def _parse_pubmed_article(article_xml: ET.Element) -> WorkRecord:
     if journal is not None:
         venue = _text(journal.find("Title")) or _text(journal.find("ISOAbbreviation"))
     urls = {"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"}
-    pmcid = _pmcid(ids.get("pmc"))
+    pmcid = clean_pmcid(ids.get("pmc"))
     if pmcid:
         urls["pmc"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
     return WorkRecord(
@@ -271,7 +285,9 @@ def _parse_pubmed_book_article(book_article: ET.Element) -> WorkRecord:
     year = None
     if book is not None:
         year = _year_of(_text(book.find("PubDate/Year")), _text(book.find("PubDate/MedlineDate")))
-    title = _text(document.find("ArticleTitle")) or (_text(book.find("BookTitle")) if book is not None else None)
+    title = _text(document.find("ArticleTitle")) or (
+        _text(book.find("BookTitle")) if book is not None else None
+    )
     return WorkRecord(
         source=SOURCE,
         source_id=pmid,
@@ -279,11 +295,13 @@ def _parse_pubmed_book_article(book_article: ET.Element) -> WorkRecord:
         authors=authors,
         authors_truncated=truncated,
         year=year,
-        venue=_text(book.find("BookTitle")) if book is not None and document.find("ArticleTitle") is not None else None,
+        venue=_text(book.find("BookTitle"))
+        if book is not None and document.find("ArticleTitle") is not None
+        else None,
         work_type=_work_type(publication_types, book=True),
         doi=clean_doi(ids["doi"]) if "doi" in ids else None,
         pmid=pmid,
-        pmcid=_pmcid(ids.get("pmc")),
+        pmcid=clean_pmcid(ids.get("pmc")),
         abstract=_xml_abstract(document.find("Abstract")),
         urls={"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"},
         retraction_notices=_notices(publication_types, []),
@@ -331,14 +349,7 @@ def _summary_author(name: str, auth_type: str) -> Author | None:
         return None
     if auth_type.lower() == "collectivename":
         return Author(literal=name)
-    match = _MEDLINE_NAME.match(name)
-    if match:
-        return Author(
-            family=match.group("family"),
-            given=_dotted(match.group("initials")),
-            suffix=match.group("suffix"),
-        )
-    return parse_name(name)
+    return parse_name(name)  # MEDLINE display form, "Hambrick GW Jr": parse_name reads it
 
 
 def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
@@ -376,7 +387,7 @@ def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
         if isinstance(ref, Mapping)
     ]
     is_book = str(doc.get("doctype") or "").lower() in {"book", "chapter"}
-    pmcid = _pmcid(ids.get("pmc"))
+    pmcid = clean_pmcid(ids.get("pmc"))
     urls = {"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{uid}/"}
     if pmcid:
         urls["pmc"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
@@ -496,3 +507,222 @@ def parse_esearch(payload: Any) -> list[str]:
         if not pmid.isdigit():
             raise SourceParseError(SOURCE, f"esearch returned a non-numeric id: {pmid!r}")
     return ids
+
+
+# --- the client -----------------------------------------------------------------------------------
+
+EUTILS_PATH = "/entrez/eutils"
+# NCBI asks for POST above about 200 ids; GET with at most 200 keeps every URL short.
+MAX_IDS_PER_REQUEST = 200
+TOOL_NAME = "aletheia"
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _title_term(title: str) -> str:
+    # Each title word as its own [ti] term: an exact phrase only matches when PubMed's phrase index
+    # holds it, and cited titles differ in punctuation and small words.
+    words = [w for w in re.sub(r"[^\w\s]", " ", title).split() if len(w) >= 3]
+    return " AND ".join(f"{word}[ti]" for word in words[:12])
+
+
+class PubMedClient:
+    """PubMed records by PMID (efetch, batched and coalesced), summaries, and PMID searches.
+
+    Answers, negative ones included, are cached by PMID. `api_key` and `email` are needed only on
+    a transport built without them (`pubmed_transport` sets both from settings).
+    """
+
+    source: Final = SOURCE
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        cache: RawCache | None = None,
+        api_key: str | None = None,
+        email: str | None = None,
+        coalesce_window: float = 0.02,
+    ) -> None:
+        self.transport = transport
+        self.cache = cache
+        self._identity = {"tool": TOOL_NAME, "email": email, "api_key": api_key}
+        self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
+            self._efetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
+        )
+
+    def _params(self, **params: Any) -> dict[str, Any]:
+        merged = {**self._identity, **params}
+        return {name: value for name, value in merged.items() if value is not None}
+
+    def _url(self, endpoint: str, pmid: str) -> str:
+        return f"{self.transport.base_url.rstrip('/')}{EUTILS_PATH}/{endpoint}?db=pubmed&id={pmid}"
+
+    @staticmethod
+    def _canonical(pmid: str | int) -> str:
+        canonical = clean_pmid(pmid)
+        if canonical is None:
+            raise ValueError(f"not a PMID: {pmid!r}")
+        return canonical
+
+    async def by_pmid(self, pmid: str | int) -> SourceRecord | None:
+        """The full PubMed record (efetch XML) of `pmid`, or None when PubMed has no such PMID."""
+        key = self._canonical(pmid)
+        hit, record = await self._cached("pmid", key)
+        if hit:
+            return record
+        return await self._coalescer.get(key)
+
+    async def by_pmids(self, pmids: Sequence[str | int]) -> dict[str, SourceRecord | None]:
+        """Each PMID (as given, as a string) -> its full record or None; 200 per efetch."""
+        return await self._many("pmid", pmids, self._efetch)
+
+    async def summaries(self, pmids: Sequence[str | int]) -> dict[str, SourceRecord | None]:
+        """Each PMID -> its esummary record (lighter: initials only, no abstract) or None."""
+        return await self._many("pmid-summary", pmids, self._esummary)
+
+    async def search(
+        self,
+        title: str | None = None,
+        author: str | None = None,
+        year: int | None = None,
+        retmax: int = 5,
+    ) -> list[str]:
+        """PMIDs matching every given field, best match first (esearch's relevance order)."""
+        terms = []
+        if title and (title_term := _title_term(title)):
+            terms.append(title_term)
+        if author and (name := normalize_whitespace(re.sub(r"[^\w\s'-]", " ", author))):
+            terms.append(f"{name}[au]")
+        if year is not None:
+            terms.append(f"{year}[dp]")
+        if not terms:
+            raise ValueError("a PubMed search needs a title, an author or a year")
+        return await self._esearch(" AND ".join(terms), retmax=retmax)
+
+    async def pmid_for_doi(self, doi: str) -> str | None:
+        """The PMID of the article with this DOI; None when PubMed has none (or, ambiguously, several)."""
+        canonical = clean_doi(doi)
+        if canonical is None:
+            raise ValueError(f"not a DOI: {doi!r}")
+        pmids = await self._esearch(f'"{canonical}"[doi]', retmax=2)
+        return pmids[0] if len(pmids) == 1 else None
+
+    # --- requests ----------------------------------------------------------------------------------
+
+    async def _esearch(self, term: str, *, retmax: int) -> list[str]:
+        params = self._params(db="pubmed", term=term, retmode="json", retmax=retmax, sort="relevance")
+        payload = await self.transport.get_json(f"{EUTILS_PATH}/esearch.fcgi", params=params, kind="search")
+        return [] if payload is None else parse_esearch(payload)
+
+    async def _efetch(self, pmids: list[str]) -> dict[str, SourceRecord | None]:
+        params = self._params(db="pubmed", id=",".join(pmids), retmode="xml")
+        body = await self.transport.get_text(
+            f"{EUTILS_PATH}/efetch.fcgi", params=params, kind="single" if len(pmids) == 1 else "batch"
+        )
+        parsed = parse_efetch_xml_with_raw(body) if body else []
+        fetched_at = _utcnow()
+        by_pmid = {record.pmid: (record, raw) for record, raw in parsed}
+        results: dict[str, SourceRecord | None] = {}
+        for pmid in pmids:
+            url = self._url("efetch.fcgi", pmid)
+            found = by_pmid.get(pmid)
+            results[pmid] = SourceRecord(found[0], found[1], fetched_at, url) if found else None
+            await self._store("pmid", pmid, found[1] if found else None, url)
+        return results
+
+    async def _esummary(self, pmids: list[str]) -> dict[str, SourceRecord | None]:
+        params = self._params(db="pubmed", id=",".join(pmids), retmode="json")
+        payload = await self.transport.get_json(
+            f"{EUTILS_PATH}/esummary.fcgi", params=params, kind="single" if len(pmids) == 1 else "batch"
+        )
+        docs = esummary_docs(payload) if payload is not None else {}
+        fetched_at = _utcnow()
+        results: dict[str, SourceRecord | None] = {}
+        for pmid in pmids:
+            url = self._url("esummary.fcgi", pmid)
+            doc = docs.get(pmid)
+            record = parse_esummary_doc(doc) if doc is not None else None
+            results[pmid] = SourceRecord(record, doc, fetched_at, url) if record is not None else None
+            await self._store("pmid-summary", pmid, doc if record is not None else None, url)
+        return results
+
+    # --- cache -------------------------------------------------------------------------------------
+
+    async def _many(
+        self,
+        kind: str,
+        pmids: Sequence[str | int],
+        fetch: Callable[[list[str]], Awaitable[dict[str, SourceRecord | None]]],
+    ) -> dict[str, SourceRecord | None]:
+        key_of = {str(pmid): self._canonical(pmid) for pmid in pmids}
+        found: dict[str, SourceRecord | None] = {}
+        missing: list[str] = []
+        for key in dict.fromkeys(key_of.values()):
+            hit, record = await self._cached(kind, key)
+            if hit:
+                found[key] = record
+            else:
+                missing.append(key)
+        for start in range(0, len(missing), MAX_IDS_PER_REQUEST):
+            found.update(await fetch(missing[start : start + MAX_IDS_PER_REQUEST]))
+        return {pmid: found.get(key) for pmid, key in key_of.items()}
+
+    async def _cached(self, kind: str, pmid: str) -> tuple[bool, SourceRecord | None]:
+        if self.cache is None:
+            return False, None
+        cached = await self.cache.get(SOURCE, cache_key(kind, pmid))
+        if cached is None:
+            return False, None
+        self.transport.stats.cache_hits += 1
+        if not cached.found:
+            return True, None
+        if kind == "pmid":
+            records = parse_efetch_xml(cached.raw)
+            record = records[0] if len(records) == 1 else None
+        else:
+            record = parse_esummary_doc(cached.raw)
+        if record is None:
+            raise SourceParseError(SOURCE, f"cached {kind} entry for {pmid} holds no single record")
+        return True, SourceRecord(record, cached.raw, cached.fetched_at, cached.url, from_cache=True)
+
+    async def _store(self, kind: str, pmid: str, raw: Any, url: str) -> None:
+        if self.cache is not None:
+            await self.cache.put(SOURCE, cache_key(kind, pmid), raw, found=raw is not None, url=url)
+
+
+def pubmed_transport(
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None = None,
+) -> PoliteTransport:
+    """The polite transport to the E-utilities, from settings: base URL, limits, identity, on/off.
+
+    NCBI allows 3 requests per second per client, 10 with an API key; that is enforced here, by the
+    transport's bucket `pubmed:single`, sized by `settings.limits_for("pubmed")`, which picks
+    `pubmed_limits_with_key` when NCBI_API_KEY is set. `tool`, `email` and `api_key` go on every
+    request as NCBI asks.
+    """
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.transport import PoliteTransport
+
+    identity = {"tool": TOOL_NAME}
+    if settings.mailto:
+        identity["email"] = settings.mailto
+    if settings.ncbi_api_key is not None:
+        identity["api_key"] = settings.ncbi_api_key.get_secret_value()
+    return PoliteTransport(
+        SOURCE,
+        http,
+        base_url=settings.pubmed_url,
+        limits=settings.limits_for(SOURCE.value),
+        limiter=limiter,
+        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
+        default_params=identity,
+        attempts=settings.http_attempts,
+        timeout=settings.http_timeout,
+        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    )

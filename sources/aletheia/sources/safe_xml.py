@@ -12,7 +12,7 @@ any DOCTYPE at all. A body we refuse is a `SourceParseError`: retrying will not 
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET  # noqa: S405 - the text is checked for DTD tricks before parsing
+import xml.etree.ElementTree as ET
 
 from aletheia.sources.base import SourceParseError
 

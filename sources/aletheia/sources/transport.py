@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_before_delay
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_random_exponential
 
@@ -72,7 +72,7 @@ def redact_url(url: str | httpx.URL) -> str:
     """The URL with the values of credential parameters (and any password) replaced."""
     parsed = httpx.URL(url)
     if parsed.password:
-        parsed = parsed.copy_with(password=REDACTED)
+        parsed = parsed.copy_with(username=parsed.username, password=REDACTED)
     if not parsed.query:
         return str(parsed)
     pairs = [
@@ -143,6 +143,21 @@ class _StopOnLongRetryAfter(stop_base):
             and error.retry_after is not None
             and error.retry_after > self.max_retry_after
         )
+
+
+class _StopPastDeadline(stop_base):
+    """Stop before a wait that would end past the call's time budget.
+
+    Like tenacity's `stop_before_delay`, but the time spent counts what was slept through the
+    injected sleep too (`idle_for`), so the budget holds under a fake clock in tests as well.
+    """
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        spent = max(retry_state.seconds_since_start or 0.0, retry_state.idle_for)
+        return spent + retry_state.upcoming_sleep >= self.deadline
 
 
 class _RetryAfterOrJitter(wait_base):
@@ -310,7 +325,7 @@ class PoliteTransport:
         retrying = AsyncRetrying(
             stop=(
                 stop_after_attempt(self.attempts)
-                | stop_before_delay(self.deadline)
+                | _StopPastDeadline(self.deadline)
                 | _StopOnLongRetryAfter(self.max_retry_after)
             ),
             wait=_RetryAfterOrJitter(self._backoff),

@@ -1,0 +1,617 @@
+"""Author names: parsing as cited, comparison keys, placeholder detection, list comparison.
+
+Names arrive as BibTeX (`Last, First`, `Last, Jr., First`, `First von Last`, `{Org Name}`, LaTeX
+accents, `and others`), as reference-string lists (`Smith J, Doe A, et al.`, `A, B, and C`,
+`Smith, J., & Doe, A.`) and from APIs (given/family pairs, DBLP's homonym numbers `Wei Wang 0001`).
+`parse_name` and `parse_author_list` turn them into `records.Author`.
+
+Comparison is by surname (seed 000 §5.2: the first-author surname is decisive): `surname_key` folds
+accents, case, hyphens, apostrophes and spaces. Two surnames also match when, particles aside,
+one's words are a subset of the other's, because sources disagree on compound and particle
+surnames ("van der Maaten" / "Maaten", "De Cao" / "Cao", "García Márquez" / "Márquez"). Given
+names are never decisive: an initial matches any name with that initial ("J. Smith" ~ "John
+Smith"); two full first names that differ ("Rui" / "Ruoxuan") are reported as evidence only.
+Romanised East Asian names are written in either order, so "Zhang Heyi" and "Heyi Zhang" match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Final
+
+from aletheia.core.records import Author
+from aletheia.core.text import fold, fold_name, latex_to_unicode, normalize_whitespace
+
+__all__ = [
+    "AuthorComparison",
+    "authors_match",
+    "compare_author_lists",
+    "given_names_compatible",
+    "has_placeholder_authors",
+    "is_organisation_name",
+    "is_placeholder_author",
+    "parse_author_list",
+    "parse_name",
+    "surname_key",
+    "surnames_match",
+]
+
+# Lower-case words that belong to the family name when they precede it ("van der Maaten").
+_PARTICLES: Final = frozenset(
+    {
+        *("van", "von", "vom", "der", "den", "de", "del", "della", "delle", "dei", "degli"),
+        *("di", "da", "das", "dos", "do", "du", "des", "la", "le", "les", "lo", "ter", "ten"),
+        *("te", "zu", "zum", "zur", "af", "av", "bin", "binti", "binte", "ibn", "al", "el"),
+        *("ben", "abu", "st", "mac", "y", "e", "op", "vd", "vander", "vanden", "van't"),
+    }
+)
+_SUFFIXES: Final = frozenset({"jr", "sr", "junior", "senior", "ii", "iii", "iv", "2nd", "3rd", "4th"})
+# Words that make a name an organisation ("The ATLAS Collaboration", "Gemini Team").
+_ORG_WORDS: Final = frozenset(
+    {
+        *("collaboration", "collaborations", "consortium", "team", "group", "inc", "incorporated"),
+        *("institute", "institution", "organization", "organisation", "committee", "association"),
+        *("university", "universitat", "universite", "universidad", "laboratory", "laboratories"),
+        *("lab", "labs", "corporation", "corp", "company", "ltd", "llc", "gmbh", "foundation"),
+        *("society", "council", "project", "initiative", "agency", "ministry", "department"),
+        *("centre", "center", "network", "alliance", "federation", "board", "office", "authority"),
+        *("commission", "bureau", "program", "programme", "research", "contributors", "developers"),
+        *("community", "working", "taskforce", "academy", "services", "systems", "technologies"),
+        *("partnership", "study", "investigators", "registry", "trialists", "writing"),
+    }
+)
+_DBLP_HOMONYM = re.compile(r"^\d{4}$")
+# Vancouver style: the initials follow the surname, capitals without dots ("Smith JR").
+_VANCOUVER_INITIALS = re.compile(r"^[A-Z]{1,3}$")
+_INITIALS_PIECE = re.compile(r"^(?:[A-Z]\.?(?:\s*-?\s*[A-Z]\.?){0,3}|[A-Z]{1,3})$")
+_TRUNCATION_TAIL = re.compile(
+    r"(?:[,;]\s*)?(?:(?<![A-Za-z])(?:and|&)\s+)?(?<![A-Za-z])(?:et\.?\s*al(?:ii|ia)?\.?|others)\s*$",
+    re.IGNORECASE,
+)
+_TRUNCATION_ITEM = re.compile(r"^(?:and\s+|&\s*)?(?:et\.?\s*al(?:ii|ia)?\.?|others)$", re.IGNORECASE)
+_AND_SEPARATOR = re.compile(r"\s+and\s+|\s*(?<!\\)&\s*", re.IGNORECASE)
+_UNESCAPED_TILDE = re.compile(r"(?<!\\)~")
+
+
+# --- character classes -----------------------------------------------------------------------------
+
+
+def _is_cjk_char(char: str) -> bool:
+    code = ord(char)
+    return (
+        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
+        or 0x3400 <= code <= 0x4DBF  # extension A
+        or 0x20000 <= code <= 0x2EBEF  # extensions B-F
+        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
+        or 0x3040 <= code <= 0x30FF  # hiragana, katakana
+        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
+        or 0x1100 <= code <= 0x11FF  # Hangul jamo
+    )
+
+
+def _has_cjk(text: str) -> bool:
+    return any(_is_cjk_char(char) for char in text)
+
+
+def _has_kana(text: str) -> bool:
+    return any(0x3040 <= ord(char) <= 0x30FF for char in text)
+
+
+def _is_hangul(text: str) -> bool:
+    return all(0xAC00 <= ord(char) <= 0xD7AF for char in text)
+
+
+# Two-character Chinese and Korean surnames; anything else written without a space is split after
+# its first character.
+_COMPOUND_CJK_SURNAMES: Final = frozenset(
+    {
+        *("欧阳", "歐陽", "司马", "司馬", "上官", "诸葛", "諸葛", "东方", "東方", "皇甫", "尉迟"),
+        *("尉遲", "公孙", "公孫", "慕容", "令狐", "夏侯", "长孙", "長孫", "宇文", "司徒", "端木"),
+        *("南宫", "南宮", "西门", "西門", "独孤", "獨孤", "남궁", "선우", "제갈", "황보", "독고"),
+    }
+)
+
+
+# --- brace-aware splitting ---------------------------------------------------------------------------
+
+
+def _depth_zero_splits(text: str, separator: re.Pattern[str]) -> list[str]:
+    """Split at separators outside `{...}`; unbalanced braces are ignored altogether."""
+    depth = 0
+    depths: list[int] = []
+    for char in text:
+        depths.append(depth)
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+    balanced = depth == 0
+    pieces: list[str] = []
+    start = 0
+    for match in separator.finditer(text):
+        if match.start() == match.end():
+            continue
+        if balanced and (depths[match.start()] or "{" in match.group() or "}" in match.group()):
+            continue
+        pieces.append(text[start : match.start()])
+        start = match.end()
+    pieces.append(text[start:])
+    return pieces
+
+
+def _is_wholly_braced(text: str) -> bool:
+    if not (text.startswith("{") and text.endswith("}")):
+        return False
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0 and index != len(text) - 1:
+                return False
+    return depth == 0
+
+
+_COMMA: Final = re.compile(r",")
+_SEMICOLON: Final = re.compile(r";")
+
+
+# --- single names ---------------------------------------------------------------------------------
+
+
+def _bare(token: str) -> str:
+    return token.strip().strip(".,;").casefold()
+
+
+def _is_suffix(piece: str) -> bool:
+    # "JR" and "SR" in capitals are Vancouver initials ("Smith JR"), not Junior and Senior.
+    return _bare(piece) in _SUFFIXES and piece.strip() not in ("JR", "SR")
+
+
+def _is_particle(token: str) -> bool:
+    return _bare(token) in _PARTICLES
+
+
+def is_organisation_name(name: str) -> bool:
+    """Whether a name is an organisation's: it starts with "The" or has a word such as
+    Collaboration, Consortium, Team, Group, Inc, Institute, Committee, University.
+    """
+    words = fold(name).split()
+    return bool(words) and (words[0] == "the" or any(word in _ORG_WORDS for word in words))
+
+
+def _name_text(raw: str) -> str:
+    return normalize_whitespace(latex_to_unicode(_UNESCAPED_TILDE.sub(" ", raw)))
+
+
+def _drop_homonym_numbers(tokens: list[str]) -> list[str]:
+    kept = [token for token in tokens if not _DBLP_HOMONYM.match(token)]
+    return kept or tokens
+
+
+def _split_cjk(token: str) -> Author:
+    """A CJK name written without a space: family name first."""
+    if _has_kana(token) or len(token) < 2:
+        return Author(literal=token)  # Japanese: where the family name ends is not written
+    if token[:2] in _COMPOUND_CJK_SURNAMES and len(token) >= 3:
+        return Author(family=token[:2], given=token[2:])
+    if len(token) <= 3 or (_is_hangul(token) and len(token) <= 4):
+        return Author(family=token[:1], given=token[1:])
+    return Author(literal=token)
+
+
+def _without_comma(tokens: list[str], suffix: str | None) -> Author:
+    tokens = _drop_homonym_numbers(tokens)
+    while len(tokens) > 1 and _is_suffix(tokens[-1]) and suffix is None:
+        suffix = tokens.pop()
+    if not tokens:
+        return Author(suffix=suffix)
+    if any(_has_cjk(token) for token in tokens):
+        if len(tokens) == 1:
+            return _split_cjk(tokens[0]).model_copy(update={"suffix": suffix})
+        return Author(family=tokens[0], given=" ".join(tokens[1:]), suffix=suffix)
+    if len(tokens) == 1:
+        return Author(family=tokens[0], suffix=suffix)
+    if _VANCOUVER_INITIALS.match(tokens[-1]) and not _INITIALS_PIECE.match(tokens[0]):
+        return Author(family=" ".join(tokens[:-1]), given=tokens[-1], suffix=suffix)
+    start = len(tokens) - 1
+    while start > 1 and _is_particle(tokens[start - 1]):
+        start -= 1
+    return Author(given=" ".join(tokens[:start]), family=" ".join(tokens[start:]), suffix=suffix)
+
+
+def parse_name(name: str) -> Author:
+    """Parse one personal or corporate name as a citation gives it.
+
+    "Last, First", "Last, Jr., First", "First Last", "First van der Last", "Smith JR" (Vancouver),
+    "Wei Wang 0001" (DBLP: the homonym number is dropped), "王伟" (family name first), and
+    organisations (`{The ATLAS Collaboration}`, "Gemini Team") as `literal`. LaTeX is rendered.
+    """
+    raw = normalize_whitespace(name)
+    if _is_wholly_braced(raw):
+        inner = _name_text(raw[1:-1])
+        if is_organisation_name(inner) or " " not in inner:
+            return Author(literal=inner) if inner else Author()
+        raw = raw[1:-1]
+    parts = [_name_text(part) for part in _depth_zero_splits(raw, _COMMA)]
+    parts = [part for part in parts if part]
+    if not parts:
+        return Author()
+    whole = ", ".join(parts)
+    if is_organisation_name(whole):
+        return Author(literal=whole)
+    if len(parts) == 1:
+        return _without_comma(parts[0].split(), None)
+    if len(parts) == 2 and _is_suffix(parts[1]):
+        return _without_comma(parts[0].split(), parts[1])
+    family_tokens = _drop_homonym_numbers(parts[0].split())
+    suffix: str | None = None
+    if len(family_tokens) > 1 and _is_suffix(family_tokens[-1]):
+        suffix = family_tokens.pop()
+    rest = parts[1:]
+    if len(rest) > 1 and _is_suffix(rest[0]):
+        suffix, rest = rest[0], rest[1:]  # BibTeX's "Last, Jr, First"
+    elif len(rest) > 1 and _is_suffix(rest[-1]):
+        suffix, rest = rest[-1], rest[:-1]  # "Last, First, Jr."
+    given_tokens = _drop_homonym_numbers(" ".join(rest).split())
+    return Author(family=" ".join(family_tokens), given=" ".join(given_tokens) or None, suffix=suffix)
+
+
+# --- author lists ----------------------------------------------------------------------------------
+
+
+def _is_capitalised_word(token: str) -> bool:
+    letters = token.replace("-", "").replace("'", "").replace("’", "")
+    return len(letters) >= 2 and letters.isalpha() and letters[0].isupper() and not letters.isupper()
+
+
+def _looks_like_whole_name(piece: str) -> bool:
+    """ "Yann LeCun" or "Smith JR": a piece of a comma list that is a name by itself."""
+    tokens = _name_text(piece).split()
+    if len(tokens) < 2:
+        return False
+    if _VANCOUVER_INITIALS.match(tokens[-1]) and _is_capitalised_word(tokens[0]):
+        return True
+    return (
+        _is_capitalised_word(tokens[0]) and not _is_particle(tokens[0]) and _is_capitalised_word(tokens[-1])
+    )
+
+
+def _is_surname_piece(piece: str) -> bool:
+    """The part before the comma of "Last, First": one word, or particles and a word."""
+    tokens = _name_text(piece).split()
+    return len(tokens) == 1 or (len(tokens) > 1 and all(_is_particle(t) for t in tokens[:-1]))
+
+
+def _bibtex_form(and_parts: list[str]) -> bool:
+    """Whether "X, Y and Z, W" is BibTeX's "Last, First and Last, First" rather than a list."""
+    votes = 0
+    for part in and_parts:
+        if part.rstrip().endswith(","):
+            return False  # "A, B, and C": the Oxford comma of a written list
+        pieces = [p for p in _depth_zero_splits(part, _COMMA) if p.strip()]
+        if len(pieces) < 2:
+            continue
+        if len(pieces) > 3 or (len(pieces) == 3 and not (_is_suffix(pieces[1]) or _is_suffix(pieces[2]))):
+            return False
+        if _is_surname_piece(pieces[0]):
+            votes += 1
+        elif _looks_like_whole_name(pieces[0]) and _looks_like_whole_name(pieces[-1]):
+            votes -= 1
+    return votes >= 0
+
+
+def _group_comma_pieces(pieces: list[str]) -> list[str]:
+    """Rebuild names from a comma-separated list: initials and suffixes join the piece before
+    ("Smith, J., Doe, A." -> "Smith, J.", "Doe, A.")."""
+    names: list[str] = []
+    for piece in pieces:
+        text = piece.strip()
+        if not text:
+            continue
+        attach = _INITIALS_PIECE.match(_name_text(text)) or _is_suffix(text)
+        if names and attach and "," not in names[-1] and not _looks_like_whole_name(names[-1]):
+            names[-1] = f"{names[-1]}, {text}"
+        else:
+            names.append(text)
+    return names
+
+
+def _single_name_with_commas(pieces: list[str]) -> bool:
+    if len(pieces) == 2:
+        return not (_looks_like_whole_name(pieces[0]) and _looks_like_whole_name(pieces[1]))
+    return len(pieces) == 3 and (_is_suffix(pieces[1]) or _is_suffix(pieces[2]))
+
+
+def _name_strings(text: str) -> list[str]:
+    if len(_depth_zero_splits(text, _SEMICOLON)) > 1:
+        items = _depth_zero_splits(text, _SEMICOLON)
+        return [re.sub(r"^(?:and\s+|&\s*)", "", item.strip(), flags=re.IGNORECASE) for item in items]
+    and_parts = [part for part in _depth_zero_splits(text, _AND_SEPARATOR) if part.strip()]
+    comma_pieces = [_depth_zero_splits(part, _COMMA) for part in and_parts]
+    if all(len([p for p in pieces if p.strip()]) < 2 for pieces in comma_pieces):
+        return and_parts
+    if len(and_parts) > 1 and _bibtex_form(and_parts):
+        return and_parts
+    if len(and_parts) == 1:
+        pieces = [p for p in comma_pieces[0] if p.strip()]
+        if _single_name_with_commas(pieces):
+            return and_parts
+    return _group_comma_pieces([piece for pieces in comma_pieces for piece in pieces])
+
+
+def parse_author_list(authors: str) -> tuple[tuple[Author, ...], bool]:
+    """Parse an author field or a written author list; the bool says the list was cut short.
+
+    BibTeX ("A and B and others"), comma lists ("Smith J, Doe A, et al.", "A, B, and C",
+    "Smith, J., & Doe, A."), semicolon lists ("Smith, J.; Doe, A."). "and others", "et al." mark
+    the list as truncated. Separators inside `{...}` do not split.
+    """
+    text = normalize_whitespace(_UNESCAPED_TILDE.sub(" ", authors))
+    truncated = False
+    tail = _TRUNCATION_TAIL.search(text)
+    if tail is not None:
+        truncated = True
+        text = text[: tail.start()].rstrip(" ,;")
+    parsed: list[Author] = []
+    for name in _name_strings(text):
+        stripped = name.strip().strip(",;").strip()
+        if not stripped:
+            continue
+        if _TRUNCATION_ITEM.match(stripped):
+            truncated = True
+            continue
+        author = parse_name(stripped)
+        if author.family or author.given or author.literal:
+            parsed.append(author)
+    return tuple(parsed), truncated
+
+
+# --- comparison keys --------------------------------------------------------------------------------
+
+
+def surname_key(author: Author) -> str:
+    """The comparison key of an author's surname (of the whole name for an organisation):
+    accents, case, hyphens, apostrophes, spaces and a generational suffix do not count.
+    A leading "The" of an organisation does not count either.
+    """
+    if author.family:
+        return fold_name(author.family)
+    if author.literal:
+        words = fold(author.literal).split()
+        if len(words) > 1 and words[0] == "the":
+            words = words[1:]
+        return fold_name(" ".join(words))
+    if author.given:
+        return fold_name(author.given)
+    return ""
+
+
+def _core_surname_words(family: str) -> frozenset[str]:
+    words = [fold_name(word) for word in re.split(r"[\s\-‐‑–]+", latex_to_unicode(family))]
+    words = [word for word in words if word]
+    core = [word for word in words if word not in _PARTICLES]
+    return frozenset(core or words)
+
+
+def surnames_match(a: Author, b: Author) -> bool:
+    """Whether two authors have the same surname: equal `surname_key`, or (for people) the
+    particle-free words of one surname are a subset of the other's ("van der Maaten" ~ "Maaten",
+    "García Márquez" ~ "Márquez", "Lacoste-Julien" ~ "Julien").
+    """
+    key_a, key_b = surname_key(a), surname_key(b)
+    if not key_a or not key_b:
+        return False
+    if key_a == key_b:
+        return True
+    if not (a.family and b.family):
+        return False
+    words_a, words_b = _core_surname_words(a.family), _core_surname_words(b.family)
+    if not words_a or not words_b or any(len(word) < 2 for word in words_a | words_b):
+        return False
+    return words_a <= words_b or words_b <= words_a
+
+
+def _first_given_word(given: str | None) -> str:
+    if not given:
+        return ""
+    text = latex_to_unicode(given)
+    if _VANCOUVER_INITIALS.match(text.strip()):
+        return fold(text.strip()[0])
+    words = [w for w in re.split(r"[\s.]+", text) if w.strip("-‐‑")]
+    return fold_name(words[0]) if words else ""
+
+
+def given_names_compatible(a: str | None, b: str | None) -> bool:
+    """Whether two given names can be the same person's: an initial matches any name with that
+    initial; two full first names must be equal (accent-, case- and hyphen-insensitive).
+    A missing given name is compatible with anything.
+    """
+    first_a, first_b = _first_given_word(a), _first_given_word(b)
+    if not first_a or not first_b:
+        return True
+    if len(first_a) == 1 or len(first_b) == 1:
+        return first_a[0] == first_b[0]
+    return first_a == first_b
+
+
+def _order_swapped_match(a: Author, b: Author) -> bool:
+    """ "Zhang Heyi" (parsed as given Zhang, family Heyi) against "Heyi Zhang" or "H. Zhang"."""
+    if not (a.given and a.family and b.family):
+        return False
+    return fold_name(a.given) == surname_key(b) and given_names_compatible(a.family, b.given)
+
+
+def authors_match(a: Author, b: Author) -> bool:
+    """Whether two authors are the same person by the decisive rule: the surnames match, or one
+    name is the other written in the opposite order (romanised East Asian names)."""
+    return surnames_match(a, b) or _order_swapped_match(a, b) or _order_swapped_match(b, a)
+
+
+# --- placeholders -----------------------------------------------------------------------------------
+
+_PLACEHOLDER_NAMES: Final = frozenset(
+    {
+        *("author", "authors", "the author", "the authors", "unknown", "unknown author"),
+        *("unknown authors", "anonymous", "anon", "anonymous author", "anonymous authors"),
+        *("anonymized", "anonymised", "anonymous for review", "anonymized for review"),
+        *("john doe", "jane doe", "j doe", "doe john", "doe jane", "doe j", "richard roe"),
+        *("first author", "second author", "third author", "fourth author", "last author"),
+        *("corresponding author", "co author", "coauthor", "author one", "author two"),
+        *("author three", "author name", "author names", "authors names", "name of author"),
+        *("firstname lastname", "first name last name", "lastname firstname", "first last"),
+        *("last name first name", "last first", "surname name", "name surname", "surname"),
+        *("surname firstname", "firstname surname", "given family", "family given"),
+        *("given name family name", "your name", "name", "names", "et al", "others", "n a"),
+        *("na", "none", "null", "tbd", "tba", "todo", "placeholder", "foo bar", "foo", "bar"),
+        *("lorem ipsum", "max mustermann", "erika mustermann", "someone", "somebody", "nobody"),
+        *("test author", "sample author", "example author", "some author", "dummy author"),
+        *("a n other", "x", "xx", "xxx", "xxxx"),
+    }
+)
+_PLACEHOLDER_PATTERN = re.compile(
+    r"(?:author ?\d{1,2}|[a-z] author|author [a-z]|(?:[a-z] )?(?:doe|author)\d*)"
+)
+
+
+def is_placeholder_author(author: Author) -> bool:
+    """Whether a name is a template rather than a person: "Author", "Anonymous", "John Doe",
+    "A. Author", "Lastname, Firstname", "et al." alone, "First Author", "Author 1".
+
+    Only the classic template names: fabricated lists of plausible names ("Elena Garcia and
+    Kenji Tanaka") look like real people and are caught by comparison with the sources, never here.
+    """
+    forms = {fold(author.display)}
+    if author.family or author.given:
+        forms.add(fold(" ".join(p for p in (author.family, author.given) if p)))
+    forms.discard("")
+    if not forms:
+        return True
+    return any(form in _PLACEHOLDER_NAMES or _PLACEHOLDER_PATTERN.fullmatch(form) for form in forms)
+
+
+def has_placeholder_authors(authors: Sequence[Author]) -> bool:
+    """Whether any author of a list is a placeholder (see `is_placeholder_author`)."""
+    return any(is_placeholder_author(author) for author in authors)
+
+
+# --- list comparison --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorComparison:
+    """How a cited author list compares with a source's.
+
+    The first author is decisive; everything else is evidence. `matched_count` counts one-to-one
+    surname matches (a multiset). With a truncation marker ("et al.") on the cited side, the
+    source's authors after the cited ones are not `missing`; with a truncated source list, the
+    cited authors past its end are not `extra`.
+    """
+
+    first_author_agrees: bool | None  # None when either list is empty
+    cited_count: int
+    found_count: int
+    matched_count: int
+    order_agrees: bool  # the shared authors appear in the same relative order
+    swapped: bool  # shared authors in another order, or the cited first author later in the list
+    truncated: bool  # the cited list is a strict prefix of the source's, without "et al."
+    missing_trailing: int  # how many of the source's last authors a truncated cited list lacks
+    extra: tuple[str, ...]  # cited names the source does not have
+    missing: tuple[str, ...]  # source names the citation does not have
+    given_name_conflicts: tuple[tuple[str, str], ...]  # (cited, found): same surname, other first name
+    similarity: float  # matched / (compared cited + compared found - matched), Jaccard-like
+
+
+def _match_lists(cited: Sequence[Author], found: Sequence[Author]) -> dict[int, int]:
+    """One-to-one matching, cited index -> found index.
+
+    Passes from the most to the least specific, so that of two authors with one surname the one
+    whose given name fits is taken: same position, then equal surname keys, then the looser
+    surname rules, each first with compatible given names, then without.
+    """
+    pairs: dict[int, int] = {}
+    used: set[int] = set()
+    cited_keys = [surname_key(a) for a in cited]
+    found_keys = [surname_key(a) for a in found]
+
+    def fits(i: int, j: int) -> bool:
+        return given_names_compatible(cited[i].given, found[j].given)
+
+    def same_key(i: int, j: int) -> bool:
+        return bool(cited_keys[i]) and cited_keys[i] == found_keys[j]
+
+    def matches(i: int, j: int) -> bool:
+        return authors_match(cited[i], found[j])
+
+    passes = (
+        (True, lambda i, j: matches(i, j) and fits(i, j)),
+        (False, lambda i, j: same_key(i, j) and fits(i, j)),
+        (False, lambda i, j: matches(i, j) and fits(i, j)),
+        (True, matches),
+        (False, same_key),
+        (False, matches),
+    )
+    for same_position, predicate in passes:
+        for i in range(len(cited)):
+            if i in pairs:
+                continue
+            candidates = [i] if same_position else range(len(found))
+            for j in candidates:
+                if j < len(found) and j not in used and predicate(i, j):
+                    pairs[i] = j
+                    used.add(j)
+                    break
+    return pairs
+
+
+def compare_author_lists(
+    cited: Sequence[Author],
+    found: Sequence[Author],
+    *,
+    cited_truncated: bool = False,
+    found_truncated: bool = False,
+) -> AuthorComparison:
+    """Compare a cited author list with a source's (see `AuthorComparison`)."""
+    pairs = _match_lists(cited, found)
+    matched_found = set(pairs.values())
+    first_agrees = None if not cited or not found else authors_match(cited[0], found[0])
+    found_order = [pairs[i] for i in sorted(pairs)]
+    order_agrees = all(x < y for x, y in pairwise(found_order))
+    cited_first_later = first_agrees is False and 0 in pairs and pairs[0] != 0
+    prefix = len(cited) < len(found) and all(pairs.get(i) == i for i in range(len(cited)))
+    truncated = bool(cited) and prefix and not cited_truncated
+
+    extra = tuple(
+        cited[i].display
+        for i in range(len(cited))
+        if i not in pairs and not (found_truncated and i >= len(found))
+    )
+    missing = tuple(
+        found[j].display
+        for j in range(len(found))
+        if j not in matched_found and not (cited_truncated and j >= len(cited))
+    )
+    conflicts = tuple(
+        (cited[i].display, found[j].display)
+        for i, j in sorted(pairs.items())
+        if surnames_match(cited[i], found[j]) and not given_names_compatible(cited[i].given, found[j].given)
+    )
+    compared = len(pairs) + len(extra) + len(missing)
+    return AuthorComparison(
+        first_author_agrees=first_agrees,
+        cited_count=len(cited),
+        found_count=len(found),
+        matched_count=len(pairs),
+        order_agrees=order_agrees,
+        swapped=not order_agrees or cited_first_later,
+        truncated=truncated,
+        missing_trailing=len(found) - len(cited) if truncated else 0,
+        extra=extra,
+        missing=missing,
+        given_name_conflicts=conflicts,
+        similarity=len(pairs) / compared if compared else 0.0,
+    )

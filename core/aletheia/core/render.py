@@ -1,0 +1,376 @@
+"""Render a work record as BibTeX, CSL-JSON and the artifact's citation snippet (seed 000 §6.3).
+
+Every field value is treated as plain text and escaped for its format; nothing a source returns can
+break the entry around it. BibTeX specifics:
+
+- `& % $ # _` get a backslash; `\\`, `~` and `^` become `\\textbackslash{}`, `\\textasciitilde{}` and
+  `\\textasciicircum{}`. Braces: BibTeX counts every brace, escaped or not, so a literal brace that
+  has a partner in the same value is written `\\{`/`\\}` (balanced either way) and one without a
+  partner becomes `\\textbraceleft{}`/`\\textbraceright{}`.
+- TeX ligatures are broken with `{}` so that text comes back as it went in: `--` would print an en
+  dash, two quotes a curly quote, `?``/`!`` an inverted mark (`-{}-`, `'{}'`, `?{}``).
+- Whitespace runs collapse to one space and control characters are dropped: BibTeX does the first
+  anyway, and the second never belongs in a bibliography.
+- DOIs and URLs are written verbatim (biblatex reads them as verbatim fields), except that braces,
+  backslashes and whitespace are percent-encoded so the value stays balanced.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any, Final
+
+from aletheia.core.artifacts import (
+    ArtifactBody,
+    Excerpt,
+    author_token,
+    is_arxiv_preprint,
+    title_keyword,
+    urls_for,
+)
+from aletheia.core.records import Author, WorkRecord
+from aletheia.core.text import normalize_whitespace
+
+__all__ = [
+    "bibtex_escape",
+    "bibtex_key",
+    "body_from_record",
+    "citation_snippet",
+    "full_title",
+    "render_bibtex",
+    "render_csl_json",
+]
+
+# --- shared -----------------------------------------------------------------------------------------
+
+
+def _clean(text: str) -> str:
+    """Control characters dropped, whitespace collapsed: the text every format starts from."""
+    kept = "".join(char if unicodedata.category(char) != "Cc" or char.isspace() else "" for char in text)
+    return normalize_whitespace(kept)
+
+
+def full_title(record: WorkRecord) -> str:
+    """Title and subtitle as one title (`Title: Subtitle`), unless the title already holds it."""
+    title = _clean(record.title or "")
+    subtitle = _clean(record.subtitle or "")
+    if subtitle and subtitle.casefold() not in title.casefold():
+        separator = " " if title.endswith((":", "?", "!", ".")) else ": "
+        return f"{title}{separator}{subtitle}" if title else subtitle
+    return title
+
+
+def _primary_url(record: WorkRecord) -> str | None:
+    urls = urls_for(record)
+    return urls.abs or urls.doi or urls.html or urls.pdf
+
+
+# --- BibTeX -------------------------------------------------------------------------------------------
+
+_SPECIAL: Final = {
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "\\": r"\textbackslash{}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+# (character, next character) pairs that TeX fonts turn into one glyph.
+_LIGATURES: Final = frozenset(
+    {("-", "-"), ("`", "`"), ("'", "'"), ("?", "`"), ("!", "`"), (",", ","), ("<", "<"), (">", ">")}
+)
+_KEY_FORBIDDEN: Final = re.compile(r"[\s,{}()=#%\"'\\~]")
+_ENTRY_TYPE: Final = re.compile(r"[A-Za-z]+")
+_AND: Final = re.compile(r"\band\b", re.IGNORECASE)
+
+
+def _partnered_braces(text: str) -> set[int]:
+    """Positions of the braces in `text` that pair up, as brackets do."""
+    opened: list[int] = []
+    paired: set[int] = set()
+    for position, char in enumerate(text):
+        if char == "{":
+            opened.append(position)
+        elif char == "}" and opened:
+            paired.update((opened.pop(), position))
+    return paired
+
+
+def bibtex_escape(text: str) -> str:
+    """Plain text as the value of a BibTeX field, reading back (LaTeX-decoded) as the same text."""
+    text = _clean(text)
+    paired = _partnered_braces(text)
+    out: list[str] = []
+    for position, char in enumerate(text):
+        if char in "{}":
+            if position in paired:
+                out.append("\\" + char)
+            else:
+                out.append(r"\textbraceleft{}" if char == "{" else r"\textbraceright{}")
+        else:
+            out.append(_SPECIAL.get(char, char))
+        following = text[position + 1] if position + 1 < len(text) else ""
+        if (char, following) in _LIGATURES:
+            out.append("{}")
+    return "".join(out)
+
+
+def _verbatim_value(text: str) -> str:
+    """A DOI or URL for a verbatim field: only what would unbalance or split it is percent-encoded."""
+    return "".join(f"%{ord(c):02X}" if c in "{}\\" or c.isspace() else c for c in _clean(text))
+
+
+def _bibtex_part(text: str) -> str:
+    escaped = bibtex_escape(text)
+    # A comma or the word `and` inside one name part would split it; braces keep it whole.
+    return f"{{{escaped}}}" if "," in escaped or _AND.search(escaped) else escaped
+
+
+def _bibtex_name(author: Author) -> str | None:
+    literal = _clean(author.literal or "")
+    family = _clean(author.family or "")
+    given = _clean(author.given or "")
+    suffix = _clean(author.suffix or "")
+    if literal:
+        return "{" + bibtex_escape(literal) + "}"
+    if family:
+        parts = [_bibtex_part(family)]
+        if suffix:
+            parts.append(_bibtex_part(suffix))
+        if given or suffix:
+            parts.append(_bibtex_part(given) if given else "")
+        return ", ".join(parts).rstrip()
+    if given:  # a single name (a mononym): braced so BibTeX does not take it for a family name
+        return "{" + bibtex_escape(given) + "}"
+    return None
+
+
+def bibtex_key(record: WorkRecord) -> str:
+    """`{surname}{year}{keyword}`, lower-case ASCII: `zhang2025sok` (the seed's key).
+
+    The surname is `author_token` of the first author (`anon` when there is none), the keyword
+    `title_keyword` of the title; a missing year is left out.
+    """
+    year = str(record.year) if record.year is not None else ""
+    return f"{author_token(record.first_author)}{year}{title_keyword(full_title(record))}"
+
+
+def _entry_type(record: WorkRecord) -> str:
+    if is_arxiv_preprint(record):
+        return "article"  # the seed's form: @article{..., journal={arXiv preprint arXiv:ID}}
+    match record.work_type:
+        case "journal-article":
+            return "article"
+        case "proceedings-article":
+            return "inproceedings"
+        case "book" | "proceedings":
+            return "book"
+        case "book-chapter":
+            return "incollection"
+        case "report":
+            return "techreport"
+        case "thesis":
+            return "phdthesis"
+        case None if record.venue and not record.is_preprint:
+            return "article"
+        case _:
+            return "misc"
+
+
+# Which field holds the venue, for each entry type.
+_VENUE_FIELD: Final = {
+    "article": "journal",
+    "inproceedings": "booktitle",
+    "conference": "booktitle",
+    "incollection": "booktitle",
+    "inbook": "booktitle",
+    "book": "publisher",
+    "techreport": "institution",
+    "report": "institution",
+    "phdthesis": "school",
+    "mastersthesis": "school",
+    "thesis": "school",
+}
+
+
+def _bibtex_fields(record: WorkRecord, entry_type: str) -> Iterator[tuple[str, str]]:
+    """(field, already-escaped value) in the order the seed writes them, then the identifiers."""
+    title = full_title(record)
+    if title:
+        yield "title", bibtex_escape(title)
+    names = [name for author in record.authors if (name := _bibtex_name(author))]
+    if names:
+        if record.authors_truncated:
+            names.append("others")
+        yield "author", " and ".join(names)
+    venue_field = _VENUE_FIELD.get(entry_type.lower(), "howpublished")
+    if is_arxiv_preprint(record) and record.arxiv_id:
+        yield venue_field, bibtex_escape(f"arXiv preprint arXiv:{record.arxiv_id}")
+    elif record.venue and _clean(record.venue):
+        yield venue_field, bibtex_escape(record.venue)
+    if record.year is not None:
+        yield "year", str(record.year)
+    if record.doi:
+        yield "doi", _verbatim_value(record.doi)
+    if record.arxiv_id:
+        yield "eprint", _verbatim_value(record.arxiv_id)
+        yield "archivePrefix", "arXiv"
+    if record.pmid:
+        yield "pmid", _verbatim_value(record.pmid)
+    if record.isbn:
+        yield "isbn", _verbatim_value(record.isbn[0])
+    url = _primary_url(record)
+    if url:
+        yield "url", _verbatim_value(url)
+
+
+def render_bibtex(record: WorkRecord, *, key: str | None = None, entry_type: str | None = None) -> str:
+    """One BibTeX entry for the record, in the seed's layout (`field={value},` one per line).
+
+    `key` defaults to `bibtex_key(record)`; `entry_type` to the type the record's `work_type` maps
+    to (arXiv preprints are `@article` with `journal={arXiv preprint arXiv:ID}`, as in the seed).
+    Raises ValueError for a key or entry type BibTeX could not read.
+    """
+    key = bibtex_key(record) if key is None else key
+    if not key or _KEY_FORBIDDEN.search(key):
+        raise ValueError(f"not a usable BibTeX key: {key!r}")
+    entry_type = _entry_type(record) if entry_type is None else entry_type
+    if not _ENTRY_TYPE.fullmatch(entry_type):
+        raise ValueError(f"not a BibTeX entry type: {entry_type!r}")
+    fields = [f"  {name}={{{value}}}" for name, value in _bibtex_fields(record, entry_type)]
+    return f"@{entry_type}{{{key},\n" + ",\n".join(fields) + "\n}"
+
+
+# --- CSL-JSON ---------------------------------------------------------------------------------------
+
+_CSL_TYPE: Final = {
+    "journal-article": "article-journal",
+    "proceedings-article": "paper-conference",
+    "preprint": "article",
+    "posted-content": "article",
+    "book": "book",
+    "proceedings": "book",
+    "book-chapter": "chapter",
+    "report": "report",
+    "thesis": "thesis",
+    "dataset": "dataset",
+    "standard": "standard",
+    "peer-review": "review",
+}
+
+
+def _csl_name(author: Author) -> dict[str, str] | None:
+    literal = _clean(author.literal or "")
+    family = _clean(author.family or "")
+    given = _clean(author.given or "")
+    suffix = _clean(author.suffix or "")
+    if literal:
+        return {"literal": literal}
+    if family:
+        name = {"family": family}
+        if given:
+            name["given"] = given
+        if suffix:
+            name["suffix"] = suffix
+        return name
+    return {"literal": given} if given else None
+
+
+def render_csl_json(record: WorkRecord, *, id: str | None = None) -> dict[str, Any]:
+    """One CSL-JSON item, as Zotero and Pandoc read it.
+
+    `type` follows `work_type` (article-journal, paper-conference, book, chapter, report, thesis,
+    ...); an arXiv preprint is `article` with `publisher: "arXiv"` and `number: "arXiv:ID"`, the
+    way Zotero exports its preprints. `id` defaults to `bibtex_key(record)`. Only JSON types are
+    used (str, int, list, dict), so the result always serialises.
+    """
+    preprint = is_arxiv_preprint(record)
+    item: dict[str, Any] = {
+        "id": bibtex_key(record) if id is None else id,
+        "type": "article" if preprint else _CSL_TYPE.get(record.work_type or "", "document"),
+    }
+    title = full_title(record)
+    if title:
+        item["title"] = title
+    names = [name for author in record.authors if (name := _csl_name(author))]
+    if names:
+        item["author"] = names
+    if record.year is not None:
+        item["issued"] = {"date-parts": [[record.year]]}
+    if preprint and record.arxiv_id:
+        item["publisher"] = "arXiv"
+        item["number"] = f"arXiv:{record.arxiv_id}"
+    elif record.venue and _clean(record.venue):
+        item["container-title"] = _clean(record.venue)
+    if record.doi:
+        item["DOI"] = record.doi
+    url = _primary_url(record)
+    if url:
+        item["URL"] = url
+    if record.pmid:
+        item["PMID"] = record.pmid
+    if record.pmcid:
+        item["PMCID"] = record.pmcid
+    if record.isbn:
+        item["ISBN"] = record.isbn[0]
+    if record.abstract and _clean(record.abstract):
+        item["abstract"] = record.abstract
+    return item
+
+
+# --- the citation snippet -----------------------------------------------------------------------------
+
+_MARKDOWN_SPECIAL: Final = re.compile(r"([\\*_`\[\]<>])")
+
+
+def _markdown_text(text: str) -> str:
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _clean(text))
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def citation_snippet(record: WorkRecord) -> str:
+    """The seed's plain citation, on one line of Markdown:
+
+    `Heyi Zhang, Yule Liu, Xinlei He. *SoK: Benchmarking ...*. arXiv:2502.03801 (2025).` for an
+    arXiv preprint; `Names. *Title*. Venue (2022). doi:10.1109/tsp.2022.3153135.` for a published
+    work. A truncated author list ends in `et al.`; missing parts are left out.
+    """
+    parts: list[str] = []
+    names = [_markdown_text(author.display) for author in record.authors]
+    names = [name for name in names if name]
+    if names:
+        if record.authors_truncated:
+            names.append("et al")
+        parts.append(_sentence(", ".join(names)))
+    title = full_title(record)
+    if title:
+        parts.append(f"*{_markdown_text(title).removesuffix('.')}*.")
+    year = f"({record.year})" if record.year is not None else ""
+    if is_arxiv_preprint(record):
+        parts.append(_sentence(" ".join(p for p in (f"arXiv:{record.arxiv_id}", year) if p)))
+    else:
+        venue = " ".join(p for p in (_markdown_text(record.venue or ""), year) if p)
+        if venue:
+            parts.append(_sentence(venue))
+        if record.doi:
+            parts.append(f"doi:{_clean(record.doi)}.")
+        elif record.arxiv_id:
+            parts.append(f"arXiv:{record.arxiv_id}.")
+    return " ".join(parts)
+
+
+def body_from_record(record: WorkRecord, excerpts: list[Excerpt]) -> ArtifactBody:
+    """The artifact body for a work: its abstract verbatim, the excerpts, the snippet and BibTeX."""
+    return ArtifactBody(
+        abstract=record.abstract,
+        excerpts=excerpts,
+        citation_snippet=citation_snippet(record),
+        bibtex=render_bibtex(record),
+    )

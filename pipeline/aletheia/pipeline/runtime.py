@@ -1,0 +1,154 @@
+"""The process-wide context: settings, database, stores, and the source gateway.
+
+The embedded default and the workers build the same runtime; only the database URL (SQLite or
+PostgreSQL) and the limiter (in-process or Redis) differ, both from settings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from aletheia.config import Settings, get_settings
+from aletheia.core.records import SourceName, WorkRecord
+from aletheia.pipeline.gateway import SourceGateway, user_agent
+from aletheia.sources.base import SourceParseError, SourceRecord
+from aletheia.storage.db import engine_for
+from aletheia.storage.stores import JobStore, RetractionStore, SqlLibrary, SqlRawCache
+
+BUNDLED_SNAPSHOT = "snapshot.jsonl"
+
+
+def parse_source_payload(source: str, raw: Any) -> list[WorkRecord]:
+    """Parse one raw payload of a source with that source's own parser (the path a mirror uses)."""
+    if source == SourceName.CROSSREF:
+        from aletheia.sources.crossref import parse_crossref_message
+
+        return parse_crossref_message(raw if "message" in raw else {"message": raw, "message-type": "work"})
+    if source == SourceName.OPENALEX:
+        from aletheia.sources.openalex import parse_openalex_list, parse_openalex_work
+
+        return parse_openalex_list(raw) if "results" in raw else [parse_openalex_work(raw)]
+    if source == SourceName.SEMANTIC_SCHOLAR:
+        from aletheia.sources.semantic_scholar import parse_s2_paper
+
+        return [parse_s2_paper(raw)]
+    if source == SourceName.ARXIV:
+        from aletheia.sources.arxiv import parse_arxiv_feed
+
+        return parse_arxiv_feed(raw)
+    if source == SourceName.PUBMED:
+        from aletheia.sources.pubmed import parse_efetch_xml
+
+        return parse_efetch_xml(raw)
+    raise SourceParseError(source, "unknown source in library file")
+
+
+@dataclass
+class LibraryImport:
+    records: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def import_library_lines(library: SqlLibrary, lines: Iterable[str], *, origin: str) -> LibraryImport:
+    """Load source records (`{"source": ..., "raw": ..., "fetched_at"?: ...}` per line) into Tier 0."""
+    result = LibraryImport()
+    batch: list[SourceRecord] = []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            fetched = datetime.fromisoformat(entry["fetched_at"]) if entry.get("fetched_at") else datetime.now(UTC)
+            for record in parse_source_payload(entry["source"], entry["raw"]):
+                batch.append(SourceRecord(record=record, raw=entry["raw"], fetched_at=fetched))
+        except (ValueError, KeyError, TypeError, SourceParseError) as exc:
+            result.problems.append(f"{origin}:{lineno}: {type(exc).__name__}: {exc}")
+            continue
+        if len(batch) >= 200:
+            result.records += library.remember_sync(batch, origin=origin)
+            batch = []
+    if batch:
+        result.records += library.remember_sync(batch, origin=origin)
+    return result
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    jobs: JobStore
+    cache: SqlRawCache
+    library: SqlLibrary
+    retractions: RetractionStore
+
+    @classmethod
+    def open(cls, settings: Settings | None = None) -> Runtime:
+        settings = settings or get_settings()
+        engine = engine_for(settings.sqlalchemy_url())
+        rt = cls(
+            settings=settings,
+            jobs=JobStore(engine),
+            cache=SqlRawCache(
+                engine, ttl=settings.cache_ttl_seconds, negative_ttl=settings.negative_cache_ttl_seconds
+            ),
+            library=SqlLibrary(engine),
+            retractions=RetractionStore(engine),
+        )
+        rt.ensure_bundled_snapshot()
+        return rt
+
+    def ensure_bundled_snapshot(self) -> None:
+        """First run: load the snapshot of real source records shipped with Aletheia into Tier 0."""
+        if self.library.count() > 0:
+            return
+        snapshot = resources.files("aletheia.pipeline").joinpath("data", BUNDLED_SNAPSHOT)
+        with resources.as_file(snapshot) as path:
+            if Path(path).is_file():
+                with Path(path).open(encoding="utf-8") as fh:
+                    import_library_lines(self.library, fh, origin=f"import:bundled/{BUNDLED_SNAPSHOT}")
+
+    def retraction_index(self) -> Any:
+        from aletheia.sources.retraction_watch import RetractionIndex
+
+        csv = self.settings.retraction_watch_csv
+        if csv and self.retractions.count() == 0 and Path(csv).is_file():
+            self.load_retractions(csv)
+        if self.retractions.count() == 0:
+            return None
+        return RetractionIndex.from_rows(self.retractions.rows())
+
+    def load_retractions(self, path: str) -> int:
+        from aletheia.sources.retraction_watch import parse_retraction_watch_csv
+
+        with Path(path).open(encoding="utf-8", errors="replace", newline="") as fh:
+            rows = [row.as_storage_row() for row in parse_retraction_watch_csv(fh)]
+        return self.retractions.replace(rows)
+
+    @asynccontextmanager
+    async def gateway(self) -> AsyncIterator[SourceGateway]:
+        from aletheia.sources.ratelimit import build_rate_limiter
+
+        limiter = build_rate_limiter(self.settings)
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+        async with httpx.AsyncClient(
+            headers={"User-Agent": user_agent()},
+            timeout=self.settings.http_timeout,
+            limits=limits,
+            follow_redirects=True,
+        ) as http:
+            yield SourceGateway(
+                self.settings,
+                http,
+                limiter,
+                cache=self.cache,
+                library=self.library,
+                retractions=self.retraction_index(),
+            )

@@ -1,0 +1,181 @@
+"""Verify a bibliography: the service function behind `aletheia verify` and the queue's tasks.
+
+References stream in from the input parsers and out as results, in input order, with at most
+`concurrency` in flight: memory does not grow with the input. Every result is recorded in the
+database (job, item, verdict with its evidence) in batches, and verified works are remembered in
+the Tier-0 library for reuse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aletheia.core.bibliography import InputProblem
+from aletheia.core.records import CitedReference
+from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
+from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
+from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.report import reference_json
+from aletheia.pipeline.runtime import Runtime
+from aletheia.storage.models import JobStatus
+
+DEFAULT_CONCURRENCY = 32
+
+
+@dataclass
+class VerifySummary:
+    total: int = 0
+    by_verdict: Counter[str] = field(default_factory=Counter)
+    flagged: int = 0
+    problems: list[InputProblem] = field(default_factory=list)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    job_id: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "by_verdict": dict(sorted(self.by_verdict.items())),
+            "flagged": self.flagged,
+            "problems": [p.model_dump(mode="json") for p in self.problems],
+            "sources": self.sources,
+            "logic_version": LOGIC_VERSION,
+            "job_id": self.job_id,
+        }
+
+    def exit_code(self) -> int:
+        """0 nothing flagged; 1 something flagged; 2 input errors; 3 only unverifiable doubts."""
+        if self.problems:
+            return 2
+        if self.flagged:
+            return 1
+        if self.by_verdict.get(VerdictStatus.UNVERIFIABLE.value, 0):
+            return 3
+        return 0
+
+
+async def verify_stream(
+    refs: Iterable[CitedReference | InputProblem],
+    gateway: SourceGateway,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    current_year: int | None = None,
+    problems: list[InputProblem] | None = None,
+) -> AsyncIterator[ReferenceOutcome]:
+    """Yield one outcome per reference, in input order, with a bounded number in flight."""
+    year = current_year or datetime.now(UTC).year
+    window: deque[asyncio.Task[ReferenceOutcome]] = deque()
+    it = iter(refs)
+    exhausted = False
+
+    def refill() -> None:
+        nonlocal exhausted
+        while not exhausted and len(window) < concurrency:
+            try:
+                item = next(it)
+            except StopIteration:
+                exhausted = True
+                return
+            if isinstance(item, InputProblem):
+                if problems is not None:
+                    problems.append(item)
+                continue
+            window.append(asyncio.create_task(verify_reference(item, gateway, current_year=year)))
+
+    refill()
+    try:
+        while window:
+            outcome = await window.popleft()
+            refill()
+            yield outcome
+    finally:
+        for task in window:
+            task.cancel()
+
+
+class Recorder:
+    """Writes outcomes to the job's rows in batches (idempotent: positions are unique per job)."""
+
+    def __init__(self, runtime: Runtime, job_id: str, *, batch: int = 100) -> None:
+        self.runtime = runtime
+        self.job_id = job_id
+        self.batch_size = batch
+        self.pending: list[tuple[int, ReferenceOutcome]] = []
+
+    def add(self, position: int, outcome: ReferenceOutcome) -> None:
+        self.pending.append((position, outcome))
+        if len(self.pending) >= self.batch_size:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        jobs = self.runtime.jobs
+        jobs.add_items(
+            self.job_id,
+            [(pos, o.cited.key, "reference", o.cited.model_dump(mode="json")) for pos, o in self.pending],
+        )
+        by_pos = {it.position: it.id for it in jobs.items(self.job_id) if it.position in {p for p, _ in self.pending}}
+        for pos, o in self.pending:
+            jobs.record_verdict(
+                self.job_id, by_pos[pos], o.verdict.model_dump(mode="json"), o.evidence.model_dump(mode="json")
+            )
+        self.pending = []
+
+
+async def remember_verified(runtime: Runtime, outcome: ReferenceOutcome) -> None:
+    verdict: Verdict = outcome.verdict
+    if verdict.status is not VerdictStatus.VERIFIED or verdict.match is None:
+        return
+    fresh = [r for r in outcome.raw if not r.from_cache]
+    if fresh:
+        await runtime.library.remember(fresh)
+
+
+async def verify_to_sink(
+    runtime: Runtime,
+    refs: Iterable[CitedReference | InputProblem],
+    sink: Any,
+    *,
+    input_description: dict[str, Any],
+    concurrency: int = DEFAULT_CONCURRENCY,
+    current_year: int | None = None,
+    submitted_by: str | None = None,
+) -> VerifySummary:
+    """Run the whole job in-process (the embedded default): verify, record, and feed the sink."""
+    summary = VerifySummary()
+    job_id = runtime.jobs.create_job("bibliography", input_description, submitted_by=submitted_by)
+    summary.job_id = job_id
+    runtime.jobs.set_job_status(job_id, JobStatus.RUNNING)
+    recorder = Recorder(runtime, job_id)
+    try:
+        async with runtime.gateway() as gateway:
+            position = 0
+            async for outcome in verify_stream(
+                refs, gateway, concurrency=concurrency, current_year=current_year, problems=summary.problems
+            ):
+                position += 1
+                summary.total += 1
+                summary.by_verdict[outcome.verdict.status.value] += 1
+                summary.flagged += int(outcome.verdict.flagged)
+                recorder.add(position, outcome)
+                await remember_verified(runtime, outcome)
+                sink.reference(reference_json(outcome))
+            summary.sources = {
+                name: {"requests": st.requests, "errors": st.errors, "status": st.status,
+                       "rate_limited": st.rate_limited, "cache_hits": st.cache_hits}
+                for name, st in gateway.stats().items()
+            }  # fmt: skip
+        recorder.flush()
+        runtime.jobs.set_summary(job_id, summary.as_json())
+        runtime.jobs.set_job_status(job_id, JobStatus.DONE)
+    except BaseException as exc:
+        recorder.flush()
+        runtime.jobs.set_job_status(job_id, JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+        raise
+    sink.summary(summary.as_json())
+    return summary

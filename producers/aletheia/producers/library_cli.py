@@ -1,0 +1,52 @@
+"""`aletheia library ...`: the Tier-0 library of source records (seed 004)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def library() -> None:
+    """The local library of verified works and imported source records."""
+
+
+@library.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_(files: tuple[Path, ...]) -> None:
+    """Load source records from JSONL FILES: one {"source": ..., "raw": <payload>} per line.
+
+    Each payload is parsed by its source's own parser, exactly as a live answer would be.
+    """
+    from aletheia.pipeline.runtime import Runtime, import_library_lines
+
+    runtime = Runtime.open()
+    failed = False
+    for path in files:
+        with path.open(encoding="utf-8") as fh:
+            result = import_library_lines(runtime.library, fh, origin=f"import:{path.name}")
+        click.echo(f"{path}: {result.records} records imported")
+        for problem in result.problems:
+            failed = True
+            click.echo(f"aletheia: {problem}", err=True)
+    sys.exit(2 if failed else 0)
+
+
+@library.command("stats")
+def stats() -> None:
+    """How many works the library holds."""
+    from aletheia.pipeline.runtime import Runtime
+
+    click.echo(f"{Runtime.open().library.count()} records")
+
+
+@library.command("retractions")
+@click.argument("csv", type=click.Path(exists=True, dir_okay=False))
+def retractions(csv: str) -> None:
+    """Load a Retraction Watch CSV (full export or the doi,nature form) into storage."""
+    from aletheia.pipeline.runtime import Runtime
+
+    n = Runtime.open().load_retractions(csv)
+    click.echo(f"{n} retraction rows loaded")

@@ -1,0 +1,25 @@
+"""`aletheia simulator serve`: the loopback API simulator, for demos and benchmarks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def simulator() -> None:
+    """A loopback server speaking the sources' APIs from a JSONL universe of works."""
+
+
+@simulator.command()
+@click.option("--universe", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8765, show_default=True)
+@click.option("--unlimited", is_flag=True, help="Do not enforce the documented rate limits.")
+def serve(universe: Path, host: str, port: int, unlimited: bool) -> None:
+    """Serve the universe; prints the ALETHEIA_*_URL settings that point the clients at it."""
+    from aletheia.sources.simulator import SimulatorConfig, serve as run
+
+    config = SimulatorConfig.unlimited() if unlimited else SimulatorConfig()
+    run(universe, host, port, config)

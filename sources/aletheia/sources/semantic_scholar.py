@@ -1,0 +1,408 @@
+"""Semantic Scholar's Academic Graph API: a pure paper parser and a polite, batching client.
+
+Endpoints used (`{ALETHEIA_SEMANTIC_SCHOLAR_URL}/graph/v1/...`): `paper/{id}` for one paper,
+`POST paper/batch` for up to 500 (its answer is a list aligned with the ids sent, `null` for the
+ids S2 does not know), `paper/search` and `paper/search/match` (the single best title match; 404
+when there is none). Ids take S2's prefixed forms: `DOI:`, `ARXIV:`, `PMID:`, `PMCID:`,
+`CorpusId:`, `MAG:`, `ACL:`, `URL:`, or a bare 40-hex paperId.
+
+Parser choices, all visible in `parse_s2_paper`:
+
+- `venue` is S2's `venue` string, else `publicationVenue.name`, else `journal.name`.
+- `externalIds` fill `doi`, `arxiv_id`, `pmid`, `pmcid`; S2 merges a preprint and its published
+  version into one paper, so one record may carry both a DOI and an arXiv id.
+- S2 has no flag for a cut author list; the list counts as truncated only when the payload itself
+  ends it with an "et al." / "others" entry. Its length is never taken as a sign.
+- `publicationTypes` map to a `work_type` only for the container types (JournalArticle,
+  Conference, Book, BookSection, Dataset); genre tags (Review, CaseReport, ...) say nothing of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import quote
+
+from aletheia.core.authors import parse_name
+
+from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
+from aletheia.core.records import Author, SourceName, WorkRecord
+from aletheia.core.text import normalize_whitespace
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
+from aletheia.sources.batching import Coalescer
+from aletheia.sources.cache import cache_key
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.config.settings import Settings
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
+
+__all__ = [
+    "MAX_BATCH_IDS",
+    "PAPER_FIELDS",
+    "SemanticScholarClient",
+    "canonical_paper_id",
+    "parse_s2_paper",
+    "semantic_scholar_transport",
+]
+
+SOURCE = SourceName.SEMANTIC_SCHOLAR
+
+PAPER_FIELDS = (
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "publicationVenue",
+    "externalIds",
+    "abstract",
+    "publicationTypes",
+    "journal",
+    "url",
+    "openAccessPdf",
+    "isOpenAccess",
+)
+_FIELDS_PARAM = ",".join(PAPER_FIELDS)
+MAX_BATCH_IDS = 500  # the documented limit of POST /graph/v1/paper/batch
+
+_WORK_TYPES = {
+    "Conference": "proceedings-article",
+    "JournalArticle": "journal-article",
+    "BookSection": "book-chapter",
+    "Book": "book",
+    "Dataset": "dataset",
+}
+_TRUNCATION_MARKERS = frozenset({"et al", "et al.", "others", "and others", "et. al.", "..."})
+_PAPER_ID = re.compile(r"^[0-9a-f]{40}$", re.IGNORECASE)
+_PREFIXED = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<value>.+)$", re.DOTALL)
+
+
+# --- the pure parser ------------------------------------------------------------------------------
+
+
+def _str(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise SourceParseError(SOURCE, f"{what} is not a string: {type(value).__name__}")
+    text = normalize_whitespace(value)
+    return text or None
+
+
+def _mapping(value: Any, what: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SourceParseError(SOURCE, f"{what} is not an object: {type(value).__name__}")
+    return value
+
+
+def _authors(value: Any) -> tuple[tuple[Author, ...], bool]:
+    if value is None:
+        return (), False
+    if not isinstance(value, list):
+        raise SourceParseError(SOURCE, f"authors is not a list: {type(value).__name__}")
+    names = [_str(_mapping(a, "author").get("name"), "author name") for a in value]
+    truncated = False
+    if names and names[-1] is not None and names[-1].lower() in _TRUNCATION_MARKERS:
+        truncated = True
+        names = names[:-1]
+    return tuple(parse_name(name) for name in names if name), truncated
+
+
+def _year(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SourceParseError(SOURCE, f"year is not an integer: {value!r}")
+    return value
+
+
+def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
+    """One S2 paper object (any subset of `PAPER_FIELDS`, plus `paperId`) as a `WorkRecord`."""
+    if not isinstance(p, Mapping):
+        raise SourceParseError(SOURCE, f"paper is not an object: {type(p).__name__}")
+    paper_id = _str(p.get("paperId"), "paperId")
+    external = _mapping(p.get("externalIds"), "externalIds")
+    authors, truncated = _authors(p.get("authors"))
+
+    venue = (
+        _str(p.get("venue"), "venue")
+        or _str(_mapping(p.get("publicationVenue"), "publicationVenue").get("name"), "publicationVenue.name")
+        or _str(_mapping(p.get("journal"), "journal").get("name"), "journal.name")
+    )
+    types = p.get("publicationTypes") or []
+    if not isinstance(types, list):
+        raise SourceParseError(SOURCE, "publicationTypes is not a list")
+    work_type = next((_WORK_TYPES[t] for t in _WORK_TYPES if t in types), None)
+
+    doi = clean_doi(str(external["DOI"])) if external.get("DOI") else None
+    arxiv = clean_arxiv_id(str(external["ArXiv"])) if external.get("ArXiv") else None
+    pmid = clean_pmid(str(external["PubMed"])) if external.get("PubMed") else None
+    pmc_value = str(external["PubMedCentral"]) if external.get("PubMedCentral") else None
+    pmcid = clean_pmcid(
+        pmc_value if pmc_value is None or pmc_value.upper().startswith("PMC") else f"PMC{pmc_value}"
+    )
+
+    urls: dict[str, str] = {}
+    if url := _str(p.get("url"), "url"):
+        urls["s2"] = url
+    if pdf := _str(_mapping(p.get("openAccessPdf"), "openAccessPdf").get("url"), "openAccessPdf.url"):
+        urls["pdf"] = pdf
+    if external.get("DBLP"):
+        urls["dblp"] = f"https://dblp.org/rec/{external['DBLP']}"
+    if external.get("CorpusId") is not None:
+        urls["corpus"] = f"https://api.semanticscholar.org/CorpusId:{external['CorpusId']}"
+
+    score = p.get("matchScore")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+        raise SourceParseError(SOURCE, f"matchScore is not a number: {score!r}")
+    return WorkRecord(
+        source=SOURCE,
+        source_id=paper_id,
+        title=_str(p.get("title"), "title"),
+        authors=authors,
+        authors_truncated=truncated,
+        year=_year(p.get("year")),
+        venue=venue,
+        work_type=work_type,
+        doi=doi,
+        arxiv_id=arxiv.id if arxiv else None,
+        pmid=pmid,
+        pmcid=pmcid,
+        abstract=_str(p.get("abstract"), "abstract"),
+        urls=urls,
+        score=float(score) if score is not None else None,
+    )
+
+
+def canonical_paper_id(raw: str) -> str | None:
+    """The id as S2 takes it, in one spelling per paper (the cache key), or None if malformed.
+
+    `doi:10.1000/ABC` and `10.1000/abc` -> `DOI:10.1000/abc`; `arXiv:2104.12255v2` ->
+    `ARXIV:2104.12255` (S2 resolves arXiv ids without versions); `CorpusID:42` -> `CorpusId:42`.
+    """
+    text = raw.strip()
+    if _PAPER_ID.match(text):
+        return text.lower()
+    match = _PREFIXED.match(text)
+    if match is None or match.group("prefix").lower() == "https" or match.group("prefix").lower() == "http":
+        doi = clean_doi(text)
+        return f"DOI:{doi}" if doi else None
+    prefix, value = match.group("prefix").upper(), match.group("value").strip()
+    if prefix == "DOI":
+        doi = clean_doi(value)
+        return f"DOI:{doi}" if doi else None
+    if prefix == "ARXIV":
+        arxiv = clean_arxiv_id(value)
+        return f"ARXIV:{arxiv.id}" if arxiv else None
+    if prefix == "PMID":
+        pmid = clean_pmid(value)
+        return f"PMID:{pmid}" if pmid else None
+    if prefix == "PMCID":
+        pmcid = clean_pmcid(value if value.upper().startswith("PMC") else f"PMC{value}")
+        return f"PMCID:{pmcid.removeprefix('PMC')}" if pmcid else None
+    if prefix == "CORPUSID":
+        return f"CorpusId:{int(value)}" if value.isdigit() else None
+    if prefix in {"MAG", "ACL", "URL"} and value:
+        return f"{prefix}:{value}"
+    return None
+
+
+# --- the client -----------------------------------------------------------------------------------
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _paper_path(canonical: str) -> str:
+    # S2 takes the id as a raw path, a DOI's `/` and the prefix's `:` included.
+    return "/graph/v1/paper/" + quote(canonical, safe="/:")
+
+
+def _search_query(text: str) -> str:
+    # S2's search documentation: hyphenated terms yield no matches; replace them with spaces.
+    return normalize_whitespace(text.replace("-", " "))
+
+
+class SemanticScholarClient:
+    """Papers by id (single, batched, or coalesced), relevance search and best title match.
+
+    Concurrent `paper()` calls within `coalesce_window` seconds go out as one request: alone, as
+    `GET paper/{id}`; together, as one `POST paper/batch` (which S2 counts as a single request
+    against its 1 request/second allowance). Answers, negative ones included, are cached by the
+    canonical id (`canonical_paper_id`).
+    """
+
+    source: Final = SOURCE
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        cache: RawCache | None = None,
+        api_key: str | None = None,
+        coalesce_window: float = 0.02,
+    ) -> None:
+        self.transport = transport
+        self.cache = cache
+        # Needed only on a transport built without the key (`semantic_scholar_transport` sets it).
+        self._headers = {"x-api-key": api_key} if api_key else None
+        self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
+            self._fetch, max_batch=MAX_BATCH_IDS, window=coalesce_window
+        )
+
+    def _url(self, path: str) -> str:
+        return f"{self.transport.base_url.rstrip('/')}{path}"
+
+    @staticmethod
+    def _canonical(paper_id: str) -> str:
+        canonical = canonical_paper_id(paper_id)
+        if canonical is None:
+            raise ValueError(f"not a Semantic Scholar paper id: {paper_id!r}")
+        return canonical
+
+    async def paper(self, paper_id: str) -> SourceRecord | None:
+        """The paper `paper_id` names (`DOI:...`, `ARXIV:...`, `PMID:...`, `CorpusId:...`, a
+        paperId), or None when S2 does not know it. Raises ValueError for a malformed id."""
+        canonical = self._canonical(paper_id)
+        hit, record = await self._cached(canonical)
+        if hit:
+            return record
+        return await self._coalescer.get(canonical)
+
+    async def papers_batch(self, ids: Sequence[str]) -> dict[str, SourceRecord | None]:
+        """Each id (as given) -> its paper or None; `POST paper/batch` in slices of 500."""
+        canonical_of = {paper_id: self._canonical(paper_id) for paper_id in ids}
+        found: dict[str, SourceRecord | None] = {}
+        missing: list[str] = []
+        for canonical in dict.fromkeys(canonical_of.values()):
+            hit, record = await self._cached(canonical)
+            if hit:
+                found[canonical] = record
+            else:
+                missing.append(canonical)
+        for start in range(0, len(missing), MAX_BATCH_IDS):
+            found.update(await self._fetch(missing[start : start + MAX_BATCH_IDS]))
+        return {paper_id: found.get(canonical) for paper_id, canonical in canonical_of.items()}
+
+    async def search(
+        self, query: str, *, year: int | str | None = None, limit: int = 10
+    ) -> list[SourceRecord]:
+        """S2's relevance search, best first. `year` is a year or a range (`"2019-2021"`)."""
+        path = "/graph/v1/paper/search"
+        params: dict[str, Any] = {
+            "query": _search_query(query),
+            "fields": _FIELDS_PARAM,
+            "limit": limit,
+            "year": str(year) if year is not None else None,
+        }
+        payload = await self.transport.get_json(path, params=params, headers=self._headers, kind="search")
+        if payload is None:
+            return []
+        if not isinstance(payload, Mapping):
+            raise SourceParseError(SOURCE, "search response is not an object")
+        # An empty result has no `data` at all (`{"total": 0, "offset": 0}`).
+        hits = payload.get("data") or []
+        if not isinstance(hits, list):
+            raise SourceParseError(SOURCE, "search `data` is not a list")
+        fetched_at, url = _utcnow(), self._url(path)
+        return [SourceRecord(parse_s2_paper(hit), hit, fetched_at, url) for hit in hits]
+
+    async def match_title(self, title: str) -> SourceRecord | None:
+        """S2's single best match for a title (`score` is its matchScore), or None (S2 says 404)."""
+        path = "/graph/v1/paper/search/match"
+        params = {"query": _search_query(title), "fields": _FIELDS_PARAM}
+        payload = await self.transport.get_json(path, params=params, headers=self._headers, kind="search")
+        if payload is None:
+            return None
+        hits = payload.get("data") if isinstance(payload, Mapping) else None
+        if not isinstance(hits, list):
+            raise SourceParseError(SOURCE, "title match response has no `data` list")
+        if not hits:
+            return None
+        return SourceRecord(parse_s2_paper(hits[0]), hits[0], _utcnow(), self._url(path))
+
+    # --- cache and fetch ---------------------------------------------------------------------------
+
+    async def _cached(self, canonical: str) -> tuple[bool, SourceRecord | None]:
+        if self.cache is None:
+            return False, None
+        cached = await self.cache.get(SOURCE, cache_key("paper", canonical))
+        if cached is None:
+            return False, None
+        self.transport.stats.cache_hits += 1
+        if not cached.found:
+            return True, None
+        record = parse_s2_paper(cached.raw)
+        return True, SourceRecord(record, cached.raw, cached.fetched_at, cached.url, from_cache=True)
+
+    async def _fetch(self, canonical_ids: list[str]) -> dict[str, SourceRecord | None]:
+        """Ask S2 for ids not in the cache: one GET for a lone id, one batch POST for several."""
+        if len(canonical_ids) == 1:
+            path = _paper_path(canonical_ids[0])
+            payload = await self.transport.get_json(
+                path, params={"fields": _FIELDS_PARAM}, headers=self._headers, kind="single"
+            )
+            payloads: list[Any] = [payload]
+        else:
+            payload = await self.transport.post_json(
+                "/graph/v1/paper/batch",
+                json={"ids": canonical_ids},
+                params={"fields": _FIELDS_PARAM},
+                headers=self._headers,
+                kind="batch",
+            )
+            if not isinstance(payload, list) or len(payload) != len(canonical_ids):
+                raise SourceParseError(SOURCE, "batch response is not a list aligned with the ids sent")
+            payloads = payload
+        fetched_at = _utcnow()
+        results: dict[str, SourceRecord | None] = {}
+        for canonical, paper in zip(canonical_ids, payloads, strict=True):
+            url = self._url(_paper_path(canonical))
+            record = (
+                SourceRecord(parse_s2_paper(paper), paper, fetched_at, url) if paper is not None else None
+            )
+            results[canonical] = record
+            if self.cache is not None:
+                await self.cache.put(
+                    SOURCE, cache_key("paper", canonical), paper, found=paper is not None, url=url
+                )
+        return results
+
+
+def semantic_scholar_transport(
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None = None,
+) -> PoliteTransport:
+    """The polite transport to Semantic Scholar, from settings: base URL, limits, key, on/off.
+
+    Politeness is enforced here, by the transport's shared bucket `semantic_scholar:single`:
+    S2 allows an API key 1 request per second across all endpoints (and the keyless pool is shared
+    by everyone), so `settings.semantic_scholar_limits` defaults to rate 1, burst 1, one request in
+    flight. A batch POST is one request, which is why `paper()` coalesces.
+    """
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.transport import PoliteTransport
+
+    key = settings.semantic_scholar_api_key
+    return PoliteTransport(
+        SOURCE,
+        http,
+        base_url=settings.semantic_scholar_url,
+        limits=settings.limits_for(SOURCE.value),
+        limiter=limiter,
+        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
+        headers={"x-api-key": key.get_secret_value()} if key is not None else None,
+        attempts=settings.http_attempts,
+        timeout=settings.http_timeout,
+        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    )

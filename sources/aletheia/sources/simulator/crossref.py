@@ -1,0 +1,421 @@
+"""Crossref REST API (`api.crossref.org`): `/works/{doi}`, `/works/{doi}/agency` and `/works?...`.
+
+Shapes follow recorded responses: a `work` or `work-list` envelope (`status`, `message-type`,
+`message-version`, `message`), list-valued `title`/`container-title`/`subtitle`, `date-parts`
+dates, organisations as `{"name"}` authors, abstracts in JATS, `score` on every item (1.0 when
+nothing was searched). A DOI Crossref does not have is a 404 with the plain-text body
+"Resource not found."; bad parameters are a 400 `validation-failure` listing what is wrong.
+Retracted works carry `updated-by`; their notices carry `update-to` and are found with
+`filter=updates:{doi}`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Final
+
+from aletheia.sources.simulator.common import SimContext, month_day, parse_int, timestamp_ms
+from aletheia.sources.simulator.config import RequestKind
+from aletheia.sources.simulator.http import Request, Response, json_response, text_response
+from aletheia.sources.simulator.search import tokenize
+from aletheia.sources.simulator.universe import SimWork, SourceCatalog, normalize_doi, stable_int
+
+NOT_FOUND: Final = "Resource not found."
+MAX_ROWS: Final = 1000
+MAX_OFFSET: Final = 10000
+
+_LIST_PARAMS: Final = frozenset(
+    {
+        "query",
+        "query.bibliographic",
+        "query.author",
+        "query.container-title",
+        "query.affiliation",
+        "query.editor",
+        "query.publisher-name",
+        "rows",
+        "offset",
+        "filter",
+        "select",
+        "sort",
+        "order",
+        "mailto",
+        "facet",
+        "cursor",
+    }
+)
+_FILTERS: Final = (
+    "from-pub-date",
+    "until-pub-date",
+    "from-issued-date",
+    "until-issued-date",
+    "updates",
+    "doi",
+    "type",
+    "is-update",
+    "update-type",
+    "prefix",
+    "has-abstract",
+)
+_SORTS: Final = frozenset({"score", "relevance", "published", "issued", "is-referenced-by-count"})
+
+
+def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
+    """Single-DOI lookups and list queries (search, filter) have separate buckets at Crossref."""
+    doi = _doi_from_path(path)
+    if doi is not None:
+        return "single", [doi]
+    ids: list[str] = []
+    for name, value in _filters(request.param("filter") or ""):
+        if name in ("doi", "updates"):
+            ids.append(normalize_doi(value))
+    return "search", ids
+
+
+def rate_limited(retry_after: str, limit: float | None) -> Response:
+    response = text_response("Too many requests. Please slow down.", status=429)
+    response.headers.append(("retry-after", retry_after))
+    response.headers.extend(_rate_headers(limit))
+    return response
+
+
+def _rate_headers(limit: float | None) -> list[tuple[str, str]]:
+    if limit is None:
+        return []
+    return [("x-rate-limit-limit", str(max(1, math.floor(limit)))), ("x-rate-limit-interval", "1s")]
+
+
+def handle(request: Request, path: str, ctx: SimContext, rate: float | None = None) -> Response:
+    catalog = ctx.universe.catalog("crossref")
+    if request.method not in ("GET", "HEAD"):
+        return text_response("Method not allowed.", status=405)
+    response = _route(request, path, catalog, ctx)
+    response.headers.extend(_rate_headers(rate))
+    return response
+
+
+def _route(request: Request, path: str, catalog: SourceCatalog, ctx: SimContext) -> Response:
+    stripped = path.rstrip("/")
+    if stripped == "/works":
+        return _works_list(request, catalog, ctx)
+    if stripped.startswith("/works/") and stripped.endswith("/agency"):
+        doi = normalize_doi(stripped[len("/works/") : -len("/agency")])
+        work = catalog.doi(doi)
+        if work is None:
+            return text_response(NOT_FOUND, status=404)
+        agency = {"DOI": work.doi, "agency": {"id": "crossref", "label": "Crossref"}}
+        return json_response(_envelope("work-agency", agency))
+    doi = _doi_from_path(stripped)
+    if doi is None:
+        return text_response(NOT_FOUND, status=404)
+    field_queries = [name for name in request.query if name.startswith("query")]
+    if field_queries:
+        return _validation_failure("parameter-not-allowed", "query.*", "This route does not support field query parameters")
+    work = catalog.doi(doi)
+    if work is None:
+        return text_response(NOT_FOUND, status=404)
+    return json_response(_envelope("work", render_work(work, catalog, ctx, score=1.0)))
+
+
+def _doi_from_path(path: str) -> str | None:
+    if not path.startswith("/works/"):
+        return None
+    rest = path[len("/works/") :].strip("/")
+    if not rest or rest.endswith("/agency"):
+        return None
+    return normalize_doi(rest)
+
+
+def _envelope(message_type: str, message: Any) -> dict[str, Any]:
+    return {"status": "ok", "message-type": message_type, "message-version": "1.0.0", "message": message}
+
+
+def _validation_failure(kind: str, value: str, message: str) -> Response:
+    payload = {
+        "status": "failed",
+        "message-type": "validation-failure",
+        "message": [{"type": kind, "value": value, "message": message}],
+    }
+    return json_response(payload, status=400)
+
+
+def _filters(text: str) -> list[tuple[str, str]]:
+    pairs = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, _, value = part.partition(":")
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+_DATE: Final = re.compile(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$")
+
+
+def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Response:
+    for name in request.query:
+        if name == "query.title":
+            # Crossref retired query.title in favour of query.bibliographic.
+            return _validation_failure(
+                "parameter-not-allowed", name, "This route does not support field query parameter query.title"
+            )
+        if name not in _LIST_PARAMS:
+            return _validation_failure(
+                "unknown-parameter", name, f"Parameter {name} specified but there is no such parameter"
+            )
+    rows = parse_int(request.param("rows"), 20, high=MAX_ROWS)
+    if rows is None:
+        value = request.param("rows") or ""
+        return _validation_failure(
+            "integer-not-valid",
+            value,
+            f"Integer specified as {value} but must be a positive integer less than or equal to {MAX_ROWS}. ",
+        )
+    offset = parse_int(request.param("offset"), 0, high=MAX_OFFSET)
+    if offset is None:
+        value = request.param("offset") or ""
+        return _validation_failure(
+            "integer-not-valid",
+            value,
+            f"Integer specified as {value} but must be a positive integer less than or equal to {MAX_OFFSET}. ",
+        )
+    sort = request.param("sort")
+    if sort is not None and sort not in _SORTS:
+        return _validation_failure("sort-field-not-valid", sort, f"Sort field specified as {sort} is not valid")
+
+    candidates = set(range(len(catalog)))
+    for name, value in _filters(request.param("filter") or ""):
+        if name not in _FILTERS:
+            return _validation_failure(
+                "filter-not-available",
+                name,
+                f"Filter '{name}' specified but there is no such filter for this route. "
+                f"Valid filters for this route are: {', '.join(_FILTERS)}",
+            )
+        selected = _apply_filter(name, value, catalog)
+        if selected is None:
+            return _validation_failure("filter-value-not-valid", f"{name}:{value}", f"Filter {name} value is not valid")
+        candidates &= selected
+
+    query = request.param("query")
+    bibliographic = " ".join(p for p in (query, request.param("query.bibliographic")) if p)
+    author = request.param("query.author")
+    container = request.param("query.container-title")
+    searched = bool(bibliographic or author or container)
+    scores: dict[int, float] = {}
+    if searched:
+        for index, text in ((catalog.bibliographic, bibliographic), (catalog.authors, author), (catalog.venue, container)):
+            if not text:
+                continue
+            for doc, score in index.scores(tokenize(text), candidates).items():
+                scores[doc] = scores.get(doc, 0.0) + score
+        matches = list(scores)
+    else:
+        matches = sorted(candidates)
+
+    if sort in ("published", "issued"):
+        descending = request.param("order", "desc") != "asc"
+        matches.sort(key=lambda d: (catalog.works[d].year or 0, -d), reverse=descending)
+    elif searched:
+        matches.sort(key=lambda d: (-scores[d], d))
+
+    page = matches[offset : offset + rows]
+    select = [s.strip() for s in (request.param("select") or "").split(",") if s.strip()]
+    items = []
+    for doc in page:
+        item = render_work(catalog.works[doc], catalog, ctx, score=round(scores[doc], 6) if searched else 1.0)
+        if select:
+            item = {name: item[name] for name in select if name in item}
+        items.append(item)
+    message = {
+        "facets": {},
+        "total-results": len(matches),
+        "items": items,
+        "items-per-page": rows,
+        "query": {"start-index": offset, "search-terms": query},
+    }
+    return json_response(_envelope("work-list", message))
+
+
+def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | None:
+    works = catalog.works
+    if name in ("from-pub-date", "until-pub-date", "from-issued-date", "until-issued-date"):
+        match = _DATE.match(value)
+        if match is None:
+            return None
+        year = int(match.group(1))
+        if name.startswith("from"):
+            return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
+        return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+    if name == "updates":
+        return set(catalog.notices_for.get(normalize_doi(value), []))
+    if name == "doi":
+        index = catalog.by_doi.get(normalize_doi(value))
+        return {index} if index is not None else set()
+    if name == "type":
+        return {i for i, w in enumerate(works) if w.type == value}
+    if name == "is-update":
+        notices = {i for ids in catalog.notices_for.values() for i in ids}
+        return notices if value == "true" else set(range(len(works))) - notices
+    if name == "update-type":
+        notices = {i for ids in catalog.notices_for.values() for i in ids}
+        return notices if value == "retraction" else set()
+    if name == "prefix":
+        return {i for i, w in enumerate(works) if w.doi and w.doi.split("/", 1)[0] == value.lower()}
+    if name == "has-abstract":
+        return {i for i, w in enumerate(works) if bool(w.abstract) == (value == "true")}
+    return None
+
+
+# --- rendering -------------------------------------------------------------------------------------
+
+
+def _date_parts(year: int | None, month: int | None = None, day: int | None = None) -> dict[str, Any]:
+    if year is None:
+        return {"date-parts": [[None]]}
+    parts = [year] + ([month] if month else []) + ([day] if month and day else [])
+    return {"date-parts": [parts]}
+
+
+def _stamp(year: int, month: int, day: int) -> dict[str, Any]:
+    from datetime import UTC, datetime
+
+    moment = datetime(year, month, day, 9, 30, tzinfo=UTC)
+    return {
+        "date-parts": [[year, month, day]],
+        "date-time": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "timestamp": timestamp_ms(moment),
+    }
+
+
+def _author(author_index: int, work: SimWork) -> dict[str, Any]:
+    author = work.authors[author_index]
+    entry: dict[str, Any] = {}
+    if author.literal:
+        entry["name"] = author.literal
+    else:
+        if author.given:
+            entry["given"] = author.given
+        entry["family"] = author.family
+    if author.orcid:
+        entry["ORCID"] = f"https://orcid.org/{author.orcid}"
+        entry["authenticated-orcid"] = False
+    entry["sequence"] = "first" if author_index == 0 else "additional"
+    entry["affiliation"] = []
+    return entry
+
+
+def _relation(work: SimWork) -> dict[str, Any]:
+    relation: dict[str, Any] = {}
+    related = work.related
+    if related is None:
+        return relation
+    if related.preprint_doi:
+        relation["has-preprint"] = [{"id-type": "doi", "id": related.preprint_doi, "asserted-by": "object"}]
+    if related.preprint_arxiv_id:
+        relation.setdefault("has-preprint", []).append(
+            {"id-type": "arxiv", "id": related.preprint_arxiv_id, "asserted-by": "object"}
+        )
+    if related.published_doi:
+        relation["is-preprint-of"] = [{"id-type": "doi", "id": related.published_doi, "asserted-by": "subject"}]
+    return relation
+
+
+def _update(doi: str, year: int | None, salt: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"DOI": doi, "type": "retraction", "label": "Retraction", "source": "publisher"}
+    if year is not None:
+        month, day = (1 + stable_int(salt, doi, digits=4) % 12, 1 + stable_int(salt, doi, digits=5) % 28)
+        entry["updated"] = _stamp(year, month, day)
+    return entry
+
+
+def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score: float) -> dict[str, Any]:
+    """One Crossref work item, as `/works/{doi}` and `/works?` return it."""
+    assert work.doi is not None
+    month, day = month_day(work, "crossref")
+    year = work.year
+    registered_year = year or 2000
+    item: dict[str, Any] = {
+        "indexed": {**_stamp(2025, 1 + month % 12, day), "version": "3.54.1"},
+        "reference-count": stable_int("refs", work.key, digits=2),
+        "publisher": work.publisher or (f"{work.venue} Publishing" if work.venue else "Simulated Publisher"),
+    }
+    if work.issue:
+        item["issue"] = work.issue
+    item["content-domain"] = {"domain": [], "crossmark-restriction": False}
+    if work.venue and work.type == "journal-article":
+        item["short-container-title"] = [work.venue]
+    if work.abstract:
+        item["abstract"] = f"<jats:p>{_jats_escape(work.abstract)}</jats:p>"
+    item["DOI"] = work.doi
+    item["type"] = work.type
+    if work.type == "posted-content":
+        item["subtype"] = "preprint"
+    item["created"] = _stamp(registered_year, month, day)
+    if work.pages:
+        item["page"] = work.pages
+    item["source"] = "Crossref"
+    item["is-referenced-by-count"] = stable_int("cited", work.key, digits=3)
+    item["title"] = [work.title]
+    item["prefix"] = work.doi.split("/", 1)[0]
+    if work.volume:
+        item["volume"] = work.volume
+    if work.authors:
+        item["author"] = [_author(i, work) for i in range(len(work.authors))]
+    item["member"] = str(stable_int("member", item["prefix"], digits=4))
+    if work.type == "posted-content":
+        item["posted"] = _date_parts(year, month, day)
+        item["institution"] = [{"name": work.venue or "Preprint server"}]
+    elif year is not None:
+        item["published-online"] = _date_parts(year, month, day)
+    if work.type == "journal-article" and year is not None:
+        item["published-print"] = _date_parts(year, month)
+    if work.retracted:
+        notice_doi = work.retraction_notice_doi or _notice_doi(work, catalog)
+        if notice_doi:
+            item["updated-by"] = [_update(notice_doi, work.retraction_year or (year + 1 if year else None), "upd")]
+    target = work.meta.get("retraction_of")
+    if isinstance(target, str):
+        item["update-to"] = [_update(target, year, "upd")]
+        item["update-policy"] = f"https://doi.org/{item['prefix']}/crossmark-policy"
+    item["container-title"] = [work.venue] if work.venue and work.type != "posted-content" else []
+    item["original-title"] = []
+    item["language"] = "en"
+    item["link"] = [
+        {
+            "URL": f"https://example.org/fulltext/{work.doi}",
+            "content-type": "unspecified",
+            "content-version": "vor",
+            "intended-application": "similarity-checking",
+        }
+    ]
+    item["deposited"] = _stamp(max(registered_year, 2020), month, day)
+    item["score"] = score
+    item["resource"] = {"primary": {"URL": f"https://example.org/landing/{work.doi}"}}
+    item["subtitle"] = [work.subtitle] if work.subtitle else []
+    item["short-title"] = []
+    item["issued"] = _date_parts(year, month, day)
+    item["references-count"] = item["reference-count"]
+    if work.type == "journal-article" and (work.issue or year is not None):
+        journal_issue: dict[str, Any] = {}
+        if work.issue:
+            journal_issue["issue"] = work.issue
+        if year is not None:
+            journal_issue["published-print"] = _date_parts(year, month)
+        item["journal-issue"] = journal_issue
+    item["URL"] = f"https://doi.org/{work.doi}"
+    item["relation"] = _relation(work)
+    item["subject"] = []
+    item["published"] = _date_parts(year, month, day)
+    return item
+
+
+def _notice_doi(work: SimWork, catalog: SourceCatalog) -> str | None:
+    assert work.doi is not None
+    notices = catalog.notices_for.get(work.doi, [])
+    return catalog.works[notices[0]].doi if notices else None
+
+
+def _jats_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,503 @@
+"""OpenAlex (`api.openalex.org`): `/works/{id}` and `/works?filter=...&search=...`.
+
+Ids a single-work path accepts: `W123`, `https://openalex.org/W123`, `doi:10.x/y`,
+`https://doi.org/10.x/y`, a bare DOI, `pmid:123`, `pmcid:PMC123`. Lists come in the
+`{"meta": {...}, "results": [...], "group_by": []}` envelope. Search is OpenAlex's: stop words
+dropped, plurals stemmed, words not joined by an operator must all match (AND); `search` looks in
+the title and abstract, `filter=title.search:` in the title only. Filters are split on commas and
+OR-ed with `|` inside one filter, as the real API does.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from aletheia.sources.simulator.common import SimContext, month_day, parse_int
+from aletheia.sources.simulator.config import RequestKind
+from aletheia.sources.simulator.http import Request, Response, json_response
+from aletheia.sources.simulator.search import Clause, evaluate, parse_query, positive_clauses, tokenize
+from aletheia.sources.simulator.universe import (
+    ARXIV_DOI_PREFIX,
+    SimWork,
+    SourceCatalog,
+    normalize_doi,
+    normalize_pmcid,
+    stable_int,
+)
+
+MAX_PER_PAGE: Final = 200
+_NOT_FOUND_MESSAGE: Final = (
+    "The requested URL was not found on the server. If you entered the URL manually please check "
+    "your spelling and try again."
+)
+_FILTERS: Final = (
+    "doi",
+    "ids.openalex",
+    "openalex",
+    "ids.pmid",
+    "pmid",
+    "ids.pmcid",
+    "pmcid",
+    "publication_year",
+    "from_publication_date",
+    "to_publication_date",
+    "type",
+    "is_retracted",
+    "has_doi",
+    "title.search",
+    "display_name.search",
+    "default.search",
+    "title_and_abstract.search",
+    "abstract.search",
+    "raw_author_name.search",
+)
+_TYPES: Final = {
+    "journal-article": "article",
+    "proceedings-article": "article",
+    "posted-content": "preprint",
+    "book": "book",
+    "monograph": "book",
+    "edited-book": "book",
+    "book-chapter": "book-chapter",
+    "dataset": "dataset",
+    "dissertation": "dissertation",
+    "report": "report",
+}
+
+
+def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
+    stripped = path.rstrip("/")
+    if stripped.startswith("/works/"):
+        return "single", [stripped[len("/works/") :]]
+    ids: list[str] = []
+    for name, value in _filters(request.param("filter") or ""):
+        if name in ("doi", "ids.openalex", "openalex", "ids.pmid", "pmid", "ids.pmcid", "pmcid"):
+            ids.extend(v for v in value.split("|") if v)
+    return ("batch" if ids and not request.param("search") else "search"), ids
+
+
+def rate_limited(retry_after: str) -> Response:
+    payload = {"error": "Rate limit exceeded", "message": "Too many requests; slow down and retry."}
+    return json_response(payload, status=429, headers=[("retry-after", retry_after)])
+
+
+def not_found() -> Response:
+    return json_response({"error": "404 Not Found", "message": _NOT_FOUND_MESSAGE}, status=404)
+
+
+def _bad_request(message: str) -> Response:
+    return json_response({"error": "Invalid query parameters error.", "message": message}, status=400)
+
+
+def handle(request: Request, path: str, ctx: SimContext) -> Response:
+    catalog = ctx.universe.catalog("openalex")
+    stripped = path.rstrip("/")
+    if request.method not in ("GET", "HEAD"):
+        return json_response({"error": "Method Not Allowed", "message": "GET only"}, status=405)
+    if stripped == "/works":
+        return _list(request, catalog)
+    if stripped.startswith("/works/"):
+        index = _lookup(stripped[len("/works/") :], catalog)
+        if index is None:
+            return not_found()
+        work = render_work(catalog.works[index])
+        return json_response(_select(work, request.param("select")) if request.param("select") else work)
+    return not_found()
+
+
+def _lookup(identifier: str, catalog: SourceCatalog) -> int | None:
+    text = identifier.strip()
+    # Clients send DOI URLs inside the path; a proxy may have merged "https://" into "https:/".
+    text = re.sub(r"^https?:/+", "https://", text, flags=re.IGNORECASE)
+    lowered = text.lower()
+    if lowered.startswith("https://openalex.org/"):
+        text = text.rsplit("/", 1)[-1]
+        lowered = text.lower()
+    if re.fullmatch(r"w\d+", lowered):
+        return catalog.by_openalex.get(text.upper())
+    if lowered.startswith(("doi:", "https://doi.org/", "https://dx.doi.org/")) or lowered.startswith("10."):
+        return catalog.by_doi.get(normalize_doi(text))
+    if lowered.startswith("pmid:"):
+        value = text.split(":", 1)[1].rsplit("/", 1)[-1]
+        return catalog.by_pmid.get(value.lstrip("0") or "0")
+    if lowered.startswith("pmcid:"):
+        return catalog.by_pmcid.get(normalize_pmcid(text.split(":", 1)[1].rsplit("/", 1)[-1]))
+    return None
+
+
+def _filters(text: str) -> list[tuple[str, str]]:
+    pairs = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, _, value = part.partition(":")
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+def _list(request: Request, catalog: SourceCatalog) -> Response:
+    per_page_text = request.param("per-page", request.param("per_page"))
+    per_page = parse_int(per_page_text, 25, low=1, high=MAX_PER_PAGE)
+    if per_page is None:
+        return _bad_request(f"per-page parameter must be an integer between 1 and {MAX_PER_PAGE}")
+    page = parse_int(request.param("page"), 1, low=1)
+    if page is None:
+        return _bad_request("page parameter must be a positive integer")
+
+    candidates = set(range(len(catalog)))
+    ranking_words: list[str] = []
+    ranking_fields: list[str] = []
+    for name, value in _filters(request.param("filter") or ""):
+        if name not in _FILTERS:
+            return _bad_request(f"{name} is not a valid field. Valid fields are: {', '.join(_FILTERS)}")
+        if name.endswith(".search"):
+            field = _search_field(name)
+            node = parse_query(value, "plain")
+            if node is not None:
+                candidates &= evaluate(node, lambda c, f=field: _resolve(c, f, catalog), candidates)
+                ranking_words += [w for c in positive_clauses(node) for w in tokenize(c.text)]
+                ranking_fields.append(field)
+            continue
+        selected = _apply_filter(name, value, catalog)
+        if selected is None:
+            return _bad_request(f"Value for param {name} is invalid: {value}")
+        candidates &= selected
+
+    search = request.param("search")
+    if search:
+        node = parse_query(search, "plain")
+        if node is not None:
+            candidates &= evaluate(node, lambda c: _resolve(c, "text", catalog), candidates)
+            ranking_words += [w for c in positive_clauses(node) for w in tokenize(c.text)]
+            ranking_fields.append("text")
+
+    relevance: dict[int, float] = {}
+    if ranking_words:
+        index = catalog.title if ranking_fields and set(ranking_fields) == {"title"} else catalog.text
+        relevance = index.scores(ranking_words, candidates)
+        matches = sorted(candidates, key=lambda d: (-relevance.get(d, 0.0), d))
+    else:
+        matches = sorted(candidates)
+    sort = (request.param("sort") or "").split(":")
+    if sort[0] in ("publication_year", "publication_date"):
+        descending = len(sort) > 1 and sort[1] == "desc"
+        matches.sort(key=lambda d: (catalog.works[d].year or 0), reverse=descending)
+
+    start = (page - 1) * per_page
+    results = []
+    for doc in matches[start : start + per_page]:
+        work = render_work(catalog.works[doc])
+        if ranking_words:
+            work["relevance_score"] = round(relevance.get(doc, 0.0) * 10, 6)
+        if request.param("select"):
+            work = _select(work, request.param("select"))
+        results.append(work)
+    meta = {
+        "count": len(matches),
+        "db_response_time_ms": 3 + len(results),
+        "page": page,
+        "per_page": per_page,
+        "groups_count": None,
+    }
+    return json_response({"meta": meta, "results": results, "group_by": []})
+
+
+def _search_field(filter_name: str) -> str:
+    return {
+        "title.search": "title",
+        "display_name.search": "title",
+        "abstract.search": "abstract",
+        "raw_author_name.search": "authors",
+    }.get(filter_name, "text")
+
+
+def _resolve(clause: Clause, field: str, catalog: SourceCatalog) -> set[int]:
+    index = getattr(catalog, field)
+    words = tokenize(clause.text)
+    if not words:
+        return set(range(len(catalog)))
+    return index.docs_with_phrase(words) if clause.phrase else index.docs_with_all(words)
+
+
+_YEAR_RANGE: Final = re.compile(r"^(\d{4})?-(\d{4})?$")
+
+
+def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | None:
+    works = catalog.works
+    values = [v for v in value.split("|") if v]
+    if name == "doi":
+        return {i for v in values if (i := catalog.by_doi.get(normalize_doi(v))) is not None}
+    if name in ("ids.openalex", "openalex"):
+        return {i for v in values if (i := catalog.by_openalex.get(v.rsplit("/", 1)[-1].upper())) is not None}
+    if name in ("ids.pmid", "pmid"):
+        return {i for v in values if (i := catalog.by_pmid.get(v.rsplit("/", 1)[-1])) is not None}
+    if name in ("ids.pmcid", "pmcid"):
+        return {i for v in values if (i := catalog.by_pmcid.get(normalize_pmcid(v.rsplit("/", 1)[-1]))) is not None}
+    if name == "publication_year":
+        selected: set[int] = set()
+        for v in values:
+            years = _year_bounds(v)
+            if years is None:
+                return None
+            low, high = years
+            selected |= {i for i, w in enumerate(works) if w.year is not None and low <= w.year <= high}
+        return selected
+    if name in ("from_publication_date", "to_publication_date"):
+        match = re.match(r"^(\d{4})", value)
+        if match is None:
+            return None
+        year = int(match.group(1))
+        if name.startswith("from"):
+            return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
+        return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+    if name == "type":
+        return {i for i, w in enumerate(works) if _TYPES.get(w.type, "other") in values}
+    if name == "is_retracted":
+        return {i for i, w in enumerate(works) if w.retracted == (value.lower() == "true")}
+    if name == "has_doi":
+        return {i for i, w in enumerate(works) if bool(w.doi) == (value.lower() == "true")}
+    return None
+
+
+def _year_bounds(value: str) -> tuple[int, int] | None:
+    if value.isdigit():
+        return int(value), int(value)
+    if value.startswith(">") and value[1:].isdigit():
+        return int(value[1:]) + 1, 9999
+    if value.startswith("<") and value[1:].isdigit():
+        return 0, int(value[1:]) - 1
+    match = _YEAR_RANGE.match(value)
+    if match and (match.group(1) or match.group(2)):
+        return int(match.group(1) or 0), int(match.group(2) or 9999)
+    return None
+
+
+def _select(work: dict[str, Any], select: str | None) -> dict[str, Any]:
+    names = [n.strip() for n in (select or "").split(",") if n.strip()]
+    return {name: work[name] for name in names if name in work}
+
+
+# --- rendering -------------------------------------------------------------------------------------
+
+
+def _doi_url(work: SimWork) -> str | None:
+    if work.doi:
+        return f"https://doi.org/{work.doi}"
+    if work.arxiv_id:
+        # OpenAlex lists arXiv-only papers under arXiv's DataCite DOI.
+        return f"https://doi.org/{ARXIV_DOI_PREFIX}arxiv.{work.arxiv_id.lower()}"
+    return None
+
+
+def _source(work: SimWork) -> dict[str, Any] | None:
+    if not work.venue:
+        return None
+    kind = "conference" if work.type == "proceedings-article" else "journal"
+    if work.type == "posted-content":
+        kind = "repository"
+    if work.type in ("book", "book-chapter", "monograph"):
+        kind = "book series"
+    return {
+        "id": f"https://openalex.org/S{4_300_000_000 + stable_int('source', work.venue)}",
+        "display_name": work.venue,
+        "issn_l": None,
+        "issn": None,
+        "is_oa": False,
+        "is_in_doaj": False,
+        "is_core": kind == "journal",
+        "host_organization": None,
+        "host_organization_name": work.publisher,
+        "host_organization_lineage": [],
+        "host_organization_lineage_names": [],
+        "type": kind,
+    }
+
+
+_ARXIV_SOURCE: Final = {
+    "id": "https://openalex.org/S4306400194",
+    "display_name": "arXiv (Cornell University)",
+    "issn_l": None,
+    "issn": None,
+    "is_oa": True,
+    "is_in_doaj": False,
+    "is_core": False,
+    "host_organization": "https://openalex.org/I205783295",
+    "host_organization_name": "Cornell University",
+    "host_organization_lineage": ["https://openalex.org/I205783295"],
+    "host_organization_lineage_names": [],
+    "type": "repository",
+}
+
+
+def _locations(work: SimWork) -> list[dict[str, Any]]:
+    locations: list[dict[str, Any]] = []
+    doi_url = _doi_url(work)
+    if work.doi:
+        locations.append(
+            {
+                "id": f"doi:{work.doi}",
+                "is_oa": False,
+                "landing_page_url": doi_url,
+                "pdf_url": None,
+                "source": _source(work),
+                "license": None,
+                "license_id": None,
+                "version": "publishedVersion",
+                "is_accepted": True,
+                "is_published": True,
+                "raw_source_name": work.venue,
+                "raw_type": work.type,
+            }
+        )
+    arxiv_id = work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None)
+    if arxiv_id:
+        locations.append(
+            {
+                "id": f"pmh:oai:arXiv.org:{arxiv_id}",
+                "is_oa": True,
+                "landing_page_url": f"http://arxiv.org/abs/{arxiv_id}",
+                "pdf_url": f"https://arxiv.org/pdf/{arxiv_id}",
+                "source": dict(_ARXIV_SOURCE),
+                "license": "other-oa",
+                "license_id": "https://openalex.org/licenses/other-oa",
+                "version": "submittedVersion",
+                "is_accepted": False,
+                "is_published": False,
+                "raw_source_name": None,
+                "raw_type": "text",
+            }
+        )
+    if work.pmid:
+        locations.append(
+            {
+                "id": f"pmid:{work.pmid}",
+                "is_oa": False,
+                "landing_page_url": f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}",
+                "pdf_url": None,
+                "source": {
+                    "id": "https://openalex.org/S4306525036",
+                    "display_name": "PubMed",
+                    "issn_l": None,
+                    "issn": None,
+                    "is_oa": False,
+                    "is_in_doaj": False,
+                    "is_core": False,
+                    "host_organization": "https://openalex.org/I1299303238",
+                    "host_organization_name": "National Institutes of Health",
+                    "host_organization_lineage": ["https://openalex.org/I1299303238"],
+                    "host_organization_lineage_names": [],
+                    "type": "repository",
+                },
+                "license": None,
+                "license_id": None,
+                "version": "publishedVersion",
+                "is_accepted": True,
+                "is_published": True,
+                "raw_source_name": work.venue,
+                "raw_type": None,
+            }
+        )
+    return locations
+
+
+def _authorships(work: SimWork) -> list[dict[str, Any]]:
+    authorships = []
+    count = len(work.authors)
+    for position, author in enumerate(work.authors):
+        name = author.display
+        if position == 0:
+            where = "first"
+        elif position == count - 1:
+            where = "last"
+        else:
+            where = "middle"
+        authorships.append(
+            {
+                "author_position": where,
+                "author": {
+                    "id": f"https://openalex.org/A{5_000_000_000 + stable_int('author', name)}",
+                    "display_name": name,
+                    "orcid": f"https://orcid.org/{author.orcid}" if author.orcid else None,
+                },
+                "institutions": [],
+                "countries": [],
+                "is_corresponding": position == 0,
+                "raw_author_name": name,
+                "raw_affiliation_strings": [],
+                "raw_orcid": f"https://orcid.org/{author.orcid}" if author.orcid else None,
+                "affiliations": [],
+            }
+        )
+    return authorships
+
+
+def inverted_index(text: str) -> dict[str, list[int]]:
+    """OpenAlex's `abstract_inverted_index`: each word with the positions it occupies."""
+    index: dict[str, list[int]] = {}
+    for position, word in enumerate(text.split()):
+        index.setdefault(word, []).append(position)
+    return index
+
+
+def render_work(work: SimWork) -> dict[str, Any]:
+    """One OpenAlex work object, as `/works/{id}` and the `results` of `/works?` give it."""
+    openalex_url = f"https://openalex.org/{work.derived_openalex_id}"
+    doi_url = _doi_url(work)
+    month, day = month_day(work, "openalex")
+    ids: dict[str, Any] = {"openalex": openalex_url}
+    if doi_url:
+        ids["doi"] = doi_url
+    if work.pmid:
+        ids["pmid"] = f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}"
+    if work.pmcid:
+        ids["pmcid"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{work.pmcid[3:]}"
+    locations = _locations(work)
+    oa_location = next((loc for loc in locations if loc["is_oa"]), None)
+    openalex_type = _TYPES.get(work.type, "other")
+    title = work.display_title
+    return {
+        "id": openalex_url,
+        "doi": doi_url,
+        "title": title,
+        "display_name": title,
+        "publication_year": work.year,
+        "publication_date": f"{work.year:04d}-{month:02d}-{day:02d}" if work.year else None,
+        "ids": ids,
+        "language": "en",
+        "primary_location": locations[0] if locations else None,
+        "type": openalex_type,
+        "type_crossref": work.type,
+        "indexed_in": [name for name, known in (("crossref", bool(work.doi)), ("pubmed", bool(work.pmid)), ("arxiv", bool(work.arxiv_id))) if known],
+        "open_access": {
+            "is_oa": oa_location is not None,
+            "oa_status": "green" if oa_location is not None else "closed",
+            "oa_url": oa_location["pdf_url"] if oa_location is not None else None,
+            "any_repository_has_fulltext": oa_location is not None,
+        },
+        "authorships": _authorships(work),
+        "countries_distinct_count": 0,
+        "institutions_distinct_count": 0,
+        "corresponding_author_ids": [],
+        "corresponding_institution_ids": [],
+        "cited_by_count": stable_int("cited", work.key, digits=3),
+        "biblio": {
+            "volume": work.volume,
+            "issue": work.issue,
+            "first_page": work.pages.split("-")[0] if work.pages else None,
+            "last_page": work.pages.split("-")[-1] if work.pages and "-" in work.pages else None,
+        },
+        "is_retracted": work.retracted,
+        "is_paratext": False,
+        "locations_count": len(locations),
+        "locations": locations,
+        "best_oa_location": oa_location,
+        "referenced_works_count": 0,
+        "referenced_works": [],
+        "related_works": [],
+        "abstract_inverted_index": inverted_index(work.abstract) if work.abstract else None,
+        "cited_by_api_url": f"https://api.openalex.org/works?filter=cites:{work.derived_openalex_id}",
+        "counts_by_year": [],
+        "updated_date": "2025-01-15T00:00:00.000000",
+        "created_date": f"{max(work.year or 2016, 2016)}-{month:02d}-{day:02d}",
+    }

@@ -1,0 +1,360 @@
+"""Semantic Scholar Graph API (`api.semanticscholar.org/graph/v1`).
+
+Endpoints: `GET /paper/{id}` (id: a 40-hex paperId, `DOI:`, `ARXIV:`, `PMID:`, `PMCID:`,
+`CorpusId:`, `URL:`, or a bare DOI), `POST /paper/batch` (`{"ids": [...]}`, a list in request
+order with `null` for unknown ids), `GET /paper/search` (ranked; `{"total", "offset", "next"?,
+"data"?}`) and `GET /paper/search/match` (the single best title match, or 404 "Title match not
+found"). Only the requested `fields` come back, `paperId` always; no `fields` means paperId and
+title; an unknown field is a 400, as with the real API.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from aletheia.sources.simulator.common import SimContext, month_day, parse_int
+from aletheia.sources.simulator.config import RequestKind
+from aletheia.sources.simulator.http import Request, Response, json_response
+from aletheia.sources.simulator.search import tokenize
+from aletheia.sources.simulator.universe import (
+    SimWork,
+    SourceCatalog,
+    normalize_doi,
+    split_arxiv_id,
+    stable_hex,
+    stable_int,
+)
+
+GRAPH: Final = "/graph/v1/paper"
+MAX_BATCH: Final = 500
+MAX_SEARCH_LIMIT: Final = 100
+_FIELDS: Final = frozenset(
+    {
+        "paperId",
+        "corpusId",
+        "externalIds",
+        "url",
+        "title",
+        "abstract",
+        "venue",
+        "publicationVenue",
+        "year",
+        "referenceCount",
+        "citationCount",
+        "influentialCitationCount",
+        "isOpenAccess",
+        "openAccessPdf",
+        "fieldsOfStudy",
+        "s2FieldsOfStudy",
+        "publicationTypes",
+        "publicationDate",
+        "journal",
+        "citationStyles",
+        "authors",
+        "citations",
+        "references",
+        "embedding",
+        "tldr",
+    }
+)
+_NESTED: Final = frozenset({"authors", "citations", "references", "embedding"})
+_ARXIV_VENUE: Final = {
+    "id": "1901e811-ee72-4b20-8f7e-de08cd395a10",
+    "name": "arXiv.org",
+    "alternate_names": ["ArXiv"],
+    "issn": "2331-8422",
+    "url": "https://arxiv.org",
+}
+_PUBLICATION_TYPES: Final = {
+    "journal-article": ["JournalArticle"],
+    "proceedings-article": ["Conference"],
+    "book": ["Book"],
+    "monograph": ["Book"],
+    "book-chapter": ["BookSection"],
+    "dataset": ["Dataset"],
+}
+# The title-match endpoint answers only a close match: this share of the query's words must be in
+# the title and this share of the title's words in the query.
+MATCH_SHARE: Final = 0.6
+
+
+def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
+    stripped = path.rstrip("/")
+    if stripped == f"{GRAPH}/batch":
+        try:
+            body = request.json()
+        except (ValueError, UnicodeDecodeError):
+            return "batch", []
+        ids = body.get("ids") if isinstance(body, dict) else None
+        return "batch", [str(i) for i in ids] if isinstance(ids, list) else []
+    if stripped in (f"{GRAPH}/search", f"{GRAPH}/search/match", f"{GRAPH}/search/bulk"):
+        return "search", []
+    if stripped.startswith(f"{GRAPH}/"):
+        return "single", [stripped[len(GRAPH) + 1 :]]
+    return "single", []
+
+
+def rate_limited(retry_after: str) -> Response:
+    payload = {
+        "message": "Too Many Requests. Please wait and try again or apply for a key for higher rate limits. "
+        "https://www.semanticscholar.org/product/api#api-key-form",
+        "code": "429",
+    }
+    return json_response(payload, status=429, headers=[("retry-after", retry_after)])
+
+
+def _error(message: str, status: int) -> Response:
+    return json_response({"error": message}, status=status)
+
+
+def handle(request: Request, path: str, ctx: SimContext) -> Response:
+    catalog = ctx.universe.catalog("semantic_scholar")
+    stripped = path.rstrip("/")
+    fields, bad = _parse_fields(request.param("fields"))
+    if bad:
+        return _error(f"Unrecognized or unsupported fields: [{', '.join(bad)}]", 400)
+    if stripped == f"{GRAPH}/batch":
+        if request.method != "POST":
+            return _error("Method not allowed; POST a JSON body {\"ids\": [...]}", 405)
+        return _batch(request, catalog, fields)
+    if stripped == f"{GRAPH}/search/match":
+        return _match(request, catalog, fields)
+    if stripped == f"{GRAPH}/search":
+        return _search(request, catalog, fields)
+    if stripped.startswith(f"{GRAPH}/"):
+        identifier = stripped[len(GRAPH) + 1 :]
+        index = lookup(identifier, catalog)
+        if index is None:
+            return _error(f"Paper with id {identifier} not found", 404)
+        return json_response(_project(render_paper(catalog.works[index]), fields))
+    return json_response({"message": "Not Found"}, status=404)
+
+
+def _parse_fields(text: str | None) -> tuple[list[str], list[str]]:
+    if text is None or not text.strip():
+        return ["title"], []
+    fields: list[str] = []
+    bad: list[str] = []
+    for raw in text.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        top = name.split(".", 1)[0]
+        if top not in _FIELDS or ("." in name and top not in _NESTED):
+            bad.append(name)
+        elif top not in fields:
+            fields.append(top)
+    return fields, bad
+
+
+def _project(paper: dict[str, Any], fields: list[str]) -> dict[str, Any]:
+    projected = {"paperId": paper["paperId"]}
+    for name in fields:
+        projected[name] = paper.get(name)
+    return projected
+
+
+_HEX40: Final = re.compile(r"^[0-9a-f]{40}$", re.IGNORECASE)
+
+
+def lookup(identifier: str, catalog: SourceCatalog) -> int | None:
+    """The catalog index an S2 paper id names, or None."""
+    text = identifier.strip()
+    if _HEX40.match(text):
+        return catalog.by_s2.get(text.lower())
+    if text.startswith("10."):
+        return catalog.by_doi.get(normalize_doi(text))
+    prefix, sep, value = text.partition(":")
+    if not sep:
+        return None
+    kind = prefix.strip().upper()
+    value = value.strip()
+    if kind == "DOI":
+        return catalog.by_doi.get(normalize_doi(value))
+    if kind == "ARXIV":
+        parsed = split_arxiv_id(value)
+        return catalog.by_arxiv.get(parsed[0].lower()) if parsed is not None else None
+    if kind == "PMID":
+        return catalog.by_pmid.get(value.lstrip("0")) if value.isdigit() else None
+    if kind == "PMCID":
+        digits = value.upper().removeprefix("PMC")
+        return catalog.by_pmcid.get(f"PMC{digits}") if digits.isdigit() else None
+    if kind == "CORPUSID":
+        return catalog.by_corpus.get(int(value)) if value.isdigit() else None
+    if kind == "URL":
+        arxiv = re.search(r"arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?$", value)
+        if arxiv:
+            return lookup(f"ARXIV:{arxiv.group(1)}", catalog)
+        s2 = re.search(r"semanticscholar\.org/paper/(?:.*/)?([0-9a-f]{40})", value)
+        if s2:
+            return catalog.by_s2.get(s2.group(1))
+    return None
+
+
+def _batch(request: Request, catalog: SourceCatalog, fields: list[str]) -> Response:
+    try:
+        body = request.json()
+    except (ValueError, UnicodeDecodeError):
+        return _error("Unacceptable JSON body", 400)
+    ids = body.get("ids") if isinstance(body, dict) else None
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return _error('Body must be {"ids": [<paper id>, ...]}', 400)
+    if len(ids) > MAX_BATCH:
+        return _error(f"Cannot process more than {MAX_BATCH} ids", 400)
+    results: list[dict[str, Any] | None] = []
+    for identifier in ids:
+        index = lookup(identifier, catalog)
+        results.append(_project(render_paper(catalog.works[index]), fields) if index is not None else None)
+    return json_response(results)
+
+
+def _year_filter(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return (0, 9999)
+    match = re.fullmatch(r"(\d{4})?(-)?(\d{4})?", text.strip())
+    if match is None or not (match.group(1) or match.group(3)):
+        return None
+    low = int(match.group(1)) if match.group(1) else 0
+    if match.group(2):
+        high = int(match.group(3)) if match.group(3) else 9999
+    else:
+        high = low
+    return low, high
+
+
+def _search(request: Request, catalog: SourceCatalog, fields: list[str]) -> Response:
+    query = request.param("query")
+    if not query or not query.strip():
+        return _error("Missing required parameter: 'query'", 400)
+    offset = parse_int(request.param("offset"), 0)
+    limit = parse_int(request.param("limit"), 100, low=1, high=MAX_SEARCH_LIMIT)
+    years = _year_filter(request.param("year"))
+    if offset is None or limit is None or years is None:
+        return _error("Invalid offset, limit or year parameter", 400)
+    low, high = years
+    candidates = None
+    if request.param("year"):
+        candidates = [i for i, w in enumerate(catalog.works) if w.year is not None and low <= w.year <= high]
+    ranked = catalog.text.ranked(tokenize(query), candidates=candidates, min_share=0.5)
+    total = len(ranked)
+    payload: dict[str, Any] = {"total": total, "offset": offset}
+    if offset + limit < total:
+        payload["next"] = offset + limit
+    if total:
+        payload["data"] = [
+            _project(render_paper(catalog.works[doc]), fields) for doc, _ in ranked[offset : offset + limit]
+        ]
+    return json_response(payload)
+
+
+def _match(request: Request, catalog: SourceCatalog, fields: list[str]) -> Response:
+    query = request.param("query")
+    if not query or not query.strip():
+        return _error("Missing required parameter: 'query'", 400)
+    words = tokenize(query)
+    ranked = catalog.title.ranked(words)
+    wanted = set(words)
+    for doc, score in ranked[:5]:
+        title_words = set(catalog.title.docs[doc])
+        shared = len(wanted & title_words)
+        if wanted and title_words and shared / len(wanted) >= MATCH_SHARE and shared / len(title_words) >= MATCH_SHARE:
+            paper = _project(render_paper(catalog.works[doc]), fields)
+            paper["matchScore"] = round(score * 10, 5)
+            return json_response({"data": [paper]})
+    return _error("Title match not found", 404)
+
+
+# --- rendering -------------------------------------------------------------------------------------
+
+
+def _bibtex(work: SimWork, key: str) -> str:
+    entry = "Article" if work.type == "journal-article" else "Inproceedings" if work.type == "proceedings-article" else "Misc"
+    lines = [f"@{entry}{{{key},"]
+    if work.authors:
+        lines.append(f" author = {{{' and '.join(a.display for a in work.authors)}}},")
+    if work.venue:
+        lines.append(f" {'journal' if entry == 'Article' else 'booktitle'} = {{{work.venue}}},")
+    lines.append(f" title = {{{work.display_title}}},")
+    if work.year:
+        lines.append(f" year = {{{work.year}}}")
+    return "\n".join(lines) + "\n}\n"
+
+
+def render_paper(work: SimWork) -> dict[str, Any]:
+    """Every field of one paper; `_project` keeps the requested ones."""
+    arxiv_id = work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None)
+    external: dict[str, Any] = {}
+    if arxiv_id:
+        external["ArXiv"] = arxiv_id
+    if work.doi:
+        external["DOI"] = work.doi
+    if work.pmid:
+        external["PubMed"] = work.pmid
+    if work.pmcid:
+        external["PubMedCentral"] = work.pmcid.removeprefix("PMC")
+    external["CorpusId"] = work.derived_corpus_id
+    arxiv_only = bool(work.arxiv_id) and not work.doi and work.type == "posted-content"
+    venue = work.venue or ("arXiv.org" if arxiv_only else "")
+    if work.venue:
+        publication_venue: dict[str, Any] | None = {
+            "id": _uuid(stable_hex("venue", work.venue)),
+            "name": work.venue,
+            "type": "conference" if work.type == "proceedings-article" else "journal",
+            "alternate_names": [],
+        }
+    elif arxiv_only:
+        publication_venue = dict(_ARXIV_VENUE)
+    else:
+        publication_venue = None
+    if arxiv_only:
+        journal: dict[str, Any] | None = {"name": "ArXiv", "volume": f"abs/{work.arxiv_id}"}
+    elif work.venue:
+        journal = {"name": work.venue}
+        if work.pages:
+            journal["pages"] = work.pages
+        if work.volume:
+            journal["volume"] = work.volume
+    else:
+        journal = None
+    month, day = month_day(work, "s2")
+    paper_id = work.derived_s2_id
+    first = (work.authors[0].family or work.authors[0].literal or "") if work.authors else ""
+    key = re.sub(r"\W", "", f"{first}{work.year or ''}{''.join(w[:1] for w in work.title.split()[:3])}")
+    return {
+        "paperId": paper_id,
+        "externalIds": external,
+        "corpusId": work.derived_corpus_id,
+        "publicationVenue": publication_venue,
+        "url": f"https://www.semanticscholar.org/paper/{paper_id}",
+        "title": work.display_title,
+        "abstract": work.abstract,
+        "venue": venue,
+        "year": work.year,
+        "referenceCount": stable_int("refs", work.key, digits=2),
+        "citationCount": stable_int("cited", work.key, digits=3),
+        "influentialCitationCount": stable_int("influential", work.key, digits=1),
+        "isOpenAccess": arxiv_id is not None,
+        "openAccessPdf": {"url": f"https://arxiv.org/pdf/{arxiv_id}", "status": "GREEN", "license": None}
+        if arxiv_id
+        else None,
+        "fieldsOfStudy": ["Computer Science"] if any(c.startswith("cs.") for c in work.arxiv_categories) else None,
+        "s2FieldsOfStudy": [],
+        "publicationTypes": _PUBLICATION_TYPES.get(work.type),
+        "publicationDate": f"{work.year:04d}-{month:02d}-{day:02d}" if work.year else None,
+        "journal": journal,
+        "citationStyles": {"bibtex": _bibtex(work, key or paper_id[:10])},
+        "authors": [
+            {"authorId": str(stable_int("s2author", a.display)), "name": a.display} for a in work.authors
+        ],
+        "citations": [],
+        "references": [],
+        "embedding": None,
+        "tldr": None,
+    }
+
+
+def _uuid(hex_digest: str) -> str:
+    h = hex_digest
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+

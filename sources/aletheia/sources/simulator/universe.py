@@ -1,0 +1,516 @@
+"""The simulator's universe: the works it knows, read from a JSONL file (schema: docs/simulator.md).
+
+One `SimWork` per line. Which sources know a work is explicit (`sources`) or follows from its
+identifiers (Crossref and OpenAlex when it has a DOI, arXiv when it has an arXiv id, PubMed when it
+has a PMID, Semantic Scholar always). `overrides` gives one source a different view of the work
+(a wrong year at Semantic Scholar, a shorter title at PubMed), which is how tests build the
+conflicts that triangulation has to resolve.
+
+Everything a source serves is derived from the work, deterministically: the OpenAlex W-id, the
+Semantic Scholar paperId and CorpusId are hashes of the work's key, so the same universe file always
+produces byte-identical responses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from aletheia.sources.simulator.search import FieldIndex, tokenize
+
+WorkSource = Literal["crossref", "openalex", "semantic_scholar", "arxiv", "pubmed"]
+WORK_SOURCES: Final[tuple[WorkSource, ...]] = ("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed")
+
+# arXiv's DataCite prefix: a DOI under it is arXiv's own, never registered with Crossref.
+ARXIV_DOI_PREFIX: Final = "10.48550/"
+
+_DOI_PREFIXES: Final = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_ARXIV_PREFIXES: Final = re.compile(r"^(?:arxiv:|https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
+_ARXIV_NEW: Final = re.compile(r"^(\d{4}\.\d{4,5})(?:v(\d+))?$")
+_ARXIV_OLD: Final = re.compile(r"^([a-z][a-z.\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(\d+))?$")
+
+
+def normalize_doi(value: str) -> str:
+    """A DOI without resolver prefix, lower-cased (DOIs are case-insensitive)."""
+    return _DOI_PREFIXES.sub("", value.strip()).strip().lower()
+
+
+def split_arxiv_id(value: str) -> tuple[str, int | None] | None:
+    """`"arXiv:2104.12255v2"` -> `("2104.12255", 2)`; None when it is not an arXiv id."""
+    text = _ARXIV_PREFIXES.sub("", value.strip()).strip()
+    text = text.removesuffix(".pdf")
+    for pattern in (_ARXIV_NEW, _ARXIV_OLD):
+        match = pattern.match(text)
+        if match:
+            return match.group(1), int(match.group(2)) if match.group(2) else None
+    return None
+
+
+def normalize_pmcid(value: str) -> str:
+    digits = value.strip().upper().removeprefix("PMC")
+    return f"PMC{digits}"
+
+
+def stable_int(*parts: str, digits: int = 9) -> int:
+    """A deterministic number from text (the same on every run and machine, unlike `hash`)."""
+    digest = hashlib.sha1("\x1f".join(parts).encode("utf-8"), usedforsecurity=False).hexdigest()
+    return int(digest[:15], 16) % (10**digits)
+
+
+def stable_hex(*parts: str) -> str:
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+class SimAuthor(BaseModel):
+    """`{"given", "family"}` for a person, `{"literal"}` for an organisation or an unsplit name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    given: str | None = None
+    family: str | None = None
+    literal: str | None = None
+    orcid: str | None = None
+
+    @model_validator(mode="after")
+    def _named(self) -> SimAuthor:
+        if not (self.family or self.literal):
+            raise ValueError("an author needs `family` or `literal`")
+        return self
+
+    @property
+    def display(self) -> str:
+        """"Jan-Emmanuel De Neve", or the literal name."""
+        if self.literal:
+            return self.literal
+        return " ".join(part for part in (self.given, self.family) if part)
+
+    @property
+    def initials(self) -> str:
+        """MEDLINE initials of the given names: "Jan-Emmanuel" -> "JE", "Brooks B." -> "BB"."""
+        if not self.given:
+            return ""
+        return "".join(part[0].upper() for part in re.split(r"[\s.\-]+", self.given) if part)
+
+
+class ArxivVersion(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int = Field(ge=1)
+    year: int
+    month: int | None = Field(default=None, ge=1, le=12)
+
+
+class Related(BaseModel):
+    """Other versions of the same work: the arXiv preprint (or preprint DOI) of a published work,
+    and the DOI of the published version of a preprint."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    preprint_arxiv_id: str | None = None
+    preprint_doi: str | None = None
+    published_doi: str | None = None
+
+    @field_validator("preprint_doi", "published_doi")
+    @classmethod
+    def _doi(cls, value: str | None) -> str | None:
+        return normalize_doi(value) if value else None
+
+    @field_validator("preprint_arxiv_id")
+    @classmethod
+    def _arxiv(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        parsed = split_arxiv_id(value)
+        if parsed is None:
+            raise ValueError(f"not an arXiv id: {value!r}")
+        return parsed[0]
+
+
+# Fields an override may change: everything but the bookkeeping fields.
+_NOT_OVERRIDABLE: Final = frozenset({"sources", "overrides", "meta"})
+
+
+class SimWork(BaseModel):
+    """One work of the universe. Only `title` is required."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str
+    subtitle: str | None = None
+    authors: tuple[SimAuthor, ...] = ()
+    year: int | None = None
+    venue: str | None = None
+    # Crossref's vocabulary: journal-article, proceedings-article, posted-content, book,
+    # book-chapter, monograph, dataset, dissertation, report, other.
+    type: str = "journal-article"
+    doi: str | None = None
+    arxiv_id: str | None = None
+    arxiv_versions: tuple[ArxivVersion, ...] = ()
+    arxiv_categories: tuple[str, ...] = ()
+    pmid: str | None = None
+    pmcid: str | None = None
+    abstract: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    publisher: str | None = None
+    retracted: bool = False
+    retraction_notice_doi: str | None = None
+    retraction_year: int | None = None
+    sources: tuple[WorkSource, ...] | None = None
+    related: Related | None = None
+    fulltext_html: str | None = None
+    fulltext_pdf_path: str | None = None
+    # Source-specific ids; derived from the work's key when absent.
+    openalex_id: str | None = None
+    s2_paper_id: str | None = None
+    corpus_id: int | None = None
+    overrides: dict[WorkSource, dict[str, Any]] = Field(default_factory=dict)
+    meta: dict[str, Any] = Field(default_factory=dict)  # free-form, ignored by the simulator
+
+    @field_validator("doi", "retraction_notice_doi")
+    @classmethod
+    def _doi(cls, value: str | None) -> str | None:
+        return normalize_doi(value) if value else None
+
+    @field_validator("pmid", mode="before")
+    @classmethod
+    def _pmid(cls, value: str | int | None) -> str | None:
+        if value is None or value == "":
+            return None
+        text = str(value).strip()
+        if not text.isdigit():
+            raise ValueError(f"a PMID is digits only: {value!r}")
+        return str(int(text))
+
+    @field_validator("pmcid")
+    @classmethod
+    def _pmcid(cls, value: str | None) -> str | None:
+        return normalize_pmcid(value) if value else None
+
+    @field_validator("openalex_id")
+    @classmethod
+    def _openalex(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        short = value.rsplit("/", 1)[-1].upper()
+        if not re.fullmatch(r"W\d+", short):
+            raise ValueError(f"not an OpenAlex work id: {value!r}")
+        return short
+
+    @model_validator(mode="before")
+    @classmethod
+    def _arxiv_id_with_version(cls, data: Any) -> Any:
+        # "2104.12255v2" names version 2: keep the bare id and, if no versions were listed, give
+        # the work versions 1..2 (all in its year).
+        if not isinstance(data, Mapping) or not data.get("arxiv_id"):
+            return data
+        parsed = split_arxiv_id(str(data["arxiv_id"]))
+        if parsed is None:
+            raise ValueError(f"not an arXiv id: {data['arxiv_id']!r}")
+        arxiv_id, version = parsed
+        updated = dict(data)
+        updated["arxiv_id"] = arxiv_id
+        if version and not data.get("arxiv_versions") and data.get("year"):
+            updated["arxiv_versions"] = [{"version": n, "year": data["year"]} for n in range(1, version + 1)]
+        return updated
+
+    @model_validator(mode="after")
+    def _check(self) -> SimWork:
+        for source, changes in self.overrides.items():
+            bad = set(changes) & _NOT_OVERRIDABLE
+            if bad:
+                raise ValueError(f"override for {source} may not change {sorted(bad)}")
+            unknown = set(changes) - set(type(self).model_fields)
+            if unknown:
+                raise ValueError(f"override for {source} names unknown fields {sorted(unknown)}")
+        versions = [v.version for v in self.arxiv_versions]
+        if versions and sorted(versions) != list(range(1, len(versions) + 1)):
+            raise ValueError("arxiv_versions must number 1..n")
+        return self
+
+    # --- derived facts --------------------------------------------------------------------------
+
+    @property
+    def key(self) -> str:
+        """What the derived ids hash: the first identifier the work has, else title and year."""
+        if self.doi:
+            return f"doi:{self.doi}"
+        if self.arxiv_id:
+            return f"arxiv:{self.arxiv_id}"
+        if self.pmid:
+            return f"pmid:{self.pmid}"
+        return f"title:{self.title.casefold()}:{self.year}"
+
+    @property
+    def known_by(self) -> frozenset[WorkSource]:
+        if self.sources is not None:
+            return frozenset(self.sources)
+        known: set[WorkSource] = {"semantic_scholar"}
+        if self.doi and not self.doi.startswith(ARXIV_DOI_PREFIX):
+            known |= {"crossref", "openalex"}
+        if self.arxiv_id:
+            known.add("arxiv")
+        if self.pmid:
+            known.add("pubmed")
+        return frozenset(known)
+
+    @property
+    def versions(self) -> tuple[ArxivVersion, ...]:
+        """arXiv versions, oldest first; one version in the work's year when none are listed."""
+        if self.arxiv_versions:
+            return tuple(sorted(self.arxiv_versions, key=lambda v: v.version))
+        return (ArxivVersion(version=1, year=self.year or 2000),)
+
+    @property
+    def display_title(self) -> str:
+        return f"{self.title}: {self.subtitle}" if self.subtitle else self.title
+
+    @property
+    def derived_openalex_id(self) -> str:
+        return self.openalex_id or f"W{4_000_000_000 + stable_int('openalex', self.key)}"
+
+    @property
+    def derived_s2_id(self) -> str:
+        return self.s2_paper_id or stable_hex("s2", self.key)
+
+    @property
+    def derived_corpus_id(self) -> int:
+        return self.corpus_id if self.corpus_id is not None else 100_000_000 + stable_int("corpus", self.key)
+
+    def view(self, source: WorkSource) -> SimWork:
+        """The work as `source` has it: the base record with that source's overrides applied."""
+        changes = self.overrides.get(source)
+        if not changes:
+            return self
+        data = self.model_dump(exclude={"overrides"}, exclude_none=False)
+        data.update(changes)
+        # Derived ids follow the base record, so every source's view keeps the same OpenAlex/S2 ids.
+        data["openalex_id"] = self.derived_openalex_id
+        data["s2_paper_id"] = self.derived_s2_id
+        data["corpus_id"] = self.derived_corpus_id
+        return SimWork.model_validate(data)
+
+
+class UniverseError(ValueError):
+    """A universe file that cannot be read: the line number and what is wrong."""
+
+
+def _retraction_notice(work: SimWork) -> SimWork | None:
+    """The Crossref notice that retracts `work` (synthesised when the universe does not list it)."""
+    if not work.retracted or not work.doi:
+        return None
+    notice_doi = work.retraction_notice_doi or _synthetic_notice_doi(work.doi)
+    return SimWork(
+        title=f"Retraction Note: {work.title}",
+        authors=(),
+        year=work.retraction_year or ((work.year + 1) if work.year else None),
+        venue=work.venue,
+        type="journal-article",
+        doi=notice_doi,
+        publisher=work.publisher,
+        sources=("crossref",),
+        meta={"retraction_of": work.doi},
+    )
+
+
+def _synthetic_notice_doi(doi: str) -> str:
+    prefix = doi.split("/", 1)[0]
+    return f"{prefix}/retraction.{stable_hex('notice', doi)[:10]}"
+
+
+class SourceCatalog:
+    """What one source knows: its view of each work, the identifier maps and the search indexes."""
+
+    def __init__(self, source: WorkSource, works: list[SimWork]) -> None:
+        self.source = source
+        self.works = works
+        self.by_doi: dict[str, int] = {}
+        self.by_arxiv: dict[str, int] = {}
+        self.by_pmid: dict[str, int] = {}
+        self.by_pmcid: dict[str, int] = {}
+        self.by_openalex: dict[str, int] = {}
+        self.by_s2: dict[str, int] = {}
+        self.by_corpus: dict[int, int] = {}
+        # Identifiers a work has in its own right win over those it only relates to.
+        for index, work in enumerate(works):
+            self._own(index, work)
+        for index, work in enumerate(works):
+            if work.related is not None and work.related.preprint_arxiv_id:
+                self.by_arxiv.setdefault(work.related.preprint_arxiv_id.lower(), index)
+        self.notices_for: dict[str, list[int]] = {}
+        for index, work in enumerate(works):
+            target = work.meta.get("retraction_of")
+            if isinstance(target, str):
+                self.notices_for.setdefault(target, []).append(index)
+        self.title = FieldIndex([tokenize(w.display_title) for w in works])
+        self.abstract = FieldIndex([tokenize(w.abstract or "") for w in works])
+        # OpenAlex's `search` and arXiv's `all:` without authors: title and abstract.
+        self.text = FieldIndex([tokenize(f"{w.display_title} {w.abstract or ''}") for w in works])
+        self.authors = FieldIndex([tokenize(" ".join(a.display for a in w.authors)) for w in works])
+        self.venue = FieldIndex([tokenize(w.venue or "") for w in works])
+        self.all = FieldIndex(
+            [
+                tokenize(" ".join([w.display_title, w.abstract or "", *(a.display for a in w.authors)]))
+                for w in works
+            ]
+        )
+        # Crossref's query.bibliographic: title, authors, venue and year in one field.
+        self.bibliographic = FieldIndex(
+            [
+                tokenize(
+                    " ".join(
+                        [w.display_title, *(a.display for a in w.authors), w.venue or "", str(w.year or "")]
+                    )
+                )
+                for w in works
+            ]
+        )
+
+    def _own(self, index: int, work: SimWork) -> None:
+        if work.doi:
+            self.by_doi.setdefault(work.doi, index)
+        if work.arxiv_id:
+            self.by_arxiv.setdefault(work.arxiv_id.lower(), index)
+        if work.pmid:
+            self.by_pmid.setdefault(work.pmid, index)
+        if work.pmcid:
+            self.by_pmcid.setdefault(work.pmcid, index)
+        self.by_openalex.setdefault(work.derived_openalex_id, index)
+        self.by_s2.setdefault(work.derived_s2_id, index)
+        self.by_corpus.setdefault(work.derived_corpus_id, index)
+
+    def __len__(self) -> int:
+        return len(self.works)
+
+    def doi(self, value: str) -> SimWork | None:
+        index = self.by_doi.get(normalize_doi(value))
+        return self.works[index] if index is not None else None
+
+    def arxiv(self, value: str) -> SimWork | None:
+        parsed = split_arxiv_id(value)
+        if parsed is None:
+            return None
+        index = self.by_arxiv.get(parsed[0].lower())
+        return self.works[index] if index is not None else None
+
+    def pmid(self, value: str) -> SimWork | None:
+        text = value.strip()
+        index = self.by_pmid.get(str(int(text))) if text.isdigit() else None
+        return self.works[index] if index is not None else None
+
+    def pmcid(self, value: str) -> SimWork | None:
+        index = self.by_pmcid.get(normalize_pmcid(value))
+        return self.works[index] if index is not None else None
+
+
+class Universe:
+    """Every work the simulator knows, and one `SourceCatalog` per source."""
+
+    def __init__(self, works: Iterable[SimWork], *, base_dir: Path | None = None) -> None:
+        self.works: tuple[SimWork, ...] = tuple(works)
+        # Relative `fulltext_pdf_path`s are resolved against the universe file's folder.
+        self.base_dir = base_dir
+        listed = {w.doi for w in self.works if w.doi}
+        # A notice the universe lists itself is marked as the notice of the work it retracts.
+        retracts = {w.retraction_notice_doi: w.doi for w in self.works if w.retracted and w.doi and w.retraction_notice_doi}
+        self.works = tuple(
+            w.model_copy(update={"meta": {**w.meta, "retraction_of": retracts[w.doi]}})
+            if w.doi in retracts and "retraction_of" not in w.meta
+            else w
+            for w in self.works
+        )
+        notices = [
+            notice
+            for work in self.works
+            if (notice := _retraction_notice(work)) is not None and notice.doi not in listed
+        ]
+        self.notices: tuple[SimWork, ...] = tuple(notices)
+        self.catalogs: dict[WorkSource, SourceCatalog] = {}
+        for source in WORK_SOURCES:
+            views = [w.view(source) for w in self.works if source in w.known_by]
+            if source == "crossref":
+                views.extend(self.notices)
+            self.catalogs[source] = SourceCatalog(source, views)
+
+    def __len__(self) -> int:
+        return len(self.works)
+
+    def __iter__(self) -> Iterator[SimWork]:
+        return iter(self.works)
+
+    def catalog(self, source: WorkSource) -> SourceCatalog:
+        return self.catalogs[source]
+
+    def resolve_path(self, path: str) -> Path:
+        candidate = Path(path)
+        if not candidate.is_absolute() and self.base_dir is not None:
+            candidate = self.base_dir / candidate
+        return candidate
+
+    @classmethod
+    def from_jsonl(cls, path: str | Path) -> Universe:
+        """Read a universe file; a bad line is a `UniverseError` naming the line."""
+        file = Path(path)
+        works: list[SimWork] = []
+        with file.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                text = line.strip()
+                if not text or text.startswith("#"):
+                    continue
+                try:
+                    works.append(SimWork.model_validate_json(text))
+                except ValidationError as exc:
+                    raise UniverseError(f"{file}:{number}: {exc}") from exc
+        return cls(works, base_dir=file.resolve().parent)
+
+    @classmethod
+    def from_records(cls, records: Iterable[Mapping[str, Any] | SimWork], *, base_dir: Path | None = None) -> Universe:
+        return cls(_validated(records), base_dir=base_dir)
+
+    def write_jsonl(self, path: str | Path) -> None:
+        write_universe(self.works, path)
+
+
+def _validated(records: Iterable[Mapping[str, Any] | SimWork]) -> list[SimWork]:
+    works: list[SimWork] = []
+    for number, record in enumerate(records, start=1):
+        if isinstance(record, SimWork):
+            works.append(record)
+            continue
+        try:
+            works.append(SimWork.model_validate(record))
+        except ValidationError as exc:
+            raise UniverseError(f"record {number}: {exc}") from exc
+    return works
+
+
+def work_to_json(work: SimWork) -> str:
+    """One universe line: only the fields that differ from their defaults."""
+    data = work.model_dump(mode="json", exclude_defaults=True)
+    return json.dumps(data, ensure_ascii=False, sort_keys=False)
+
+
+def write_universe(works: Iterable[SimWork], path: str | Path) -> None:
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for work in works:
+            handle.write(work_to_json(work) + "\n")
+
+
+def universe_from_records(
+    records: Iterable[Mapping[str, Any] | SimWork], path: str | Path | None = None
+) -> Universe:
+    """A universe from Python dicts (validated against the schema); written to `path` as JSONL
+    when a path is given, so a subprocess or the CLI can serve the same universe."""
+    works = _validated(records)
+    base_dir = None
+    if path is not None:
+        write_universe(works, path)
+        base_dir = Path(path).resolve().parent
+    return Universe(works, base_dir=base_dir)

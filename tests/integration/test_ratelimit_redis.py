@@ -1,0 +1,131 @@
+"""Three processes share one token bucket and one concurrency cap through a real Redis.
+
+Skipped when Redis at redis://127.0.0.1:6379/15 is unreachable, unless CI is set: then it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import queue
+import time
+import uuid
+from collections.abc import Iterator
+from multiprocessing.synchronize import Barrier
+
+import pytest
+import redis
+import redis.asyncio as redis_asyncio
+
+from aletheia.sources.ratelimit import RedisRateLimiter
+
+pytestmark = pytest.mark.integration
+
+REDIS_URL = "redis://127.0.0.1:6379/15"
+PROCESSES = 3
+RATE, BURST, WINDOW = 20.0, 5, 1.0
+SLOT_LIMIT = 2
+
+
+@pytest.fixture(scope="module")
+def prefix() -> Iterator[str]:
+    """A key prefix of our own, deleted afterwards, so runs never see each other's buckets."""
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=0.5)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"Redis at {REDIS_URL} is required in CI: {exc}")
+        pytest.skip(f"Redis at {REDIS_URL} is unreachable: {exc}")
+    name = f"aletheia-test-{uuid.uuid4().hex}"
+    yield name
+    for key in client.scan_iter(match=f"{name}:*"):
+        client.delete(key)
+    client.close()
+
+
+def take_tokens(prefix: str, barrier: Barrier, results: multiprocessing.Queue[list[float]]) -> None:
+    """One process: take every token it can from the shared bucket for WINDOW seconds."""
+
+    async def run() -> list[float]:
+        limiter = RedisRateLimiter(redis_asyncio.Redis.from_url(REDIS_URL), prefix=prefix)
+        await limiter.try_acquire("warmup:single", 1000.0, 1)  # connect before the race starts
+        barrier.wait()
+        granted: list[float] = []
+        end = time.monotonic() + WINDOW
+        while time.monotonic() < end:
+            before = time.time()
+            wait = await limiter.try_acquire("crossref:single", RATE, BURST)
+            if wait == 0.0:
+                granted.extend((before, time.time()))  # the server granted it in between
+            else:
+                await asyncio.sleep(min(wait, 0.01))
+        await limiter.aclose()
+        return granted
+
+    results.put(asyncio.run(run()))
+
+
+def hold_slots(prefix: str, barrier: Barrier, results: multiprocessing.Queue[list[float]]) -> None:
+    """One process: enter the shared cap repeatedly and report how many were inside at once."""
+
+    async def run() -> list[float]:
+        client = redis_asyncio.Redis.from_url(REDIS_URL)
+        limiter = RedisRateLimiter(client, prefix=prefix)
+        counter = f"{prefix}:inside"
+        barrier.wait()
+        seen: list[float] = []
+        for _ in range(8):
+            async with limiter.slot("crossref", SLOT_LIMIT):
+                seen.append(float(await client.incr(counter)))
+                await asyncio.sleep(0.02)
+                await client.decr(counter)
+        await limiter.aclose()
+        return seen
+
+    results.put(asyncio.run(run()))
+
+
+def run_processes(target: object, prefix: str) -> list[list[float]]:
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter, as separate workers are
+    barrier = context.Barrier(PROCESSES)
+    results: multiprocessing.Queue[list[float]] = context.Queue()
+    processes = [context.Process(target=target, args=(prefix, barrier, results)) for _ in range(PROCESSES)]
+    for process in processes:
+        process.start()
+    collected: list[list[float]] = []
+    deadline = time.monotonic() + 60
+    while len(collected) < PROCESSES:
+        try:
+            collected.append(results.get(timeout=0.5))
+        except queue.Empty:
+            # A child that died never reports: fail now rather than wait out the deadline.
+            crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
+            assert not crashed, f"a worker process failed with exit code {crashed}"
+            assert time.monotonic() < deadline, "worker processes did not report in 60 s"
+    for process in processes:
+        process.join(timeout=10)
+        assert process.exitcode == 0
+    return collected
+
+
+def test_processes_share_one_bucket(prefix: str) -> None:
+    per_process = run_processes(take_tokens, prefix)
+    stamps = [stamp for grants in per_process for stamp in grants]
+    grants = len(stamps) // 2
+    # Each grant happened on the server between the stamps taken around its call, so the grants
+    # all fell within this span (or a shorter one), and one shared bucket allows at most
+    # rate * span + burst in it. Per-process buckets would allow three times the burst and rate.
+    span = max(stamps) - min(stamps)
+    assert grants <= RATE * span + BURST + 1e-6
+    # And the bucket was really used, by everyone: each process got tokens, the total near the rate.
+    assert all(per_process)
+    assert grants >= RATE * WINDOW * 0.5
+
+
+def test_processes_share_one_concurrency_cap(prefix: str) -> None:
+    per_process = run_processes(hold_slots, prefix)
+    peak = max(max(seen) for seen in per_process)
+    assert 1 <= peak <= SLOT_LIMIT
+    assert redis.Redis.from_url(REDIS_URL).zcard(f"{prefix}:slots:{{crossref}}") == 0

@@ -1,0 +1,136 @@
+"""The pure OpenAlex parsers against hand-written fixtures (tests/fixtures/openalex/)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aletheia.core.records import Author, RetractionKind, SourceName
+from aletheia.sources.base import SourceParseError
+from aletheia.sources.openalex import (
+    abstract_from_inverted_index,
+    parse_openalex_list,
+    parse_openalex_work,
+    split_display_name,
+)
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openalex"
+USED_FIXTURES = {"work_arxiv_preprint.json", "work_retracted.json", "work_published_with_preprint.json"}
+
+
+def load(name: str) -> Any:
+    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+
+
+def test_every_fixture_is_used() -> None:
+    assert {p.name for p in FIXTURES.glob("*.json")} == USED_FIXTURES
+
+
+def test_an_arxiv_preprint() -> None:
+    record = parse_openalex_work(load("work_arxiv_preprint.json"))
+    assert record.source is SourceName.OPENALEX
+    assert record.source_id == "W4000000001"
+    assert record.doi == "10.48550/arxiv.2104.05678"
+    assert record.arxiv_id == "2104.05678"
+    assert record.is_preprint
+    assert record.work_type == "preprint"
+    assert record.year == 2021
+    assert record.venue == "arXiv (Cornell University)"
+    assert record.authors == (
+        Author(given="Ana", family="de la Cruz", orcid="0000-0001-5109-3700"),  # raw "Family, Given"
+        Author(given="Pieter", family="van den Berg"),  # display name, particles kept with the family
+        Author(literal="Marine ML Team"),
+        Author(given="Martin Luther", family="King", suffix="Jr."),
+    )
+    assert record.abstract == "Tides are periodic; attention is sparse attention too."
+    # The published version OpenAlex merged in is another version of the same work.
+    assert record.related_dois == ("10.5555/aletheia.conf.42",)
+    assert record.related_arxiv_ids == ()  # its own arXiv id is not a related one
+    assert record.retraction_notices == ()
+    assert record.score == 812.5
+    assert record.urls["pdf"] == "https://arxiv.org/pdf/2104.05678"
+
+
+def test_a_retracted_work() -> None:
+    record = parse_openalex_work(load("work_retracted.json"))
+    assert record.doi == "10.5555/aletheia.retracted.3"
+    assert record.title == "Eels navigate by starlight"  # marker and markup gone
+    assert [(n.kind, n.source, n.detail) for n in record.retraction_notices] == [
+        (RetractionKind.RETRACTED, SourceName.OPENALEX, "is_retracted"),
+        (RetractionKind.RETRACTED, SourceName.OPENALEX, "title marked retracted"),
+    ]
+    assert record.pmid == "26000001"
+    assert record.pmcid == "PMC4700001"
+    assert record.authors == (Author(given="Tomasz", family="Nowak"),)  # the byline, not "T. Nowak"
+    assert record.authors_truncated
+    assert record.work_type == "journal-article"
+    assert not record.is_preprint
+    assert record.abstract is None
+
+
+def test_a_published_work_that_openalex_still_types_preprint() -> None:
+    record = parse_openalex_work(load("work_published_with_preprint.json"))
+    assert not record.is_preprint
+    assert record.work_type == "journal-article"
+    assert record.arxiv_id is None
+    assert record.related_arxiv_ids == ("1811.01234",)
+    assert record.related_dois == ("10.1101/2018.11.30.000001",)
+    assert record.pmid == "31000003"  # from the PubMed location
+    assert record.authors == (Author(given="Ingrid", family="Halvorsen"),)
+    assert record.abstract is None  # an empty inverted index
+
+
+def test_a_list_envelope() -> None:
+    payload = {
+        "meta": {"count": 2},
+        "results": [load("work_retracted.json"), load("work_arxiv_preprint.json")],
+    }
+    assert [r.source_id for r in parse_openalex_list(payload)] == ["W2000000002", "W4000000001"]
+    with pytest.raises(SourceParseError):
+        parse_openalex_list({"error": "Invalid query parameters error.", "message": "bad filter"})
+
+
+@pytest.mark.parametrize(
+    ("name", "author"),
+    [
+        ("Jane Doe", Author(given="Jane", family="Doe")),
+        ("Doe, Jane", Author(given="Jane", family="Doe")),
+        ("Doe, Jr., John", Author(given="John", family="Doe", suffix="Jr.")),
+        ("Ludwig van Beethoven", Author(given="Ludwig", family="van Beethoven")),
+        ("Juan de la Cruz", Author(given="Juan", family="de la Cruz")),
+        ("Plato", Author(family="Plato")),
+        ("The ATLAS Collaboration", Author(literal="The ATLAS Collaboration")),
+        ("R Core Team", Author(literal="R Core Team")),
+        ("  Ada   Lovelace ", Author(given="Ada", family="Lovelace")),
+    ],
+)
+def test_split_display_name(name: str, author: Author) -> None:
+    assert split_display_name(name) == author
+
+
+def test_split_display_name_of_nothing() -> None:
+    assert split_display_name("   ") is None
+
+
+@given(
+    st.dictionaries(st.text(min_size=1, max_size=8), st.lists(st.integers(0, 60), max_size=4), max_size=20)
+)
+def test_inverted_index_round_trip_keeps_every_placed_word(index: dict[str, list[int]]) -> None:
+    text = abstract_from_inverted_index(index)
+    placed = sum(len(positions) for positions in index.values())
+    if text is None:
+        assert placed == 0 or all(not word.split() for word in index)
+    else:
+        for word in index:
+            if index[word] and word.split():
+                assert " ".join(word.split()) in text
+
+
+def test_an_absurd_inverted_index_is_refused() -> None:
+    assert abstract_from_inverted_index({"word": list(range(30_000))}) is None
+    assert abstract_from_inverted_index({"a": [1], "b": "not positions"}) == "a"
