@@ -11,7 +11,7 @@ import os
 import queue
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.synchronize import Barrier
 
 import pytest
@@ -87,7 +87,7 @@ def hold_slots(prefix: str, barrier: Barrier, results: multiprocessing.Queue[lis
     results.put(asyncio.run(run()))
 
 
-def run_processes(target: object, prefix: str) -> list[list[float]]:
+def run_processes(target: Callable[..., None], prefix: str) -> list[list[float]]:
     context = multiprocessing.get_context("spawn")  # a fresh interpreter, as separate workers are
     barrier = context.Barrier(PROCESSES)
     results: multiprocessing.Queue[list[float]] = context.Queue()

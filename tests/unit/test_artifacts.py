@@ -643,7 +643,10 @@ def test_empty_abstract_and_no_excerpts_round_trip() -> None:
 
 # --- the round trip over generated artifacts -------------------------------------------------------------
 
-text = st.text(max_size=80)
+# Arbitrary Unicode, weighted towards what could break the format: line breaks of every kind,
+# quotes, `>`, `#`, backticks, YAML indicators, NUL, BOM, astral characters.
+TRICKY = list("\n\r\t \"'>#`~-\\:{}[]|&*!%@,\x00\x85\u2028\ufeff\U0001f600é中")
+text = st.text(st.sampled_from(TRICKY) | st.characters(codec="utf-8"), max_size=80)
 non_blank = text.filter(lambda s: bool(s.strip()))
 one_line = non_blank.filter(lambda s: "\n" not in s and "\r" not in s)
 urls = st.builds(lambda path: "https://example.org/" + path, st.text("abcxyz019-._~/?=&%", max_size=20))

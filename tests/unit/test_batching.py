@@ -55,7 +55,7 @@ async def test_lookups_arriving_within_the_window_share_a_call() -> None:
         await asyncio.sleep(delay)
         return await coalescer.get(key)
 
-    assert await asyncio.gather(later("a", 0), later("b", 0.01)) == ["A", "B"]
+    assert list(await asyncio.gather(later("a", 0), later("b", 0.01))) == ["A", "B"]
     assert batches.calls == [["a", "b"]]
 
 
@@ -73,14 +73,14 @@ async def test_a_key_already_in_flight_is_not_asked_again() -> None:
     first = asyncio.ensure_future(coalescer.get("a"))
     await asyncio.sleep(0.01)  # the batch for "a" is out, not back
     assert batches.calls == [["a"]]
-    assert await asyncio.gather(first, coalescer.get("a")) == ["A", "A"]
+    assert list(await asyncio.gather(first, coalescer.get("a"))) == ["A", "A"]
     assert batches.calls == [["a"]]
 
 
 async def test_keys_the_batch_omits_resolve_to_none() -> None:
     batches = Batches(missing=frozenset({"b"}))
     coalescer = Coalescer(batches, max_batch=10, window=0.01)
-    assert await asyncio.gather(coalescer.get("a"), coalescer.get("b")) == ["A", None]
+    assert list(await asyncio.gather(coalescer.get("a"), coalescer.get("b"))) == ["A", None]
 
 
 async def test_a_failed_batch_fails_every_waiter_and_the_next_batch_starts_fresh() -> None:

@@ -25,6 +25,8 @@ FORBIDDEN = (
     "aletheia.producers",
     "aletheia.config",
     "socket",
+    "urllib.request",
+    "http.client",
     "ssl",
 )
 

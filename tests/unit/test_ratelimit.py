@@ -33,13 +33,12 @@ async def fake_server() -> AsyncIterator[fakeredis.FakeServer]:
     yield fakeredis.FakeServer()
 
 
-def redis_limiter(server: fakeredis.FakeServer, clock: FakeClock, **kwargs: object) -> RedisRateLimiter:
-    return RedisRateLimiter(
-        fakeredis.FakeAsyncRedis(server=server),
-        clock=clock,
-        sleep=clock.sleep,
-        **kwargs,  # type: ignore[arg-type]
-    )
+def redis_limiter(
+    server: fakeredis.FakeServer, clock: FakeClock, *, lease_seconds: float = 60.0
+) -> RedisRateLimiter:
+    """A limiter on the shared fake server, timed by the fake clock (passed to every script)."""
+    redis = fakeredis.FakeAsyncRedis(server=server)
+    return RedisRateLimiter(redis, clock=clock, sleep=clock.sleep, lease_seconds=lease_seconds)
 
 
 LimiterFactory = Callable[[FakeClock], RateLimiter]
@@ -129,7 +128,7 @@ async def test_penalty_holds_everyone_off_then_resumes_at_the_sustained_rate(
 async def test_nonsense_limits_are_refused(
     make_limiter: LimiterFactory, clock: FakeClock, rate: float, burst: int
 ) -> None:
-    with pytest.raises(ValueError, match="rate|burst"):
+    with pytest.raises(ValueError, match=r"rate|burst"):
         await make_limiter(clock).try_acquire("x:single", rate, burst)
 
 

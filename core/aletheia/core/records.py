@@ -134,3 +134,7 @@ class CitedReference(BaseModel):
     isbn: str | None = None
     url: str | None = None
     origin: str | None = None  # file name and position, for error messages and reports
+    # The attributes above that were guessed from `raw` by a heuristic (plain-text, Markdown, PDF
+    # inputs) rather than read from a structured field: hints for the search, each to be confirmed
+    # against the sources, never evidence on their own.
+    heuristic_fields: tuple[str, ...] = ()

@@ -97,10 +97,27 @@ def _strictly_before(earlier: str | None, later: str | None) -> bool:
     return a[:common] < b[:common]
 
 
+def _canonical_order(notice: RetractionNotice) -> tuple[object, ...]:
+    # A total order on notices, so the result never depends on the order evidence arrived in;
+    # dated and detailed notices come first, so they are the ones a duplicate collapses into.
+    return (
+        -SEVERITY[notice.kind],
+        notice.kind is RetractionKind.REINSTATED,
+        notice.kind.value,
+        notice.source.value,
+        (notice.notice_doi or "").lower(),
+        notice.date is None,
+        notice.date or "",
+        notice.detail is None,
+        notice.detail or "",
+    )
+
+
 def _dedupe(notices: Iterable[RetractionNotice]) -> list[RetractionNotice]:
+    """Distinct notices in canonical order; one notice DOI from one source counts once."""
     seen: set[tuple[object, ...]] = set()
     unique: list[RetractionNotice] = []
-    for notice in notices:
+    for notice in sorted(notices, key=_canonical_order):
         doi = notice.notice_doi.lower() if notice.notice_doi else None
         key: tuple[object, ...] = (
             (notice.kind, notice.source, doi)
@@ -131,10 +148,9 @@ def combine_retraction_status(
     agreeing = sorted({n.source for n in standing if n.kind is kind})
     reporting_as_severe = {n.source for n in standing if SEVERITY[n.kind] >= SEVERITY[kind]}
     silent = sorted(set(consulted) - reporting_as_severe)
-    ordered = sorted(evidence, key=lambda n: (-SEVERITY[n.kind], n.kind is RetractionKind.REINSTATED))
     return RetractionStatus(
         kind=kind,
-        evidence=tuple(ordered),
+        evidence=tuple(evidence),
         sources=tuple(agreeing),
         not_reporting=tuple(silent),
         lifted=tuple(lifted),

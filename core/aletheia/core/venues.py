@@ -5,7 +5,10 @@ bioRxiv, "preprint", empty): such a string can never be a mismatch by itself. Ot
 to a canonical key ("neurips", "icml", ...) through `VENUE_ALIASES`, which knows each venue's full
 names, its ISO-4/DBLP abbreviations and its acronyms, so that year and edition noise ("Proceedings
 of the 40th ...", "NeurIPS 2023", "Advances in ... Systems 33", "In CVPR", "Proc. of ACL") does not
-matter. Venues outside the table are compared by abbreviation-aware token overlap.
+matter. Venues outside the table agree only when every content word of each aligns with a word
+of the other, an abbreviation with the word it abbreviates ("Phys. Rev. Lett." = "Physical Review
+Letters"): one word more makes another venue ("Pattern Recognition" / "Pattern Recognition
+Letters", "Journal of Physics A" / "... B").
 
 Workshops, companions and symposia attached to a conference are not the conference: "NeurIPS
 Workshop on X" maps to no key, so it never agrees with "NeurIPS". Findings of ACL/EMNLP/NAACL have
@@ -19,12 +22,13 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from rapidfuzz import fuzz
+
 from aletheia.core.text import fold
 
 __all__ = [
     "PMLR_HOSTED",
     "VENUE_ALIASES",
-    "VENUE_THRESHOLD",
     "VenueAlias",
     "canonical_venue",
     "clean_venue",
@@ -33,8 +37,6 @@ __all__ = [
     "venue_similarity",
     "venues_agree",
 ]
-
-VENUE_THRESHOLD: Final = 0.85
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,6 +498,10 @@ _NOISE_WORDS: Final = frozenset(
 # Short abbreviations that prefixes cannot catch (ISO 4 "J." is "Journal").
 _SHORT_ABBREVIATIONS: Final = {"j": "journal", "am": "american", "natl": "national", "int": "international"}
 _MIN_PREFIX: Final = 3
+_MIN_TYPO_LENGTH: Final = 7
+_MIN_TYPO_RATIO: Final = 90.0
+# A trailing acronym in parentheses: "Computer Vision and Image Understanding (CVIU)", "(Print)".
+_TRAILING_ACRONYM = re.compile(r"\s*\([A-Z][A-Za-z0-9&-]{1,11}\)\s*$")
 
 
 def _strip_lead(folded: str) -> str:
@@ -511,7 +517,7 @@ def clean_venue(venue: str) -> str:
 
 
 def _venue_tokens(venue: str) -> list[str]:
-    tokens = [t for t in clean_venue(venue).split() if t not in _NOISE_WORDS]
+    tokens = [t for t in clean_venue(_TRAILING_ACRONYM.sub("", venue)).split() if t not in _NOISE_WORDS]
     return [_SHORT_ABBREVIATIONS.get(t, t) for t in tokens]
 
 
@@ -567,7 +573,10 @@ def _tokens_match(a: str, b: str) -> bool:
     if a == b:
         return True
     short, long = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= _MIN_PREFIX and long.startswith(short)
+    if len(short) >= _MIN_PREFIX and long.startswith(short):
+        return True  # an abbreviation: "trans" ~ "transactions"
+    # A typo in a long word ("Aplications"); short words must be exact ("physics" / "physical").
+    return len(short) >= _MIN_TYPO_LENGTH and fuzz.ratio(a, b) >= _MIN_TYPO_RATIO
 
 
 def _matched_tokens(left: list[str], right: list[str]) -> int:
@@ -606,9 +615,10 @@ def _forms(venue: str, key: str | None) -> list[str]:
 def venue_similarity(a: str | None, b: str | None) -> float:
     """Similarity of two venue strings in [0, 1]. Symmetric.
 
-    1.0 for the same alias key; otherwise the Dice overlap of their content tokens, where an
+    1.0 for the same alias key; otherwise the Dice overlap of their content words, where an
     abbreviation matches the word it abbreviates ("Trans." ~ "Transactions", "J." ~ "Journal").
-    A string with an alias key is also compared through its key's display name.
+    A string with an alias key is also compared through its key's display name. 1.0 means every
+    word aligned.
     """
     if a is None or b is None:
         return 0.0
@@ -627,7 +637,7 @@ def venues_agree(cited: str | None, found: str | None) -> bool | None:
 
     None when not comparable: either side makes no venue claim, or one side is only "PMLR" and
     the other a venue PMLR publishes. True for the same alias key, or (a venue outside the table)
-    a similarity of at least `VENUE_THRESHOLD`. False otherwise. Symmetric.
+    when every content word aligns (`venue_similarity` 1.0). False otherwise. Symmetric.
     """
     if is_no_venue_claim(cited) or is_no_venue_claim(found):
         return None
@@ -640,4 +650,4 @@ def venues_agree(cited: str | None, found: str | None) -> bool | None:
         if "pmlr" in (key_cited, key_found) and {key_cited, key_found} <= PMLR_HOSTED:
             return None
         return False
-    return venue_similarity(cited, found) >= VENUE_THRESHOLD
+    return venue_similarity(cited, found) >= 1.0

@@ -72,6 +72,7 @@ __all__ = [
 SOURCE = SourceName.PUBMED
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|2\d\d\d)\b")
+_CITED_DOI = re.compile(r"\bdoi:\s*(10\.\S+)", re.IGNORECASE)
 _ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
 # Publication types by which a record is itself a notice about another work.
 _NOTICE_WORK_TYPES = {
@@ -117,7 +118,16 @@ def _notices(
         if kind is None:
             continue
         detail = "; ".join(part for part in (f"PMID {pmid}" if pmid else None, citation) if part)
-        notices.append(RetractionNotice(kind=kind, source=SOURCE, detail=f"{link_type}: {detail}"))
+        # MEDLINE citations of notices end with the notice's DOI: "... 2022;39(13):111044. doi: 10.1016/..."
+        doi_match = _CITED_DOI.search(citation or "")
+        notices.append(
+            RetractionNotice(
+                kind=kind,
+                source=SOURCE,
+                notice_doi=clean_doi(doi_match.group(1)) if doi_match else None,
+                detail=f"{link_type}: {detail}",
+            )
+        )
     has_retraction_link = any(n.kind is RetractionKind.RETRACTED for n in notices)
     if not has_retraction_link and any(t.lower() == "retracted publication" for t in publication_types):
         notices.append(
@@ -521,10 +531,18 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+# Boolean operators (PubMed reads `AND`/`OR`/`NOT` as syntax) and words almost every title has.
+_TITLE_STOPWORDS = frozenset({"and", "or", "not", "the", "for", "with", "from", "into", "its", "are", "was", "via"})
+
+
 def _title_term(title: str) -> str:
     # Each title word as its own [ti] term: an exact phrase only matches when PubMed's phrase index
     # holds it, and cited titles differ in punctuation and small words.
-    words = [w for w in re.sub(r"[^\w\s]", " ", title).split() if len(w) >= 3]
+    words = [
+        word
+        for word in re.sub(r"[^\w\s]", " ", title).split()
+        if len(word) >= 3 and word.lower() not in _TITLE_STOPWORDS
+    ]
     return " AND ".join(f"{word}[ti]" for word in words[:12])
 
 

@@ -165,7 +165,8 @@ class LocalRateLimiter:
 # Shared through Redis
 
 # Every script reads the time from the Redis server unless a test passes one (the last ARGV), so
-# all processes, on any host, refill against one clock.
+# all processes, on any host, refill against one clock. (Writing after TIME needs effect
+# replication, the default since Redis 5.)
 _NOW = """
 local now
 if ARGV[#ARGV] ~= '' then

@@ -37,10 +37,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
-import bibtexparser
+from bibtexparser.entrypoint import parse_string
 from bibtexparser.exceptions import BlockAbortedException
 from bibtexparser.model import DuplicateFieldKeyBlock, Entry, ParsingFailedBlock, String
 
+from aletheia.core.authors import parse_author_list
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.identifiers import (
     ArxivId,
@@ -52,8 +53,8 @@ from aletheia.core.identifiers import (
     clean_pmid,
     extract_identifiers,
 )
-from aletheia.core.records import Author, CitedReference
-from aletheia.core.text import latex_to_unicode, normalize_whitespace
+from aletheia.core.records import CitedReference
+from aletheia.core.text import latex_to_unicode
 
 # bibtexparser logs each malformed block at WARNING; we report them as InputProblems instead. A
 # NullHandler keeps Python's last-resort handler from printing them to stderr, while an application
@@ -63,7 +64,6 @@ logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 __all__ = [
     "MAX_ENTRY_CHARS",
     "iter_bibtex",
-    "parse_bibtex_names",
     "parse_bibtex_year",
 ]
 
@@ -263,11 +263,11 @@ class _BlockScanner:
                 if self._pos - self._block_start > MAX_ENTRY_CHARS:
                     yield from self._abandon_runaway()
                 return
-            token = mark.group()
+            mark_text = mark.group()
             self._pos = mark.end()
-            if token == "{":
+            if mark_text == "{":
                 self._depth += 1
-            elif token == "}":
+            elif mark_text == "}":
                 self._depth -= 1
                 if self._depth == 0:
                     self._in_block = False
@@ -275,11 +275,11 @@ class _BlockScanner:
                         yield self._cut(mark.end())
                     else:
                         yield self._cut(mark.end(), error="unbalanced '}' in a '('-delimited block")
-            elif token == ")":
+            elif mark_text == ")":
                 if self._closer == ")" and self._depth == 1:
                     self._in_block = False
                     yield self._cut(mark.end())
-            elif token == "\n":
+            elif mark_text == "\n":
                 # A new entry starts at the beginning of this line while this one is still open.
                 self._in_block = False
                 self._count_to(mark.start() + 1)
@@ -322,7 +322,7 @@ class _BlockScanner:
             self._block_start -= cut
 
 
-# --- values, macros and names --------------------------------------------------------------------
+# --- values and macros --------------------------------------------------------------------
 
 _MACRO_NAME = re.compile(r"[^\s\"#%'(),={}0-9][^\s\"#%'(),={}]*")
 
@@ -367,7 +367,9 @@ def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
         piece = part.strip()
         if not piece:
             continue
-        if (piece[0] == "{" and piece[-1] == "}") or (piece[0] == '"' and piece[-1] == '"' and len(piece) > 1):
+        braced = piece[0] == "{" and piece[-1] == "}"
+        quoted = piece[0] == '"' and piece[-1] == '"' and len(piece) > 1
+        if braced or quoted:
             pieces.append(piece[1:-1])
         elif piece.isdigit():
             pieces.append(piece)
@@ -382,146 +384,6 @@ def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
         else:
             pieces.append(piece)
     return "".join(pieces), undefined
-
-
-def _split_top_level(text: str, separator: re.Pattern[str]) -> list[str]:
-    """Split at the matches of `separator` that lie outside braces."""
-    if "{" not in text and "\\" not in text:
-        return separator.split(text)
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif depth == 0:
-            match = separator.match(text, index)
-            if match is not None and match.end() > index:
-                parts.append(text[start:index])
-                start = index = match.end()
-                continue
-        index += 1
-    parts.append(text[start:])
-    return parts
-
-
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_COMMA = re.compile(r",")
-_SPACE = re.compile(r"[\s~]+")
-_TRUNCATION_MARKERS: Final = frozenset({"others", "et al.", "et al", "et. al.", "etal"})
-
-
-def _first_letter_case(token: str) -> str | None:
-    """BibTeX's case of a name token: "lower", "upper", or None when it has no cased letter.
-
-    A special character (`{\\"o}`, `\\"o`) counts by the letter it accents; any other brace group is
-    caseless and makes the token upper-case, as BibTeX does (`{van Beethoven}` is not a von part).
-    """
-    index = 0
-    while index < len(token):
-        char = token[index]
-        if char == "{":
-            if token.startswith("{\\", index):
-                # A special character: skip the control sequence, then the first letter decides.
-                inner = re.match(r"\{\\([A-Za-z]+|.)\s*\{?\s*([A-Za-z]?)", token[index:])
-                if inner is not None:
-                    name, letter = inner.group(1), inner.group(2)
-                    decider = letter or (name if name.isalpha() and len(name) <= 2 else "")
-                    if decider:
-                        return "lower" if decider[0].islower() else "upper"
-            return "upper"
-        if char == "\\":
-            accent = re.match(r"\\(?:[A-Za-z]+|.)\s*\{?\s*([A-Za-z])", token[index:])
-            if accent is not None:
-                return "lower" if accent.group(1).islower() else "upper"
-            index += 2
-            continue
-        if char.isalpha():
-            return "lower" if char.islower() else "upper"
-        index += 1
-    return None
-
-
-def _decoded(tokens: list[str]) -> str | None:
-    text = latex_to_unicode(" ".join(tokens))
-    return text or None
-
-
-def _parse_bibtex_name(name: str) -> Author | None:
-    """One BibTeX name (`First von Last`, `von Last, First`, `von Last, Jr, First`) as an Author."""
-    stripped = name.strip().strip(",").strip()
-    if not stripped:
-        return None
-    if stripped.startswith("{") and stripped.endswith("}") and _is_one_group(stripped):
-        # `{The ATLAS Collaboration}`, `{World Health Organization}`: an indivisible name.
-        literal = latex_to_unicode(stripped)
-        return Author(literal=literal) if literal else None
-    parts = [part.strip() for part in _split_top_level(stripped, _COMMA)]
-    tokens = [[token for token in _split_top_level(part, _SPACE) if token] for part in parts]
-    if len(tokens) == 1:
-        words = tokens[0]
-        if len(words) == 1:
-            return Author(family=_decoded(words))
-        # First von Last: von starts at the first lower-case token that is not the last one.
-        cases = [_first_letter_case(token) for token in words[:-1]]
-        von_start = next((i for i, case in enumerate(cases) if case == "lower"), None)
-        if von_start is None:
-            return Author(given=_decoded(words[:-1]), family=_decoded(words[-1:]))
-        return Author(given=_decoded(words[:von_start]), family=_decoded(words[von_start:]))
-    family_tokens = tokens[0]
-    suffix_tokens = tokens[1] if len(tokens) >= 3 else []
-    given_tokens = [token for part in tokens[2 if len(tokens) >= 3 else 1 :] for token in part]
-    if not family_tokens:
-        return Author(given=_decoded(given_tokens)) if given_tokens else None
-    return Author(
-        given=_decoded(given_tokens),
-        family=_decoded(family_tokens),
-        suffix=_decoded(suffix_tokens),
-    )
-
-
-def _is_one_group(text: str) -> bool:
-    """Whether the brace opened by the first character closes at the last one."""
-    depth = 0
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0 and index != len(text) - 1:
-                return False
-        index += 1
-    return depth == 0
-
-
-def parse_bibtex_names(value: str) -> tuple[tuple[Author, ...], bool]:
-    """A BibTeX `author`/`editor` value as Authors, and whether it ends in `and others`.
-
-    Splits on ` and ` outside braces (`{Barnes and Noble}` stays one name), then reads each name
-    with BibTeX's three forms; LaTeX in the parts is decoded.
-    """
-    authors: list[Author] = []
-    truncated = False
-    for name in _split_top_level(normalize_whitespace(value), _AND):
-        if name.strip().lower() in _TRUNCATION_MARKERS:
-            truncated = True
-            continue
-        author = _parse_bibtex_name(name)
-        if author is not None:
-            authors.append(author)
-    return tuple(authors), truncated
 
 
 _YEAR = re.compile(r"\d{4}")
@@ -628,7 +490,7 @@ def _venue(fields: dict[str, str]) -> str | None:
 
 def _reference(entry: _Entry, origin: str) -> CitedReference:
     fields = entry.fields
-    authors, truncated = parse_bibtex_names(fields["author"]) if "author" in fields else ((), False)
+    authors, truncated = parse_author_list(fields["author"]) if "author" in fields else ((), False)
     year = parse_bibtex_year(fields.get("date")) or parse_bibtex_year(fields.get("year"))
 
     doi = clean_doi(_verbatim(fields["doi"])) if "doi" in fields else None
@@ -773,7 +635,7 @@ class _BibtexReader:
             yield self.problem(block.line, block.column, "malformed entry: '@' without an entry type")
             return
         try:
-            library = bibtexparser.parse_string(block.text, parse_stack=[])
+            library = parse_string(block.text, parse_stack=[])
         except Exception as error:  # bibtexparser raises on states it considers its own bugs
             yield self.problem(block.line, block.column, f"malformed entry: {error}")
             return
@@ -792,7 +654,7 @@ class _BibtexReader:
     def _failure(self, failed: ParsingFailedBlock, block: _Block) -> InputProblem:
         error = failed.error
         line, column = block.line, block.column
-        if isinstance(error, BlockAbortedException):
+        if isinstance(error, BlockAbortedException) and error.end_index is not None:
             reason = error.abort_reason
             # end_index counts the newline bibtexparser puts in front of the text.
             index = min(max(error.end_index - 1, 0), len(block.text))

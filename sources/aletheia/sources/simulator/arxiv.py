@@ -222,7 +222,7 @@ def _journal_ref(work: SimWork, ctx: SimContext) -> str | None:
         return f"{work.venue} ({work.year})" if work.year else work.venue
     published = work.related.published_doi if work.related else None
     if published:
-        target = next((w for w in ctx.universe.works if w.doi == published), None)
+        target = ctx.universe.by_doi.get(published)
         if target is not None and target.venue:
             return f"{target.venue} ({target.year})" if target.year else target.venue
     return None

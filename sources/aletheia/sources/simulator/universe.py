@@ -432,6 +432,10 @@ class Universe:
             if (notice := _retraction_notice(work)) is not None and notice.doi not in listed
         ]
         self.notices: tuple[SimWork, ...] = tuple(notices)
+        self.by_doi: dict[str, SimWork] = {}
+        for work in (*self.works, *self.notices):
+            if work.doi:
+                self.by_doi.setdefault(work.doi, work)
         self.catalogs: dict[WorkSource, SourceCatalog] = {}
         for source in WORK_SOURCES:
             views = [w.view(source) for w in self.works if source in w.known_by]

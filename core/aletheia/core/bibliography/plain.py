@@ -1,0 +1,501 @@
+"""Plain-text reference lists, and a best-effort reading of one reference string.
+
+Splitting (`split_references`): a list numbered `[1]`, `1.`, `(1)`, `1)` or `1 ` (the numbers must
+count up, which tells a marker from a page number that starts a wrapped line), else one reference
+per paragraph, per hanging-indent block or per line. Wrapped lines are joined; a soft hyphen at a
+line end (PDF text) joins the word halves.
+
+Reading (`parse_reference_string`): identifiers (DOI, arXiv, PMID, PMCID, ISBN, URL) are found
+exactly; year, authors, title and venue are guessed from the common shapes of the citation styles
+(APA, Harvard, Chicago, MLA, IEEE, ACM, Vancouver, Springer, ACS, AIP). Those guesses are hints:
+the pipeline searches with the whole string (Crossref `query.bibliographic`) and validates each
+candidate field by field, and `CitedReference.heuristic_fields` names the attributes guessed here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final, TypedDict
+
+from aletheia.core.authors import parse_author_list
+from aletheia.core.bibliography.problems import InputProblem
+from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.records import Author, CitedReference
+from aletheia.core.text import normalize_whitespace
+
+__all__ = [
+    "HEURISTIC_FIELDS",
+    "ReferenceFields",
+    "SplitReference",
+    "iter_plain",
+    "join_lines",
+    "parse_reference_string",
+    "reference_from_string",
+    "split_references",
+]
+
+# A reference longer than this is not one reference (a whole page glued together); it is read
+# only up to here, which also bounds the cost of every pattern below.
+MAX_REFERENCE_CHARS: Final = 4000
+
+HEURISTIC_FIELDS: Final = ("title", "authors", "authors_truncated", "year", "venue")
+
+
+class ReferenceFields(TypedDict, total=False):
+    """What `parse_reference_string` could read; absent keys were not found."""
+
+    title: str
+    authors: tuple[Author, ...]
+    authors_truncated: bool
+    year: int
+    venue: str
+    doi: str
+    arxiv_id: str
+    arxiv_version: int
+    pmid: str
+    pmcid: str
+    isbn: str
+    url: str
+
+
+# --- splitting a list into references -----------------------------------------------------------------
+
+# Soft hyphens at a line end: U+00AD in text, U+FFFE and U+0002 as pdfium reports a hyphenation.
+_SOFT_HYPHENS: Final = "\u00ad\ufffe\x02"
+_HEADING = re.compile(
+    r"^\s*(?:#{1,6}\s*)?(?:[\dIVX]+\.?\s+)?(?:\*\*)?"
+    r"(?:references?|bibliography|works\s+cited|literature(?:\s+cited)?|cited\s+literature|sources"
+    r"|reference\s+list|citations|notes\s+and\s+references|referências|références|literatur"
+    r"|literaturverzeichnis|bibliografía|referencias)(?:\*\*)?\s*:?\s*$",
+    re.IGNORECASE,
+)
+# List markers, by style. Each captures the number; what follows must be text.
+_MARKERS: Final = (
+    ("bracket", re.compile(r"^\s*\[(\d{1,4})\]\s*")),
+    ("paren", re.compile(r"^\s*\((\d{1,4})\)\s*")),
+    ("dot", re.compile(r"^\s*(\d{1,3})\.\s+(?=\S)")),
+    ("close", re.compile(r"^\s*(\d{1,3})\)\s+(?=\S)")),
+    ("bare", re.compile(r"^\s*(\d{1,3})\s+(?=[^\d\s])")),
+)
+_INDENT = re.compile(r"^[ \t]+")
+_URL_OPEN_END = re.compile(r"(?:https?://|www\.|10\.\d{4,9}/)\S*[./\-_=?&#]$")
+
+
+@dataclass(frozen=True, slots=True)
+class SplitReference:
+    """One reference cut out of a list: its text (lines joined) and the 1-based line it starts on."""
+
+    text: str
+    line: int
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join the lines of one wrapped reference: a soft hyphen joins word halves, a URL broken after
+    `/`, `.` or `-` is rejoined, everything else is separated by one space."""
+    joined = ""
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if not joined:
+            joined = line
+        elif joined[-1] in _SOFT_HYPHENS:
+            joined = joined[:-1] + line
+        elif _URL_OPEN_END.search(joined[-200:]):
+            joined += line
+        else:
+            joined += " " + line
+    return normalize_whitespace(joined.translate({ord(c): None for c in _SOFT_HYPHENS}))
+
+
+def _numbered_items(lines: list[str]) -> list[tuple[int, int]] | None:
+    """(line index, marker length) of each item of the best-fitting numbered style, or None.
+
+    A style fits when its markers count up by one from the first; lines with a marker out of
+    sequence are continuation lines (a page number, a volume at a line start).
+    """
+    best: list[tuple[int, int]] | None = None
+    for _name, pattern in _MARKERS:
+        items: list[tuple[int, int]] = []
+        expected: int | None = None
+        for index, line in enumerate(lines):
+            match = pattern.match(line)
+            if match is None:
+                continue
+            number = int(match.group(1))
+            if (expected is None and number <= 10) or number == expected:
+                items.append((index, match.end()))
+                expected = number + 1
+        if len(items) >= 2 and (best is None or len(items) > len(best)):
+            best = items
+    return best
+
+
+def _starts_like_author(line: str) -> bool:
+    """Whether a line opens like a reference: "Surname, X.", "Surname X", "X. Surname", "Surname and"."""
+    return bool(
+        re.match(
+            r"^(?:[A-Z][\w'’\-]+(?:\s+(?:van|von|de|der|del|da|di|du|le|la)\s+[A-Z][\w'’\-]+)?,\s+[A-Z]"
+            r"|[A-Z][\w'’\-]+\s+[A-Z]{1,3}[,.\s]"
+            r"|(?:[A-Z]\.\s*){1,3}[A-Z][\w'’\-]+"
+            r"|[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+){1,3},"
+            r"|[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+){1,3}\s+and\s"
+            r"|[A-Z][\w\-]+\s+et\s+al\.)",
+            line,
+        )
+    )
+
+
+def _split_paragraph(lines: list[tuple[int, str]]) -> list[tuple[int, list[str]]]:
+    """Cut one paragraph (no blank lines, no list markers) into references."""
+    if len(lines) == 1:
+        return [(lines[0][0], [lines[0][1]])]
+    indented = [bool(_INDENT.match(text)) for _, text in lines]
+    if not indented[0] and any(indented[1:]):
+        # Hanging indent: a reference starts at each line that is not indented.
+        groups: list[tuple[int, list[str]]] = []
+        for (number, text), is_indented in zip(lines, indented, strict=True):
+            if is_indented and groups:
+                groups[-1][1].append(text)
+            else:
+                groups.append((number, [text]))
+        return groups
+    texts = [text.strip() for _, text in lines]
+    ends_open = sum(1 for text in texts[:-1] if not re.search(r"[.)\]\d]$", text) or text[-1:] in _SOFT_HYPHENS)
+    if ends_open * 2 < len(texts) - 1:
+        # Most lines end a sentence: one reference per line.
+        return [(number, [text]) for number, text in lines]
+    # Wrapped references without markers: a new one starts after a line ending a sentence, on a
+    # line that opens like an author list.
+    groups = [(lines[0][0], [lines[0][1]])]
+    for (number, text), previous in zip(lines[1:], texts, strict=False):
+        if re.search(r"[.)\]]$", previous) and _starts_like_author(text.strip()):
+            groups.append((number, [text]))
+        else:
+            groups[-1][1].append(text)
+    return groups
+
+
+def split_references(text: str, *, first_line: int = 1) -> list[SplitReference]:
+    """Cut a plain-text reference list into references (see the module docstring)."""
+    lines = text.splitlines()
+    numbered = _numbered_items(lines)
+    pieces: list[tuple[int, list[str]]] = []
+    if numbered is not None:
+        for position, (index, marker_end) in enumerate(numbered):
+            end = numbered[position + 1][0] if position + 1 < len(numbered) else len(lines)
+            body = [lines[index][marker_end:], *lines[index + 1 : end]]
+            pieces.append((index, body))
+    else:
+        paragraph: list[tuple[int, str]] = []
+        for index, line in enumerate([*lines, ""]):
+            if line.strip():
+                paragraph.append((index, line))
+                continue
+            if paragraph:
+                pieces.extend(_split_paragraph(paragraph))
+            paragraph = []
+    references: list[SplitReference] = []
+    for index, body in pieces:
+        joined = join_lines(body)
+        if joined and not _HEADING.match(joined):
+            references.append(SplitReference(joined, first_line + index))
+    return references
+
+
+# --- reading one reference string -----------------------------------------------------------------------
+
+_LEADING_MARKER = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|\(\d{1,4}\)|\d{1,3}[.)]|\d{1,3}(?=\s+[^\d\s]))\s*")
+_QUOTED = re.compile(r"[“\"«„](?P<title>[^“”\"«»„]{3,600}?)[”\"»“]")
+_YEAR_TOKEN = r"(?:1[5-9]\d\d|20\d\d)"
+_PAREN_YEAR = re.compile(rf"\(\s*(?:[A-Za-z.]+\s+)?(?P<year>{_YEAR_TOKEN})[a-z]?\s*\)")
+_ANY_YEAR = re.compile(rf"(?<![\d./:–-])(?P<year>{_YEAR_TOKEN})[a-z]?(?![\d–-]|\.\d)")
+# The year right after the authors: "Smith, J. 2019. Title", "Smith J, 2019, Title", "Smith (2019)".
+_EARLY_YEAR = re.compile(
+    rf"(?:[.,:;]\s*|\s)\(?\s*(?P<year>{_YEAR_TOKEN})[a-z]?\s*\)?\s*(?:[.,:;]|(?=\s+[A-Z\"“‘]))"
+)
+_ABBREVIATIONS: Final = frozenset(
+    {
+        *("al", "vol", "no", "nos", "pp", "p", "ed", "eds", "edn", "proc", "conf", "int", "j"),
+        *("trans", "rev", "lett", "phys", "chem", "soc", "acad", "sci", "res", "univ", "dept"),
+        *("inc", "ltd", "co", "jr", "sr", "st", "dr", "mr", "mrs", "ms", "prof", "fig", "ch"),
+        *("e.g", "i.e", "cf", "vs", "etc", "approx", "symp", "natl", "assoc", "am", "intl"),
+    }
+)
+_VENUE_END = re.compile(r",\s*(?:vol\b|no\b|pp\b|\d)|\s+\d|\s*\(|\.\s|[.,;:]?$", re.IGNORECASE)
+_IN_PREFIX = re.compile(r"^(?:in:?\s+|in\s*:\s*)", re.IGNORECASE)
+_VANCOUVER_AUTHORS = re.compile(
+    r"^(?:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3},\s+)*"
+    r"[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3}(?:,?\s+et\s+al)?$"
+)
+_INITIALS_FIRST_NAME = re.compile(r"^(?:[A-Z][a-z]?\.[\s\-]?){1,4}\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?$")
+_ACS_NAME = re.compile(r"^[A-Z][\w'’\-]+(?:\s+[\w'’\-]+)?,\s+(?:[A-Z]\.\s?-?){1,4}$")
+
+
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each span blanked out, so that a DOI's digits do not look like a year."""
+    if not spans:
+        return text
+    chars = list(text)
+    for start, end in spans:
+        for index in range(start, min(end, len(chars))):
+            chars[index] = " "
+    return "".join(chars)
+
+
+def _identifier_spans(text: str) -> list[tuple[int, int]]:
+    pattern = re.compile(
+        r"https?://\S+|\bdoi:?\s*10\.\S+|\b10\.\d{4,9}/\S+|\barxiv:?\s*\S+|\bisbn[\s:-]*[\dxX\- ]{10,17}"
+        r"|\bpmc?id:?\s*\S+",
+        re.IGNORECASE,
+    )
+    return [match.span() for match in pattern.finditer(text)]
+
+
+def _sentence_end(text: str, start: int = 0) -> int:
+    """Index just past the end of the first sentence of `text[start:]` (or len(text)).
+
+    A sentence ends at `.`, `?` or `!` followed by a space, except after an initial ("J."),
+    a common abbreviation ("Proc.", "vol.") or inside brackets.
+    """
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char in "([":
+            depth += 1
+        elif char in ")]" and depth:
+            depth -= 1
+        elif char in ".?!" and depth == 0:
+            after = text[index + 1 : index + 2]
+            if after and not after.isspace():
+                continue
+            if char == ".":
+                word = re.search(r"([\w.]+)$", text[start:index])
+                token = word.group(1).lower() if word else ""
+                if (len(token) == 1 and token.isalpha()) or token in _ABBREVIATIONS:
+                    continue
+            return index + 1
+    return len(text)
+
+
+def _clean_title(title: str) -> str | None:
+    title = title.strip().strip(" ,;:").strip()
+    title = re.sub(r"\.$", "", title).strip()
+    if len(title) < 3 or not re.search(r"[^\W\d_]{2}", title):
+        return None
+    return title
+
+
+def _clean_venue(text: str) -> str | None:
+    text = _IN_PREFIX.sub("", text.strip().lstrip(".,;: ").strip())
+    match = _VENUE_END.search(text)
+    venue = text[: match.start()] if match else text
+    venue = venue.strip().strip(" ,;:").strip()
+    if len(venue) < 2 or not re.search(r"[^\W\d_]{2}", venue):
+        return None
+    return venue
+
+
+def _authors(segment: str) -> tuple[tuple[Author, ...], bool]:
+    segment = segment.strip().strip(" ,;:.(").strip()
+    segment = re.sub(r"\s*\((?:eds?|hrsg|coord)\.?\)\s*$", "", segment, flags=re.IGNORECASE)
+    if not segment or len(segment) > 1500 or not re.search(r"[^\W\d_]{2}", segment):
+        return (), False
+    return parse_author_list(segment)
+
+
+def _pick_year(masked: str) -> tuple[int | None, int | None]:
+    """The cited year and where it is: a parenthesised year, else the last plausible one."""
+    paren = _PAREN_YEAR.search(masked)
+    if paren is not None:
+        return int(paren.group("year")), paren.start()
+    candidates = list(_ANY_YEAR.finditer(masked))
+    if not candidates:
+        return None, None
+    early = _EARLY_YEAR.search(masked)
+    if early is not None and early.start() < len(masked) // 2:
+        return int(early.group("year")), early.start()
+    chosen = candidates[0]
+    return int(chosen.group("year")), chosen.start()
+
+
+def parse_reference_string(s: str) -> ReferenceFields:
+    """Read what can be read from one reference string (see the module docstring).
+
+    Identifiers are exact; `title`, `authors`, `year` and `venue` are best-effort guesses.
+    """
+    text = normalize_whitespace(s)[:MAX_REFERENCE_CHARS]
+    text = _LEADING_MARKER.sub("", text, count=1)
+    fields: ReferenceFields = {}
+
+    found = extract_identifiers(text)
+    if found.dois:
+        fields["doi"] = found.dois[0]
+    if found.arxiv_ids:
+        fields["arxiv_id"] = found.arxiv_ids[0].id
+        if found.arxiv_ids[0].version is not None:
+            fields["arxiv_version"] = found.arxiv_ids[0].version
+    if found.pmids:
+        fields["pmid"] = found.pmids[0]
+    if found.pmcids:
+        fields["pmcid"] = found.pmcids[0]
+    if found.isbns:
+        fields["isbn"] = found.isbns[0]
+    if found.urls:
+        fields["url"] = found.urls[0]
+
+    masked = _masked(text, _identifier_spans(text))
+    year, year_at = _pick_year(masked)
+    if year is not None:
+        fields["year"] = year
+
+    author_segment: str | None = None
+    title: str | None = None
+    venue: str | None = None
+
+    quoted = _QUOTED.search(masked)
+    if quoted is not None and len(quoted.group("title").split()) >= 1:
+        # IEEE, MLA, Chicago, AIP with titles: the title is the quoted part.
+        title = quoted.group("title")
+        before = masked[: quoted.start()]
+        before = re.sub(rf"[\s.,(]*{_YEAR_TOKEN}[a-z]?[).,]*\s*$", "", before)
+        author_segment = before
+        venue = _clean_venue(masked[quoted.end() :])
+    else:
+        author_segment, title, venue = _unquoted_fields(masked, year_at)
+
+    if author_segment:
+        authors, truncated = _authors(author_segment)
+        if authors:
+            fields["authors"] = authors
+        if truncated:
+            fields["authors_truncated"] = True
+    if title:
+        cleaned = _clean_title(title)
+        if cleaned:
+            fields["title"] = cleaned
+    if venue:
+        fields["venue"] = venue
+    return fields
+
+
+def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str | None, str | None]:
+    """Authors, title and venue of a reference without a quoted title."""
+    early = _EARLY_YEAR.search(masked)
+    paren = _PAREN_YEAR.search(masked)
+    anchor = None
+    if paren is not None and paren.start() < len(masked) * 0.6:
+        anchor = paren
+    elif early is not None and early.start() < len(masked) * 0.6:
+        anchor = early
+    if anchor is not None and re.search(r"[^\W\d_]{2}", masked[: anchor.start()]):
+        # Author-year styles: APA, Harvard, Chicago, ACM, Springer: "Authors (2019). Title. Venue".
+        authors = masked[: anchor.start()]
+        rest = masked[anchor.end() :].lstrip(" .,:;)")
+        return authors, *_title_and_venue(rest)
+
+    # Springer LNCS: "Surname, I.: Title. Venue".
+    colon = re.match(r"^(?P<authors>[^:]{3,400}?\b[A-Z][a-z]?\.?):\s+(?P<rest>.+)$", masked)
+    if colon is not None and re.search(r"\b[A-Z]\.", colon.group("authors")):
+        return colon.group("authors"), *_title_and_venue(colon.group("rest"))
+
+    # ACS: "Surname, I.; Surname, I. Venue 1985, 151, 192."
+    if ";" in masked[: len(masked) // 2 + 1]:
+        names = masked.split(";")
+        last = names[-1] if len(names) > 1 else ""
+        name_count = sum(1 for name in names[:-1] if _ACS_NAME.match(name.strip()))
+        if name_count and name_count == len(names) - 1:
+            tail = re.match(r"^\s*(?P<name>[A-Z][\w'’\-]+(?:\s+[\w'’\-]+)?,\s+(?:[A-Z]\.\s?-?){1,4})\s*(?P<rest>.*)$", last)
+            if tail is not None:
+                authors = ";".join([*names[:-1], tail.group("name")])
+                return authors, None, _clean_venue(re.sub(rf"\s*{_YEAR_TOKEN}.*$", "", tail.group("rest")))
+
+    # Vancouver: "Surname AB, Surname C. Title. Venue. 2013;344:23-32."
+    first_end = _vancouver_authors_end(masked)
+    if first_end is not None:
+        return masked[:first_end], *_title_and_venue(masked[first_end:].lstrip(" ."))
+
+    # AIP, Elsevier, IEEE without quotes: "M. R. Suresh and C. Milstein, Title, Venue 151, 192 (1985)".
+    pieces = [piece.strip() for piece in masked.split(",")]
+    names: list[str] = []
+    for piece in pieces:
+        words = re.sub(r"^(?:and|&)\s+", "", piece)
+        parts = re.split(r"\s+(?:and|&)\s+", words)
+        if all(_INITIALS_FIRST_NAME.match(part.strip()) for part in parts if part.strip()):
+            names.append(piece)
+        else:
+            break
+    if names:
+        rest = ", ".join(pieces[len(names) :])
+        first = re.split(r",\s*", rest, maxsplit=1)
+        if len(first) == 2 and not re.search(r"\d", first[0]) and len(first[0].split()) >= 3:
+            return ", ".join(names), first[0], _clean_venue(first[1])
+        return ", ".join(names), None, _clean_venue(rest)
+    return None, None, None
+
+
+def _vancouver_authors_end(masked: str) -> int | None:
+    end = _sentence_end_simple(masked)
+    if end is None:
+        return None
+    segment = masked[:end].rstrip(".").strip()
+    if _VANCOUVER_AUTHORS.match(segment):
+        return end
+    return None
+
+
+def _sentence_end_simple(text: str) -> int | None:
+    match = re.search(r"\.\s", text)
+    return match.end() if match else None
+
+
+def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
+    rest = rest.strip()
+    if not rest:
+        return None, None
+    if _IN_PREFIX.match(rest):
+        return None, _clean_venue(rest)
+    end = _sentence_end(rest)
+    title = rest[:end]
+    remainder = rest[end:]
+    return title, _clean_venue(remainder) if remainder.strip() else None
+
+
+# --- references -----------------------------------------------------------------------------------
+
+
+def reference_from_string(
+    text: str, *, key: str, origin: str | None, entry_type: str | None = None
+) -> CitedReference:
+    """A `CitedReference` for one reference string: `raw` is the string; the fields read from it
+    by `parse_reference_string` are filled in, the guessed ones named in `heuristic_fields`."""
+    raw = normalize_whitespace(text)
+    fields = parse_reference_string(raw)
+    guessed = tuple(name for name in HEURISTIC_FIELDS if name in fields)
+    return CitedReference(
+        key=key,
+        entry_type=entry_type,
+        raw=raw,
+        title=fields.get("title"),
+        authors=fields.get("authors", ()),
+        authors_truncated=fields.get("authors_truncated", False),
+        year=fields.get("year"),
+        venue=fields.get("venue"),
+        doi=fields.get("doi"),
+        arxiv_id=fields.get("arxiv_id"),
+        arxiv_version=fields.get("arxiv_version"),
+        pmid=fields.get("pmid"),
+        pmcid=fields.get("pmcid"),
+        isbn=fields.get("isbn"),
+        url=fields.get("url"),
+        origin=origin,
+        heuristic_fields=guessed,
+    )
+
+
+def iter_plain(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
+    """Read a plain-text reference list: one `CitedReference` per reference, keyed by position."""
+    for position, piece in enumerate(split_references(text), start=1):
+        yield reference_from_string(piece.text, key=str(position), origin=f"{origin}:{piece.line}")
