@@ -54,7 +54,10 @@ def test_every_feed_parses(shared_data: Path) -> None:
             assert record.title, name
             assert record.year is not None and 1991 <= record.year <= 2030
             parsed = clean_arxiv_id(entry.entry_id)
-            assert parsed is not None and (parsed.id, parsed.version) == (record.arxiv_id, record.arxiv_version)
+            assert parsed is not None and (parsed.id, parsed.version) == (
+                record.arxiv_id,
+                record.arxiv_version,
+            )
             assert record.arxiv_version is not None and record.arxiv_version >= 1
             assert record.authors and all(a.family or a.literal for a in record.authors)
             assert record.doi is None and record.is_preprint
@@ -87,7 +90,10 @@ def test_known_records(shared_data: Path) -> None:
     assert jupiters.record.venue == "ActaAstron.56:1-50,2006"  # the journal ref, as the authors wrote it
     assert [a.family for a in jupiters.record.authors] == ["Gould", "Dorsher", "Gaudi", "Udalski"]
 
-    assert parse_arxiv_atom(by_name[next(n for n in by_name if n.startswith("id_0000.0000_"))]["body"]).entries == ()
+    assert (
+        parse_arxiv_atom(by_name[next(n for n in by_name if n.startswith("id_0000.0000_"))]["body"]).entries
+        == ()
+    )
 
 
 async def test_replayed_through_the_client(shared_data: Path) -> None:
@@ -95,7 +101,8 @@ async def test_replayed_through_the_client(shared_data: Path) -> None:
     bodies = {query_of(r)["id_list"]: r["body"] for _, r in fixtures(shared_data) if r["status_code"] == 200}
 
     def answer(call: Call) -> str:
-        return bodies[call.params["id_list"]]
+        body: str = bodies[call.params["id_list"]]
+        return body
 
     api = FakeTransport(answer, source=SourceName.ARXIV)
     web = FakeTransport(answer, source=SourceName.ARXIV)

@@ -36,7 +36,6 @@ NOT_PAPER_FILES = {
     "Release.json": "dataset release listing",
     "debug_output.txt": "the library's debug log, not a response",
 }
-RECORDS_SEEN: dict[str, int] = {"papers": 0}
 
 
 def s2_dir(shared_data: Path) -> Path:
@@ -76,7 +75,6 @@ def papers_in_response(path: str, body: Any) -> list[Any] | None:
 
 def check_paper(payload: dict[str, Any]) -> None:
     record = parse_s2_paper(payload)
-    RECORDS_SEEN["papers"] += 1
     if payload.get("paperId") is not None:  # null for papers outside the S2 corpus
         assert record.source_id is not None and re.fullmatch(r"[0-9a-f]{40}", record.source_id)
     title = payload.get("title")

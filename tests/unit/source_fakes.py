@@ -87,7 +87,9 @@ class FakeTransport:
         headers: dict[str, str] | None = None,
         kind: RequestKind = "batch",
     ) -> Any | None:
-        return await self._answer(Call("post_json", path, dict(params or {}), dict(headers or {}), kind, json))
+        return await self._answer(
+            Call("post_json", path, dict(params or {}), dict(headers or {}), kind, json)
+        )
 
 
 def fixture_text(area: str, name: str) -> str:

@@ -79,7 +79,8 @@ claim_supported: "FLPoison canonical headliner set includes ALIE, Fang, sign-fli
 
 SEED_EXCERPTS = [
     Excerpt(
-        text="We evaluate 15 representative poisoning attacks and 17 defense\nstrategies in a unified benchmark...",
+        text="We evaluate 15 representative poisoning attacks and 17 defense\n"
+        "strategies in a unified benchmark...",
         location="Abstract, paragraph 2",
     ),
     Excerpt(
@@ -175,7 +176,7 @@ def test_seed_example_has_the_seed_comment_headers_and_fences() -> None:
     assert "\n# === Identifiers (at least one of arxiv_id, doi required" in text
     assert "\nsources_consulted: [semantic_scholar, openalex]\n" in text
     assert '\nverified_at: "2026-05-23T17:42:00Z"\n' in text
-    assert "\n  - \"Heyi Zhang\"\n" in text
+    assert '\n  - "Heyi Zhang"\n' in text
 
 
 def test_seed_example_body_sections() -> None:
@@ -201,7 +202,8 @@ def test_seed_example_body_sections() -> None:
     assert (
         "## BibTeX\n\n```bibtex\n@article{zhang2025sok,\n"
         "  title={SoK: Benchmarking Poisoning Attacks and Defenses in Federated Learning},\n"
-        "  author={Zhang, Heyi and Liu, Yule and He, Xinlei and Wu, Jun and Cong, Tianshuo and Huang, Xinyi},\n"
+        "  author={Zhang, Heyi and Liu, Yule and He, Xinlei and Wu, Jun"
+        " and Cong, Tianshuo and Huang, Xinyi},\n"
         "  journal={arXiv preprint arXiv:2502.03801},\n"
         "  year={2025},\n"
     ) in body
@@ -219,13 +221,53 @@ def test_frontmatter_groups_cover_every_field_once() -> None:
     assert sorted(top_level_keys) == sorted(ArtifactFrontmatter.model_fields)
 
 
+def test_frontmatter_from_a_published_record() -> None:
+    record = WorkRecord(
+        source=SourceName.CROSSREF,
+        title="Robust Aggregation for Federated Learning",
+        authors=(Author(given="Krishna", family="Pillutla"), Author(literal="The FL Consortium")),
+        year=2022,
+        venue="IEEE Transactions on Signal Processing",
+        work_type="journal-article",
+        doi="10.1109/tsp.2022.3153135",
+        urls={"landing": "https://ieeexplore.ieee.org/document/9721118", "pdf": "ftp://not-http/x.pdf"},
+    )
+    front = frontmatter_from_record(
+        record,
+        sources_consulted=[SourceName.CROSSREF, SourceName.OPENALEX],
+        triangulation=Triangulation(
+            primary_source=SourceName.CROSSREF,
+            secondary_source=SourceName.OPENALEX,
+            decisive_fields_agreed=True,
+        ),
+        verified_at=VERIFIED_AT,
+        verification_version="1.0",
+    )
+    assert front.venue == "IEEE Transactions on Signal Processing"
+    assert front.authors == ["Krishna Pillutla", "The FL Consortium"]
+    assert front.urls == ArtifactUrls(
+        abs="https://ieeexplore.ieee.org/document/9721118", doi="https://doi.org/10.1109/tsp.2022.3153135"
+    )
+    untitled = record.model_copy(update={"title": None})
+    with pytest.raises(ValidationError, match="title"):
+        frontmatter_from_record(
+            untitled,
+            sources_consulted=[SourceName.CROSSREF],
+            triangulation=Triangulation(primary_source=SourceName.CROSSREF, decisive_fields_agreed=True),
+            verified_at=VERIFIED_AT,
+            verification_version="1.0",
+        )
+
+
 # --- slugs --------------------------------------------------------------------------------------------
 
 
 def test_seed_slug_examples_with_their_mnemonic_keywords() -> None:
     # The seed's keywords are hand-picked mnemonics (benchmark, method and rule names).
     assert (
-        slug_for_paper(doi=None, arxiv_id="2502.03801", first_author_surname="Zhang", title=SOK_TITLE, keyword="FLPoison")
+        slug_for_paper(
+            doi=None, arxiv_id="2502.03801", first_author_surname="Zhang", title=SOK_TITLE, keyword="FLPoison"
+        )
         == "2502.03801-zhang-flpoison"
     )
     assert (
@@ -262,25 +304,32 @@ def test_slug_keyword_is_the_first_significant_title_word() -> None:
 def test_slug_identifier_forms_agree() -> None:
     plain = slug_for_paper(doi=None, arxiv_id="2502.03801", first_author_surname="Zhang", title=SOK_TITLE)
     for spelling in ("arXiv:2502.03801v2", "https://arxiv.org/abs/2502.03801v1", " 2502.03801 "):
-        assert slug_for_paper(doi=None, arxiv_id=spelling, first_author_surname="Zhang", title=SOK_TITLE) == plain
-    doi_plain = slug_for_paper(doi="10.1109/tsp.2022.3153135", arxiv_id=None, first_author_surname="P", title="x y")
+        assert (
+            slug_for_paper(doi=None, arxiv_id=spelling, first_author_surname="Zhang", title=SOK_TITLE)
+            == plain
+        )
+    doi_plain = slug_for_paper(
+        doi="10.1109/tsp.2022.3153135", arxiv_id=None, first_author_surname="P", title="x y"
+    )
     doi_url = slug_for_paper(
         doi="https://doi.org/10.1109/TSP.2022.3153135", arxiv_id=None, first_author_surname="P", title="x y"
     )
     assert doi_plain == doi_url
     # arXiv wins over the DOI; an old-style id keeps its archive.
-    assert slug_for_paper(doi="10.1/x", arxiv_id="hep-th/9901001", first_author_surname="Witten", title="Anti de Sitter") == (
-        "hep-th_9901001-witten-anti"
-    )
+    assert slug_for_paper(
+        doi="10.1/x", arxiv_id="hep-th/9901001", first_author_surname="Witten", title="Anti de Sitter"
+    ) == ("hep-th_9901001-witten-anti")
     # An identifier that does not parse is ignored.
-    assert slug_for_paper(doi="not a doi", arxiv_id="2513.00001", first_author_surname="Z", title="Deep").startswith(
-        "noid-z-deep-"
-    )
+    assert slug_for_paper(
+        doi="not a doi", arxiv_id="2513.00001", first_author_surname="Z", title="Deep"
+    ).startswith("noid-z-deep-")
 
 
 def test_slug_surnames_are_folded_to_ascii_or_hashed() -> None:
     def surname_part(surname: str) -> str:
-        return slug_for_paper(doi="10.1000/x", arxiv_id=None, first_author_surname=surname, title="Deep").split("-")[1]
+        return slug_for_paper(
+            doi="10.1000/x", arxiv_id=None, first_author_surname=surname, title="Deep"
+        ).split("-")[1]
 
     assert surname_part("Hegedűs") == "hegedus"
     assert surname_part("García-Pérez") == "garciaperez"
@@ -288,9 +337,15 @@ def test_slug_surnames_are_folded_to_ascii_or_hashed() -> None:
     assert surname_part("Łukasiewicz") == "lukasiewicz"
     assert re.fullmatch(r"u[0-9a-f]{6}", surname_part("张"))
     assert surname_part("张") != surname_part("王")
-    assert slug_for_paper(doi="10.1000/x", arxiv_id=None, first_author_surname=None, title="Deep") == "10.1000_x-anon-deep"
+    assert (
+        slug_for_paper(doi="10.1000/x", arxiv_id=None, first_author_surname=None, title="Deep")
+        == "10.1000_x-anon-deep"
+    )
     organisation = WorkRecord(
-        source=SourceName.CROSSREF, title="Observation of a new boson", doi="10.1000/h", authors=(Author(literal="The ATLAS Collaboration"),)
+        source=SourceName.CROSSREF,
+        title="Observation of a new boson",
+        doi="10.1000/h",
+        authors=(Author(literal="The ATLAS Collaboration"),),
     )
     assert slug_for_record(organisation) == "10.1000_h-atlascollaboration-observation"
 
@@ -368,19 +423,29 @@ optional_text = st.none() | st.text(max_size=200)
 
 
 @settings(max_examples=300)
-@given(doi=optional_text, arxiv_id=optional_text, surname=optional_text, title=optional_text, keyword=optional_text)
+@given(
+    doi=optional_text,
+    arxiv_id=optional_text,
+    surname=optional_text,
+    title=optional_text,
+    keyword=optional_text,
+)
 @example(doi="10.1000/..a", arxiv_id=None, surname="..", title="..", keyword=None)
 @example(doi="10.1000/-._", arxiv_id=None, surname=None, title=None, keyword="...")
 @example(doi=None, arxiv_id=None, surname="\u0130", title="\u0301", keyword="\x00")
 def test_slug_is_always_safe_and_deterministic(
     doi: str | None, arxiv_id: str | None, surname: str | None, title: str | None, keyword: str | None
 ) -> None:
-    slug = slug_for_paper(doi=doi, arxiv_id=arxiv_id, first_author_surname=surname, title=title, keyword=keyword)
+    slug = slug_for_paper(
+        doi=doi, arxiv_id=arxiv_id, first_author_surname=surname, title=title, keyword=keyword
+    )
     assert re.fullmatch(r"[a-z0-9][a-z0-9._-]*", slug)
     assert ".." not in slug
     assert len(slug) <= SLUG_MAX_LENGTH
     assert validate_slug(slug) == slug
-    again = slug_for_paper(doi=doi, arxiv_id=arxiv_id, first_author_surname=surname, title=title, keyword=keyword)
+    again = slug_for_paper(
+        doi=doi, arxiv_id=arxiv_id, first_author_surname=surname, title=title, keyword=keyword
+    )
     assert again == slug
 
 
@@ -442,7 +507,11 @@ def test_override_needs_a_reason_and_a_reason_needs_an_override() -> None:
 
 def test_disagreeing_decisive_fields_need_an_override() -> None:
     message = schema_error(
-        triangulation={"primary_source": "semantic_scholar", "secondary_source": "openalex", "decisive_fields_agreed": False}
+        triangulation={
+            "primary_source": "semantic_scholar",
+            "secondary_source": "openalex",
+            "decisive_fields_agreed": False,
+        }
     )
     assert "decisive_fields_agreed" in message and "human_overridden" in message
 
@@ -460,7 +529,7 @@ def test_disagreeing_decisive_fields_need_an_override() -> None:
         ({"pmid": "0123"}, "pmid"),
         ({"year": "2025"}, "year"),
         ({"year": 25}, "year"),
-        ({"verified_at": datetime(2026, 5, 23, 17, 42)}, "verified_at"),  # noqa: DTZ001 - naive on purpose
+        ({"verified_at": datetime(2026, 5, 23, 17, 42)}, "verified_at"),
         ({"sources_consulted": []}, "sources_consulted"),
         ({"sources_consulted": ["semantic_scholar", "google_scholar"]}, "sources_consulted"),
         ({"sources_consulted": ["openalex"]}, "sources_consulted"),
@@ -520,6 +589,12 @@ def test_body_rules() -> None:
         ArtifactBody(citation_snippet=" ", bibtex="b")
 
 
+def test_lone_surrogates_are_refused() -> None:
+    with pytest.raises(ValidationError, match="surrogate"):
+        Excerpt(text="bad \ud800 text", location="p. 1")
+    assert "surrogate" in schema_error(title="bad \udfff title")
+
+
 def test_a_supported_claim_needs_an_excerpt_unless_no_text_was_available() -> None:
     front = ArtifactFrontmatter(**frontmatter_fields(claim_supported=SOK_CLAIM))
     empty = ArtifactBody(citation_snippet="s", bibtex="b")
@@ -576,7 +651,9 @@ def test_parse_names_schema_errors() -> None:
 
 
 def test_parse_refuses_unsafe_yaml_tags() -> None:
-    text = rendered_seed().replace('venue: "arXiv preprint"', "venue: !!python/object/apply:os.system [echo hi]", 1)
+    text = rendered_seed().replace(
+        'venue: "arXiv preprint"', "venue: !!python/object/apply:os.system [echo hi]", 1
+    )
     assert "not valid YAML" in parse_error(text)
 
 
@@ -631,6 +708,18 @@ def test_prose_that_looks_like_structure_round_trips() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "word", ["null", "yes", "no", "on", "off", "true", "y", "n", "nan", "inf", "aletheia"]
+)
+def test_yaml_lookalike_words_stay_strings(word: str) -> None:
+    artifact = seed_artifact()
+    front = artifact.frontmatter.model_copy(
+        update={"title": word, "authors": [word], "venue": word, "verification_version": word}
+    )
+    changed = artifact.model_copy(update={"frontmatter": front})
+    assert parse_artifact(render_artifact(changed)) == changed
+
+
 def test_empty_abstract_and_no_excerpts_round_trip() -> None:
     artifact = seed_artifact()
     front = artifact.frontmatter.model_copy(update={"claim_supported": None})
@@ -663,7 +752,13 @@ def artifacts(draw: st.DrawFn) -> CitationArtifact:
         st.fixed_dictionaries(
             {
                 "arxiv_id": st.sampled_from([None, "2502.03801", "hep-th/9901001", "0704.0001"]),
-                "doi": st.sampled_from([None, "10.1109/TSP.2022.3153135", "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-0"]),
+                "doi": st.sampled_from(
+                    [
+                        None,
+                        "10.1109/TSP.2022.3153135",
+                        "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-0",
+                    ]
+                ),
                 "pmid": st.sampled_from([None, "31452104"]),
             }
         )
@@ -671,8 +766,10 @@ def artifacts(draw: st.DrawFn) -> CitationArtifact:
     if secondary is not None and not any(identifiers.values()):
         identifiers["doi"] = "10.1000/xyz"
     excerpts_unavailable = draw(st.booleans())
-    excerpts = [] if excerpts_unavailable else draw(
-        st.lists(st.builds(Excerpt, text=non_blank, location=one_line), max_size=3)
+    excerpts = (
+        []
+        if excerpts_unavailable
+        else draw(st.lists(st.builds(Excerpt, text=non_blank, location=one_line), max_size=3))
     )
     claim = draw(st.none() | non_blank)
     if claim is not None and not excerpts_unavailable and not excerpts:
@@ -696,9 +793,11 @@ def artifacts(draw: st.DrawFn) -> CitationArtifact:
         verified_by=draw(st.sampled_from(["aletheia", "Aletheia 2.0 (CI)"])),
         verified_at=draw(
             st.datetimes(
-                min_value=datetime(2000, 1, 1),  # noqa: DTZ001 - hypothesis bounds are naive
-                max_value=datetime(2100, 1, 1),  # noqa: DTZ001
-                timezones=st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))]),
+                min_value=datetime(2000, 1, 1),
+                max_value=datetime(2100, 1, 1),
+                timezones=st.sampled_from(
+                    [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))]
+                ),
             )
         ),
         verification_version=draw(non_blank),
@@ -731,8 +830,12 @@ def test_render_then_parse_is_lossless(artifact: CitationArtifact) -> None:
 
 
 def test_excerpt_verifies_after_whitespace_normalisation() -> None:
-    paper = "We evaluate 15 representative poisoning attacks and 17 defense\n  strategies in a unified\tbenchmark."
-    assert excerpt_verifies("We evaluate 15 representative poisoning attacks and 17 defense strategies", paper)
+    paper = (
+        "We evaluate 15 representative poisoning attacks and 17 defense\n  strategies in a unified\tbenchmark"
+    )
+    assert excerpt_verifies(
+        "We evaluate 15 representative poisoning attacks and 17 defense strategies", paper
+    )
     assert excerpt_verifies("defense\nstrategies   in a unified benchmark", paper)
     assert not excerpt_verifies("We evaluate 16 representative poisoning attacks", paper)
     assert not excerpt_verifies("defensestrategies", paper)  # whitespace is collapsed, not removed

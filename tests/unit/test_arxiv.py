@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from typing import Any
 
@@ -303,11 +304,13 @@ async def test_api_and_web_share_one_three_second_bucket() -> None:
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
         limiter = LocalRateLimiter(clock=clock, sleep=clock.sleep)
         client = ArxivClient(
-            arxiv_transport(http, settings, limiter), arxiv_web_transport(http, settings, limiter), coalesce_window=0
+            arxiv_transport(http, settings, limiter),
+            arxiv_web_transport(http, settings, limiter),
+            coalesce_window=0,
         )
         await client.by_id("2104.12255v1")
         await client.fetch_pdf("2104.12255v1")
         await client.by_id("2104.12255")
     assert [host for host, _ in stamps] == ["export.test", "web.test", "export.test"]
     times = [t for _, t in stamps]
-    assert all(later - earlier >= 3.0 - 1e-9 for earlier, later in zip(times, times[1:], strict=False))
+    assert all(later - earlier >= 3.0 - 1e-9 for earlier, later in itertools.pairwise(times))

@@ -12,7 +12,13 @@ import pytest
 
 from aletheia.config.settings import Settings, SourceLimits
 from aletheia.core.records import RetractionKind, SourceName
-from aletheia.sources.base import PermanentSourceError, RequestKind, SourceStats, SourceUnavailableError
+from aletheia.sources.base import (
+    PermanentSourceError,
+    RequestKind,
+    SourceParseError,
+    SourceStats,
+    SourceUnavailableError,
+)
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.crossref import CrossrefClient, crossref_transport, polite_user_agent
 from aletheia.sources.ratelimit import LocalRateLimiter
@@ -260,3 +266,24 @@ def test_the_transport_factory_reads_settings(http_factory: Any) -> None:
     assert transport.base_url == BASE
     assert transport.source is SourceName.CROSSREF
     assert transport.enabled
+
+
+async def test_the_client_from_settings_sends_the_configured_contact(http_factory: Any) -> None:
+    recorder = Recorder(work_response)
+    client = CrossrefClient.from_settings(http_factory(recorder), settings(), LocalRateLimiter())
+    await client.work_by_doi("10.5555/aletheia.test.0001")
+    [request] = recorder.requests
+    assert request.url.params["mailto"] == MAILTO
+    assert MAILTO in request.headers["user-agent"]
+
+
+async def test_an_unreadable_body_is_an_error_and_is_not_cached(http_factory: Any) -> None:
+    funder = {"status": "ok", "message-type": "funder", "message": {"id": "100000001"}}
+    recorder = Recorder(lambda _: httpx.Response(200, json=funder))
+    cache = MemoryRawCache(ttl_seconds=3600, negative_ttl_seconds=600)
+    client = client_for(recorder, http_factory, cache=cache)
+    for _ in range(2):
+        with pytest.raises(SourceParseError):
+            await client.work_by_doi("10.5555/aletheia.test.0001")
+    assert len(recorder.requests) == 2
+    assert len(cache) == 0

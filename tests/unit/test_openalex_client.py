@@ -213,3 +213,21 @@ async def test_the_key_never_shows_in_an_error(make_client: Any) -> None:
     with pytest.raises(PermanentSourceError) as caught:
         await client.work_by_doi("10.5555/x")
     assert API_KEY not in str(caught.value)
+
+
+async def test_the_client_from_settings_sends_the_configured_key_and_contact() -> None:
+    stub = OpenAlexStub()
+    settings = Settings(
+        openalex_url=BASE,
+        openalex_api_key=API_KEY,
+        mailto=MAILTO,
+        coalesce_window_ms=5,
+        openalex_limits=SourceLimits(rate=1000, burst=1000, concurrency=20),
+    )
+    async with httpx.AsyncClient(transport=httpx.MockTransport(stub)) as http:
+        client = OpenAlexClient.from_settings(http, settings, LocalRateLimiter())
+        await asyncio.gather(client.work_by_doi("10.5555/one"), client.work_by_doi("10.5555/two"))
+    [request] = stub.requests  # coalesced within the configured 5 ms
+    assert request.url.params["api_key"] == API_KEY
+    assert request.url.params["mailto"] == MAILTO
+    assert request.headers["user-agent"].endswith(f"mailto:{MAILTO})")

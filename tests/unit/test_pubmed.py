@@ -70,14 +70,18 @@ def test_efetch_retracted_article() -> None:
     assert retracted.abstract == "BACKGROUND: Colds are common.\nRESULTS: Vitamin Q did nothing."
     assert retracted.work_type == "journal-article"
     kinds = [(n.kind, n.source) for n in retracted.retraction_notices]
-    assert kinds == [(RetractionKind.RETRACTED, SourceName.PUBMED), (RetractionKind.CORRECTED, SourceName.PUBMED)]
+    assert kinds == [
+        (RetractionKind.RETRACTED, SourceName.PUBMED),
+        (RetractionKind.CORRECTED, SourceName.PUBMED),
+    ]
     assert "PMID 11223344" in (retracted.retraction_notices[0].detail or "")
     assert retracted.retraction_notices[0].notice_doi == "10.5555/jim.2001.retr"  # from the citation
     assert retracted.retraction_notices[1].notice_doi is None
 
     # The notice itself: a retraction notice, but not a retracted work.
-    assert notice.work_type == "retraction-notice"
+    assert notice.work_type == "notice"
     assert notice.retraction_notices == ()
+    assert notice.notice_for == ("10.5555/jim.1998.0001",)
     assert notice.doi == "10.5555/jim.2001.retr"
     assert notice.authors == ()
     assert notice.authors_truncated is False
@@ -89,7 +93,9 @@ def test_efetch_retracted_article() -> None:
 
 
 def test_retracted_publication_type_without_link_is_enough() -> None:
-    body = fixture_text("pubmed", "efetch_standing.xml").replace('RefType="RetractionIn"', 'RefType="CommentIn"')
+    body = fixture_text("pubmed", "efetch_standing.xml").replace(
+        'RefType="RetractionIn"', 'RefType="CommentIn"'
+    )
     retracted = parse_efetch_xml(body)[0]
     retracted_notices = [n for n in retracted.retraction_notices if n.kind is RetractionKind.RETRACTED]
     assert [n.detail for n in retracted_notices] == ["publication type: Retracted Publication"]
@@ -128,7 +134,9 @@ def test_efetch_malformed_is_a_parse_error(body: str) -> None:
 
 def test_efetch_error_result_is_permanent() -> None:
     with pytest.raises(PermanentSourceError, match="ID list is empty"):
-        parse_efetch_xml("<eFetchResult><ERROR>ID list is empty! Possibly it has no correct IDs.</ERROR></eFetchResult>")
+        parse_efetch_xml(
+            "<eFetchResult><ERROR>ID list is empty! Possibly it has no correct IDs.</ERROR></eFetchResult>"
+        )
 
 
 # --- esummary and esearch ----------------------------------------------------------------------------
@@ -156,7 +164,13 @@ def test_esummary_json() -> None:
 
 
 @pytest.mark.parametrize(
-    "payload", [[], {"header": {}}, {"result": {"uids": "31415926"}}, {"result": {"uids": ["1"], "1": {"uid": "1", "authors": ["x"]}}}]
+    "payload",
+    [
+        [],
+        {"header": {}},
+        {"result": {"uids": "31415926"}},
+        {"result": {"uids": ["1"], "1": {"uid": "1", "authors": ["x"]}}},
+    ],
 )
 def test_esummary_wrong_shapes(payload: Any) -> None:
     with pytest.raises(SourceParseError):
@@ -164,7 +178,11 @@ def test_esummary_wrong_shapes(payload: Any) -> None:
 
 
 def test_esummary_invalid_uid_is_no_record() -> None:
-    payload = {"header": {"type": "esummary"}, "error": "Invalid uid Z1 at position=0", "result": {"uids": []}}
+    payload = {
+        "header": {"type": "esummary"},
+        "error": "Invalid uid Z1 at position=0",
+        "result": {"uids": []},
+    }
     assert parse_esummary_json(payload) == []
 
 
@@ -188,7 +206,10 @@ def test_esearch_json_and_xml() -> None:
     assert parse_esearch(json.loads(fixture_text("pubmed", "esearch.json"))) == ["31415926", "27182818"]
     xml = "<eSearchResult><Count>2</Count><IdList><Id>5</Id><Id>6</Id></IdList></eSearchResult>"
     assert parse_esearch(xml) == ["5", "6"]
-    not_found = "<eSearchResult><Count>0</Count><IdList/><ErrorList><PhraseNotFound>x</PhraseNotFound></ErrorList></eSearchResult>"
+    not_found = (
+        "<eSearchResult><Count>0</Count><IdList/>"
+        "<ErrorList><PhraseNotFound>x</PhraseNotFound></ErrorList></eSearchResult>"
+    )
     assert parse_esearch(not_found) == []
 
 
@@ -239,7 +260,11 @@ async def test_by_pmids_batches_of_200_and_not_found() -> None:
     client = PubMedClient(transport, cache=cache)
     pmids = [str(n) for n in range(900, 1350)]
     results = await client.by_pmids(pmids)
-    assert [len(c.params["id"].split(",")) for c in transport.calls] == [MAX_IDS_PER_REQUEST, MAX_IDS_PER_REQUEST, 50]
+    assert [len(c.params["id"].split(",")) for c in transport.calls] == [
+        MAX_IDS_PER_REQUEST,
+        MAX_IDS_PER_REQUEST,
+        50,
+    ]
     assert all(c.kind == "batch" for c in transport.calls)
     assert results["999"] is None
     hit = results["1000"]

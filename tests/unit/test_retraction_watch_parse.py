@@ -120,6 +120,29 @@ def test_a_dated_reinstatement_after_the_retraction_lifts_it() -> None:
     assert undated.reinstated
 
 
+def test_the_storage_columns_rebuild_an_equivalent_index() -> None:
+    index = RetractionIndex.load(FULL)
+    stored = [row.as_storage_row() for row in index]
+    assert stored[0] == {
+        "doi": "10.5555/aletheia.retracted.3",
+        "pmid": "26000001",
+        "nature": "Retraction",
+        "notice_doi": "10.5555/aletheia.retracted.3-retr",
+        "date": "2021-06-03",
+    }
+    rebuilt = RetractionIndex.from_rows(stored)
+    for doi in ("10.5555/aletheia.retracted.3", "10.5555/aletheia.tides.9"):
+        before = combine_retraction_status(index.lookup(doi=doi))
+        after = combine_retraction_status(rebuilt.lookup(doi=doi))
+        assert (after.kind, after.reinstated) == (before.kind, before.reinstated)
+    assert [n.kind for n in rebuilt.lookup(pmid="28000002")] == [RetractionKind.CORRECTED]
+    compact = RetractionIndex.from_rows(row.as_storage_row() for row in RetractionIndex.load(COMPACT))
+    assert [n.kind for n in compact.lookup(doi="10.5555/aletheia.tides.9")] == [
+        RetractionKind.RETRACTED,
+        RetractionKind.REINSTATED,
+    ]
+
+
 def test_rows_survive_a_json_round_trip() -> None:
     for row in RetractionIndex.load(FULL):
         stored = json.dumps(row.model_dump(mode="json"))

@@ -8,6 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings
 from aletheia.core.records import Author, SourceName
@@ -33,7 +35,11 @@ def fixture(name: str) -> Any:
 
 
 def paper_for(paper_id: str) -> dict[str, Any]:
-    return {"paperId": paper_id.encode().hex()[:40].ljust(40, "0"), "title": f"Paper {paper_id}", "year": 2000}
+    return {
+        "paperId": paper_id.encode().hex()[:40].ljust(40, "0"),
+        "title": f"Paper {paper_id}",
+        "year": 2000,
+    }
 
 
 def cache() -> MemoryRawCache:
@@ -86,7 +92,12 @@ def test_truncation_only_when_the_payload_says_so() -> None:
 
 def test_venue_prefers_s2_venue_string() -> None:
     record = parse_s2_paper(
-        {"paperId": "b" * 40, "venue": "ICLR", "publicationVenue": {"name": "Intl Conf"}, "journal": {"name": "X"}}
+        {
+            "paperId": "b" * 40,
+            "venue": "ICLR",
+            "publicationVenue": {"name": "Intl Conf"},
+            "journal": {"name": "X"},
+        }
     )
     assert record.venue == "ICLR"
 
@@ -303,7 +314,9 @@ async def test_transport_from_settings_sends_the_key_and_spaces_requests() -> No
         seen.append((request, clock()))
         return httpx.Response(200, json=fixture("paper_full.json"))
 
-    settings = Settings(_env_file=None, semantic_scholar_url="https://s2.test", SEMANTIC_SCHOLAR_API_KEY="key-123")
+    settings = Settings(
+        _env_file=None, semantic_scholar_url="https://s2.test", SEMANTIC_SCHOLAR_API_KEY="key-123"
+    )
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
         limiter = LocalRateLimiter(clock=clock, sleep=clock.sleep)
         transport = semantic_scholar_transport(http, settings, limiter)
@@ -323,3 +336,21 @@ async def test_disabled_source_is_unavailable() -> None:
         transport = semantic_scholar_transport(http, settings, LocalRateLimiter())
         with pytest.raises(SourceUnavailableError):
             await SemanticScholarClient(transport, coalesce_window=0).paper("PMID:1")
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(st.sampled_from([*PAPER_FIELDS, "paperId", "matchScore"]), JSON, max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_any_payload_parses_or_is_a_parse_error(payload: dict[str, Any]) -> None:
+    """Whatever S2 sends, the parser answers a record or a SourceParseError, never a crash."""
+    try:
+        record = parse_s2_paper(payload)
+    except SourceParseError:
+        return
+    assert record.source is SourceName.SEMANTIC_SCHOLAR

@@ -108,6 +108,22 @@ class Settings(BaseSettings):
     retraction_refresh_schedule: str = "0 4 * * *"
     flower_user: str = "aletheia"
     flower_password: SecretStr | None = None
+    # Flower listens here; the compose file binds 0.0.0.0 inside its container and publishes the
+    # port on the host's 127.0.0.1 only.
+    flower_address: str = "127.0.0.1"
+    flower_port: int = 5555
+    # The queue (docs/service.md). A message not acknowledged within the visibility timeout is
+    # handed out again, so it must stay above the longest task (the parsing time limit).
+    visibility_timeout_seconds: int = 3600
+    parsing_time_limit_seconds: int = 900
+    # Broker connections per worker process: a thread or gevent pool with many slots needs more.
+    redis_max_connections: int = 64
+    # A retrieval task waits in place for a rate-limit token at most this long; a longer wait goes
+    # back to the queue as a retry with a countdown, so no worker slot sleeps on a token.
+    retrieval_token_wait_seconds: float = 0.2
+    # Beat re-drives unfinished work from the database this often (`aletheia redrive`).
+    redrive_interval_seconds: int = 300
+    reports_dir: Path | None = None  # rendered job reports; default: data_dir / "reports"
 
     @property
     def disabled(self) -> frozenset[str]:
@@ -124,6 +140,9 @@ class Settings(BaseSettings):
         if self.broker_url is not None and self.broker_url.get_secret_value().startswith("redis"):
             return self.broker_url.get_secret_value()
         return None
+
+    def reports_path(self) -> Path:
+        return self.reports_dir if self.reports_dir is not None else self.data_dir / "reports"
 
     def limits_for(self, source: str) -> SourceLimits:
         if source == "pubmed" and self.ncbi_api_key is not None:

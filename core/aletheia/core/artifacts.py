@@ -208,7 +208,7 @@ def slug_for_paper(
     `paper_id` is the arXiv id without version when there is one (`2502.03801`, old-style
     `hep-th/9901001` -> `hep-th_9901001`), else the DOI lower-cased with `/` -> `_`
     (`10.1109_tsp.2022.3153135`), else `noid`, in which case four hex digits of a hash of the
-    normalised title are appended (`noid-blanchard-machine-3f1c`). An identifier that does not
+    normalised title are appended (`noid-blanchard-machine-45eb`). An identifier that does not
     parse is ignored. A DOI holding characters outside `[a-z0-9._/-]` has them replaced by `_` and
     a hash of the DOI appended, so two such DOIs cannot share a slug. `keyword` replaces the title
     keyword with a chosen mnemonic (`flpoison`).
@@ -218,7 +218,6 @@ def slug_for_paper(
     """
     surname = surname_token(first_author_surname)
     word = _keyword_token(keyword) if keyword and keyword.strip() else title_keyword(title)
-    parts: list[str] = []
     parsed_arxiv = clean_arxiv_id(arxiv_id)
     cleaned_doi = None if parsed_arxiv is not None else clean_doi(doi)
     identifier = parsed_arxiv.id if parsed_arxiv is not None else cleaned_doi
@@ -557,9 +556,16 @@ class CitationArtifact(BaseModel):
 _ARXIV_VENUES: Final = frozenset({"arxiv", "arxiv.org", "arxiv (cornell university)", "arxiv preprint"})
 
 
+# Where each artifact URL comes from in a record's `urls`, for a work not on arXiv.
+_RECORD_URL_KEYS: Final = {"abs": ("abs", "landing"), "pdf": ("pdf",), "html": ("html",)}
+
+
 def urls_for(record: WorkRecord) -> ArtifactUrls:
-    """arXiv's abs/pdf/html pages for an arXiv work (seed §6.2), and the doi.org URL of a DOI;
-    otherwise the record's own `abs`/`pdf`/`html` URLs when they are plain http(s) URLs."""
+    """arXiv's abs/pdf/html pages for an arXiv work (seed §6.2), and the doi.org URL of a DOI.
+
+    A work not on arXiv gets the record's own URLs (`abs` from its `abs` or publisher `landing`
+    page, `pdf`, `html`) when they are plain http(s) URLs.
+    """
     found: dict[str, str] = {}
     if record.arxiv_id:
         found = {
@@ -568,7 +574,10 @@ def urls_for(record: WorkRecord) -> ArtifactUrls:
             "html": f"https://arxiv.org/html/{record.arxiv_id}",
         }
     else:
-        found = {k: v for k in ("abs", "pdf", "html") if (v := record.urls.get(k)) and _URL.fullmatch(v)}
+        for field, keys in _RECORD_URL_KEYS.items():
+            url = next((u for key in keys if (u := record.urls.get(key)) and _URL.fullmatch(u)), None)
+            if url is not None:
+                found[field] = url
     if record.doi:
         found["doi"] = "https://doi.org/" + quote(record.doi, safe="/:;()._-")
     return ArtifactUrls(**found)

@@ -184,6 +184,18 @@ def is_organisation_name(name: str) -> bool:
     return bool(words) and (words[0] == "the" or any(word in _ORG_WORDS for word in words))
 
 
+def _looks_like_personal_name(text: str) -> bool:
+    tokens = text.split()
+    if not 2 <= len(tokens) <= 5 or is_organisation_name(text):
+        return False
+    return all(
+        _is_particle(t)
+        or _INITIALS_PIECE.match(t)
+        or (t[:1].isupper() and t.replace("-", "").replace(".", "").isalpha())
+        for t in tokens
+    )
+
+
 def _name_text(raw: str) -> str:
     return normalize_whitespace(latex_to_unicode(_UNESCAPED_TILDE.sub(" ", raw)))
 
@@ -221,6 +233,8 @@ def _without_comma(tokens: list[str], suffix: str | None) -> Author:
     start = len(tokens) - 1
     while start > 1 and _is_particle(tokens[start - 1]):
         start -= 1
+    if start == 1 and _is_particle(tokens[0]) and tokens[0][:1].islower():
+        start = 0  # BibTeX: a name that starts with a lower-case particle has no given name
     return Author(given=" ".join(tokens[:start]), family=" ".join(tokens[start:]), suffix=suffix)
 
 
@@ -233,8 +247,10 @@ def parse_name(name: str) -> Author:
     """
     raw = normalize_whitespace(name)
     if _is_wholly_braced(raw):
+        # BibTeX reads a braced name as one literal; exporters also brace plain personal names
+        # ("{Yann LeCun}"), which are parsed as names so that their surname can be compared.
         inner = _name_text(raw[1:-1])
-        if is_organisation_name(inner) or " " not in inner:
+        if not _looks_like_personal_name(inner):
             return Author(literal=inner) if inner else Author()
         raw = raw[1:-1]
     parts = [_name_text(part) for part in _depth_zero_splits(raw, _COMMA)]
@@ -288,17 +304,18 @@ def _is_surname_piece(piece: str) -> bool:
 
 
 def _bibtex_form(and_parts: list[str]) -> bool:
-    """Whether "X, Y and Z, W" is BibTeX's "Last, First and Last, First" rather than a list."""
+    """Whether "X, Y and Z, W" is BibTeX's "Last, First and Last, First" rather than a written
+    list ("A B, C D, and E F", "Smith, J., Doe, A., and Lee, K."). Each part with commas votes."""
     votes = 0
     for part in and_parts:
-        if part.rstrip().endswith(","):
-            return False  # "A, B, and C": the Oxford comma of a written list
         pieces = [p for p in _depth_zero_splits(part, _COMMA) if p.strip()]
         if len(pieces) < 2:
             continue
-        if len(pieces) > 3 or (len(pieces) == 3 and not (_is_suffix(pieces[1]) or _is_suffix(pieces[2]))):
-            return False
-        if _is_surname_piece(pieces[0]):
+        if len(pieces) > 3:
+            votes -= 2  # no BibTeX name has three commas: several names in one part
+        elif len(pieces) == 3 and not (_is_suffix(pieces[1]) or _is_suffix(pieces[2])):
+            continue  # a stray comma ("Yang, Jimei Sohn, Kihyuk"): no evidence either way
+        elif _is_surname_piece(pieces[0]):
             votes += 1
         elif _looks_like_whole_name(pieces[0]) and _looks_like_whole_name(pieces[-1]):
             votes -= 1

@@ -21,6 +21,7 @@ from aletheia.config import Settings, get_settings
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.pipeline.gateway import SourceGateway, user_agent
 from aletheia.sources.base import SourceParseError, SourceRecord
+from aletheia.sources.ratelimit import RateLimiter
 from aletheia.storage.db import engine_for
 from aletheia.storage.stores import JobStore, RetractionStore, SqlLibrary, SqlRawCache
 
@@ -133,10 +134,12 @@ class Runtime:
         return self.retractions.replace(rows)
 
     @asynccontextmanager
-    async def gateway(self) -> AsyncIterator[SourceGateway]:
+    async def gateway(self, *, limiter: RateLimiter | None = None) -> AsyncIterator[SourceGateway]:
+        """The process's gateway; `limiter` replaces the one built from settings (the queue's
+        retrieval workers wrap it so that a long wait for a token becomes a retry)."""
         from aletheia.sources.ratelimit import build_rate_limiter
 
-        limiter = build_rate_limiter(self.settings)
+        limiter = limiter if limiter is not None else build_rate_limiter(self.settings)
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
         async with httpx.AsyncClient(
             headers={"User-Agent": user_agent()},

@@ -16,10 +16,9 @@ Parser choices, all visible in `parse_arxiv_atom`:
 
 from __future__ import annotations
 
-import copy
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final
@@ -65,7 +64,7 @@ _ARXIV = "{http://arxiv.org/schemas/atom}"
 _OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 
 QUERY_PATH = "/api/query"
-# The API manual's own advice: slices of at most a few hundred ids; 100 keeps responses small.
+# Ids per `id_list` query: one page (`max_results`) of a size arXiv answers quickly.
 MAX_IDS_PER_REQUEST = 100
 
 _ABS_PATH = re.compile(r"/abs/(?P<id>.+?)/?$")
@@ -134,7 +133,7 @@ def _authors(entry: ET.Element) -> tuple[Author, ...]:
 
 def _one_entry_feed(entry: ET.Element) -> str:
     feed = ET.Element(f"{_ATOM}feed")
-    feed.append(copy.deepcopy(entry))
+    feed.append(entry)  # ElementTree keeps no parent links: the entry stays in its own feed too
     return ET.tostring(feed, encoding="unicode")
 
 
@@ -142,8 +141,9 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
     entry_id = _text(entry.find(f"{_ATOM}id"))
     match = _ABS_PATH.search(entry_id or "")
     parsed = clean_arxiv_id(match.group("id")) if match else None
-    if entry_id is None or parsed is None:
+    if match is None or parsed is None:
         raise SourceParseError(SOURCE, f"feed entry without an arXiv id: {entry_id!r}")
+    versioned_id = match.group("id")
 
     title = _text(entry.find(f"{_ATOM}title"))
     published = _text(entry.find(f"{_ATOM}published"))
@@ -171,7 +171,7 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
     primary = entry.find(f"{_ARXIV}primary_category")
     record = WorkRecord(
         source=SOURCE,
-        source_id=match.group("id") if match else None,
+        source_id=versioned_id,
         title=latex_to_unicode(title) if title else None,
         authors=_authors(entry),
         year=int(year_match.group(1)) if year_match else None,
@@ -187,7 +187,7 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
     )
     return ArxivEntry(
         record=record,
-        entry_id=match.group("id") if match else entry_id,
+        entry_id=versioned_id,
         published=published,
         updated=_text(entry.find(f"{_ATOM}updated")),
         primary_category=primary.get("term") if primary is not None else None,
@@ -200,18 +200,14 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
 
 
 def parse_arxiv_atom(xml_text: str | bytes) -> ArxivFeed:
-    """Parse an export-API response (or one entry saved by this module) into an `ArxivFeed`."""
+    """Parse an export-API response (or an `ArxivEntry.raw`) into an `ArxivFeed`."""
     root = parse_untrusted_xml(xml_text, source=SOURCE, allow_doctype=False)
-    if root.tag == f"{_ATOM}entry":
-        entries_xml: Iterable[ET.Element] = [root]
-    elif root.tag == f"{_ATOM}feed":
-        entries_xml = root.findall(f"{_ATOM}entry")
-    else:
+    if root.tag != f"{_ATOM}feed":
         raise SourceParseError(SOURCE, f"not an Atom feed: root element {root.tag!r}")
 
     entries: list[ArxivEntry] = []
     errors: list[str] = []
-    for entry in entries_xml:
+    for entry in root.findall(f"{_ATOM}entry"):
         entry_id = _text(entry.find(f"{_ATOM}id"))
         if _is_error_entry(entry, entry_id):
             errors.append(_text(entry.find(f"{_ATOM}summary")) or entry_id or "error")

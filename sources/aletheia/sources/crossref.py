@@ -578,6 +578,19 @@ class CrossrefClient:
         self.cache = cache
         self.mailto = mailto
 
+    @classmethod
+    def from_settings(
+        cls,
+        http: httpx.AsyncClient,
+        settings: Settings,
+        limiter: RateLimiter,
+        *,
+        cache: RawCache | None = None,
+        breaker: CircuitBreaker | None = None,
+    ) -> CrossrefClient:
+        """The client as the pipeline builds it: transport, contact address and cache from settings."""
+        return cls(crossref_transport(http, settings, limiter, breaker), cache=cache, mailto=settings.mailto)
+
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         params: dict[str, Any] = dict(extra or {})
         if self.mailto:
@@ -607,11 +620,13 @@ class CrossrefClient:
         path = _work_path(canonical)
         url = self._url(path)
         payload = await self.transport.get_json(path, params=self._params(), kind="single")
+        # Parsed before it is cached: a body we cannot read must not be served again from cache.
+        parsed = self._single(payload) if payload is not None else None
         if self.cache is not None:
             await self.cache.put(SOURCE, key, payload, found=payload is not None, url=url)
-        if payload is None:
+        if parsed is None:
             return None
-        return SourceRecord(self._single(payload), payload, _utcnow(), url)
+        return SourceRecord(parsed, payload, _utcnow(), url)
 
     @staticmethod
     def _single(payload: Any) -> WorkRecord:

@@ -514,6 +514,27 @@ class OpenAlexClient:
             else None
         )
 
+    @classmethod
+    def from_settings(
+        cls,
+        http: httpx.AsyncClient,
+        settings: Settings,
+        limiter: RateLimiter,
+        *,
+        cache: RawCache | None = None,
+        breaker: CircuitBreaker | None = None,
+    ) -> OpenAlexClient:
+        """The client as the pipeline builds it: transport, key, contact, cache and coalescing
+        window from settings."""
+        key = settings.openalex_api_key
+        return cls(
+            openalex_transport(http, settings, limiter, breaker),
+            cache=cache,
+            api_key=key.get_secret_value() if key is not None else None,
+            mailto=settings.mailto,
+            coalesce_window=settings.coalesce_window_ms / 1000,
+        )
+
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         params: dict[str, Any] = dict(extra or {})
         if self.api_key:
@@ -553,10 +574,12 @@ class OpenAlexClient:
             return record
         url = self._url(path)
         payload = await self.transport.get_json(path, params=self._params(), kind="single")
+        # Parsed before it is cached: a body we cannot read must not be served again from cache.
+        parsed = parse_openalex_work(payload) if payload is not None else None
         await self._store(key, payload, url)
-        if payload is None:
+        if parsed is None:
             return None
-        return SourceRecord(parse_openalex_work(payload), payload, _utcnow(), url)
+        return SourceRecord(parsed, payload, _utcnow(), url)
 
     async def work_by_doi(self, doi: str) -> SourceRecord | None:
         """The work a DOI names, or None. Concurrent calls are coalesced into batch requests."""
@@ -642,12 +665,13 @@ class OpenAlexClient:
             # OpenAlex can hold duplicate works for one DOI: keep the first, as it ranks them.
             if canonical is not None and canonical not in by_doi:
                 by_doi[canonical] = work
+        parsed = {doi: parse_openalex_work(raw) for doi, raw in by_doi.items() if doi in dois}
         found: dict[str, SourceRecord | None] = {}
         for doi in dois:
             raw = by_doi.get(doi)
             url = self._url("/works/doi:" + quote(doi, safe="/"))
             await self._store(cache_key("doi", doi), raw, url)
-            found[doi] = None if raw is None else SourceRecord(parse_openalex_work(raw), raw, fetched_at, url)
+            found[doi] = None if raw is None else SourceRecord(parsed[doi], raw, fetched_at, url)
         return found
 
     # --- search -----------------------------------------------------------------------------------

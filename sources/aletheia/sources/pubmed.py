@@ -18,9 +18,11 @@ Parser choices:
   ("1998 Dec-1999 Jan" -> 1998), else the electronic `ArticleDate`.
 - Standing: a "Retracted Publication" type or a `RetractionIn` link makes a RETRACTED notice, an
   `ExpressionOfConcernIn` link an EXPRESSION_OF_CONCERN notice, an `ErratumIn` link a CORRECTED
-  notice (one per linked notice, with its PMID and citation in `detail`). A record that *is* a
-  notice ("Retraction of Publication", "Expression of Concern", "Published Erratum") gets that as
-  its `work_type` and no notice of its own: the notice is about another work.
+  notice (one per linked notice: its PMID and citation in `detail`, the DOI the citation ends
+  with in `notice_doi`). A record that *is* a notice ("Retraction of Publication", "Expression of
+  Concern", "Published Erratum") is `work_type="notice"` (as Crossref's parser has it), with the
+  DOIs of the works it is about (its RetractionOf/ErratumFor/... links) in `notice_for`; it is not
+  itself retracted, so it carries no RETRACTED notice for being one.
 - XML is refused if it declares entities or an internal DTD subset; NCBI's plain DOCTYPE line is
   allowed (`safe_xml`).
 """
@@ -74,12 +76,11 @@ SOURCE = SourceName.PUBMED
 _YEAR = re.compile(r"\b(1[5-9]\d\d|2\d\d\d)\b")
 _CITED_DOI = re.compile(r"\bdoi:\s*(10\.\S+)", re.IGNORECASE)
 _ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
-# Publication types by which a record is itself a notice about another work.
-_NOTICE_WORK_TYPES = {
-    "retraction of publication": "retraction-notice",
-    "expression of concern": "expression-of-concern",
-    "published erratum": "erratum",
-}
+# Publication types by which a record is itself a notice about another work (work_type "notice",
+# as Crossref's parser calls such records).
+_NOTICE_TYPES = frozenset({"retraction of publication", "expression of concern", "published erratum"})
+# Links (folded) from a notice to the work it is about.
+_NOTICE_FOR_LINKS = frozenset({"retractionof", "expressionofconcernfor", "erratumfor"})
 # Links (CommentsCorrections RefType / esummary reftype, folded) to a notice about *this* work.
 _NOTICE_LINKS = {
     "retractionin": RetractionKind.RETRACTED,
@@ -138,16 +139,24 @@ def _notices(
     return tuple(notices)
 
 
-def _work_type(publication_types: Sequence[str], *, book: bool = False) -> str | None:
-    for publication_type in publication_types:
-        notice_type = _NOTICE_WORK_TYPES.get(publication_type.lower())
-        if notice_type is not None:
-            return notice_type
-    if book:
-        return "book-chapter"
+def _notice_for(links: Sequence[tuple[str, str | None, str | None]]) -> tuple[str, ...]:
+    """The DOIs of the works a notice is about, from its RetractionOf/ErratumFor/... citations."""
+    dois: list[str] = []
+    for link_type, _, citation in links:
+        if _fold_link_type(link_type) in _NOTICE_FOR_LINKS and (match := _CITED_DOI.search(citation or "")):
+            doi = clean_doi(match.group(1))
+            if doi is not None and doi not in dois:
+                dois.append(doi)
+    return tuple(dois)
+
+
+def _work_type(publication_types: Sequence[str], *, container: str = "journal-article") -> str:
+    """ "notice" for a notice; else "preprint" when PubMed says so; else the container's type."""
+    if any(t.lower() in _NOTICE_TYPES for t in publication_types):
+        return "notice"
     if any(t.lower() == "preprint" for t in publication_types):
         return "preprint"
-    return "journal-article"
+    return container
 
 
 # --- efetch XML -----------------------------------------------------------------------------------
@@ -241,6 +250,7 @@ def _parse_pubmed_article(article_xml: ET.Element) -> WorkRecord:
         year = _year_of(_text(article.find("ArticleDate/Year")))
 
     authors, truncated = _xml_authors(article.find("AuthorList"))
+    links = _xml_links(citation.find("CommentsCorrectionsList"))
     publication_types = [
         t for el in article.findall("PublicationTypeList/PublicationType") if (t := _text(el))
     ]
@@ -273,7 +283,8 @@ def _parse_pubmed_article(article_xml: ET.Element) -> WorkRecord:
         pmcid=pmcid,
         abstract=_xml_abstract(article.find("Abstract")),
         urls=urls,
-        retraction_notices=_notices(publication_types, _xml_links(citation.find("CommentsCorrectionsList"))),
+        retraction_notices=_notices(publication_types, links),
+        notice_for=_notice_for(links),
         is_preprint=any(t.lower() == "preprint" for t in publication_types),
     )
 
@@ -292,23 +303,21 @@ def _parse_pubmed_book_article(book_article: ET.Element) -> WorkRecord:
     authors, truncated = _xml_authors(author_list)
     publication_types = [t for el in document.findall("PublicationType") if (t := _text(el))]
     ids = _article_ids(book_article.find("PubmedBookData/ArticleIdList"))
+    book_title = _text(book.find("BookTitle")) if book is not None else None
     year = None
     if book is not None:
         year = _year_of(_text(book.find("PubDate/Year")), _text(book.find("PubDate/MedlineDate")))
-    title = _text(document.find("ArticleTitle")) or (
-        _text(book.find("BookTitle")) if book is not None else None
-    )
+    # A book document with an ArticleTitle is a chapter (a GeneReviews entry) of the book it names.
+    chapter_title = _text(document.find("ArticleTitle"))
     return WorkRecord(
         source=SOURCE,
         source_id=pmid,
-        title=_clean_title(title),
+        title=_clean_title(chapter_title or book_title),
         authors=authors,
         authors_truncated=truncated,
         year=year,
-        venue=_text(book.find("BookTitle"))
-        if book is not None and document.find("ArticleTitle") is not None
-        else None,
-        work_type=_work_type(publication_types, book=True),
+        venue=book_title if chapter_title else None,
+        work_type=_work_type(publication_types, container="book-chapter" if chapter_title else "book"),
         doi=clean_doi(ids["doi"]) if "doi" in ids else None,
         pmid=pmid,
         pmcid=clean_pmcid(ids.get("pmc")),
@@ -353,68 +362,85 @@ def parse_efetch_xml_with_raw(xml_text: str | bytes) -> list[tuple[WorkRecord, s
 # --- esummary -------------------------------------------------------------------------------------
 
 
-def _summary_author(name: str, auth_type: str) -> Author | None:
-    name = normalize_whitespace(name)
-    if not name:
+def _doc_str(doc: Mapping[str, Any], key: str) -> str | None:
+    value = doc.get(key)
+    if value is None or value == "":
         return None
-    if auth_type.lower() == "collectivename":
-        return Author(literal=name)
-    return parse_name(name)  # MEDLINE display form, "Hambrick GW Jr": parse_name reads it
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise SourceParseError(SOURCE, f"esummary {key!r} is not a string: {type(value).__name__}")
+    return normalize_whitespace(str(value)) or None
+
+
+def _doc_list(doc: Mapping[str, Any], key: str) -> list[Any]:
+    value = doc.get(key)
+    if value is None or value == "":
+        return []
+    if not isinstance(value, list):
+        raise SourceParseError(SOURCE, f"esummary {key!r} is not a list: {type(value).__name__}")
+    return value
+
+
+def _doc_objects(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    items = _doc_list(doc, key)
+    if not all(isinstance(item, Mapping) for item in items):
+        raise SourceParseError(SOURCE, f"esummary {key!r} holds something other than objects")
+    return items
 
 
 def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
     """One esummary document (`result[<uid>]`); None for NCBI's per-id error stubs."""
     if not isinstance(doc, Mapping):
         raise SourceParseError(SOURCE, "esummary document is not an object")
-    if doc.get("error") or not doc.get("uid"):
+    if doc.get("error"):
         return None
-    uid = str(doc["uid"])
+    uid = _doc_str(doc, "uid")
+    if uid is None or not uid.isdigit():
+        raise SourceParseError(SOURCE, f"esummary document without a numeric uid: {uid!r}")
 
     authors = []
-    for author in doc.get("authors") or []:
-        if not isinstance(author, Mapping):
-            raise SourceParseError(SOURCE, "esummary author is not an object")
-        auth_type = str(author.get("authtype") or "Author")
-        if auth_type.lower() not in {"author", "collectivename"}:
-            continue
-        parsed = _summary_author(str(author.get("name") or ""), auth_type)
-        if parsed is not None:
-            authors.append(parsed)
+    for author in _doc_objects(doc, "authors"):
+        auth_type = _doc_str(author, "authtype") or "Author"
+        name = _doc_str(author, "name")
+        if name and auth_type.lower() in {"author", "collectivename"}:
+            # CollectiveName is a group; an Author is in MEDLINE display form ("Hambrick GW Jr").
+            authors.append(
+                Author(literal=name) if auth_type.lower() == "collectivename" else parse_name(name)
+            )
 
     ids: dict[str, str] = {}
-    for article_id in doc.get("articleids") or []:
-        if isinstance(article_id, Mapping) and article_id.get("idtype") and article_id.get("value"):
-            ids.setdefault(str(article_id["idtype"]).lower(), str(article_id["value"]))
+    for article_id in _doc_objects(doc, "articleids"):
+        id_type, value = _doc_str(article_id, "idtype"), _doc_str(article_id, "value")
+        if id_type and value:
+            ids.setdefault(id_type.lower(), value)
     doi = clean_doi(ids["doi"]) if "doi" in ids else None
-    location = str(doc.get("elocationid") or "")
+    location = _doc_str(doc, "elocationid") or ""
     if doi is None and "doi:" in location:
         doi = clean_doi(location.split("doi:", 1)[1].strip())
 
-    publication_types = [str(t) for t in doc.get("pubtype") or [] if t]
+    publication_types = [str(t) for t in _doc_list(doc, "pubtype") if isinstance(t, str) and t]
     links = [
-        (str(ref.get("reftype") or ""), str(ref["pmid"]) if ref.get("pmid") else None, ref.get("refsource"))
-        for ref in doc.get("references") or []
-        if isinstance(ref, Mapping)
+        (_doc_str(ref, "reftype") or "", _doc_str(ref, "pmid"), _doc_str(ref, "refsource"))
+        for ref in _doc_objects(doc, "references")
     ]
-    is_book = str(doc.get("doctype") or "").lower() in {"book", "chapter"}
+    container = {"book": "book", "chapter": "book-chapter"}.get((_doc_str(doc, "doctype") or "").lower())
     pmcid = clean_pmcid(ids.get("pmc"))
     urls = {"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{uid}/"}
     if pmcid:
         urls["pmc"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
-    title = doc.get("title") or doc.get("booktitle")
     return WorkRecord(
         source=SOURCE,
         source_id=uid,
-        title=_clean_title(str(title) if title else None),
+        title=_clean_title(_doc_str(doc, "title") or _doc_str(doc, "booktitle")),
         authors=tuple(authors),
-        year=_year_of(doc.get("pubdate"), doc.get("sortpubdate"), doc.get("epubdate")),
-        venue=str(doc.get("fulljournalname") or doc.get("source") or doc.get("bookname") or "") or None,
-        work_type=_work_type(publication_types, book=is_book),
+        year=_year_of(_doc_str(doc, "pubdate"), _doc_str(doc, "sortpubdate"), _doc_str(doc, "epubdate")),
+        venue=_doc_str(doc, "fulljournalname") or _doc_str(doc, "source") or _doc_str(doc, "bookname"),
+        work_type=_work_type(publication_types, container=container or "journal-article"),
         doi=doi,
         pmid=uid,
         pmcid=pmcid,
         urls=urls,
         retraction_notices=_notices(publication_types, links),
+        notice_for=_notice_for(links),
         is_preprint=any(t.lower() == "preprint" for t in publication_types),
     )
 
@@ -447,9 +473,14 @@ def parse_esummary_json(payload: Any) -> list[WorkRecord]:
 
 
 def _docsum_item(item: ET.Element) -> Any:
+    """A DocSum `Item`: its text, or for `Type="List"` its children as (Name, value) pairs."""
     if item.get("Type") == "List":
         return [(child.get("Name") or "", _docsum_item(child)) for child in item.findall("Item")]
     return _text(item) or ""
+
+
+def _pairs(value: Any) -> list[tuple[str, Any]]:
+    return value if isinstance(value, list) else []
 
 
 def parse_esummary_xml(xml_text: str | bytes) -> list[WorkRecord]:
@@ -474,9 +505,11 @@ def parse_esummary_xml(xml_text: str | bytes) -> list[WorkRecord]:
             "source": items.get("Source"),
             "fulljournalname": items.get("FullJournalName"),
             "elocationid": items.get("ELocationID"),
-            "authors": [{"name": name, "authtype": "Author"} for _, name in items["AuthorList"]],
-            "articleids": [{"idtype": kind, "value": value} for kind, value in items.get("ArticleIds") or []],
-            "pubtype": [value for _, value in items.get("PubTypeList") or []],
+            "authors": [{"name": name, "authtype": "Author"} for _, name in _pairs(items["AuthorList"])],
+            "articleids": [
+                {"idtype": kind, "value": value} for kind, value in _pairs(items.get("ArticleIds"))
+            ],
+            "pubtype": [value for _, value in _pairs(items.get("PubTypeList"))],
         }
         record = parse_esummary_doc(doc)
         if record is not None:
@@ -532,7 +565,9 @@ def _utcnow() -> datetime:
 
 
 # Boolean operators (PubMed reads `AND`/`OR`/`NOT` as syntax) and words almost every title has.
-_TITLE_STOPWORDS = frozenset({"and", "or", "not", "the", "for", "with", "from", "into", "its", "are", "was", "via"})
+_TITLE_STOPWORDS = frozenset(
+    {"and", "or", "not", "the", "for", "with", "from", "into", "its", "are", "was", "via"}
+)
 
 
 def _title_term(title: str) -> str:

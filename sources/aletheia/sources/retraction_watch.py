@@ -21,9 +21,9 @@ import asyncio
 import csv
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import httpx
 from pydantic import BaseModel, ConfigDict
@@ -73,6 +73,33 @@ class RetractionWatchRow(BaseModel):
     title: str | None = None
     journal: str | None = None
     reasons: tuple[str, ...] = ()
+
+    def as_storage_row(self) -> dict[str, str | None]:
+        """The columns the storage layer keeps (`retractions` table): the original's identifiers,
+        the natures `;`-joined, the notice DOI and its date."""
+        return {
+            "doi": self.original_doi,
+            "pmid": self.original_pmid,
+            "nature": ";".join(self.natures),
+            "notice_doi": self.notice_doi,
+            "date": self.date,
+        }
+
+    @classmethod
+    def from_storage_row(cls, row: Mapping[str, Any]) -> RetractionWatchRow:
+        """A row back from `as_storage_row`'s columns (other columns are ignored)."""
+
+        def text(name: str) -> str | None:
+            value = row.get(name)
+            return str(value) if value not in (None, "") else None
+
+        return cls(
+            original_doi=text("doi"),
+            original_pmid=text("pmid"),
+            natures=_split_list(text("nature")),
+            notice_doi=text("notice_doi"),
+            date=text("date"),
+        )
 
     def notices(self) -> list[RetractionNotice]:
         """This row as evidence: one notice per documented nature."""
@@ -205,6 +232,14 @@ class RetractionIndex:
             self._by_doi.setdefault(row.original_doi, []).append(position)
         if row.original_pmid is not None:
             self._by_pmid.setdefault(row.original_pmid, []).append(position)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[RetractionWatchRow | Mapping[str, Any]]) -> RetractionIndex:
+        """From parsed rows, or from the storage layer's rows (`as_storage_row` dicts)."""
+        return cls(
+            row if isinstance(row, RetractionWatchRow) else RetractionWatchRow.from_storage_row(row)
+            for row in rows
+        )
 
     @classmethod
     def load(cls, path_or_lines: str | os.PathLike[str] | Iterable[str]) -> RetractionIndex:

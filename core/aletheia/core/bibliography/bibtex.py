@@ -65,6 +65,7 @@ __all__ = [
     "MAX_ENTRY_CHARS",
     "iter_bibtex",
     "parse_bibtex_year",
+    "reference_from_fields",
 ]
 
 # An entry longer than this is not a bibliography entry but a runaway (an unclosed brace swallowing
@@ -488,8 +489,11 @@ def _venue(fields: dict[str, str]) -> str | None:
     return None
 
 
-def _reference(entry: _Entry, origin: str) -> CitedReference:
-    fields = entry.fields
+def reference_from_fields(
+    key: str, entry_type: str | None, fields: dict[str, str], *, origin: str | None
+) -> CitedReference:
+    """A `CitedReference` from BibTeX/biblatex fields (lower-case names, values as written:
+    LaTeX undecoded, macros expanded); also used for biblatex's `.bbl` records."""
     authors, truncated = parse_author_list(fields["author"]) if "author" in fields else ((), False)
     year = parse_bibtex_year(fields.get("date")) or parse_bibtex_year(fields.get("year"))
 
@@ -511,8 +515,8 @@ def _reference(entry: _Entry, origin: str) -> CitedReference:
     url = _verbatim(fields["url"]) if fields.get("url") else scanned_url
 
     return CitedReference(
-        key=entry.key,
-        entry_type=entry.entry_type,
+        key=key,
+        entry_type=entry_type,
         fields=dict(fields),
         title=_title(fields),
         authors=authors,
@@ -526,7 +530,7 @@ def _reference(entry: _Entry, origin: str) -> CitedReference:
         pmcid=pmcid,
         isbn=_first_isbn(fields.get("isbn")),
         url=url or None,
-        origin=f"{origin}:{entry.line}",
+        origin=origin,
     )
 
 
@@ -745,7 +749,9 @@ class _BibtexReader:
         entry.emitted = True
         for note in entry.notes:
             yield self.problem(entry.line, entry.column, note, key=entry.key)
-        yield _reference(entry, self.origin)
+        yield reference_from_fields(
+            entry.key, entry.entry_type, entry.fields, origin=f"{self.origin}:{entry.line}"
+        )
 
     def finish(self) -> Iterator[CitedReference | InputProblem]:
         """Emit the entries whose crossref parent never appeared, without inherited fields.

@@ -163,7 +163,9 @@ def _split_paragraph(lines: list[tuple[int, str]]) -> list[tuple[int, list[str]]
                 groups.append((number, [text]))
         return groups
     texts = [text.strip() for _, text in lines]
-    ends_open = sum(1 for text in texts[:-1] if not re.search(r"[.)\]\d]$", text) or text[-1:] in _SOFT_HYPHENS)
+    ends_open = sum(
+        1 for text in texts[:-1] if not re.search(r"[.)\]\d]$", text) or text[-1:] in _SOFT_HYPHENS
+    )
     if ends_open * 2 < len(texts) - 1:
         # Most lines end a sentence: one reference per line.
         return [(number, [text]) for number, text in lines]
@@ -209,7 +211,7 @@ def split_references(text: str, *, first_line: int = 1) -> list[SplitReference]:
 
 _LEADING_MARKER = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|\(\d{1,4}\)|\d{1,3}[.)]|\d{1,3}(?=\s+[^\d\s]))\s*")
 _QUOTED = re.compile(r"[“\"«„](?P<title>[^“”\"«»„]{3,600}?)[”\"»“]")
-_YEAR_TOKEN = r"(?:1[5-9]\d\d|20\d\d)"
+_YEAR_TOKEN = r"(?:1[5-9]\d\d|20\d\d)"  # noqa: S105 (a pattern, not a password)
 _PAREN_YEAR = re.compile(rf"\(\s*(?:[A-Za-z.]+\s+)?(?P<year>{_YEAR_TOKEN})[a-z]?\s*\)")
 _ANY_YEAR = re.compile(rf"(?<![\d./:–-])(?P<year>{_YEAR_TOKEN})[a-z]?(?![\d–-]|\.\d)")
 # The year right after the authors: "Smith, J. 2019. Title", "Smith J, 2019, Title", "Smith (2019)".
@@ -230,8 +232,17 @@ _VANCOUVER_AUTHORS = re.compile(
     r"^(?:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3},\s+)*"
     r"[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3}(?:,?\s+et\s+al)?$"
 )
-_INITIALS_FIRST_NAME = re.compile(r"^(?:[A-Z][a-z]?\.[\s\-]?){1,4}\s*[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?$")
-_ACS_NAME = re.compile(r"^[A-Z][\w'’\-]+(?:\s+[\w'’\-]+)?,\s+(?:[A-Z]\.\s?-?){1,4}$")
+_INITIALS_FIRST_NAME = re.compile(
+    r"^(?:[^\W\d_][a-z]?\.[\s\-]?){1,4}\s*(?:(?:v|van|von|de|der|den|da|di|du|le|la|del|dos)\.?\s+)*"
+    r"[^\W\d_][\w'’\-]+(?:\s+[^\W\d_][\w'’\-]+)?$"
+)
+_VENUE_WORDS = re.compile(
+    r"\b(?:journal|proceedings|proc\.|transactions|annals|bulletin|letters|acta|zeitschrift|conference"
+    r"|symposium|workshop|review|magazine|quarterly|newsletter|[Jj]\.)",
+    re.IGNORECASE,
+)
+_ACS_NAME = r"(?:[a-z]{1,3}\.?\s)?[A-Z][\w'’\-]+(?:[ -][A-Z][\w'’\-]+)?,\s(?:[A-Z]\.(?:\s?-?[A-Z]\.){0,3})"
+_ACS_AUTHORS = re.compile(rf"^(?P<authors>{_ACS_NAME}(?:;\s*{_ACS_NAME})*)\s+(?P<rest>[A-Z0-9].*)$")
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:
@@ -303,6 +314,12 @@ def _authors(segment: str) -> tuple[tuple[Author, ...], bool]:
     segment = re.sub(r"\s*\((?:eds?|hrsg|coord)\.?\)\s*$", "", segment, flags=re.IGNORECASE)
     if not segment or len(segment) > 1500 or not re.search(r"[^\W\d_]{2}", segment):
         return (), False
+    pieces = [piece.strip() for piece in re.split(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", segment)]
+    pieces = [piece for piece in pieces if piece]
+    if len(pieces) > 1 and all(_INITIALS_FIRST_NAME.match(piece) for piece in pieces):
+        # "D. E. Swanson, C. Reich": whole names, initials first; with "and" between them they
+        # cannot be read as one "Last, First".
+        segment = " and ".join(pieces)
     return parse_author_list(segment)
 
 
@@ -356,7 +373,7 @@ def parse_reference_string(s: str) -> ReferenceFields:
     venue: str | None = None
 
     quoted = _QUOTED.search(masked)
-    if quoted is not None and len(quoted.group("title").split()) >= 1:
+    if quoted is not None and _quote_is_title(masked, quoted):
         # IEEE, MLA, Chicago, AIP with titles: the title is the quoted part.
         title = quoted.group("title")
         before = masked[: quoted.start()]
@@ -381,19 +398,60 @@ def parse_reference_string(s: str) -> ReferenceFields:
     return fields
 
 
+_NAME_PARTICLES: Final = frozenset(
+    {"van", "von", "der", "den", "de", "del", "da", "di", "du", "le", "la", "dos"}
+)
+_NOT_TITLE_WORDS: Final = frozenset({"and", "et", "al", "eds", "ed", "hrsg", "others"})
+
+
+def _is_title_not_authors(segment: str) -> bool:
+    """Whether the text before an author-year's year is a title: no comma or ampersand, and a
+    lower-case word that is not a name particle ("Recognition of Reviewers.")."""
+    text = segment.strip().strip(".")
+    if "," in text or "&" in text or ";" in text:
+        return False
+    words = text.split()
+    return len(words) >= 2 and any(
+        word.isalpha() and word.islower() and len(word) >= 2 and word not in _NOT_TITLE_WORDS
+        for word in words
+    )
+
+
+def _author_year_anchor(masked: str) -> re.Match[str] | None:
+    """The year that follows the author list in author-year styles ("Smith, J. (2019).", "Smith J,
+    2019,", "Smith, J. 2019."), if it comes early enough to be that."""
+    for pattern in (_PAREN_YEAR, _EARLY_YEAR):
+        anchor = pattern.search(masked)
+        if (
+            anchor is not None
+            and anchor.start() < len(masked) * 0.6
+            and re.search(r"[^\W\d_]{2}", masked[: anchor.start()])
+        ):
+            return anchor
+    return None
+
+
+def _quote_is_title(masked: str, quoted: re.Match[str]) -> bool:
+    """Whether a quoted passage is the title, rather than a phrase quoted inside an unquoted title
+    ("Rethinking the “third mission”: UK universities..."): it must follow the authors (and year)
+    directly."""
+    anchor = _author_year_anchor(masked)
+    if anchor is None or anchor.end() > quoted.start():
+        return True
+    between = masked[anchor.end() : quoted.start()]
+    return not re.search(r"[^\W\d_]{2}", between)
+
+
 def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str | None, str | None]:
     """Authors, title and venue of a reference without a quoted title."""
-    early = _EARLY_YEAR.search(masked)
-    paren = _PAREN_YEAR.search(masked)
-    anchor = None
-    if paren is not None and paren.start() < len(masked) * 0.6:
-        anchor = paren
-    elif early is not None and early.start() < len(masked) * 0.6:
-        anchor = early
-    if anchor is not None and re.search(r"[^\W\d_]{2}", masked[: anchor.start()]):
+    anchor = _author_year_anchor(masked)
+    if anchor is not None:
         # Author-year styles: APA, Harvard, Chicago, ACM, Springer: "Authors (2019). Title. Venue".
         authors = masked[: anchor.start()]
         rest = masked[anchor.end() :].lstrip(" .,:;)")
+        if _is_title_not_authors(authors):
+            # APA puts the title first when there are no authors: "Title. (2015). Venue, 46(4)".
+            return None, authors, _clean_venue(rest)
         return authors, *_title_and_venue(rest)
 
     # Springer LNCS: "Surname, I.: Title. Venue".
@@ -401,16 +459,11 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
     if colon is not None and re.search(r"\b[A-Z]\.", colon.group("authors")):
         return colon.group("authors"), *_title_and_venue(colon.group("rest"))
 
-    # ACS: "Surname, I.; Surname, I. Venue 1985, 151, 192."
-    if ";" in masked[: len(masked) // 2 + 1]:
-        names = masked.split(";")
-        last = names[-1] if len(names) > 1 else ""
-        name_count = sum(1 for name in names[:-1] if _ACS_NAME.match(name.strip()))
-        if name_count and name_count == len(names) - 1:
-            tail = re.match(r"^\s*(?P<name>[A-Z][\w'’\-]+(?:\s+[\w'’\-]+)?,\s+(?:[A-Z]\.\s?-?){1,4})\s*(?P<rest>.*)$", last)
-            if tail is not None:
-                authors = ";".join([*names[:-1], tail.group("name")])
-                return authors, None, _clean_venue(re.sub(rf"\s*{_YEAR_TOKEN}.*$", "", tail.group("rest")))
+    # ACS: "Surname, I.; Surname, I. Venue 1985, 151, 192." (no title).
+    acs = _ACS_AUTHORS.match(masked)
+    if acs is not None:
+        venue = re.sub(rf"\s*\b{_YEAR_TOKEN}\b.*$", "", acs.group("rest"))
+        return acs.group("authors"), None, _clean_venue(venue)
 
     # Vancouver: "Surname AB, Surname C. Title. Venue. 2013;344:23-32."
     first_end = _vancouver_authors_end(masked)
@@ -428,11 +481,20 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
         else:
             break
     if names:
+        # Each piece is a whole name ("M.R. Suresh"): joined with "and" so that two of them are not
+        # read as one "Last, First".
+        authors = " and ".join(re.sub(r"^(?:and|&)\s+", "", name) for name in names)
         rest = ", ".join(pieces[len(names) :])
         first = re.split(r",\s*", rest, maxsplit=1)
-        if len(first) == 2 and not re.search(r"\d", first[0]) and len(first[0].split()) >= 3:
-            return ", ".join(names), first[0], _clean_venue(first[1])
-        return ", ".join(names), None, _clean_venue(rest)
+        if (
+            len(first) == 2
+            and not re.search(r"\d", first[0])
+            and len(first[0].split()) >= 3
+            and not _VENUE_WORDS.search(first[0])
+            and re.search(r"[^\W\d_]{2}", first[1])
+        ):
+            return authors, first[0], _clean_venue(first[1])
+        return authors, None, _clean_venue(rest)
     return None, None, None
 
 
@@ -455,7 +517,7 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
     rest = rest.strip()
     if not rest:
         return None, None
-    if _IN_PREFIX.match(rest):
+    if re.match(r"^in\s*:\s", rest, re.IGNORECASE):
         return None, _clean_venue(rest)
     end = _sentence_end(rest)
     title = rest[:end]

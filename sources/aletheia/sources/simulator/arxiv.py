@@ -21,7 +21,14 @@ from aletheia.sources.simulator.common import SimContext, parse_int, xml_attr, x
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, text_response
 from aletheia.sources.simulator.pdf import render_pdf
-from aletheia.sources.simulator.search import Clause, evaluate, parse_query, positive_clauses, tokenize
+from aletheia.sources.simulator.search import (
+    Clause,
+    FieldIndex,
+    evaluate,
+    parse_query,
+    positive_clauses,
+    tokenize,
+)
 from aletheia.sources.simulator.universe import (
     ARXIV_DOI_PREFIX,
     ArxivVersion,
@@ -106,7 +113,9 @@ def handle_api(request: Request, path: str, ctx: SimContext) -> Response:
             selected = [(i, v) for i, v in selected if i in matched]
         else:
             ranked = sorted(matched, key=lambda d: (-scores.get(d, 0.0), d))
-            selected = [(i, catalog.works[i].versions[-1].version) for i in ranked if catalog.works[i].arxiv_id]
+            selected = [
+                (i, catalog.works[i].versions[-1].version) for i in ranked if catalog.works[i].arxiv_id
+            ]
         selected = _sorted(selected, catalog, params.get("sortBy"), params.get("sortOrder"))
 
     total = len(selected)
@@ -122,7 +131,7 @@ def handle_api(request: Request, path: str, ctx: SimContext) -> Response:
         + f"  <id>https://arxiv.org/api/{_feed_id(query_text)}</id>\n"
         + f"  <title>arXiv Query: {xml_text(query_text)}</title>\n"
         + f"  <updated>{_iso(now)}</updated>\n"
-        + f"  <link href={xml_attr(link)} type=\"application/atom+xml\"/>\n"
+        + f'  <link href={xml_attr(link)} type="application/atom+xml"/>\n'
         + f"  <opensearch:itemsPerPage>{max_results}</opensearch:itemsPerPage>\n"
         + f"  <opensearch:totalResults>{total}</opensearch:totalResults>\n"
         + f"  <opensearch:startIndex>{start}</opensearch:startIndex>\n"
@@ -151,13 +160,22 @@ def _resolve(clause: Clause, catalog: SourceCatalog) -> set[int]:
     words = tokenize(clause.text)
     if field == "id":
         parsed = split_arxiv_id(clause.text)
-        index = catalog.by_arxiv.get(parsed[0].lower()) if parsed else None
-        return {index} if index is not None else set()
+        found = catalog.by_arxiv.get(parsed[0].lower()) if parsed else None
+        return {found} if found is not None else set()
     if field == "cat":
-        return {i for i, w in enumerate(catalog.works) if clause.text in (w.arxiv_categories or (DEFAULT_CATEGORY,))}
-    index = {"ti": catalog.title, "au": catalog.authors, "abs": catalog.abstract, "jr": catalog.venue}.get(
-        field, catalog.all if field == "all" else None
-    )
+        return {
+            i
+            for i, w in enumerate(catalog.works)
+            if clause.text in (w.arxiv_categories or (DEFAULT_CATEGORY,))
+        }
+    fields: dict[str, FieldIndex] = {
+        "ti": catalog.title,
+        "au": catalog.authors,
+        "abs": catalog.abstract,
+        "jr": catalog.venue,
+        "all": catalog.all,
+    }
+    index = fields.get(field)
     if index is None or not words:
         return set()
     return index.docs_with_phrase(words) if clause.phrase else index.docs_with_all(words)
@@ -177,7 +195,8 @@ def _error_feed(now: datetime, anchor: str, message: str) -> Response:
         + f"    <id>https://arxiv.org/api/errors#{xml_text(anchor)}</id>\n"
         + "    <title>Error</title>\n"
         + f"    <updated>{stamp}</updated>\n"
-        + f'    <link href={xml_attr("https://arxiv.org/api/errors#" + anchor)} rel="alternate" type="text/html"/>\n'
+        + f"    <link href={xml_attr('https://arxiv.org/api/errors#' + anchor)}"
+        + ' rel="alternate" type="text/html"/>\n'
         + f"    <summary>{xml_text(message)}</summary>\n"
         + "    <author>\n      <name>arXiv api core</name>\n    </author>\n"
         + "  </entry>\n"
@@ -218,7 +237,12 @@ def _published_doi(work: SimWork) -> str | None:
 
 
 def _journal_ref(work: SimWork, ctx: SimContext) -> str | None:
-    if work.doi and not work.doi.startswith(ARXIV_DOI_PREFIX) and work.venue and work.type != "posted-content":
+    if (
+        work.doi
+        and not work.doi.startswith(ARXIV_DOI_PREFIX)
+        and work.venue
+        and work.type != "posted-content"
+    ):
         return f"{work.venue} ({work.year})" if work.year else work.venue
     published = work.related.published_doi if work.related else None
     if published:
@@ -240,7 +264,8 @@ def render_entry(work: SimWork, version: int, ctx: SimContext) -> str:
         f"    <title>{xml_text(work.display_title)}</title>",
         f"    <updated>{_iso(version_time(work, served))}</updated>",
         f'    <link href="https://arxiv.org/abs/{xml_text(vid)}" rel="alternate" type="text/html"/>',
-        f'    <link href="https://arxiv.org/pdf/{xml_text(vid)}" rel="related" type="application/pdf" title="pdf"/>',
+        f'    <link href="https://arxiv.org/pdf/{xml_text(vid)}" rel="related"'
+        ' type="application/pdf" title="pdf"/>',
         f"    <summary>{xml_text(work.abstract or '')}</summary>",
         *(f'    <category term={xml_attr(c)} scheme="http://arxiv.org/schemas/atom"/>' for c in categories),
         f"    <published>{_iso(version_time(work, versions[0]))}</published>",
@@ -295,7 +320,7 @@ def handle_site(request: Request, path: str, ctx: SimContext) -> Response:
 
 def _html_not_found(identifier: str) -> Response:
     page = (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><title>arXiv.org Error</title></head>"
+        '<!DOCTYPE html>\n<html lang="en"><head><title>arXiv.org Error</title></head>'
         f"<body><h1>Article identifier '{xml_text(identifier)}' not recognized</h1></body></html>\n"
     )
     return Response(404, page.encode("utf-8"), "text/html; charset=utf-8")
@@ -320,9 +345,10 @@ def _abs_page(work: SimWork, vid: str, version: int) -> str:
     meta_html = "\n".join(f"<meta name={xml_attr(n)} content={xml_attr(v)} />" for n, v in metas)
     authors = ", ".join(xml_text(a.display) for a in work.authors)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n'
         f"<title>[{xml_text(vid)}] {xml_text(work.display_title)}</title>\n{meta_html}\n</head>\n<body>\n"
-        f'<h1 class="title mathjax"><span class="descriptor">Title:</span>{xml_text(work.display_title)}</h1>\n'
+        '<h1 class="title mathjax"><span class="descriptor">Title:</span>'
+        f"{xml_text(work.display_title)}</h1>\n"
         f'<div class="authors"><span class="descriptor">Authors:</span>{authors}</div>\n'
         f'<blockquote class="abstract mathjax"><span class="descriptor">Abstract:</span>'
         f"{xml_text(work.abstract or '')}</blockquote>\n</body>\n</html>\n"
@@ -338,7 +364,8 @@ def _citation_name(family: str | None, given: str | None, literal: str | None) -
 def _latexml_page(work: SimWork, vid: str) -> str:
     """arXiv's HTML rendering (LaTeXML) of a paper the universe gives no full text for."""
     authors = "".join(
-        f'<span class="ltx_creator ltx_role_author"><span class="ltx_personname">{xml_text(a.display)}</span></span>'
+        '<span class="ltx_creator ltx_role_author"><span class="ltx_personname">'
+        f"{xml_text(a.display)}</span></span>"
         for a in work.authors
     )
     abstract = (
@@ -348,7 +375,7 @@ def _latexml_page(work: SimWork, vid: str) -> str:
         else ""
     )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{xml_text(work.display_title)}</title>\n</head>\n<body>\n"
         f'<div class="ltx_page_main"><article class="ltx_document ltx_authors_1line" id="{xml_text(vid)}">\n'
         f'<h1 class="ltx_title ltx_title_document">{xml_text(work.display_title)}</h1>\n'

@@ -106,13 +106,15 @@ def _route(request: Request, path: str, catalog: SourceCatalog, ctx: SimContext)
             return text_response(NOT_FOUND, status=404)
         agency = {"DOI": work.doi, "agency": {"id": "crossref", "label": "Crossref"}}
         return json_response(_envelope("work-agency", agency))
-    doi = _doi_from_path(stripped)
-    if doi is None:
+    single = _doi_from_path(stripped)
+    if single is None:
         return text_response(NOT_FOUND, status=404)
     field_queries = [name for name in request.query if name.startswith("query")]
     if field_queries:
-        return _validation_failure("parameter-not-allowed", "query.*", "This route does not support field query parameters")
-    work = catalog.doi(doi)
+        return _validation_failure(
+            "parameter-not-allowed", "query.*", "This route does not support field query parameters"
+        )
+    work = catalog.doi(single)
     if work is None:
         return text_response(NOT_FOUND, status=404)
     return json_response(_envelope("work", render_work(work, catalog, ctx, score=1.0)))
@@ -178,11 +180,14 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         return _validation_failure(
             "integer-not-valid",
             value,
-            f"Integer specified as {value} but must be a positive integer less than or equal to {MAX_OFFSET}. ",
+            f"Integer specified as {value} but must be a positive integer "
+            f"less than or equal to {MAX_OFFSET}. ",
         )
     sort = request.param("sort")
     if sort is not None and sort not in _SORTS:
-        return _validation_failure("sort-field-not-valid", sort, f"Sort field specified as {sort} is not valid")
+        return _validation_failure(
+            "sort-field-not-valid", sort, f"Sort field specified as {sort} is not valid"
+        )
 
     candidates = set(range(len(catalog)))
     for name, value in _filters(request.param("filter") or ""):
@@ -195,7 +200,9 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
             )
         selected = _apply_filter(name, value, catalog)
         if selected is None:
-            return _validation_failure("filter-value-not-valid", f"{name}:{value}", f"Filter {name} value is not valid")
+            return _validation_failure(
+                "filter-value-not-valid", f"{name}:{value}", f"Filter {name} value is not valid"
+            )
         candidates &= selected
 
     query = request.param("query")
@@ -205,7 +212,11 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     searched = bool(bibliographic or author or container)
     scores: dict[int, float] = {}
     if searched:
-        for index, text in ((catalog.bibliographic, bibliographic), (catalog.authors, author), (catalog.venue, container)):
+        for index, text in (
+            (catalog.bibliographic, bibliographic),
+            (catalog.authors, author),
+            (catalog.venue, container),
+        ):
             if not text:
                 continue
             for doc, score in index.scores(tokenize(text), candidates).items():
@@ -318,7 +329,9 @@ def _relation(work: SimWork) -> dict[str, Any]:
             {"id-type": "arxiv", "id": related.preprint_arxiv_id, "asserted-by": "object"}
         )
     if related.published_doi:
-        relation["is-preprint-of"] = [{"id-type": "doi", "id": related.published_doi, "asserted-by": "subject"}]
+        relation["is-preprint-of"] = [
+            {"id-type": "doi", "id": related.published_doi, "asserted-by": "subject"}
+        ]
     return relation
 
 
@@ -339,7 +352,7 @@ def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score
     item: dict[str, Any] = {
         "indexed": {**_stamp(2025, 1 + month % 12, day), "version": "3.54.1"},
         "reference-count": stable_int("refs", work.key, digits=2),
-        "publisher": work.publisher or (f"{work.venue} Publishing" if work.venue else "Simulated Publisher"),
+        "publisher": work.publisher or "Simulated Publisher",
     }
     if work.issue:
         item["issue"] = work.issue
@@ -374,7 +387,9 @@ def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score
     if work.retracted:
         notice_doi = work.retraction_notice_doi or _notice_doi(work, catalog)
         if notice_doi:
-            item["updated-by"] = [_update(notice_doi, work.retraction_year or (year + 1 if year else None), "upd")]
+            item["updated-by"] = [
+                _update(notice_doi, work.retraction_year or (year + 1 if year else None), "upd")
+            ]
     target = work.meta.get("retraction_of")
     if isinstance(target, str):
         item["update-to"] = [_update(target, year, "upd")]

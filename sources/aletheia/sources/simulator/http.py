@@ -133,6 +133,10 @@ class HttpServer:
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
             pass  # the client went away; nothing to answer
+        except asyncio.CancelledError:
+            # Shutdown: end quietly (asyncio's stream callback logs a cancelled connection task as
+            # an error on Python 3.11).
+            pass
         finally:
             if task is not None:
                 self._connections.discard(task)
@@ -212,7 +216,9 @@ class HttpServer:
         writer.write(conn.send(h11.EndOfMessage()))
         await writer.drain()
 
-    async def _send_error(self, conn: h11.Connection, writer: asyncio.StreamWriter, status: int, detail: str) -> None:
+    async def _send_error(
+        self, conn: h11.Connection, writer: asyncio.StreamWriter, status: int, detail: str
+    ) -> None:
         if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
             return
         body = detail.encode("utf-8")

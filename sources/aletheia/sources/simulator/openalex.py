@@ -11,12 +11,20 @@ OR-ed with `|` inside one filter, as the real API does.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from aletheia.sources.simulator.common import SimContext, month_day, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
-from aletheia.sources.simulator.search import Clause, evaluate, parse_query, positive_clauses, tokenize
+from aletheia.sources.simulator.search import (
+    Clause,
+    FieldIndex,
+    evaluate,
+    parse_query,
+    positive_clauses,
+    tokenize,
+)
 from aletheia.sources.simulator.universe import (
     ARXIV_DOI_PREFIX,
     SimWork,
@@ -116,7 +124,7 @@ def _lookup(identifier: str, catalog: SourceCatalog) -> int | None:
         lowered = text.lower()
     if re.fullmatch(r"w\d+", lowered):
         return catalog.by_openalex.get(text.upper())
-    if lowered.startswith(("doi:", "https://doi.org/", "https://dx.doi.org/")) or lowered.startswith("10."):
+    if lowered.startswith(("doi:", "https://doi.org/", "https://dx.doi.org/", "10.")):
         return catalog.by_doi.get(normalize_doi(text))
     if lowered.startswith("pmid:"):
         value = text.split(":", 1)[1].rsplit("/", 1)[-1]
@@ -155,7 +163,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
             field = _search_field(name)
             node = parse_query(value, "plain")
             if node is not None:
-                candidates &= evaluate(node, lambda c, f=field: _resolve(c, f, catalog), candidates)
+                candidates &= evaluate(node, _resolver(field, catalog), candidates)
                 ranking_words += [w for c in positive_clauses(node) for w in tokenize(c.text)]
                 ranking_fields.append(field)
             continue
@@ -168,7 +176,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
     if search:
         node = parse_query(search, "plain")
         if node is not None:
-            candidates &= evaluate(node, lambda c: _resolve(c, "text", catalog), candidates)
+            candidates &= evaluate(node, _resolver("text", catalog), candidates)
             ranking_words += [w for c in positive_clauses(node) for w in tokenize(c.text)]
             ranking_fields.append("text")
 
@@ -182,7 +190,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
     sort = (request.param("sort") or "").split(":")
     if sort[0] in ("publication_year", "publication_date"):
         descending = len(sort) > 1 and sort[1] == "desc"
-        matches.sort(key=lambda d: (catalog.works[d].year or 0), reverse=descending)
+        matches.sort(key=lambda d: catalog.works[d].year or 0, reverse=descending)
 
     start = (page - 1) * per_page
     results = []
@@ -212,12 +220,16 @@ def _search_field(filter_name: str) -> str:
     }.get(filter_name, "text")
 
 
-def _resolve(clause: Clause, field: str, catalog: SourceCatalog) -> set[int]:
-    index = getattr(catalog, field)
-    words = tokenize(clause.text)
-    if not words:
-        return set(range(len(catalog)))
-    return index.docs_with_phrase(words) if clause.phrase else index.docs_with_all(words)
+def _resolver(field: str, catalog: SourceCatalog) -> Callable[[Clause], set[int]]:
+    index: FieldIndex = getattr(catalog, field)
+
+    def resolve(clause: Clause) -> set[int]:
+        words = tokenize(clause.text)
+        if not words:
+            return set(range(len(catalog)))
+        return index.docs_with_phrase(words) if clause.phrase else index.docs_with_all(words)
+
+    return resolve
 
 
 _YEAR_RANGE: Final = re.compile(r"^(\d{4})?-(\d{4})?$")
@@ -233,7 +245,11 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
     if name in ("ids.pmid", "pmid"):
         return {i for v in values if (i := catalog.by_pmid.get(v.rsplit("/", 1)[-1])) is not None}
     if name in ("ids.pmcid", "pmcid"):
-        return {i for v in values if (i := catalog.by_pmcid.get(normalize_pmcid(v.rsplit("/", 1)[-1]))) is not None}
+        return {
+            i
+            for v in values
+            if (i := catalog.by_pmcid.get(normalize_pmcid(v.rsplit("/", 1)[-1]))) is not None
+        }
     if name == "publication_year":
         selected: set[int] = set()
         for v in values:
@@ -468,7 +484,15 @@ def render_work(work: SimWork) -> dict[str, Any]:
         "primary_location": locations[0] if locations else None,
         "type": openalex_type,
         "type_crossref": work.type,
-        "indexed_in": [name for name, known in (("crossref", bool(work.doi)), ("pubmed", bool(work.pmid)), ("arxiv", bool(work.arxiv_id))) if known],
+        "indexed_in": [
+            name
+            for name, known in (
+                ("crossref", bool(work.doi)),
+                ("pubmed", bool(work.pmid)),
+                ("arxiv", bool(work.arxiv_id)),
+            )
+            if known
+        ],
         "open_access": {
             "is_oa": oa_location is not None,
             "oa_status": "green" if oa_location is not None else "closed",

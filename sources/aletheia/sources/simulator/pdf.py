@@ -22,7 +22,9 @@ def _escape(text: str) -> str:
     return latin.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def _lines(title: str, authors: Sequence[str], header: str, body: Sequence[tuple[str | None, str]]) -> list[tuple[int, str]]:
+def _lines(
+    title: str, authors: Sequence[str], header: str, body: Sequence[tuple[str | None, str]]
+) -> list[tuple[int, str]]:
     """(font size, text) lines: the title large, then the rest wrapped."""
     lines: list[tuple[int, str]] = [(16, part) for part in textwrap.wrap(title, 60)]
     lines.append((11, ""))
@@ -36,7 +38,9 @@ def _lines(title: str, authors: Sequence[str], header: str, body: Sequence[tuple
     return lines
 
 
-def render_pdf(title: str, authors: Sequence[str], header: str, body: Sequence[tuple[str | None, str]]) -> bytes:
+def render_pdf(
+    title: str, authors: Sequence[str], header: str, body: Sequence[tuple[str | None, str]]
+) -> bytes:
     lines = _lines(title, authors, header, body)
     per_page = (PAGE_HEIGHT - 2 * MARGIN) // LINE_HEIGHT
     pages = [lines[i : i + per_page] for i in range(0, len(lines), per_page)] or [[]]

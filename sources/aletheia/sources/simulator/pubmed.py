@@ -83,7 +83,9 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
 
 # --- esearch ---------------------------------------------------------------------------------------
 
-_AUTHOR_TAGS: Final = frozenset({"au", "author", "fau", "full author name", "1au", "author - first", "lastau"})
+_AUTHOR_TAGS: Final = frozenset(
+    {"au", "author", "fau", "full author name", "1au", "author - first", "lastau"}
+)
 _DATE_TAGS: Final = frozenset({"dp", "pdat", "publication date", "ppdat", "epdat", "edat", "crdt"})
 _DOI_TAGS: Final = frozenset({"doi", "aid", "lid", "location id", "article identifier"})
 
@@ -100,7 +102,9 @@ def _esearch(params: dict[str, str], catalog: SourceCatalog, json_mode: bool) ->
     node = parse_query(term, "pubmed")
     everything = set(range(len(catalog)))
     matched = (
-        evaluate(node, lambda c: _resolve(c, catalog, default_field), everything) if node is not None else set()
+        evaluate(node, lambda c: _resolve(c, catalog, default_field), everything)
+        if node is not None
+        else set()
     )
     if params.get("sort", "").lower() == "relevance":
         words = [w for c in positive_clauses(node) for w in tokenize(c.text)]
@@ -108,7 +112,9 @@ def _esearch(params: dict[str, str], catalog: SourceCatalog, json_mode: bool) ->
         ordered = sorted(matched, key=lambda d: (-scores.get(d, 0.0), d))
     else:
         # E-utilities' default order: most recent first.
-        ordered = sorted(matched, key=lambda d: (-(catalog.works[d].year or 0), -int(catalog.works[d].pmid or 0)))
+        ordered = sorted(
+            matched, key=lambda d: (-(catalog.works[d].year or 0), -int(catalog.works[d].pmid or 0))
+        )
     ids = [catalog.works[d].pmid or "" for d in ordered[retstart : retstart + retmax]]
     if json_mode:
         result: dict[str, Any] = {
@@ -168,7 +174,9 @@ def _resolve(clause: Clause, catalog: SourceCatalog, default_field: str | None) 
         high = int(years[-1]) if ":" in text else low
         return {i for i, w in enumerate(works) if w.year is not None and low <= w.year <= high}
     if tag in _AUTHOR_TAGS:
-        return _authors_matching(text, works, first_only=tag in ("1au", "author - first"), last_only=tag == "lastau")
+        return _authors_matching(
+            text, works, first_only=tag in ("1au", "author - first"), last_only=tag == "lastau"
+        )
     if tag in ("pt", "publication type"):
         wanted = fold(text)
         if wanted == "retracted publication":
@@ -249,32 +257,55 @@ def _esummary(params: dict[str, str], catalog: SourceCatalog, json_mode: bool, d
     ids = _ids(params)
     header = {"type": "esummary", "version": "0.3"}
     if db != "pubmed":
-        return json_response({"header": header, "error": f"Invalid db name specified: {db}"}) if json_mode else (
-            xml_response(f'<?xml version="1.0" ?>\n<eSummaryResult><ERROR>Invalid db name specified: {xml_text(db)}</ERROR></eSummaryResult>\n')
+        return (
+            json_response({"header": header, "error": f"Invalid db name specified: {db}"})
+            if json_mode
+            else (
+                xml_response(
+                    '<?xml version="1.0" ?>\n<eSummaryResult>'
+                    f"<ERROR>Invalid db name specified: {xml_text(db)}</ERROR></eSummaryResult>\n"
+                )
+            )
         )
     bad = [(n, i) for n, i in enumerate(ids) if not i.isdigit()]
     if not ids or bad:
-        message = "Empty id list - nothing todo" if not ids else f"Invalid uid {bad[0][1]} at position={bad[0][0]}"
+        message = (
+            "Empty id list - nothing todo" if not ids else f"Invalid uid {bad[0][1]} at position={bad[0][0]}"
+        )
         if json_mode:
             return json_response({"header": header, "esummaryresult": [message]})
-        body = f'<?xml version="1.0" ?>\n{ESUMMARY_DOCTYPE}\n<eSummaryResult><ERROR>{xml_text(message)}</ERROR></eSummaryResult>\n'
+        body = (
+            f'<?xml version="1.0" ?>\n{ESUMMARY_DOCTYPE}\n'
+            f"<eSummaryResult><ERROR>{xml_text(message)}</ERROR></eSummaryResult>\n"
+        )
         return xml_response(body)
     if json_mode:
         result: dict[str, Any] = {"uids": ids}
         for uid in ids:
             work = catalog.pmid(uid)
-            result[uid] = summary_json(work) if work is not None else {"uid": uid, "error": "cannot get document summary"}
+            result[uid] = (
+                summary_json(work)
+                if work is not None
+                else {"uid": uid, "error": "cannot get document summary"}
+            )
         return json_response({"header": header, "result": result})
     docs = []
     for uid in ids:
         work = catalog.pmid(uid)
-        docs.append(summary_xml(work) if work is not None else f"<ERROR>UID={xml_text(uid)}: cannot get document summary</ERROR>\n")
-    body = f'<?xml version="1.0" encoding="UTF-8" ?>\n{ESUMMARY_DOCTYPE}\n<eSummaryResult>\n{"".join(docs)}</eSummaryResult>\n'
+        docs.append(
+            summary_xml(work)
+            if work is not None
+            else f"<ERROR>UID={xml_text(uid)}: cannot get document summary</ERROR>\n"
+        )
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8" ?>\n{ESUMMARY_DOCTYPE}\n'
+        f"<eSummaryResult>\n{''.join(docs)}</eSummaryResult>\n"
+    )
     return xml_response(body)
 
 
 def medline_name(author: SimAuthor) -> str:
-    """"De Neve JE": family name, then initials."""
+    """ "De Neve JE": family name, then initials."""
     if author.literal:
         return author.literal
     return f"{author.family} {author.initials}".strip()
@@ -293,7 +324,9 @@ def medline_title(title: str) -> str:
 
 
 def _publication_types(work: SimWork) -> list[tuple[str, str]]:
-    types = [("D000076942", "Preprint")] if work.type == "posted-content" else [("D016428", "Journal Article")]
+    types = (
+        [("D000076942", "Preprint")] if work.type == "posted-content" else [("D016428", "Journal Article")]
+    )
     if work.retracted:
         types.append(("D016441", "Retracted Publication"))
     if isinstance(work.meta.get("retraction_of"), str):
@@ -326,7 +359,9 @@ def summary_json(work: SimWork) -> dict[str, Any]:
     ]
     references = []
     if work.retracted:
-        references.append({"refsource": _retraction_source(work), "reftype": "Retraction in", "pmid": "", "note": ""})
+        references.append(
+            {"refsource": _retraction_source(work), "reftype": "Retraction in", "pmid": "", "note": ""}
+        )
     title = medline_title(work.display_title)
     year = work.year
     return {
@@ -382,7 +417,9 @@ def summary_xml(work: SimWork) -> str:
     def item(name: str, value: str, kind: str = "String") -> str:
         return f'\t<Item Name="{name}" Type="{kind}">{xml_text(value)}</Item>\n'
 
-    authors = "".join(f'\t\t<Item Name="Author" Type="String">{xml_text(a["name"])}</Item>\n' for a in doc["authors"])
+    authors = "".join(
+        f'\t\t<Item Name="Author" Type="String">{xml_text(a["name"])}</Item>\n' for a in doc["authors"]
+    )
     ids = "".join(
         f'\t\t<Item Name="{xml_text(i["idtype"])}" Type="String">{xml_text(str(i["value"]))}</Item>\n'
         for i in doc["articleids"]
@@ -418,14 +455,20 @@ def _efetch(params: dict[str, str], catalog: SourceCatalog, db: str) -> Response
     ids = _ids(params)
     if db != "pubmed" or not ids:
         message = "Empty id list - nothing todo" if not ids else f"Invalid db name specified: {db}"
-        body = f'<?xml version="1.0" encoding="UTF-8" ?>\n<eFetchResult>\n\t<ERROR>{xml_text(message)}</ERROR>\n</eFetchResult>\n'
+        body = (
+            '<?xml version="1.0" encoding="UTF-8" ?>\n'
+            f"<eFetchResult>\n\t<ERROR>{xml_text(message)}</ERROR>\n</eFetchResult>\n"
+        )
         return xml_response(body, status=400)
     articles = []
     for uid in ids:
         work = catalog.pmid(uid) if uid.isdigit() else None
         if work is not None:
             articles.append(pubmed_article(work))
-    body = f'<?xml version="1.0" ?>\n{EFETCH_DOCTYPE}\n<PubmedArticleSet>\n{"".join(articles)}</PubmedArticleSet>\n'
+    body = (
+        f'<?xml version="1.0" ?>\n{EFETCH_DOCTYPE}\n'
+        f"<PubmedArticleSet>\n{''.join(articles)}</PubmedArticleSet>\n"
+    )
     return xml_response(body)
 
 
@@ -445,7 +488,11 @@ def pubmed_article(work: SimWork) -> str:
     assert work.pmid is not None
     month, day = month_day(work, "pubmed")
     venue = work.venue or "Journal"
-    pub_date = f"<Year>{work.year}</Year><Month>{MONTHS[month - 1]}</Month>" if work.year else "<MedlineDate>unknown</MedlineDate>"
+    pub_date = (
+        f"<Year>{work.year}</Year><Month>{MONTHS[month - 1]}</Month>"
+        if work.year
+        else "<MedlineDate>unknown</MedlineDate>"
+    )
     issue = (f"<Volume>{xml_text(work.volume)}</Volume>" if work.volume else "") + (
         f"<Issue>{xml_text(work.issue)}</Issue>" if work.issue else ""
     )
@@ -456,18 +503,27 @@ def pubmed_article(work: SimWork) -> str:
         f"<ArticleTitle>{xml_text(medline_title(work.display_title))}</ArticleTitle>",
     ]
     if work.pages:
-        article.append(f"<Pagination><StartPage>{xml_text(work.pages.split('-')[0])}</StartPage><MedlinePgn>{xml_text(work.pages)}</MedlinePgn></Pagination>")
+        article.append(
+            f"<Pagination><StartPage>{xml_text(work.pages.split('-')[0])}</StartPage><MedlinePgn>{xml_text(work.pages)}</MedlinePgn></Pagination>"
+        )
     if work.doi:
         article.append(f'<ELocationID EIdType="doi" ValidYN="Y">{xml_text(work.doi)}</ELocationID>')
     if work.abstract:
         article.append(f"<Abstract><AbstractText>{xml_text(work.abstract)}</AbstractText></Abstract>")
     if work.authors:
-        article.append(f'<AuthorList CompleteYN="Y">{"".join(_xml_author(a) for a in work.authors)}</AuthorList>')
+        article.append(
+            f'<AuthorList CompleteYN="Y">{"".join(_xml_author(a) for a in work.authors)}</AuthorList>'
+        )
     article.append("<Language>eng</Language>")
-    types = "".join(f'<PublicationType UI="{ui}">{name}</PublicationType>' for ui, name in _publication_types(work))
+    types = "".join(
+        f'<PublicationType UI="{ui}">{name}</PublicationType>' for ui, name in _publication_types(work)
+    )
     article.append(f"<PublicationTypeList>{types}</PublicationTypeList>")
     if work.year:
-        article.append(f'<ArticleDate DateType="Electronic"><Year>{work.year}</Year><Month>{month:02d}</Month><Day>{day:02d}</Day></ArticleDate>')
+        article.append(
+            f'<ArticleDate DateType="Electronic"><Year>{work.year}</Year>'
+            f"<Month>{month:02d}</Month><Day>{day:02d}</Day></ArticleDate>"
+        )
     article.append("</Article>")
     journal_info = (
         f"<MedlineJournalInfo><Country>United States</Country><MedlineTA>{xml_text(venue)}</MedlineTA>"
@@ -502,4 +558,3 @@ def pubmed_article(work: SimWork) -> str:
         + f"<ArticleIdList>{''.join(ids)}</ArticleIdList>"
         + "</PubmedData></PubmedArticle>\n"
     )
-

@@ -17,7 +17,60 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 STOPWORDS: Final = frozenset(
-    ["a", "about", "all", "also", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "for", "from", "had", "has", "have", "how", "in", "into", "is", "it", "its", "not", "of", "on", "or", "our", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "was", "we", "were", "what", "when", "which", "while", "who", "will", "with", "you", "your"]
+    [
+        "a",
+        "about",
+        "all",
+        "also",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "which",
+        "while",
+        "who",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
 )
 
 _WORD: Final = re.compile(r"[^\W_]+")
@@ -25,8 +78,15 @@ _WORD: Final = re.compile(r"[^\W_]+")
 
 def fold(text: str) -> str:
     """Accents removed, case folded: "Schrödinger" -> "schrodinger"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    # Case folding can produce decomposable or combining characters and decomposing can produce
+    # upper case ("ℌ" -> "H"): repeat until nothing changes, so folding is idempotent.
+    for _ in range(4):
+        decomposed = unicodedata.normalize("NFKD", text)
+        folded = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+        if folded == text:
+            break
+        text = folded
+    return text
 
 
 def stem(word: str) -> str:
@@ -39,7 +99,16 @@ def stem(word: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(fold(text)) if w not in STOPWORDS]
+    # A stem can itself be a stop word ("thes" -> "the"): dropped too, so tokenizing the tokens
+    # again changes nothing.
+    tokens = []
+    for word in _WORD.findall(fold(text)):
+        if word in STOPWORDS:
+            continue
+        stemmed = stem(word)
+        if stemmed not in STOPWORDS:
+            tokens.append(stemmed)
+    return tokens
 
 
 class FieldIndex:
@@ -173,7 +242,7 @@ class _Pending:
     text: str
 
 
-def _lex(query: str, dialect: Dialect) -> list[str | Clause | _Pending]:
+def _lex(query: str, dialect: Dialect) -> list[str | Clause]:
     items: list[str | Clause | _Pending] = []
     position = 0
     while position < len(query):
@@ -211,6 +280,7 @@ def _lex(query: str, dialect: Dialect) -> list[str | Clause | _Pending]:
                 items.append(_Pending(word))
         elif match.group("lonetag") is not None and dialect == "pubmed":
             _apply_tag(items, "", match.group("lonetag"))
+    # Words no tag claimed search the dialect's default field.
     return [Clause(None, item.text) if isinstance(item, _Pending) else item for item in items]
 
 

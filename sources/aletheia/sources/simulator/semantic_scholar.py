@@ -116,7 +116,7 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
         return _error(f"Unrecognized or unsupported fields: [{', '.join(bad)}]", 400)
     if stripped == f"{GRAPH}/batch":
         if request.method != "POST":
-            return _error("Method not allowed; POST a JSON body {\"ids\": [...]}", 405)
+            return _error('Method not allowed; POST a JSON body {"ids": [...]}', 405)
         return _batch(request, catalog, fields)
     if stripped == f"{GRAPH}/search/match":
         return _match(request, catalog, fields)
@@ -216,10 +216,8 @@ def _year_filter(text: str | None) -> tuple[int, int] | None:
     if match is None or not (match.group(1) or match.group(3)):
         return None
     low = int(match.group(1)) if match.group(1) else 0
-    if match.group(2):
-        high = int(match.group(3)) if match.group(3) else 9999
-    else:
-        high = low
+    # "2019" is one year, "2016-2020" a range, "2010-" and "-2015" open-ended ranges.
+    high = (int(match.group(3)) if match.group(3) else 9999) if match.group(2) else low
     return low, high
 
 
@@ -258,7 +256,12 @@ def _match(request: Request, catalog: SourceCatalog, fields: list[str]) -> Respo
     for doc, score in ranked[:5]:
         title_words = set(catalog.title.docs[doc])
         shared = len(wanted & title_words)
-        if wanted and title_words and shared / len(wanted) >= MATCH_SHARE and shared / len(title_words) >= MATCH_SHARE:
+        if (
+            wanted
+            and title_words
+            and shared / len(wanted) >= MATCH_SHARE
+            and shared / len(title_words) >= MATCH_SHARE
+        ):
             paper = _project(render_paper(catalog.works[doc]), fields)
             paper["matchScore"] = round(score * 10, 5)
             return json_response({"data": [paper]})
@@ -269,7 +272,13 @@ def _match(request: Request, catalog: SourceCatalog, fields: list[str]) -> Respo
 
 
 def _bibtex(work: SimWork, key: str) -> str:
-    entry = "Article" if work.type == "journal-article" else "Inproceedings" if work.type == "proceedings-article" else "Misc"
+    entry = (
+        "Article"
+        if work.type == "journal-article"
+        else "Inproceedings"
+        if work.type == "proceedings-article"
+        else "Misc"
+    )
     lines = [f"@{entry}{{{key},"]
     if work.authors:
         lines.append(f" author = {{{' and '.join(a.display for a in work.authors)}}},")
@@ -338,7 +347,9 @@ def render_paper(work: SimWork) -> dict[str, Any]:
         "openAccessPdf": {"url": f"https://arxiv.org/pdf/{arxiv_id}", "status": "GREEN", "license": None}
         if arxiv_id
         else None,
-        "fieldsOfStudy": ["Computer Science"] if any(c.startswith("cs.") for c in work.arxiv_categories) else None,
+        "fieldsOfStudy": ["Computer Science"]
+        if any(c.startswith("cs.") for c in work.arxiv_categories)
+        else None,
         "s2FieldsOfStudy": [],
         "publicationTypes": _PUBLICATION_TYPES.get(work.type),
         "publicationDate": f"{work.year:04d}-{month:02d}-{day:02d}" if work.year else None,
@@ -357,4 +368,3 @@ def render_paper(work: SimWork) -> dict[str, Any]:
 def _uuid(hex_digest: str) -> str:
     h = hex_digest
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
-

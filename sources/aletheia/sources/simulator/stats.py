@@ -103,4 +103,9 @@ class SimulatorStats:
             "status_429": sum(s["status_429"] for s in sources.values()),
             "faults_injected": sum(s["faults_injected"] for s in sources.values()),
         }
-        return {"since": self._started, "uptime_seconds": time.time() - self._started, "totals": totals, "sources": sources}
+        return {
+            "since": self._started,
+            "uptime_seconds": time.time() - self._started,
+            "totals": totals,
+            "sources": sources,
+        }

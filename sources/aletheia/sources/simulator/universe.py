@@ -31,7 +31,9 @@ WORK_SOURCES: Final[tuple[WorkSource, ...]] = ("crossref", "openalex", "semantic
 ARXIV_DOI_PREFIX: Final = "10.48550/"
 
 _DOI_PREFIXES: Final = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
-_ARXIV_PREFIXES: Final = re.compile(r"^(?:arxiv:|https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
+_ARXIV_PREFIXES: Final = re.compile(
+    r"^(?:arxiv:|https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE
+)
 _ARXIV_NEW: Final = re.compile(r"^(\d{4}\.\d{4,5})(?:v(\d+))?$")
 _ARXIV_OLD: Final = re.compile(r"^([a-z][a-z.\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(\d+))?$")
 
@@ -60,7 +62,8 @@ def normalize_pmcid(value: str) -> str:
 def stable_int(*parts: str, digits: int = 9) -> int:
     """A deterministic number from text (the same on every run and machine, unlike `hash`)."""
     digest = hashlib.sha1("\x1f".join(parts).encode("utf-8"), usedforsecurity=False).hexdigest()
-    return int(digest[:15], 16) % (10**digits)
+    number: int = int(digest[:15], 16) % (10**digits)
+    return number
 
 
 def stable_hex(*parts: str) -> str:
@@ -85,7 +88,7 @@ class SimAuthor(BaseModel):
 
     @property
     def display(self) -> str:
-        """"Jan-Emmanuel De Neve", or the literal name."""
+        """ "Jan-Emmanuel De Neve", or the literal name."""
         if self.literal:
             return self.literal
         return " ".join(part for part in (self.given, self.family) if part)
@@ -419,7 +422,11 @@ class Universe:
         self.base_dir = base_dir
         listed = {w.doi for w in self.works if w.doi}
         # A notice the universe lists itself is marked as the notice of the work it retracts.
-        retracts = {w.retraction_notice_doi: w.doi for w in self.works if w.retracted and w.doi and w.retraction_notice_doi}
+        retracts = {
+            w.retraction_notice_doi: w.doi
+            for w in self.works
+            if w.retracted and w.doi and w.retraction_notice_doi
+        }
         self.works = tuple(
             w.model_copy(update={"meta": {**w.meta, "retraction_of": retracts[w.doi]}})
             if w.doi in retracts and "retraction_of" not in w.meta
@@ -475,7 +482,9 @@ class Universe:
         return cls(works, base_dir=file.resolve().parent)
 
     @classmethod
-    def from_records(cls, records: Iterable[Mapping[str, Any] | SimWork], *, base_dir: Path | None = None) -> Universe:
+    def from_records(
+        cls, records: Iterable[Mapping[str, Any] | SimWork], *, base_dir: Path | None = None
+    ) -> Universe:
         return cls(_validated(records), base_dir=base_dir)
 
     def write_jsonl(self, path: str | Path) -> None:

@@ -1,0 +1,358 @@
+"""Compiled bibliographies: `.bbl` files and the thebibliography environment of a `.tex` document.
+
+Two shapes exist:
+
+- BibTeX's output (and hand-written `thebibliography`): `\\bibitem[label]{key}` followed by the
+  formatted reference. Each item is cut out, `\\newblock` and the layout macros are removed, the
+  LaTeX is decoded, and the text is read as a plain reference string (`plain.reference_from_string`).
+  Identifiers are taken from the LaTeX source too, before decoding can mangle a URL's `%` or `~`.
+  Styles that tag their fields (`\\bibinfo{title}{...}`, ACM and natbib's `*-doi` styles) give
+  their title, year and DOI exactly.
+- biblatex's output: structured `\\entry{key}{type}{}` records with `\\field`, `\\name`,
+  `\\list` and `\\verb` parts. They are read field by field, like BibTeX.
+
+A LaTeX document whose references live in a `.bib` file (`\\bibliography{refs}`,
+`\\addbibresource{refs.bib}`) yields one problem naming those files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Final
+
+from aletheia.core.bibliography.bibtex import reference_from_fields
+from aletheia.core.bibliography.plain import reference_from_string
+from aletheia.core.bibliography.problems import InputProblem
+from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.records import CitedReference
+from aletheia.core.text import latex_to_unicode, normalize_whitespace
+
+__all__ = ["iter_bbl", "latex_reference_text"]
+
+_BIBITEM = re.compile(r"\\bibitem\b")
+_END_BIBLIOGRAPHY = re.compile(r"\\end\s*\{thebibliography\}")
+_ENTRY = re.compile(r"\\entry\s*\{")
+_ENDENTRY = re.compile(r"\\endentry\b")
+_COMMENT = re.compile(r"(?<!\\)%[^\n]*\n?")
+_BIBLIOGRAPHY_FILES = re.compile(
+    r"\\(?:bibliography|addbibresource|addglobalbib)\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}"
+)
+_LAYOUT_MACROS = re.compile(
+    r"\\(?:newblock|BibitemOpen|bibitemStart|penalty\d*|relax|protect|allowbreak|nobreak|hskip[^\\]*?"
+    r"(?=\\|\s)|hfill|par|newline|linebreak)\b\s*"
+)
+_BIBITEM_SHUT = re.compile(r"\\BibitemShut\s*\{[^{}]*\}")
+_MAX_ITEM_CHARS: Final = 20_000
+
+
+def _group(text: str, start: int) -> tuple[str, int] | None:
+    """The content of the balanced `{...}` group opening at `text[start]`, and the index after it."""
+    if start >= len(text) or text[start] != "{":
+        return None
+    depth = 0
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1 : index], index + 1
+        index += 1
+    return None
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+class _LineCounter:
+    """Line numbers of increasing offsets, counted incrementally (linear in the text)."""
+
+    def __init__(self, text: str, first_line: int = 1) -> None:
+        self._text = text
+        self._offset = 0
+        self._line = first_line
+
+    def line_at(self, offset: int) -> int:
+        if offset > self._offset:
+            self._line += self._text.count("\n", self._offset, offset)
+            self._offset = offset
+        return self._line
+
+
+# --- \bibitem lists ---------------------------------------------------------------------------------
+
+_MACRO_WITH_URL = re.compile(r"\\(?:url|path|nolinkurl)\s*\{([^{}]*)\}")
+_HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+_DOI_MACRO = re.compile(r"\\doi\s*\{([^{}]*)\}")
+_EPRINT_MACRO = re.compile(r"\\eprint\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
+_BIBINFO = re.compile(r"\\bib(?:info|field)\s*\{(\w+)\}\s*\{")
+_NATEXLAB = re.compile(r"\\natexlab\s*\{([^{}]*)\}")
+
+
+def _bibinfo_fields(body: str) -> dict[str, str]:
+    """`\\bibinfo{title}{...}` and friends: fields some .bst styles tag explicitly."""
+    found: dict[str, str] = {}
+    for match in _BIBINFO.finditer(body):
+        group = _group(body, match.end() - 1)
+        if group is not None and match.group(1) not in found:
+            found[match.group(1)] = group[0]
+    return found
+
+
+def _escape_for_latex(url: str) -> str:
+    return url.replace("%", "\\%").replace("~", "\\~{}").replace("#", "\\#").replace("_", "\\_")
+
+
+def latex_reference_text(body: str) -> str:
+    """A formatted LaTeX reference as plain text: layout macros dropped, links reduced to their
+    target, LaTeX decoded, whitespace collapsed."""
+    text = _COMMENT.sub("", body)
+    text = _BIBITEM_SHUT.sub("", text)
+    text = _LAYOUT_MACROS.sub(" ", text)
+    text = _NATEXLAB.sub(r"\1", text)
+    text = _HREF.sub(lambda m: m.group(2) if m.group(2).strip() else m.group(1), text)
+    # Identifiers are read from the source separately; here a URL only has to survive as text.
+    text = _MACRO_WITH_URL.sub(
+        lambda m: " " + m.group(1).replace("%", "\\%").replace("~", "\\~{}") + " ", text
+    )
+    text = _DOI_MACRO.sub(r" doi:\1 ", text)
+    text = _EPRINT_MACRO.sub(r" \1 ", text)
+    # Tagged fields: keep the content, drop the tag.
+    text = re.sub(r"\\bib(?:info|field)\s*\{\w+\}\s*", "", text)
+    return normalize_whitespace(latex_to_unicode(text))
+
+
+def _source_identifiers(body: str) -> dict[str, str | int]:
+    """DOI, arXiv id and URL as written in the LaTeX source (before decoding)."""
+    exposed = _MACRO_WITH_URL.sub(r" \1 ", _HREF.sub(r" \1 \2 ", body))
+    exposed = _DOI_MACRO.sub(r" doi:\1 ", exposed)
+    exposed = _EPRINT_MACRO.sub(r" arXiv:\1 ", exposed)
+    exposed = exposed.replace("\\_", "_").replace("\\%", "%").replace("\\&", "&").replace("\\#", "#")
+    found = extract_identifiers(exposed)
+    result: dict[str, str | int] = {}
+    if found.dois:
+        result["doi"] = found.dois[0]
+    if found.arxiv_ids:
+        result["arxiv_id"] = found.arxiv_ids[0].id
+        if found.arxiv_ids[0].version is not None:
+            result["arxiv_version"] = found.arxiv_ids[0].version
+    if found.urls:
+        result["url"] = found.urls[0]
+    return result
+
+
+def _bibitem_reference(key: str, body: str, *, origin: str) -> CitedReference:
+    reference = reference_from_string(latex_reference_text(body), key=key, origin=origin)
+    update: dict[str, object] = {}
+    for name, value in _source_identifiers(body).items():
+        if getattr(reference, name) is None:
+            update[name] = value
+    tagged = _bibinfo_fields(body)
+    heuristic = set(reference.heuristic_fields)
+    title = tagged.get("title")
+    if title:
+        update["title"] = latex_to_unicode(title) or reference.title
+        heuristic.discard("title")
+    year = tagged.get("year")
+    if year and re.fullmatch(r"\s*\d{4}\s*", year):
+        update["year"] = int(year)
+        heuristic.discard("year")
+    venue = tagged.get("journal") or tagged.get("booktitle")
+    if venue:
+        update["venue"] = latex_to_unicode(venue) or reference.venue
+        heuristic.discard("venue")
+    if tagged:
+        update["fields"] = tagged
+    if update:
+        update["heuristic_fields"] = tuple(name for name in reference.heuristic_fields if name in heuristic)
+        reference = reference.model_copy(update=update)
+    return reference
+
+
+def _bibitem_header(text: str, start: int) -> tuple[str, int] | None:
+    """The key of the `\\bibitem[label]{key}` whose `\\bibitem` ends at `start`, and where its body starts."""
+    index = _skip_space(text, start)
+    if index < len(text) and text[index] == "[":
+        depth = 0
+        while index < len(text):
+            char = text[index]
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+            elif char == "]" and depth == 0:
+                break
+            index += 1
+        index = _skip_space(text, index + 1)
+    group = _group(text, index)
+    if group is None:
+        return None
+    key, end = group
+    return normalize_whitespace(key), end
+
+
+def _iter_bibitems(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
+    lines = _LineCounter(text)
+    starts = list(_BIBITEM.finditer(text))
+    for position, match in enumerate(starts):
+        line = lines.line_at(match.start())
+        limit = starts[position + 1].start() if position + 1 < len(starts) else len(text)
+        end_env = _END_BIBLIOGRAPHY.search(text, match.end(), limit)
+        if end_env is not None:
+            limit = end_env.start()
+        header = _bibitem_header(text, match.end())
+        if header is None or header[1] > limit:
+            yield InputProblem(origin=origin, line=line, message="malformed \\bibitem: no {key} after it")
+            continue
+        key, body_start = header
+        body = text[body_start : min(limit, body_start + _MAX_ITEM_CHARS)]
+        if not key:
+            key = str(position + 1)
+        if not body.strip():
+            yield InputProblem(origin=origin, line=line, message=f"empty \\bibitem {key!r}", key=key)
+            continue
+        yield _bibitem_reference(key, body, origin=f"{origin}:{line}")
+
+
+# --- biblatex .bbl records --------------------------------------------------------------------------
+
+_FIELD = re.compile(r"\\(field|strng|list|name|range|verb|true|false)\s*\{([\w-]+)\}")
+_NAME_PART = re.compile(r"(?<![\w])(family|given|prefix|suffix)\s*=\s*\{")
+
+
+def _bbl_name(text: str) -> str | None:
+    """One biblatex name record (`family={...}, given={...}, prefix={...}`) as BibTeX's
+    `{prefix family}, {suffix}, {given}`."""
+    parts: dict[str, str] = {}
+    for match in _NAME_PART.finditer(text):
+        group = _group(text, match.end() - 1)
+        if group is not None and match.group(1) not in parts:
+            parts[match.group(1)] = group[0]
+    family = " ".join(p for p in (parts.get("prefix"), parts.get("family")) if p)
+    if not family:
+        return None
+    pieces = [f"{{{family}}}"]
+    if parts.get("suffix"):
+        pieces.append(f"{{{parts['suffix']}}}")
+    if parts.get("given"):
+        pieces.append(f"{{{parts['given']}}}")
+    return ", ".join(pieces)
+
+
+def _top_level_groups(text: str) -> list[str]:
+    groups: list[str] = []
+    index = 0
+    while index < len(text):
+        if text[index] == "{":
+            group = _group(text, index)
+            if group is None:
+                break
+            groups.append(group[0])
+            index = group[1]
+        else:
+            index += 1
+    return groups
+
+
+def _bbl_entry_fields(body: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    index = 0
+    while True:
+        match = _FIELD.search(body, index)
+        if match is None:
+            return fields
+        kind, name = match.group(1), match.group(2).lower()
+        index = match.end()
+        if kind == "verb":
+            end = body.find("\\endverb", index)
+            if end < 0:
+                return fields
+            value = re.sub(r"^\s*\\verb\s?", "", body[index:end].strip())
+            fields.setdefault(name, value.strip())
+            index = end + len("\\endverb")
+            continue
+        if kind in ("true", "false", "strng"):
+            group = _group(body, _skip_space(body, index)) if kind == "strng" else None
+            index = group[1] if group else index
+            continue
+        if kind in ("list", "name"):
+            # \list{publisher}{1}{{A}{B}}; \name{author}{2}{options}{{...}{...}}
+            skips = 1 if kind == "list" else 2
+            cursor = index
+            for _ in range(skips):
+                group = _group(body, _skip_space(body, cursor))
+                if group is None:
+                    break
+                cursor = group[1]
+            content = _group(body, _skip_space(body, cursor))
+            if content is None:
+                continue
+            index = content[1]
+            items = _top_level_groups(content[0])
+            if kind == "list":
+                fields.setdefault(name, " and ".join(items))
+            else:
+                names = [_bbl_name(item) for item in items]
+                fields.setdefault(name, " and ".join(n for n in names if n))
+            continue
+        group = _group(body, _skip_space(body, index))
+        if group is None:
+            continue
+        index = group[1]
+        if kind == "range":
+            continue
+        fields.setdefault(name, group[0])
+
+
+def _iter_bbl_entries(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
+    lines = _LineCounter(text)
+    index = 0
+    while True:
+        match = _ENTRY.search(text, index)
+        if match is None:
+            return
+        line = lines.line_at(match.start())
+        key_group = _group(text, match.end() - 1)
+        type_group = _group(text, _skip_space(text, key_group[1])) if key_group else None
+        end = _ENDENTRY.search(text, match.end())
+        if key_group is None or type_group is None or end is None:
+            yield InputProblem(origin=origin, line=line, message="malformed biblatex \\entry record")
+            index = match.end()
+            continue
+        key, entry_type = key_group[0].strip(), type_group[0].strip().lower()
+        fields = _bbl_entry_fields(text[type_group[1] : end.start()])
+        index = end.end()
+        # biblatex records the name list as `author`, and dates split into year/month/day.
+        yield reference_from_fields(key, entry_type, fields, origin=f"{origin}:{line}")
+
+
+def iter_bbl(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
+    """Read a `.bbl` file or a LaTeX document's bibliography (see the module docstring)."""
+    if _ENTRY.search(text) and _ENDENTRY.search(text):
+        yield from _iter_bbl_entries(text, origin=origin)
+        return
+    if _BIBITEM.search(text):
+        yield from _iter_bibitems(text, origin=origin)
+        return
+    files = [
+        name.strip() for match in _BIBLIOGRAPHY_FILES.finditer(text) for name in match.group(1).split(",")
+    ]
+    files = [name for name in files if name]
+    if files:
+        named = ", ".join(name if "." in name.rsplit("/", 1)[-1] else f"{name}.bib" for name in files)
+        message = (
+            f"no thebibliography environment: this document takes its references from {named}; "
+            "verify that file (or the compiled .bbl) instead"
+        )
+    else:
+        message = "no bibliography found (no \\bibitem, no biblatex \\entry, no \\bibliography{...})"
+    yield InputProblem(origin=origin, line=None, message=message)

@@ -1,0 +1,53 @@
+"""A loopback HTTP server that speaks Crossref, OpenAlex, Semantic Scholar, arXiv and PubMed
+E-utilities from a JSONL universe of works, with rate limits, latency, faults and counters.
+
+For tests, benchmarks and offline demos; see docs/simulator.md for the universe schema, the routes
+and every knob.
+"""
+
+from __future__ import annotations
+
+from aletheia.sources.simulator.app import PREFIXES, SimulatorApp
+from aletheia.sources.simulator.config import (
+    SIM_SOURCES,
+    FaultRates,
+    SimSource,
+    SimulatorConfig,
+    SourceSimConfig,
+)
+from aletheia.sources.simulator.server import ENV_NAMES, SimulatorServer, env_for, serve, url_for
+from aletheia.sources.simulator.universe import (
+    WORK_SOURCES,
+    ArxivVersion,
+    Related,
+    SimAuthor,
+    SimWork,
+    Universe,
+    UniverseError,
+    universe_from_records,
+    write_universe,
+)
+
+__all__ = [
+    "ENV_NAMES",
+    "PREFIXES",
+    "SIM_SOURCES",
+    "WORK_SOURCES",
+    "ArxivVersion",
+    "FaultRates",
+    "Related",
+    "SimAuthor",
+    "SimSource",
+    "SimWork",
+    "SimulatorApp",
+    "SimulatorConfig",
+    "SimulatorServer",
+    "SourceSimConfig",
+    "Universe",
+    "UniverseError",
+    "env_for",
+    "serve",
+    "universe_from_records",
+    "url_for",
+    "write_universe",
+]

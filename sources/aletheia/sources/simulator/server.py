@@ -1,0 +1,209 @@
+"""Run the simulator: in a background thread (`SimulatorServer`, for tests and benchmarks) or in
+the foreground (`serve`, what `aletheia simulator serve` calls)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, TypeVar
+
+from aletheia.sources.simulator.app import PREFIXES, SimulatorApp
+from aletheia.sources.simulator.config import SimSource, SimulatorConfig
+from aletheia.sources.simulator.http import HttpServer
+from aletheia.sources.simulator.universe import Universe
+
+T = TypeVar("T")
+
+# The setting each source's base URL is read from (aletheia.config.settings).
+ENV_NAMES: Final[dict[SimSource, str]] = {
+    "crossref": "ALETHEIA_CROSSREF_URL",
+    "openalex": "ALETHEIA_OPENALEX_URL",
+    "semantic_scholar": "ALETHEIA_SEMANTIC_SCHOLAR_URL",
+    "arxiv_api": "ALETHEIA_ARXIV_API_URL",
+    "arxiv": "ALETHEIA_ARXIV_URL",
+    "pubmed": "ALETHEIA_PUBMED_URL",
+}
+# Names a caller may use for a source: the simulator's own and `SourceName` values.
+_ALIASES: Final[dict[str, SimSource]] = {
+    "crossref": "crossref",
+    "openalex": "openalex",
+    "semantic_scholar": "semantic_scholar",
+    "s2": "semantic_scholar",
+    "arxiv_api": "arxiv_api",
+    "arxiv-api": "arxiv_api",
+    "arxiv": "arxiv",
+    "pubmed": "pubmed",
+}
+
+
+def url_for(base_url: str, source: str) -> str:
+    """`http://127.0.0.1:PORT/crossref` for `source` ("crossref", "semantic_scholar", "arxiv_api"...)."""
+    try:
+        sim_source = _ALIASES[str(source).lower()]
+    except KeyError:
+        raise ValueError(f"the simulator has no source {source!r}") from None
+    return base_url.rstrip("/") + PREFIXES[sim_source]
+
+
+def env_for(base_url: str) -> dict[str, str]:
+    """The `ALETHEIA_*_URL` settings that point every source client at a simulator at `base_url`."""
+    return {name: url_for(base_url, source) for source, name in ENV_NAMES.items()}
+
+
+class SimulatorServer:
+    """The simulator on a loopback port, served from a background thread with its own event loop.
+
+        with SimulatorServer(universe, SimulatorConfig.unlimited()) as sim:
+            httpx.get(sim.url_for("crossref") + "/works/10.1234/abc")
+
+    `port=0` picks a free port; `start()` returns the base URL once the socket is listening.
+    """
+
+    def __init__(
+        self,
+        universe: Universe,
+        config: SimulatorConfig | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.app = SimulatorApp(universe, config)
+        self._host = host
+        self._port = port
+        self._http = HttpServer(self.app.handle)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._base_url: str | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._base_url is None:
+            raise RuntimeError("the simulator is not running; call start()")
+        return self._base_url
+
+    def start(self) -> str:
+        if self._thread is not None:
+            return self.base_url
+        ready: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._thread = threading.Thread(
+            target=self._run, args=(ready,), name="aletheia-simulator", daemon=True
+        )
+        self._thread.start()
+        self._base_url = ready.result(timeout=30)
+        return self._base_url
+
+    def _run(self, ready: concurrent.futures.Future[str]) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            host, port = loop.run_until_complete(self._http.start(self._host, self._port))
+        except BaseException as exc:
+            ready.set_exception(exc)
+            loop.close()
+            return
+        shown = f"[{host}]" if ":" in host else host
+        ready.set_result(f"http://{shown}:{port}")
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(self._http.close())
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        if loop.is_running():
+            asyncio.run_coroutine_threadsafe(self._http.close(), loop).result(timeout=30)
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        self._loop = None
+        self._thread = None
+        self._base_url = None
+
+    def __enter__(self) -> SimulatorServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # --- conveniences ------------------------------------------------------------------------------
+
+    def url_for(self, source: str) -> str:
+        return url_for(self.base_url, source)
+
+    def env(self) -> dict[str, str]:
+        return env_for(self.base_url)
+
+    def stats(self) -> dict[str, Any]:
+        """Every counter (the `GET /_sim/stats` body)."""
+        return self.app.stats.snapshot()
+
+    def source_stats(self, source: str) -> dict[str, Any]:
+        return self.app.stats.source(_ALIASES[source])
+
+    def _in_loop(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        if self._loop is None or not self._loop.is_running():
+            return asyncio.run(make())
+        return asyncio.run_coroutine_threadsafe(make(), self._loop).result(timeout=30)
+
+    def reset(self) -> None:
+        """Counters to zero, buckets full, RNGs reseeded (as `POST /_sim/reset`)."""
+
+        async def _reset() -> None:
+            self.app.reset()
+
+        self._in_loop(_reset)
+
+    def configure(self, patch: dict[str, Any] | SimulatorConfig) -> SimulatorConfig:
+        """Change limits or faults while running (as `POST /_sim/config`); returns the new config."""
+
+        async def _configure() -> SimulatorConfig:
+            config = patch if isinstance(patch, SimulatorConfig) else self.app.config.merged(patch)
+            self.app.configure(config)
+            return config
+
+        return self._in_loop(_configure)
+
+
+def serve(
+    universe_path: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    config: SimulatorConfig | None = None,
+    *,
+    ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve the universe in `universe_path` until interrupted (blocking). `ready` is called with
+    the base URL once the socket listens (the CLI prints it with the `ALETHEIA_*_URL` lines)."""
+    universe = Universe.from_jsonl(universe_path)
+    asyncio.run(_serve(universe, host, port, config, ready))
+
+
+async def _serve(
+    universe: Universe,
+    host: str,
+    port: int,
+    config: SimulatorConfig | None,
+    ready: Callable[[str], None] | None,
+) -> None:
+    app = SimulatorApp(universe, config)
+    server = HttpServer(app.handle)
+    bound_host, bound_port = await server.start(host, port)
+    if ready is not None:
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        ready(f"http://{shown}:{bound_port}")
+    try:
+        await server.serve_forever()
+    except asyncio.CancelledError:
+        pass
+    finally:
+        await server.close()
