@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import re
 from typing import Any
+from xml.sax.saxutils import escape
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings
 from aletheia.core.records import Author, SourceName
 from aletheia.sources.arxiv import (
     MAX_IDS_PER_REQUEST,
     ArxivClient,
-    arxiv_transport,
-    arxiv_web_transport,
+    arxiv_transports,
     parse_arxiv_atom,
     parse_arxiv_feed,
 )
@@ -303,14 +307,38 @@ async def test_api_and_web_share_one_three_second_bucket() -> None:
     settings = Settings(_env_file=None, arxiv_api_url="https://export.test", arxiv_url="https://web.test")
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
         limiter = LocalRateLimiter(clock=clock, sleep=clock.sleep)
-        client = ArxivClient(
-            arxiv_transport(http, settings, limiter),
-            arxiv_web_transport(http, settings, limiter),
-            coalesce_window=0,
-        )
+        api, web = arxiv_transports(http, settings, limiter)
+        assert api.breaker is web.breaker  # one source, one breaker
+        assert (api.base_url, web.base_url) == ("https://export.test", "https://web.test")
+        client = ArxivClient(api, web, coalesce_window=0)
         await client.by_id("2104.12255v1")
         await client.fetch_pdf("2104.12255v1")
         await client.by_id("2104.12255")
     assert [host for host, _ in stamps] == ["export.test", "web.test", "export.test"]
     times = [t for _, t in stamps]
     assert all(later - earlier >= 3.0 - 1e-9 for earlier, later in itertools.pairwise(times))
+
+
+PRINTABLE = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Cn")), max_size=40)
+
+
+@given(title=PRINTABLE, name=PRINTABLE, summary=PRINTABLE)
+@hypothesis_settings(max_examples=150, deadline=None)
+def test_any_entry_text_parses(title: str, name: str, summary: str) -> None:
+    """Whatever text an entry holds (TeX, markup-looking text, blanks), it parses to a record."""
+    body = feed(
+        "<entry><id>http://arxiv.org/abs/2101.00001v1</id>"
+        f"<title>{escape(title)}</title><summary>{escape(summary)}</summary>"
+        f"<published>2021-01-01T00:00:00Z</published><author><name>{escape(name)}</name></author></entry>"
+    )
+    [record] = parse_arxiv_feed(body)
+    assert (record.arxiv_id, record.arxiv_version, record.year) == ("2101.00001", 1, 2021)
+    assert record.title is None or record.title.strip() == record.title != ""
+    assert all(a.family or a.given or a.literal for a in record.authors)
+
+
+@given(st.text(max_size=200))
+@hypothesis_settings(max_examples=150, deadline=None)
+def test_any_body_parses_or_is_a_parse_error(body: str) -> None:
+    with contextlib.suppress(SourceParseError):  # anything else escaping fails the test
+        parse_arxiv_atom(body)

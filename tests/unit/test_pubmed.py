@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings
 from aletheia.core.records import Author, RetractionKind, SourceName
@@ -18,8 +22,10 @@ from aletheia.sources.pubmed import (
     PubMedClient,
     parse_efetch_xml,
     parse_esearch,
+    parse_esummary_doc,
     parse_esummary_json,
     parse_esummary_xml,
+    parse_pubmed_raw,
     pubmed_transport,
 )
 from aletheia.sources.ratelimit import LocalRateLimiter
@@ -161,6 +167,27 @@ def test_esummary_json() -> None:
     ]
     assert second.doi == "10.5555/imag.2016.271"  # from elocationid
     assert second.retraction_notices == ()
+
+
+def test_esummary_notice_record() -> None:
+    record = parse_esummary_doc(
+        {
+            "uid": "32000001",
+            "title": "Retraction notice to: Digits of pi in clinical trials.",
+            "pubtype": ["Retraction of Publication"],
+            "references": [
+                {
+                    "reftype": "Retraction of",
+                    "refsource": "Imag Rep. 2019;4:1. doi: 10.5555/IMAG.2019.314.",
+                    "pmid": 31415926,
+                }
+            ],
+        }
+    )
+    assert record is not None
+    assert record.work_type == "notice"
+    assert record.notice_for == ("10.5555/imag.2019.314",)
+    assert record.retraction_notices == ()
 
 
 @pytest.mark.parametrize(
@@ -370,3 +397,54 @@ def test_transport_without_key_uses_the_keyless_rate() -> None:
     settings = Settings(_env_file=None)
     transport = pubmed_transport(httpx.AsyncClient(), settings, LocalRateLimiter())
     assert transport.limits == settings.pubmed_limits
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+DOC_KEYS = [
+    "uid",
+    "title",
+    "authors",
+    "pubdate",
+    "articleids",
+    "pubtype",
+    "references",
+    "elocationid",
+    "doctype",
+]
+
+
+@given(st.dictionaries(st.sampled_from(DOC_KEYS), JSON, max_size=9))
+@hypothesis_settings(max_examples=200, deadline=None)
+def test_any_esummary_doc_parses_or_is_a_parse_error(doc: dict[str, Any]) -> None:
+    try:
+        record = parse_esummary_doc(doc)
+    except SourceParseError:
+        return
+    assert record is None or (record.pmid is not None and record.pmid.isdigit())
+
+
+@given(st.text(max_size=200))
+@hypothesis_settings(max_examples=100, deadline=None)
+def test_any_efetch_body_parses_or_is_refused(body: str) -> None:
+    with contextlib.suppress(SourceParseError, PermanentSourceError):  # anything else fails the test
+        parse_efetch_xml(body)
+
+
+async def test_every_stored_raw_parses_back() -> None:
+    """What the client keeps as `raw` (an article element, an esummary document) parses again."""
+    efetch = fake(lambda call: fixture_text("pubmed", "efetch_standing.xml"))
+    summary = fake(lambda call: json.loads(fixture_text("pubmed", "esummary.json")))
+    full = await PubMedClient(efetch, coalesce_window=0).by_pmid("9876543")
+    light = (await PubMedClient(summary).summaries(["31415926"]))["31415926"]
+    assert full is not None and light is not None
+    assert parse_pubmed_raw(full.raw) == [full.record]
+    assert parse_pubmed_raw(light.raw) == [light.record]
+    assert parse_pubmed_raw(json.loads(fixture_text("pubmed", "esummary.json")))[0] == light.record
+    with pytest.raises(SourceParseError):
+        parse_pubmed_raw(42)

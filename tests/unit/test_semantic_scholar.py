@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings
@@ -340,13 +341,15 @@ async def test_disabled_source_is_unavailable() -> None:
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 
 
 @given(st.dictionaries(st.sampled_from([*PAPER_FIELDS, "paperId", "matchScore"]), JSON, max_size=8))
-@settings(max_examples=200, deadline=None)
+@hypothesis_settings(max_examples=200, deadline=None)
 def test_any_payload_parses_or_is_a_parse_error(payload: dict[str, Any]) -> None:
     """Whatever S2 sends, the parser answers a record or a SourceParseError, never a crash."""
     try:

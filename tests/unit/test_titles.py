@@ -24,7 +24,10 @@ def test_threshold_is_the_seed_value() -> None:
 @pytest.mark.parametrize(
     ("title", "expected"),
     [
-        ("BERT: Pre-training of Deep Bidirectional Transformers", ("BERT", "Pre-training of Deep Bidirectional Transformers")),
+        (
+            "BERT: Pre-training of Deep Bidirectional Transformers",
+            ("BERT", "Pre-training of Deep Bidirectional Transformers"),
+        ),
         ("Dropout - A Simple Way to Prevent Overfitting", ("Dropout", "A Simple Way to Prevent Overfitting")),
         ("Dropout -- A Simple Way", ("Dropout", "A Simple Way")),
         ("Dropout --- A Simple Way", ("Dropout", "A Simple Way")),
@@ -33,7 +36,10 @@ def test_threshold_is_the_seed_value() -> None:
         ("Dropout – A Simple Way", ("Dropout", "A Simple Way")),
         ("Is Attention Explanation? An Analysis", ("Is Attention Explanation?", "An Analysis")),
         ("A: B: C", ("A", "B: C")),
-        ("Self-Supervised Learning of Pretext-Invariant Representations", ("Self-Supervised Learning of Pretext-Invariant Representations", None)),
+        (
+            "Self-Supervised Learning of Pretext-Invariant Representations",
+            ("Self-Supervised Learning of Pretext-Invariant Representations", None),
+        ),
         ("Mixing 2:1 ratios in batches", ("Mixing 2:1 ratios in batches", None)),
         ("Trailing colon:", ("Trailing colon:", None)),
         (": leading colon", (": leading colon", None)),
@@ -52,10 +58,18 @@ def test_split_subtitle(title: str, expected: tuple[str, str | None]) -> None:
         ("{L}earning {T}ransferable {V}isual {M}odels", "Learning transferable visual models", True),
         ("Heged{\\H u}s graphs revisited", "Hegedűs Graphs Revisited", True),
         ("Reinforcement Learning: An Introduction", "Reinforcement Learning", True),
-        ("Sentence-BERT: Sentence Embeddings using Siamese BERT-Networks", "Sentence Embeddings using Siamese BERT-Networks", True),
+        (
+            "Sentence-BERT: Sentence Embeddings using Siamese BERT-Networks",
+            "Sentence Embeddings using Siamese BERT-Networks",
+            True,
+        ),
         ("Dropout: A Simple Way to Prevent Neural Networks from Overfitting", "Dropout", False),
         # Both with subtitles: the subtitles are compared, not skipped.
-        ("PLOT: Prompt Learning with Optimal Transport", "PLOT: Adversarial Pruning of Large Transformers", False),
+        (
+            "PLOT: Prompt Learning with Optimal Transport",
+            "PLOT: Adversarial Pruning of Large Transformers",
+            False,
+        ),
         ("Learning to Summarize with Human Feedback", "Learning to Summarize from Human Feedback", False),
         ("Attention Is All You Need", "Attention Is Not All You Need", True),  # known limit of the ratio
         ("", "Attention Is All You Need", False),
@@ -76,8 +90,12 @@ def test_the_threshold_is_inclusive() -> None:
 
 
 def test_titles_identical_tolerates_only_normalisation() -> None:
-    assert titles_identical("{GraPPa}: Grammar-Augmented Pre-Training", "GraPPa: grammar-augmented pre-training.")
-    assert not titles_identical("Characterizing risk of fairwashing", "Characterizing the risk of fairwashing")
+    assert titles_identical(
+        "{GraPPa}: Grammar-Augmented Pre-Training", "GraPPa: grammar-augmented pre-training."
+    )
+    assert not titles_identical(
+        "Characterizing risk of fairwashing", "Characterizing the risk of fairwashing"
+    )
     assert not titles_identical("", "")
 
 
@@ -128,10 +146,8 @@ def test_none_is_a_placeholder() -> None:
 
 # --- properties -------------------------------------------------------------------------------
 
-_TITLE_TEXT = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80
-) | st.lists(
-    st.sampled_from(["Deep", "learning", "{BERT}", ":", "—", "Schr{\\\"o}dinger", "of", "the", "Graph", "?"]),
+_TITLE_TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=80) | st.lists(
+    st.sampled_from(["Deep", "learning", "{BERT}", ":", "—", 'Schr{\\"o}dinger', "of", "the", "Graph", "?"]),
     max_size=12,
 ).map(" ".join)
 

@@ -120,7 +120,13 @@ def test_no_venue_claim(venue: str | None) -> None:
 
 @pytest.mark.parametrize(
     "venue",
-    ["NeurIPS", "Nature", "Journal of Physics A", "Proceedings of Machine Learning Research", "Archives of Virology"],
+    [
+        "NeurIPS",
+        "Nature",
+        "Journal of Physics A",
+        "Proceedings of Machine Learning Research",
+        "Archives of Virology",
+    ],
 )
 def test_venue_claims(venue: str) -> None:
     assert not is_no_venue_claim(venue)
@@ -138,7 +144,11 @@ def test_venue_claims(venue: str) -> None:
         ("Computer Vision and Image Understanding (CVIU)", "Computer Vision and Image Understanding", True),
         ("Neural Computing and Aplications", "Neural Computing and Applications", True),
         ("Journal of Physics A", "Journal of Physics B", False),
-        ("IEEE Transactions on Neural Networks", "IEEE Transactions on Neural Networks and Learning Systems", False),
+        (
+            "IEEE Transactions on Neural Networks",
+            "IEEE Transactions on Neural Networks and Learning Systems",
+            False,
+        ),
         ("Neural Computation", "Neural Computing and Applications", False),
         ("ICML", "International Conference on Machine Learning Workshops", False),
         ("ICML", "NeurIPS", False),

@@ -64,6 +64,7 @@ _ORG_WORDS: Final = frozenset(
     }
 )
 _DBLP_HOMONYM = re.compile(r"^\d{4}$")
+_TRAILING_HOMONYM = re.compile(r"(?<=\S)\s+\d{4}$")
 # Vancouver style: the initials follow the surname, capitals without dots ("Smith JR").
 _VANCOUVER_INITIALS = re.compile(r"^[A-Z]{1,3}$")
 _INITIALS_PIECE = re.compile(r"^(?:[A-Z]\.?(?:\s*-?\s*[A-Z]\.?){0,3}|[A-Z]{1,3})$")
@@ -286,7 +287,7 @@ def _is_capitalised_word(token: str) -> bool:
 
 
 def _looks_like_whole_name(piece: str) -> bool:
-    """ "Yann LeCun" or "Smith JR": a piece of a comma list that is a name by itself."""
+    """Whether a piece of a comma list is a name by itself: "Yann LeCun", "Smith JR"."""
     tokens = _name_text(piece).split()
     if len(tokens) < 2:
         return False
@@ -345,9 +346,10 @@ def _single_name_with_commas(pieces: list[str]) -> bool:
 
 
 def _name_strings(text: str) -> list[str]:
-    if len(_depth_zero_splits(text, _SEMICOLON)) > 1:
-        items = _depth_zero_splits(text, _SEMICOLON)
-        return [re.sub(r"^(?:and\s+|&\s*)", "", item.strip(), flags=re.IGNORECASE) for item in items]
+    items = _depth_zero_splits(text, _SEMICOLON)
+    if len(items) > 1:
+        # "Smith, J.; Doe, A.; and Lee, K." or "Smith, J.; Doe, A. & Lee, K.": each item a name.
+        return [name for item in items for name in _depth_zero_splits(item, _AND_SEPARATOR)]
     and_parts = [part for part in _depth_zero_splits(text, _AND_SEPARATOR) if part.strip()]
     comma_pieces = [_depth_zero_splits(part, _COMMA) for part in and_parts]
     if all(len([p for p in pieces if p.strip()]) < 2 for pieces in comma_pieces):
@@ -397,7 +399,7 @@ def surname_key(author: Author) -> str:
     A leading "The" of an organisation does not count either.
     """
     if author.family:
-        return fold_name(author.family)
+        return fold_name(_TRAILING_HOMONYM.sub("", author.family))
     if author.literal:
         words = fold(author.literal).split()
         if len(words) > 1 and words[0] == "the":

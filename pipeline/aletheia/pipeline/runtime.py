@@ -47,9 +47,9 @@ def parse_source_payload(source: str, raw: Any) -> list[WorkRecord]:
 
         return parse_arxiv_feed(raw)
     if source == SourceName.PUBMED:
-        from aletheia.sources.pubmed import parse_efetch_xml
+        from aletheia.sources.pubmed import parse_pubmed_raw
 
-        return parse_efetch_xml(raw)
+        return parse_pubmed_raw(raw)
     raise SourceParseError(source, "unknown source in library file")
 
 

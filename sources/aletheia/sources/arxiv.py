@@ -53,6 +53,7 @@ __all__ = [
     "ArxivEntry",
     "ArxivFeed",
     "arxiv_transport",
+    "arxiv_transports",
     "arxiv_web_transport",
     "parse_arxiv_atom",
     "parse_arxiv_feed",
@@ -124,10 +125,10 @@ def _is_error_entry(entry: ET.Element, entry_id: str | None) -> bool:
 def _authors(entry: ET.Element) -> tuple[Author, ...]:
     authors = []
     for author in entry.findall(f"{_ATOM}author"):
-        name = _text(author.find(f"{_ATOM}name"))
+        # arXiv metadata is typed by the submitters in TeX ("Schr\"odinger"): render it.
+        name = latex_to_unicode(_text(author.find(f"{_ATOM}name")) or "")
         if name:
-            # arXiv metadata is typed by the submitters in TeX ("Schr\"odinger"): render it.
-            authors.append(parse_name(latex_to_unicode(name)))
+            authors.append(parse_name(name))
     return tuple(authors)
 
 
@@ -172,7 +173,7 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
     record = WorkRecord(
         source=SOURCE,
         source_id=versioned_id,
-        title=latex_to_unicode(title) if title else None,
+        title=(latex_to_unicode(title) or None) if title else None,
         authors=_authors(entry),
         year=int(year_match.group(1)) if year_match else None,
         venue=_text(entry.find(f"{_ARXIV}journal_ref")),
@@ -469,3 +470,19 @@ def arxiv_web_transport(
 ) -> PoliteTransport:
     """The polite transport to arxiv.org (`settings.arxiv_url`), for HTML and PDF; same bucket."""
     return _arxiv_transport(http, settings, limiter, breaker, settings.arxiv_url)
+
+
+def arxiv_transports(
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None = None,
+) -> tuple[PoliteTransport, PoliteTransport]:
+    """The (export API, arxiv.org) transports for `ArxivClient`: one bucket, one breaker."""
+    from aletheia.sources.breaker import CircuitBreaker
+
+    shared = breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings)
+    return (
+        arxiv_transport(http, settings, limiter, shared),
+        arxiv_web_transport(http, settings, limiter, shared),
+    )

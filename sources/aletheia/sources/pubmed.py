@@ -68,6 +68,7 @@ __all__ = [
     "parse_esummary_doc",
     "parse_esummary_json",
     "parse_esummary_xml",
+    "parse_pubmed_raw",
     "pubmed_transport",
 ]
 
@@ -515,6 +516,19 @@ def parse_esummary_xml(xml_text: str | bytes) -> list[WorkRecord]:
         if record is not None:
             records.append(record)
     return records
+
+
+def parse_pubmed_raw(raw: Any) -> list[WorkRecord]:
+    """Records from any raw payload this module keeps: efetch XML (a whole response or one
+    article), an esummary JSON response, or one esummary document (what `summaries()` stores)."""
+    if isinstance(raw, str | bytes):
+        return parse_efetch_xml(raw)
+    if isinstance(raw, Mapping) and ("result" in raw or "header" in raw):
+        return parse_esummary_json(raw)
+    if isinstance(raw, Mapping):
+        record = parse_esummary_doc(raw)
+        return [record] if record is not None else []
+    raise SourceParseError(SOURCE, f"not a PubMed payload: {type(raw).__name__}")
 
 
 # --- esearch --------------------------------------------------------------------------------------

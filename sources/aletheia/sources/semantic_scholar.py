@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
 from aletheia.core.authors import parse_name
-
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
@@ -144,10 +143,9 @@ def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
     doi = clean_doi(str(external["DOI"])) if external.get("DOI") else None
     arxiv = clean_arxiv_id(str(external["ArXiv"])) if external.get("ArXiv") else None
     pmid = clean_pmid(str(external["PubMed"])) if external.get("PubMed") else None
-    pmc_value = str(external["PubMedCentral"]) if external.get("PubMedCentral") else None
-    pmcid = clean_pmcid(
-        pmc_value if pmc_value is None or pmc_value.upper().startswith("PMC") else f"PMC{pmc_value}"
-    )
+    # S2 gives a PMCID as bare digits ("6543210"); alone, clean_pmcid rightly takes those for a PMID.
+    pmc_value = str(external.get("PubMedCentral") or "")
+    pmcid = clean_pmcid(pmc_value if pmc_value.upper().startswith("PMC") else f"PMC{pmc_value}")
 
     urls: dict[str, str] = {}
     if url := _str(p.get("url"), "url"):
@@ -191,7 +189,7 @@ def canonical_paper_id(raw: str) -> str | None:
     if _PAPER_ID.match(text):
         return text.lower()
     match = _PREFIXED.match(text)
-    if match is None or match.group("prefix").lower() == "https" or match.group("prefix").lower() == "http":
+    if match is None or match.group("prefix").lower() in {"http", "https"}:
         doi = clean_doi(text)
         return f"DOI:{doi}" if doi else None
     prefix, value = match.group("prefix").upper(), match.group("value").strip()
@@ -208,7 +206,7 @@ def canonical_paper_id(raw: str) -> str | None:
         pmcid = clean_pmcid(value if value.upper().startswith("PMC") else f"PMC{value}")
         return f"PMCID:{pmcid.removeprefix('PMC')}" if pmcid else None
     if prefix == "CORPUSID":
-        return f"CorpusId:{int(value)}" if value.isdigit() else None
+        return f"CorpusId:{int(value)}" if value.isascii() and value.isdigit() else None
     if prefix in {"MAG", "ACL", "URL"} and value:
         return f"{prefix}:{value}"
     return None

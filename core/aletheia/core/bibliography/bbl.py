@@ -313,6 +313,26 @@ def _bbl_entry_fields(body: str) -> dict[str, str]:
         fields.setdefault(name, group[0])
 
 
+# biblatex's name and range punctuation macros, as the characters they print.
+_BBL_MACRO_TEXT: Final = {
+    "bibinitperiod": ".",
+    "bibinitdelim": " ",
+    "bibinithyphendelim": ".-",
+    "bibnamedelima": " ",
+    "bibnamedelimb": " ",
+    "bibnamedelimc": " ",
+    "bibnamedelimd": " ",
+    "bibnamedelimi": " ",
+    "bibrangedash": "–",
+    "bibdatedash": "–",
+}
+_BBL_MACROS = re.compile(r"\\(" + "|".join(_BBL_MACRO_TEXT) + r")\b\s?")
+
+
+def _bbl_macro(match: re.Match[str]) -> str:
+    return _BBL_MACRO_TEXT[match.group(1)]
+
+
 def _iter_bbl_entries(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
     lines = _LineCounter(text)
     index = 0
@@ -329,7 +349,7 @@ def _iter_bbl_entries(text: str, *, origin: str) -> Iterator[CitedReference | In
             index = match.end()
             continue
         key, entry_type = key_group[0].strip(), type_group[0].strip().lower()
-        fields = _bbl_entry_fields(text[type_group[1] : end.start()])
+        fields = _bbl_entry_fields(_BBL_MACROS.sub(_bbl_macro, text[type_group[1] : end.start()]))
         index = end.end()
         # biblatex records the name list as `author`, and dates split into year/month/day.
         yield reference_from_fields(key, entry_type, fields, origin=f"{origin}:{line}")

@@ -226,7 +226,7 @@ _ABBREVIATIONS: Final = frozenset(
         *("e.g", "i.e", "cf", "vs", "etc", "approx", "symp", "natl", "assoc", "am", "intl"),
     }
 )
-_VENUE_END = re.compile(r",\s*(?:vol\b|no\b|pp\b|\d)|\s+\d|\s*\(|\.\s|[.,;:]?$", re.IGNORECASE)
+_VENUE_END = re.compile(r",\s*(?:vol\b|no\b|pp\b|pages?\b|\d)|\s+\d|\s*\(|\.\s|[.,;:]?$", re.IGNORECASE)
 _IN_PREFIX = re.compile(r"^(?:in:?\s+|in\s*:\s*)", re.IGNORECASE)
 _VANCOUVER_AUTHORS = re.compile(
     r"^(?:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3},\s+)*"
@@ -285,7 +285,7 @@ def _sentence_end(text: str, start: int = 0) -> int:
             if char == ".":
                 word = re.search(r"([\w.]+)$", text[start:index])
                 token = word.group(1).lower() if word else ""
-                if (len(token) == 1 and token.isalpha()) or token in _ABBREVIATIONS:
+                if re.fullmatch(r"(?:[^\W\d_]\.)*[^\W\d_]", token) or token in _ABBREVIATIONS:
                     continue
             return index + 1
     return len(text)
@@ -345,23 +345,7 @@ def parse_reference_string(s: str) -> ReferenceFields:
     """
     text = normalize_whitespace(s)[:MAX_REFERENCE_CHARS]
     text = _LEADING_MARKER.sub("", text, count=1)
-    fields: ReferenceFields = {}
-
-    found = extract_identifiers(text)
-    if found.dois:
-        fields["doi"] = found.dois[0]
-    if found.arxiv_ids:
-        fields["arxiv_id"] = found.arxiv_ids[0].id
-        if found.arxiv_ids[0].version is not None:
-            fields["arxiv_version"] = found.arxiv_ids[0].version
-    if found.pmids:
-        fields["pmid"] = found.pmids[0]
-    if found.pmcids:
-        fields["pmcid"] = found.pmcids[0]
-    if found.isbns:
-        fields["isbn"] = found.isbns[0]
-    if found.urls:
-        fields["url"] = found.urls[0]
+    fields = _identifier_fields(text)
 
     masked = _masked(text, _identifier_spans(text))
     year, year_at = _pick_year(masked)
@@ -426,6 +410,8 @@ def _author_year_anchor(masked: str) -> re.Match[str] | None:
             anchor is not None
             and anchor.start() < len(masked) * 0.6
             and re.search(r"[^\W\d_]{2}", masked[: anchor.start()])
+            # Only the author list may come before it: no sentence ends earlier.
+            and _sentence_end(masked[: anchor.start()].rstrip()) >= len(masked[: anchor.start()].rstrip()) - 1
         ):
             return anchor
     return None
@@ -470,6 +456,11 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
     if first_end is not None:
         return masked[:first_end], *_title_and_venue(masked[first_end:].lstrip(" ."))
 
+    # plainnat, ACL, IEEE without quotes: "Chidi Okafor and Astrid Lindqvist. Title. Venue, 2019."
+    first_end = _sentence_end(masked)
+    if first_end < len(masked) and _looks_like_name_list(masked[:first_end]):
+        return masked[:first_end], *_title_and_venue(masked[first_end:])
+
     # AIP, Elsevier, IEEE without quotes: "M. R. Suresh and C. Milstein, Title, Venue 151, 192 (1985)".
     pieces = [piece.strip() for piece in masked.split(",")]
     names: list[str] = []
@@ -496,6 +487,29 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
             return authors, first[0], _clean_venue(first[1])
         return authors, None, _clean_venue(rest)
     return None, None, None
+
+
+_NAME_WORD = re.compile(
+    r"(?:[A-Z][a-z]?\.(?:-?[A-Z]\.)*|[A-Z][\w'’\-]*|van|von|de|der|den|da|di|du|le|la|del|dos|al|el|bin)$"
+)
+
+
+def _looks_like_name_list(segment: str) -> bool:
+    """Whether a sentence is only names: "Chidi Okafor and Astrid Lindqvist.", "R. Tanaka."."""
+    text = segment.strip().rstrip(".").strip()
+    if not text or re.search(r"\d", text):
+        return False
+    text = re.sub(r",?\s+et\s+al\.?$|,?\s+and\s+others$", "", text)
+    names = [name for name in re.split(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text) if name.strip()]
+    if not names or len(names) > 100:
+        return False
+    for name in names:
+        words = name.split()
+        if not 1 <= len(words) <= 5 or not all(_NAME_WORD.match(word) for word in words):
+            return False
+    # "Surname, Initials" pairs split at the comma are fine too; a lone capitalised word is a name
+    # only in a list ("Smith, Jones").
+    return len(names) > 1 or len(names[0].split()) > 1
 
 
 def _vancouver_authors_end(masked: str) -> int | None:
@@ -528,13 +542,44 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
 # --- references -----------------------------------------------------------------------------------
 
 
+def _identifier_fields(text: str) -> ReferenceFields:
+    found = extract_identifiers(text)
+    fields: ReferenceFields = {}
+    if found.dois:
+        fields["doi"] = found.dois[0]
+    if found.arxiv_ids:
+        fields["arxiv_id"] = found.arxiv_ids[0].id
+        if found.arxiv_ids[0].version is not None:
+            fields["arxiv_version"] = found.arxiv_ids[0].version
+    if found.pmids:
+        fields["pmid"] = found.pmids[0]
+    if found.pmcids:
+        fields["pmcid"] = found.pmcids[0]
+    if found.isbns:
+        fields["isbn"] = found.isbns[0]
+    if found.urls:
+        fields["url"] = found.urls[0]
+    return fields
+
+
 def reference_from_string(
-    text: str, *, key: str, origin: str | None, entry_type: str | None = None
+    text: str,
+    *,
+    key: str,
+    origin: str | None,
+    entry_type: str | None = None,
+    source: str | None = None,
 ) -> CitedReference:
     """A `CitedReference` for one reference string: `raw` is the string; the fields read from it
-    by `parse_reference_string` are filled in, the guessed ones named in `heuristic_fields`."""
+    by `parse_reference_string` are filled in, the guessed ones named in `heuristic_fields`.
+
+    `source` is the markup the string was rendered from (Markdown, LaTeX), when there was one:
+    identifiers missing from the string (a link's target) are taken from it.
+    """
     raw = normalize_whitespace(text)
     fields = parse_reference_string(raw)
+    if source is not None:
+        fields = {**_identifier_fields(source), **fields}  # the rendered string's own values win
     guessed = tuple(name for name in HEURISTIC_FIELDS if name in fields)
     return CitedReference(
         key=key,

@@ -23,6 +23,10 @@ from aletheia.sources.simulator.universe import SimWork, SourceCatalog, normaliz
 
 NOT_FOUND: Final = "Resource not found."
 MAX_ROWS: Final = 1000
+# Crossref ranks over ~170M records, where a title word is far rarer than in a test universe, so
+# its scores run higher: an exact title-and-author match scores roughly 40-150. BM25 over a small
+# universe is scaled by this factor to land in that range.
+SCORE_SCALE: Final = 5.0
 MAX_OFFSET: Final = 10000
 
 _LIST_PARAMS: Final = frozenset(
@@ -220,7 +224,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
             if not text:
                 continue
             for doc, score in index.scores(tokenize(text), candidates).items():
-                scores[doc] = scores.get(doc, 0.0) + score
+                scores[doc] = scores.get(doc, 0.0) + score * SCORE_SCALE
         matches = list(scores)
     else:
         matches = sorted(candidates)

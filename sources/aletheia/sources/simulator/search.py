@@ -103,7 +103,8 @@ def tokenize(text: str) -> list[str]:
     # again changes nothing.
     tokens = []
     for word in _WORD.findall(fold(text)):
-        if word in STOPWORDS:
+        # Single Latin letters (initials, the "s" of a possessive) carry no meaning in a title.
+        if word in STOPWORDS or (len(word) == 1 and "a" <= word <= "z"):
             continue
         stemmed = stem(word)
         if stemmed not in STOPWORDS:

@@ -1,0 +1,123 @@
+"""The one Celery app: its routing table and its configuration, read from settings lazily.
+
+Importing this module builds the app object and nothing else: the configuration below is an
+object whose attributes read `get_settings()` only when Celery first needs its configuration (a
+worker starting, a producer publishing), so `import aletheia.workers.app` needs no broker and no
+environment.
+
+Pools (docs/service.md): one queue each, started as separate worker processes by ops/start and
+docker-compose.yml with the concurrency model the queue's work needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery
+from celery.schedules import crontab
+from kombu import Queue
+
+from aletheia.config import get_settings
+from aletheia.pipeline import service
+
+QUEUES = ("retrieval", "parsing", "evidence", "writer", "control")
+
+# Explicit: every task name -> its queue. Names are the interface (pipeline/service.py); a
+# producer publishes by name without importing the task modules.
+ROUTES: dict[str, dict[str, str]] = {
+    service.START_BIBLIOGRAPHY: {"queue": "control"},
+    service.START_SWEEP: {"queue": "control"},
+    service.AUDIT: {"queue": "control"},
+    service.REDRIVE: {"queue": "control"},
+    service.REFRESH_RETRACTIONS: {"queue": "control"},
+    service.EXPAND_DOCUMENTS: {"queue": "parsing"},
+    service.VERIFY_ITEM: {"queue": "retrieval"},
+    service.VERIFY_CLAIM: {"queue": "evidence"},
+    service.RENDER_REPORT: {"queue": "writer"},
+}
+
+TASK_MODULES = (
+    "aletheia.workers.tasks.bibliography",
+    "aletheia.workers.tasks.retrieval",
+    "aletheia.workers.tasks.claims",
+    "aletheia.workers.tasks.writer",
+    "aletheia.workers.tasks.control",
+)
+
+
+def _crontab(expression: str) -> crontab:
+    minute, hour, day_of_month, month_of_year, day_of_week = expression.split()
+    return crontab(
+        minute=minute, hour=hour, day_of_month=day_of_month, month_of_year=month_of_year, day_of_week=day_of_week
+    )
+
+
+class LazyConfig:
+    """Celery reads these attributes when it configures itself, not at import time."""
+
+    # Static settings.
+    task_serializer = "json"
+    result_serializer = "json"
+    accept_content = ("json",)
+    task_routes = ROUTES
+    task_queues = tuple(Queue(name) for name in QUEUES)
+    task_default_queue = "control"
+    task_ignore_result = True  # results live in PostgreSQL, not in the broker
+    # Late acknowledgement: a task whose worker dies is delivered again (every step is idempotent).
+    task_acks_late = True
+    task_reject_on_worker_lost = True
+    worker_prefetch_multiplier = 1
+    worker_hijack_root_logger = False
+    worker_send_task_events = True  # Flower
+    task_send_sent_event = True
+    broker_connection_retry_on_startup = True
+    broker_connection_max_retries = None  # a broker restart is waited out, never fatal
+    timezone = "UTC"
+    enable_utc = True
+
+    @property
+    def broker_url(self) -> str:
+        url = get_settings().broker_url
+        if url is None:
+            raise RuntimeError("ALETHEIA_BROKER_URL is not set: the queue needs a broker (see ops/README.md)")
+        return url.get_secret_value()
+
+    @property
+    def broker_pool_limit(self) -> int:
+        return get_settings().redis_max_connections
+
+    @property
+    def broker_transport_options(self) -> dict[str, Any]:
+        s = get_settings()
+        return {
+            # Above the longest task: a message is handed out again only when its worker is gone.
+            "visibility_timeout": s.visibility_timeout_seconds,
+            "max_connections": s.redis_max_connections,
+            # Abandoned messages are looked for every few seconds, with a real scan each time.
+            "unacked_restore_interval": max(1, min(10, s.visibility_timeout_seconds // 4)),
+            "unacked_restore_throttle": 1,
+            "socket_timeout": 30,
+            "socket_connect_timeout": 10,
+            "retry_on_timeout": True,
+        }
+
+    @property
+    def task_annotations(self) -> dict[str, dict[str, Any]]:
+        limit = get_settings().parsing_time_limit_seconds
+        return {service.EXPAND_DOCUMENTS: {"time_limit": limit, "soft_time_limit": max(1, limit - 30)}}
+
+    @property
+    def beat_schedule(self) -> dict[str, dict[str, Any]]:
+        s = get_settings()
+        return {
+            "weekly-audit": {"task": service.AUDIT, "schedule": _crontab(s.audit_schedule)},
+            "refresh-retractions": {
+                "task": service.REFRESH_RETRACTIONS,
+                "schedule": _crontab(s.retraction_refresh_schedule),
+            },
+            "redrive": {"task": service.REDRIVE, "schedule": float(s.redrive_interval_seconds)},
+        }
+
+
+app = Celery("aletheia", include=list(TASK_MODULES))
+app.config_from_object(LazyConfig())

@@ -1,0 +1,18 @@
+"""Reports and artifacts (writer pool; writes for one repository path are serialised)."""
+
+from __future__ import annotations
+
+from celery import Task
+
+from aletheia.pipeline import service
+from aletheia.workers.app import app
+from aletheia.workers.context import worker_context
+
+
+@app.task(name=service.RENDER_REPORT, bind=True, max_retries=5, default_retry_delay=15)
+def render_report(self: Task, job_id: str) -> None:
+    """Render the job's report files, record them, mark the job done, tell its parent."""
+    try:
+        service.render_report(worker_context(), job_id)
+    except OSError as exc:  # a full disk or a locked file: try again later
+        raise self.retry(exc=exc) from None
