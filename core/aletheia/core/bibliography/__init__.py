@@ -1,1 +1,96 @@
-"""x"""
+"""Bibliographies in, `CitedReference`s out: every input format, parsed without I/O.
+
+The formats (`InputFormat`) and how each is read:
+
+| format    | module       | what a reference is                                            |
+|-----------|--------------|----------------------------------------------------------------|
+| bibtex    | `bibtex`     | an entry (BibTeX and biblatex; streamed, @string, crossref)    |
+| bbl/latex | `bbl`        | a `\\bibitem`, or a biblatex `\\entry` record                    |
+| markdown  | `markdown`   | a reference-list item, a footnote, a DOI/arXiv link            |
+| plain     | `plain`      | a numbered item, a paragraph, or a line                        |
+| csl_json  | `csl_json`   | an item                                                        |
+| pdf       | (pipeline)   | the text of a PDF's reference section, read as plain text      |
+
+Readers yield `CitedReference`s and `InputProblem`s in one stream: a malformed entry is a problem
+at its position, and reading continues. A whole input that cannot be read raises `InputError`.
+Reading files, stdin and PDFs is the pipeline's job (`aletheia.pipeline.inputs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Final
+
+from aletheia.core.bibliography.bbl import iter_bbl
+from aletheia.core.bibliography.bibtex import iter_bibtex
+from aletheia.core.bibliography.csl_json import iter_csl_json
+from aletheia.core.bibliography.formats import InputFormat, detect_format, detect_format_bytes
+from aletheia.core.bibliography.markdown import iter_markdown
+from aletheia.core.bibliography.plain import iter_plain, parse_reference_string
+from aletheia.core.bibliography.problems import InputError, InputProblem
+from aletheia.core.records import CitedReference
+
+__all__ = [
+    "InputError",
+    "InputFormat",
+    "InputProblem",
+    "detect_format",
+    "detect_format_bytes",
+    "iter_bibtex",
+    "parse_reference_string",
+    "parse_text",
+]
+
+# BibTeX given as one string is still fed to the streaming reader in pieces of this size.
+_CHUNK_CHARS: Final = 64 * 1024
+
+SUPPORTED: Final = "BibTeX/biblatex, .bbl, LaTeX, Markdown, plain text, CSL-JSON or PDF"
+
+
+def _chunks(text: str) -> Iterator[str]:
+    for start in range(0, len(text), _CHUNK_CHARS):
+        yield text[start : start + _CHUNK_CHARS]
+
+
+def parse_text(
+    text: str, *, origin: str, fmt: InputFormat | None = None
+) -> Iterator[CitedReference | InputProblem]:
+    """Read a bibliography given as text, detecting its format from the content (and `origin`'s
+    file extension, for ties) unless `fmt` says it.
+
+    Raises `InputError` (naming `origin`) for input that is binary, in no supported format, or
+    broken as a whole (JSON that does not parse); problems with single entries are yielded.
+    """
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise InputError(origin, f"binary data, not text (NUL character at offset {nul})")
+    if fmt is None:
+        fmt = detect_format(text, origin)
+    if fmt is InputFormat.BIBTEX:
+        return iter_bibtex(_chunks(text), origin=origin)
+    if fmt in (InputFormat.BBL, InputFormat.LATEX):
+        return iter_bbl(text, origin=origin)
+    if fmt is InputFormat.MARKDOWN:
+        return iter_markdown(text, origin=origin)
+    if fmt is InputFormat.PLAIN:
+        return iter_plain(text, origin=origin)
+    if fmt is InputFormat.CSL_JSON:
+        return _eager_errors(iter_csl_json(text, origin=origin))
+    if fmt is InputFormat.PDF:
+        raise InputError(origin, "a PDF is read from its bytes, not as text (aletheia.pipeline.inputs)")
+    raise InputError(origin, f"not a bibliography format Aletheia reads ({SUPPORTED})")
+
+
+def _eager_errors(stream: Iterator[CitedReference | InputProblem]) -> Iterator[CitedReference | InputProblem]:
+    """Run a reader up to its first result now, so a whole-input `InputError` is raised by the call
+    to `parse_text` rather than by the first `next()` on the stream."""
+    try:
+        first = next(stream)
+    except StopIteration:
+        return iter(())
+
+    def rest() -> Iterator[CitedReference | InputProblem]:
+        yield first
+        yield from stream
+
+    return rest()

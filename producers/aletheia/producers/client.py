@@ -1,0 +1,189 @@
+"""A Python client for agents and scripts: submit work, follow it, read its result.
+
+    from aletheia.producers.client import AletheiaClient
+    client = AletheiaClient()
+    job = client.submit(["paper.bib"])
+    client.wait(job, timeout=600)
+    report = client.result(job)          # {"summary": ..., "references": [...]}
+
+With `ALETHEIA_BROKER_URL` set, jobs go onto the queue and the worker pools do them; without it
+the same steps run in this process before `submit` returns (the embedded default). Either way the
+job and its results are rows in the database named by `ALETHEIA_DATABASE_URL`.
+`AsyncAletheiaClient` offers the same operations as coroutines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from aletheia.config import Settings, get_settings
+from aletheia.pipeline import service
+from aletheia.pipeline.runtime import Runtime
+from aletheia.pipeline.service import InputDocument
+from aletheia.storage.models import JobStatus
+
+FINISHED = (JobStatus.DONE, JobStatus.FAILED)
+
+
+class JobTimeout(TimeoutError):
+    def __init__(self, job_id: str, status: dict[str, Any]) -> None:
+        super().__init__(f"job {job_id} is still {status['status']} ({status['pending']} pending)")
+        self.job_id = job_id
+        self.status = status
+
+
+class AletheiaClient:
+    def __init__(self, settings: Settings | None = None, *, submitted_by: str | None = None) -> None:
+        self.settings = settings or get_settings()
+        self.submitted_by = submitted_by or _whoami()
+        self._runtime: Runtime | None = None
+
+    @property
+    def runtime(self) -> Runtime:
+        if self._runtime is None:
+            self._runtime = Runtime.open(self.settings)
+        return self._runtime
+
+    @property
+    def queued(self) -> bool:
+        """True when a broker is configured (the pools do the work), False for the embedded mode."""
+        return self.settings.broker_url is not None
+
+    # --- submitting -------------------------------------------------------------------------------
+
+    def _dispatch(self, submit: Any) -> str:
+        if self.queued:
+            from aletheia.workers.dispatch import CeleryDispatcher
+
+            job_id: str = submit(CeleryDispatcher())
+            return job_id
+        inline = service.InlineDispatcher()
+        ctx = service.ServiceContext(
+            runtime=self.runtime, dispatcher=inline, runner=service.LoopThread(), defer_tokens=False
+        )
+        try:
+            job_id = submit(inline)
+            inline.drain(ctx)
+        finally:
+            ctx.close()
+        return job_id
+
+    def submit(self, files: Sequence[str | Path]) -> str:
+        """A bibliography job over the files (BibTeX, .bbl, Markdown, plain lists, CSL-JSON, PDF)."""
+        documents = [InputDocument.read(Path(f)) for f in files]
+        return self.submit_documents(documents)
+
+    def submit_text(self, text: str, *, name: str = "bibliography.txt") -> str:
+        """A bibliography job over text given inline; `name`'s extension hints at the format."""
+        return self.submit_documents([InputDocument(name=name, data=text.encode("utf-8"))])
+
+    def submit_documents(self, documents: Sequence[InputDocument]) -> str:
+        return self._dispatch(
+            lambda d: service.submit_bibliography(self.runtime, d, documents, submitted_by=self.submitted_by)
+        )
+
+    def submit_claim(self, claim: str) -> str:
+        return self._dispatch(lambda d: service.submit_claim(self.runtime, d, claim, submitted_by=self.submitted_by))
+
+    def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
+        return self._dispatch(
+            lambda d: service.submit_sweep(
+                self.runtime, d, repositories, submitted_by=self.submitted_by, register=register
+            )
+        )
+
+    def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:
+        """Submit a claim; with `wait`, return its result (or the failure) once the job settles."""
+        job_id = self.submit_claim(claim)
+        if not wait:
+            return {"job_id": job_id, "status": self.status(job_id)["status"]}
+        status = self.wait(job_id, timeout=timeout)
+        if status["status"] == JobStatus.FAILED:
+            return {"job_id": job_id, "status": status["status"], "error": status["error"]}
+        return self.result(job_id)
+
+    # --- following --------------------------------------------------------------------------------
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        return service.job_status(self.runtime, job_id)
+
+    def wait(self, job_id: str, *, timeout: float | None = None, poll: float = 0.5) -> dict[str, Any]:
+        """Poll until the job is done or failed; raise `JobTimeout` after `timeout` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = min(poll, 0.1)
+        while True:
+            status = self.status(job_id)
+            if status["status"] in FINISHED:
+                return status
+            if deadline is not None and time.monotonic() >= deadline:
+                raise JobTimeout(job_id, status)
+            time.sleep(pause)
+            pause = min(poll, pause * 1.5)
+
+    def result(self, job_id: str) -> dict[str, Any]:
+        """The job's report document, from its rows (a claim: its stored result)."""
+        job = self.runtime.jobs.job(job_id)
+        if job is None:
+            raise service.JobNotFound(job_id)
+        if job.kind == service.KIND_BIBLIOGRAPHY:
+            return service.job_document(self.runtime, job_id)
+        return {"summary": service.job_summary(self.runtime, job_id)}
+
+
+class AsyncAletheiaClient:
+    """The same operations as coroutines (database work runs in a thread, never on the loop)."""
+
+    def __init__(self, settings: Settings | None = None, *, submitted_by: str | None = None) -> None:
+        self.sync = AletheiaClient(settings, submitted_by=submitted_by)
+
+    async def submit(self, files: Sequence[str | Path]) -> str:
+        return await asyncio.to_thread(self.sync.submit, files)
+
+    async def submit_text(self, text: str, *, name: str = "bibliography.txt") -> str:
+        return await asyncio.to_thread(self.sync.submit_text, text, name=name)
+
+    async def submit_claim(self, claim: str) -> str:
+        return await asyncio.to_thread(self.sync.submit_claim, claim)
+
+    async def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
+        return await asyncio.to_thread(self.sync.sweep, repositories, register=register)
+
+    async def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:
+        job_id = await self.submit_claim(claim)
+        if not wait:
+            return {"job_id": job_id, "status": (await self.status(job_id))["status"]}
+        status = await self.wait(job_id, timeout=timeout)
+        if status["status"] == JobStatus.FAILED:
+            return {"job_id": job_id, "status": status["status"], "error": status["error"]}
+        return await self.result(job_id)
+
+    async def status(self, job_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.status, job_id)
+
+    async def wait(self, job_id: str, *, timeout: float | None = None, poll: float = 0.5) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        pause = min(poll, 0.1)
+        while True:
+            status = await self.status(job_id)
+            if status["status"] in FINISHED:
+                return status
+            if deadline is not None and loop.time() >= deadline:
+                raise JobTimeout(job_id, status)
+            await asyncio.sleep(pause)
+            pause = min(poll, pause * 1.5)
+
+    async def result(self, job_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.result, job_id)
+
+
+def _whoami() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (containers)
+        return "unknown"

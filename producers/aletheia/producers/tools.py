@@ -1,0 +1,157 @@
+"""The client's operations as JSON-schema tool definitions an LLM agent can call (seed 003 §5).
+
+`TOOLS` is a list of `{"name", "description", "input_schema"}` objects (the shape the Anthropic
+and OpenAI tool APIs take; the schema is plain JSON Schema), and `call_tool(client, name, args)`
+runs one call and returns a JSON-serialisable result, so an agent loop is:
+
+    result = call_tool(client, block.name, block.input)
+
+Every tool is deterministic: verdicts come from the sources, never from the calling model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aletheia.producers.client import AletheiaClient, JobTimeout
+
+_JOB_ID = {"type": "string", "description": "A job id returned by a submit tool.", "pattern": "^[0-9a-f]{32}$"}
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "submit_bibliography",
+        "description": (
+            "Queue a bibliography for verification against Crossref, OpenAlex, Semantic Scholar, arXiv "
+            "and PubMed. Give either file paths readable by the service or the bibliography text. "
+            "Returns the job id at once; use wait_for_job then job_result."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "paths": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                          "description": "BibTeX, .bbl, Markdown, plain reference list, CSL-JSON or PDF files."},
+                "text": {"type": "string", "minLength": 1, "description": "The bibliography itself."},
+                "filename": {"type": "string", "default": "bibliography.bib",
+                             "description": "With `text`: a file name whose extension names the format."},
+            },
+            "oneOf": [{"required": ["paths"]}, {"required": ["text"]}],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "verify_claim",
+        "description": (
+            "Check a factual claim against the literature and cite the works that support it. Waits for "
+            "the result unless wait is false (then returns the job id)."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "claim": {"type": "string", "minLength": 1},
+                "wait": {"type": "boolean", "default": True},
+                "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
+            },
+            "required": ["claim"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "sweep_repositories",
+        "description": (
+            "Re-verify every citation artifact (docs/citations/*.md) and bibliography in each repository "
+            "directory, with one report per repository. Returns the job id."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {"paths": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+            "required": ["paths"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "job_status",
+        "description": "The state of a job: queued, running, done or failed, with item counts by verdict.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"job_id": _JOB_ID},
+            "required": ["job_id"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "wait_for_job",
+        "description": "Wait until a job is done or failed (or the timeout passes) and return its status.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "job_id": _JOB_ID,
+                "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
+            },
+            "required": ["job_id"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "job_result",
+        "description": (
+            "The report of a finished job: a summary and, per reference, the verdict (verified, "
+            "metadata_error, not_found, fabricated, retracted, ...), the reasons, the field-by-field "
+            "evidence and the corrected values."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {"job_id": _JOB_ID},
+            "required": ["job_id"],
+            "additionalProperties": False,
+        },
+    },
+]
+
+TOOL_NAMES = frozenset(t["name"] for t in TOOLS)
+
+
+class ToolError(ValueError):
+    """A call the tool definitions do not allow (unknown tool, missing or extra arguments)."""
+
+
+def _check(name: str, args: dict[str, Any]) -> None:
+    schema = next((t["input_schema"] for t in TOOLS if t["name"] == name), None)
+    if schema is None:
+        raise ToolError(f"unknown tool {name!r}; known: {', '.join(sorted(TOOL_NAMES))}")
+    if not isinstance(args, dict):
+        raise ToolError("arguments must be an object")
+    extra = set(args) - set(schema["properties"])
+    if extra:
+        raise ToolError(f"{name}: unknown argument(s) {', '.join(sorted(extra))}")
+    missing = [r for r in schema.get("required", []) if r not in args]
+    if missing:
+        raise ToolError(f"{name}: missing argument(s) {', '.join(missing)}")
+
+
+def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Run one tool call; errors the agent can act on come back as `{"error": ...}`."""
+    _check(name, args)
+    try:
+        if name == "submit_bibliography":
+            if ("paths" in args) == ("text" in args):
+                raise ToolError("submit_bibliography: give exactly one of paths, text")
+            if "paths" in args:
+                return {"job_id": client.submit(args["paths"])}
+            return {"job_id": client.submit_text(args["text"], name=args.get("filename", "bibliography.bib"))}
+        if name == "verify_claim":
+            return client.verify_claim(
+                args["claim"], wait=args.get("wait", True), timeout=float(args.get("timeout_seconds", 600))
+            )
+        if name == "sweep_repositories":
+            return {"job_id": client.sweep(args["paths"])}
+        if name == "job_status":
+            return client.status(args["job_id"])
+        if name == "wait_for_job":
+            return client.wait(args["job_id"], timeout=float(args.get("timeout_seconds", 600)))
+        if name == "job_result":
+            return client.result(args["job_id"])
+    except JobTimeout as exc:
+        return {"error": str(exc), "status": exc.status}
+    except (LookupError, ValueError, OSError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    raise ToolError(f"unknown tool {name!r}")  # unreachable: _check knows every name
