@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings
+from aletheia.sources.safe_xml import parse_untrusted_xml
 from aletheia.sources.simulator import (
     SimulatorApp,
     SimulatorConfig,
@@ -132,7 +133,12 @@ def test_crossref_work_envelope_and_fields(sim: SimulatorServer, client: httpx.C
     message = payload["message"]
     assert message["title"] == ["Circadian Regulation of Hepatic Lipid Metabolism in Zebrafish"]
     assert message["container-title"] == ["Journal of Comparative Physiology"]
-    assert message["author"][0] == {"given": "Maria", "family": "Okonkwo", "sequence": "first", "affiliation": []}
+    assert message["author"][0] == {
+        "given": "Maria",
+        "family": "Okonkwo",
+        "sequence": "first",
+        "affiliation": [],
+    }
     assert message["author"][1]["sequence"] == "additional"
     assert message["issued"]["date-parts"][0][0] == 2019
     assert message["DOI"] == "10.5555/jcp.2019.0417"
@@ -160,7 +166,9 @@ def test_crossref_percent_encoded_doi_path(sim: SimulatorServer, client: httpx.C
     }
 
 
-def test_crossref_bibliographic_search_ranks_the_cited_work_first(sim: SimulatorServer, client: httpx.Client) -> None:
+def test_crossref_bibliographic_search_ranks_the_cited_work_first(
+    sim: SimulatorServer, client: httpx.Client
+) -> None:
     params = {"query.bibliographic": "Okonkwo circadian hepatic lipid zebrafish 2019", "rows": "3"}
     response = client.get(sim.url_for("crossref") + "/works", params=params)
     message = response.json()["message"]
@@ -183,12 +191,18 @@ def test_crossref_date_filters_and_select(sim: SimulatorServer, client: httpx.Cl
     assert message["total-results"] == 3
 
 
-def test_crossref_updates_filter_finds_the_retraction_notice(sim: SimulatorServer, client: httpx.Client) -> None:
+def test_crossref_updates_filter_finds_the_retraction_notice(
+    sim: SimulatorServer, client: httpx.Client
+) -> None:
     params = {"filter": "updates:10.5555/mat.2018.311"}
     items = client.get(sim.url_for("crossref") + "/works", params=params).json()["message"]["items"]
     assert [item["DOI"] for item in items] == ["10.5555/mat.2019.ret1"]
     update = items[0]["update-to"][0]
-    assert (update["DOI"], update["type"], update["label"]) == ("10.5555/mat.2018.311", "retraction", "Retraction")
+    assert (update["DOI"], update["type"], update["label"]) == (
+        "10.5555/mat.2018.311",
+        "retraction",
+        "Retraction",
+    )
     work = client.get(sim.url_for("crossref") + "/works/10.5555/mat.2018.311").json()["message"]
     assert work["updated-by"][0]["DOI"] == "10.5555/mat.2019.ret1"
 
@@ -217,7 +231,12 @@ def test_crossref_validation_failures(
 
 @pytest.mark.parametrize(
     "identifier",
-    ["doi:10.5555/lrh.2020.77", "https://doi.org/10.5555/lrh.2020.77", "10.5555/LRH.2020.77", "pmid:32000111"],
+    [
+        "doi:10.5555/lrh.2020.77",
+        "https://doi.org/10.5555/lrh.2020.77",
+        "10.5555/LRH.2020.77",
+        "pmid:32000111",
+    ],
 )
 def test_openalex_single_work_by_any_id(sim: SimulatorServer, client: httpx.Client, identifier: str) -> None:
     work = client.get(sim.url_for("openalex") + "/works/" + identifier).json()
@@ -230,7 +249,10 @@ def test_openalex_single_work_by_any_id(sim: SimulatorServer, client: httpx.Clie
 
 
 def test_openalex_list_envelope_and_doi_filter(sim: SimulatorServer, client: httpx.Client) -> None:
-    params = {"filter": "doi:10.5555/lrh.2020.77|https://doi.org/10.5555/mat.2018.311|10.5555/none", "per-page": "50"}
+    params = {
+        "filter": "doi:10.5555/lrh.2020.77|https://doi.org/10.5555/mat.2018.311|10.5555/none",
+        "per-page": "50",
+    }
     payload = client.get(sim.url_for("openalex") + "/works", params=params).json()
     assert set(payload) == {"meta", "results", "group_by"}
     assert payload["meta"]["count"] == 2
@@ -242,7 +264,9 @@ def test_openalex_list_envelope_and_doi_filter(sim: SimulatorServer, client: htt
 def test_openalex_title_search_needs_every_word(sim: SimulatorServer, client: httpx.Client) -> None:
     url = sim.url_for("openalex") + "/works"
     hits = client.get(url, params={"filter": "title.search:coral reef drone"}).json()["results"]
-    assert [w["title"] for w in hits] == ["Measuring coral reef resilience using drone imagery"]  # the override
+    assert [w["title"] for w in hits] == [
+        "Measuring coral reef resilience using drone imagery"
+    ]  # the override
     assert "relevance_score" in hits[0]
     none = client.get(url, params={"filter": "title.search:coral reef satellite"}).json()
     assert none["meta"]["count"] == 0 and none["results"] == []
@@ -258,9 +282,13 @@ def test_openalex_errors(sim: SimulatorServer, client: httpx.Client) -> None:
 
 
 def test_openalex_arxiv_only_work_gets_arxivs_datacite_doi() -> None:
-    built = universe_from_records([{"title": "Only On arXiv", "arxiv_id": "2201.00007", "sources": ["openalex"]}])
+    built = universe_from_records(
+        [{"title": "Only On arXiv", "arxiv_id": "2201.00007", "sources": ["openalex"]}]
+    )
     with SimulatorServer(built, SimulatorConfig.unlimited()) as server, httpx.Client() as http:
-        results = http.get(server.url_for("openalex") + "/works", params={"search": "arxiv only"}).json()["results"]
+        results = http.get(server.url_for("openalex") + "/works", params={"search": "arxiv only"}).json()[
+            "results"
+        ]
     assert results[0]["doi"] == "https://doi.org/10.48550/arxiv.2201.00007"
     assert results[0]["primary_location"]["landing_page_url"] == "http://arxiv.org/abs/2201.00007"
 
@@ -274,7 +302,9 @@ def test_openalex_arxiv_only_work_gets_arxivs_datacite_doi() -> None:
 )
 def test_s2_paper_by_id(sim: SimulatorServer, client: httpx.Client, identifier: str) -> None:
     params = {"fields": "title,year,externalIds,authors"}
-    paper = client.get(sim.url_for("semantic_scholar") + "/graph/v1/paper/" + identifier, params=params).json()
+    paper = client.get(
+        sim.url_for("semantic_scholar") + "/graph/v1/paper/" + identifier, params=params
+    ).json()
     assert list(paper) == ["paperId", "title", "year", "externalIds", "authors"]
     assert paper["externalIds"]["DOI"] == "10.5555/jcp.2019.0417"
     assert paper["externalIds"]["PubMed"] == "31234567"
@@ -289,7 +319,9 @@ def test_s2_override_and_s2_only_work(sim: SimulatorServer, client: httpx.Client
     base = sim.url_for("semantic_scholar") + "/graph/v1/paper/"
     coral = client.get(base + "DOI:10.5555/mar.2017.12", params={"fields": "year"}).json()
     assert coral["year"] == 2016
-    match = client.get(base + "search/match", params={"query": "survey of citation hallucination in language models"})
+    match = client.get(
+        base + "search/match", params={"query": "survey of citation hallucination in language models"}
+    )
     assert match.status_code == 200
     hit = match.json()["data"][0]
     assert hit["title"] == "A Survey of Citation Hallucination in Language Models"
@@ -301,7 +333,9 @@ def test_s2_not_found_shapes(sim: SimulatorServer, client: httpx.Client) -> None
     missing = client.get(base + "DOI:10.5555/none")
     assert missing.status_code == 404
     assert missing.json() == {"error": "Paper with id DOI:10.5555/none not found"}
-    no_match = client.get(base + "search/match", params={"query": "an entirely different paper about volcanoes"})
+    no_match = client.get(
+        base + "search/match", params={"query": "an entirely different paper about volcanoes"}
+    )
     assert no_match.status_code == 404
     assert no_match.json() == {"error": "Title match not found"}
     bad_field = client.get(base + "DOI:10.5555/jcp.2019.0417", params={"fields": "title,colour"})
@@ -312,7 +346,9 @@ def test_s2_not_found_shapes(sim: SimulatorServer, client: httpx.Client) -> None
 def test_s2_batch_keeps_order_with_null_for_unknown(sim: SimulatorServer, client: httpx.Client) -> None:
     ids = ["ARXIV:2103.04512", "DOI:10.5555/none", "PMID:32000111"]
     response = client.post(
-        sim.url_for("semantic_scholar") + "/graph/v1/paper/batch", params={"fields": "title"}, json={"ids": ids}
+        sim.url_for("semantic_scholar") + "/graph/v1/paper/batch",
+        params={"fields": "title"},
+        json={"ids": ids},
     )
     papers = response.json()
     assert len(papers) == 3
@@ -334,7 +370,11 @@ def test_s2_search_shapes(sim: SimulatorServer, client: httpx.Client) -> None:
 
 
 def _feed(text: str) -> ET.Element:
-    return ET.fromstring(text)
+    return _xml(text)
+
+
+def _xml(text: str | bytes) -> ET.Element:
+    return parse_untrusted_xml(text, source="test", allow_doctype=True)
 
 
 def test_arxiv_id_list_serves_the_latest_version(sim: SimulatorServer, client: httpx.Client) -> None:
@@ -348,8 +388,14 @@ def test_arxiv_id_list_serves_the_latest_version(sim: SimulatorServer, client: h
     assert entry.findtext(f"{ATOM}published", "").startswith("2021-03-")  # v1, in the id's month
     assert entry.findtext(f"{ATOM}updated", "").startswith("2021-06-")  # v2
     assert entry.findtext(f"{ARXIV}doi") == "10.5555/cir.2021.88"
-    assert entry.findtext(f"{ARXIV}journal_ref") == "Proceedings of the Conference on Information Retrieval (2021)"
-    assert [a.findtext(f"{ATOM}name") for a in entry.findall(f"{ATOM}author")] == ["Wei Zhang", "Amara Diallo"]
+    assert (
+        entry.findtext(f"{ARXIV}journal_ref")
+        == "Proceedings of the Conference on Information Retrieval (2021)"
+    )
+    assert [a.findtext(f"{ATOM}name") for a in entry.findall(f"{ATOM}author")] == [
+        "Wei Zhang",
+        "Amara Diallo",
+    ]
     assert [c.get("term") for c in entry.findall(f"{ATOM}category")] == ["cs.IR", "cs.CL"]
     assert feed.findtext(f"{OPENSEARCH}totalResults") == "1"
     v1 = _feed(client.get(sim.url_for("arxiv_api") + "/api/query", params={"id_list": "2103.04512v1"}).text)
@@ -357,7 +403,9 @@ def test_arxiv_id_list_serves_the_latest_version(sim: SimulatorServer, client: h
 
 
 def test_arxiv_old_style_id(sim: SimulatorServer, client: httpx.Client) -> None:
-    feed = _feed(client.get(sim.url_for("arxiv_api") + "/api/query", params={"id_list": "hep-th/9901001"}).text)
+    feed = _feed(
+        client.get(sim.url_for("arxiv_api") + "/api/query", params={"id_list": "hep-th/9901001"}).text
+    )
     assert feed.findtext(f"{ATOM}entry/{ATOM}id") == "http://arxiv.org/abs/hep-th/9901001v1"
 
 
@@ -379,7 +427,9 @@ def test_arxiv_unknown_and_malformed_ids(sim: SimulatorServer, client: httpx.Cli
 def test_arxiv_search_query(sim: SimulatorServer, client: httpx.Client) -> None:
     url = sim.url_for("arxiv_api") + "/api/query"
     phrase = _feed(client.get(url, params={"search_query": 'ti:"sparse attention kernels"'}).text)
-    assert [e.findtext(f"{ATOM}id") for e in phrase.findall(f"{ATOM}entry")] == ["http://arxiv.org/abs/2103.04512v2"]
+    assert [e.findtext(f"{ATOM}id") for e in phrase.findall(f"{ATOM}entry")] == [
+        "http://arxiv.org/abs/2103.04512v2"
+    ]
     wrong_order = _feed(client.get(url, params={"search_query": 'ti:"kernels sparse attention"'}).text)
     assert wrong_order.findtext(f"{OPENSEARCH}totalResults") == "0"
     fields = _feed(client.get(url, params={"search_query": "au:petrov AND ti:boundary"}).text)
@@ -392,7 +442,10 @@ def test_arxiv_site_abs_html_pdf(sim: SimulatorServer, client: httpx.Client) -> 
     site = sim.url_for("arxiv")
     abs_page = client.get(site + "/abs/2103.04512")
     assert abs_page.status_code == 200
-    assert '<meta name="citation_title" content="Sparse Attention Kernels for Long Document Retrieval" />' in abs_page.text
+    assert (
+        '<meta name="citation_title" content="Sparse Attention Kernels for Long Document Retrieval" />'
+        in abs_page.text
+    )
     html = client.get(site + "/html/2103.04512v1")
     assert html.status_code == 200 and 'class="ltx_document' in html.text
     pdf = client.get(site + "/pdf/2103.04512")
@@ -431,8 +484,12 @@ def _eutils(sim: SimulatorServer, name: str) -> str:
         ("2018:2019[dp] NOT graphene", ["31234567"]),
     ],
 )
-def test_pubmed_esearch_json(sim: SimulatorServer, client: httpx.Client, term: str, expected: list[str]) -> None:
-    payload = client.get(_eutils(sim, "esearch"), params={"db": "pubmed", "term": term, "retmode": "json"}).json()
+def test_pubmed_esearch_json(
+    sim: SimulatorServer, client: httpx.Client, term: str, expected: list[str]
+) -> None:
+    payload = client.get(
+        _eutils(sim, "esearch"), params={"db": "pubmed", "term": term, "retmode": "json"}
+    ).json()
     result = payload["esearchresult"]
     assert payload["header"]["type"] == "esearch"
     assert result["idlist"] == expected
@@ -443,7 +500,7 @@ def test_pubmed_esearch_json(sim: SimulatorServer, client: httpx.Client, term: s
 
 def test_pubmed_esearch_xml(sim: SimulatorServer, client: httpx.Client) -> None:
     text = client.get(_eutils(sim, "esearch"), params={"db": "pubmed", "term": "zebrafish"}).text
-    root = ET.fromstring(text)
+    root = _xml(text)
     assert root.tag == "eSearchResult"
     assert [e.text for e in root.findall("IdList/Id")] == ["31234567"]
     assert root.findtext("Count") == "1"
@@ -463,9 +520,11 @@ def test_pubmed_esummary_json_with_an_unknown_uid(sim: SimulatorServer, client: 
 
 
 def test_pubmed_efetch_xml(sim: SimulatorServer, client: httpx.Client) -> None:
-    response = client.post(_eutils(sim, "efetch"), data={"db": "pubmed", "id": "31234567,1", "retmode": "xml"})
+    response = client.post(
+        _eutils(sim, "efetch"), data={"db": "pubmed", "id": "31234567,1", "retmode": "xml"}
+    )
     assert "<!DOCTYPE PubmedArticleSet" in response.text
-    root = ET.fromstring(response.text)
+    root = _xml(response.text)
     assert root.tag == "PubmedArticleSet"
     articles = root.findall("PubmedArticle")
     assert len(articles) == 1
@@ -486,7 +545,9 @@ def test_pubmed_efetch_xml(sim: SimulatorServer, client: httpx.Client) -> None:
 # --- routing, control endpoints, settings ---------------------------------------------------------
 
 
-def test_env_for_points_every_setting_at_the_simulator(sim: SimulatorServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_for_points_every_setting_at_the_simulator(
+    sim: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name, value in env_for(sim.base_url).items():
         monkeypatch.setenv(name, value)
     settings = Settings()
@@ -509,7 +570,10 @@ def test_control_endpoints_change_limits_at_run_time(universe: Universe) -> None
         work = server.url_for("crossref") + "/works/10.5555/jcp.2019.0417"
         assert http.get(work).status_code == 200
         patch = {"sources": {"crossref": {"rate": 0.001, "burst": 1}}}
-        assert http.post(server.base_url + "/_sim/config", json=patch).json()["sources"]["crossref"]["rate"] == 0.001
+        assert (
+            http.post(server.base_url + "/_sim/config", json=patch).json()["sources"]["crossref"]["rate"]
+            == 0.001
+        )
         assert [http.get(work).status_code for _ in range(2)] == [200, 429]
         stats = http.get(server.base_url + "/_sim/stats").json()
         crossref = stats["sources"]["crossref"]
@@ -517,7 +581,12 @@ def test_control_endpoints_change_limits_at_run_time(universe: Universe) -> None
         assert crossref["by_status"] == {"200": 2, "429": 1}
         assert crossref["rate_limited"] == 1
         assert crossref["ids_requested"] == {"10.5555/jcp.2019.0417": 3}
-        assert http.post(server.base_url + "/_sim/config", json={"sources": {"crossref": {"rate": -1}}}).status_code == 400
+        assert (
+            http.post(
+                server.base_url + "/_sim/config", json={"sources": {"crossref": {"rate": -1}}}
+            ).status_code
+            == 400
+        )
         assert http.post(server.base_url + "/_sim/reset").json() == {"status": "ok"}
         assert server.stats()["sources"]["crossref"]["requests"] == 0
 
@@ -537,7 +606,9 @@ def test_exceeding_a_tight_limit_is_429_with_retry_after(universe: Universe) -> 
 
 
 def test_crossref_search_has_its_own_bucket(universe: Universe) -> None:
-    config = SimulatorConfig.unlimited().with_source("crossref", rate=100, burst=100, search_rate=0.01, search_burst=1)
+    config = SimulatorConfig.unlimited().with_source(
+        "crossref", rate=100, burst=100, search_rate=0.01, search_burst=1
+    )
     with SimulatorServer(universe, config) as server, httpx.Client() as http:
         search = server.url_for("crossref") + "/works?query.bibliographic=zebrafish"
         single = server.url_for("crossref") + "/works/10.5555/jcp.2019.0417"
@@ -581,7 +652,7 @@ async def _run_faults(universe: Universe, seed: int, n: int = 200) -> list[tuple
         "openalex", faults={"error_500": 0.1, "error_503": 0.1, "malformed": 0.1, "hang": 0.05, "reset": 0.05}
     )
     app = SimulatorApp(universe, config)
-    outcomes = []
+    outcomes: list[tuple[str, int]] = []
     for _ in range(n):
         response = await app.handle(_request("/openalex/works/doi:10.5555/lrh.2020.77"))
         if response.action != "respond":
@@ -617,7 +688,9 @@ async def test_fault_rates_are_roughly_as_configured_and_seeded(universe: Univer
 
 
 async def test_per_kind_fault_rates(universe: Universe) -> None:
-    config = SimulatorConfig.unlimited().with_source("crossref", faults_by_kind={"search": {"error_503": 1.0}})
+    config = SimulatorConfig.unlimited().with_source(
+        "crossref", faults_by_kind={"search": {"error_503": 1.0}}
+    )
     app = SimulatorApp(universe, config)
     single = await app.handle(_request("/crossref/works/10.5555/jcp.2019.0417"))
     search = await app.handle(_request("/crossref/works?query.bibliographic=zebrafish"))
@@ -632,7 +705,9 @@ def test_transport_faults_reach_the_client(universe: Universe) -> None:
         server.configure({"sources": {"semantic_scholar": {"faults": {"reset": 1.0}}}})
         with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
             http.get(url)
-        server.configure({"sources": {"semantic_scholar": {"faults": {"reset": 0.0, "hang": 1.0}, "hang_seconds": 0.2}}})
+        server.configure(
+            {"sources": {"semantic_scholar": {"faults": {"reset": 0.0, "hang": 1.0}, "hang_seconds": 0.2}}}
+        )
         with pytest.raises(httpx.ReadTimeout):
             http.get(url)
         server.configure({"sources": {"semantic_scholar": {"faults": {"hang": 0.0, "malformed": 1.0}}}})

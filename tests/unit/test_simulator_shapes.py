@@ -13,6 +13,7 @@ import pytest
 
 from aletheia.core.records import Author, RetractionKind, WorkRecord
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
+from aletheia.sources.simulator.universe import WorkSource
 
 UNIVERSE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "simulator" / "universe.jsonl"
 
@@ -42,8 +43,8 @@ def client() -> Iterator[httpx.Client]:
         yield http
 
 
-def _known(universe: Universe, source: str) -> list[SimWork]:
-    return [work.view(source) for work in universe.works if source in work.known_by]  # type: ignore[arg-type]
+def _known(universe: Universe, source: WorkSource) -> list[SimWork]:
+    return [work.view(source) for work in universe.works if source in work.known_by]
 
 
 def _displays(authors: tuple[Author, ...]) -> list[str]:
@@ -71,17 +72,21 @@ def test_crossref_single_and_list(sim: SimulatorServer, client: httpx.Client, un
         ]
         if work.retracted:
             assert [n.kind for n in record.retraction_notices] == [RetractionKind.RETRACTED]
-    listed = parse(client.get(f"{sim.url_for('crossref')}/works", params={"query.bibliographic": "graph"}).json())
+    listed = parse(
+        client.get(f"{sim.url_for('crossref')}/works", params={"query.bibliographic": "graph"}).json()
+    )
     assert listed[0].title == "Graph Sketches"
     assert listed[0].score is not None and listed[0].score > 0
 
 
 def test_crossref_notice_points_at_the_retracted_work(sim: SimulatorServer, client: httpx.Client) -> None:
     parse = _parser("aletheia.sources.crossref", "parse_crossref_message")
-    payload = client.get(f"{sim.url_for('crossref')}/works", params={"filter": "updates:10.5555/mat.2018.311"}).json()
+    payload = client.get(
+        f"{sim.url_for('crossref')}/works", params={"filter": "updates:10.5555/mat.2018.311"}
+    ).json()
     (notice,) = parse(payload)
     assert notice.doi == "10.5555/mat.2019.ret1"
-    assert getattr(notice, "notice_for", ("10.5555/mat.2018.311",)) == ("10.5555/mat.2018.311",)
+    assert notice.notice_for == ("10.5555/mat.2018.311",)
 
 
 def test_openalex_works(sim: SimulatorServer, client: httpx.Client, universe: Universe) -> None:
@@ -121,7 +126,9 @@ def test_semantic_scholar_papers(sim: SimulatorServer, client: httpx.Client, uni
     works = _known(universe, "semantic_scholar")
     ids = [f"CorpusId:{work.derived_corpus_id}" for work in works]
     papers = client.post(
-        f"{sim.url_for('semantic_scholar')}/graph/v1/paper/batch", params={"fields": fields}, json={"ids": ids}
+        f"{sim.url_for('semantic_scholar')}/graph/v1/paper/batch",
+        params={"fields": fields},
+        json={"ids": ids},
     ).json()
     assert len(papers) == len(works)
     for work, paper in zip(works, papers, strict=True):
@@ -130,7 +137,9 @@ def test_semantic_scholar_papers(sim: SimulatorServer, client: httpx.Client, uni
         assert record.year == work.year  # the S2 view: the coral paper's year is 2016 there
         assert record.doi == work.doi
         assert record.pmid == work.pmid
-        assert record.arxiv_id == (work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None))
+        assert record.arxiv_id == (
+            work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None)
+        )
         assert _displays(record.authors) == _expected_displays(work)
 
 
@@ -138,7 +147,10 @@ def test_semantic_scholar_match(sim: SimulatorServer, client: httpx.Client) -> N
     parse = _parser("aletheia.sources.semantic_scholar", "parse_s2_paper")
     payload = client.get(
         f"{sim.url_for('semantic_scholar')}/graph/v1/paper/search/match",
-        params={"query": "Measuring Coral Reef Resilience with Drone Imagery", "fields": "title,year,externalIds"},
+        params={
+            "query": "Measuring Coral Reef Resilience with Drone Imagery",
+            "fields": "title,year,externalIds",
+        },
     ).json()
     record = parse(payload["data"][0])
     assert (record.title, record.year, record.doi) == (
@@ -166,7 +178,9 @@ def test_arxiv_feed(sim: SimulatorServer, client: httpx.Client, universe: Univer
 
 def test_arxiv_error_feed_is_recognised(sim: SimulatorServer, client: httpx.Client) -> None:
     parse_atom = _parser("aletheia.sources.arxiv", "parse_arxiv_atom")
-    feed = parse_atom(client.get(f"{sim.url_for('arxiv_api')}/api/query", params={"id_list": "nonsense"}).text)
+    feed = parse_atom(
+        client.get(f"{sim.url_for('arxiv_api')}/api/query", params={"id_list": "nonsense"}).text
+    )
     assert feed.entries == ()
     assert feed.errors == ("incorrect id format for nonsense",)
 
@@ -185,7 +199,11 @@ def test_pubmed_efetch(sim: SimulatorServer, client: httpx.Client, universe: Uni
     works = _known(universe, "pubmed")
     assert works
     ids = ",".join(work.pmid or "" for work in works)
-    records = parse(client.get(f"{sim.url_for('pubmed')}/entrez/eutils/efetch.fcgi", params={"db": "pubmed", "id": ids}).text)
+    records = parse(
+        client.get(
+            f"{sim.url_for('pubmed')}/entrez/eutils/efetch.fcgi", params={"db": "pubmed", "id": ids}
+        ).text
+    )
     assert [r.pmid for r in records] == [w.pmid for w in works]
     for work, record in zip(works, records, strict=True):
         _pubmed_expectations(record, work)
@@ -206,10 +224,17 @@ def test_pubmed_esummary_and_esearch(sim: SimulatorServer, client: httpx.Client,
     assert len(records) == len(works)  # the unknown uid is left out
     for work, record in zip(works, records, strict=True):
         _pubmed_expectations(record, work)
-        assert [a.family or a.literal for a in record.authors] == [a.family or a.literal for a in work.authors]
+        assert [a.family or a.literal for a in record.authors] == [
+            a.family or a.literal for a in work.authors
+        ]
     found = parse_search(
-        client.get(f"{base}/esearch.fcgi", params={"db": "pubmed", "term": "graphene aerogels[ti]", "retmode": "json"}).json()
+        client.get(
+            f"{base}/esearch.fcgi",
+            params={"db": "pubmed", "term": "graphene aerogels[ti]", "retmode": "json"},
+        ).json()
     )
     assert found == ["29876543"]
-    found_xml = parse_search(client.get(f"{base}/esearch.fcgi", params={"db": "pubmed", "term": "zebrafish"}).text)
+    found_xml = parse_search(
+        client.get(f"{base}/esearch.fcgi", params={"db": "pubmed", "term": "zebrafish"}).text
+    )
     assert found_xml == ["31234567"]

@@ -125,6 +125,13 @@ class Settings(BaseSettings):
     redrive_interval_seconds: int = 300
     reports_dir: Path | None = None  # rendered job reports; default: data_dir / "reports"
 
+    # --- audit trail (docs/reliability.md) ----------------------------------------------------------
+    # Job Merkle roots are committed again, chained, across jobs at most this often.
+    audit_global_commit_seconds: int = 3600
+    # Each global commit is also appended to this file as one JSON line: put it where the database's
+    # users cannot rewrite it (append-only or object-locked storage) to anchor the trail outside it.
+    audit_anchor_file: Path | None = None
+
     @property
     def disabled(self) -> frozenset[str]:
         return frozenset(s.strip() for s in self.disabled_sources.split(",") if s.strip())

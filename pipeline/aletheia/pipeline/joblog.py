@@ -20,7 +20,11 @@ from typing import Any
 current_job_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("aletheia_job_id", default=None)
 
 # Attributes every LogRecord has; anything else was passed with `extra=` and goes into the line.
-_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "job_id"}
+_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+    "job_id",
+}
 
 
 @contextmanager

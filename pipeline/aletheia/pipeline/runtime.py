@@ -68,7 +68,9 @@ def import_library_lines(library: SqlLibrary, lines: Iterable[str], *, origin: s
             continue
         try:
             entry = json.loads(line)
-            fetched = datetime.fromisoformat(entry["fetched_at"]) if entry.get("fetched_at") else datetime.now(UTC)
+            fetched = (
+                datetime.fromisoformat(entry["fetched_at"]) if entry.get("fetched_at") else datetime.now(UTC)
+            )
             for record in parse_source_payload(entry["source"], entry["raw"]):
                 batch.append(SourceRecord(record=record, raw=entry["raw"], fetched_at=fetched))
         except (ValueError, KeyError, TypeError, SourceParseError) as exc:

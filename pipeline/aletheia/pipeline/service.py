@@ -43,7 +43,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import case, select, text, update
 
 from aletheia.config import Settings
-from aletheia.core.bibliography.problems import InputProblem
+from aletheia.core.bibliography.problems import InputError, InputProblem
 from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Reason, Verdict, VerdictStatus
@@ -90,7 +90,9 @@ HEAVY_EXTENSIONS = frozenset({".pdf", ".html", ".htm", ".docx"})
 BIBLIOGRAPHY_EXTENSIONS = frozenset({".bib", ".bbl"})
 CITATIONS_DIR = "docs/citations"
 # Directories a sweep never descends into.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", "build", "dist"})
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", "build", "dist"}
+)
 MAX_ITEM_ATTEMPTS = 5
 
 
@@ -178,7 +180,10 @@ class DeferringLimiter:
                 raise
             wait = exc.retry_after if exc.retry_after is not None else 1.0 / rate
             raise RateLimitedError(
-                exc.source, f"no token in {bucket!r}: {DEFERRED_MARK} for {wait:.3f}s", status_code=None, retry_after=wait
+                exc.source,
+                f"no token in {bucket!r}: {DEFERRED_MARK} for {wait:.3f}s",
+                status_code=None,
+                retry_after=wait,
             ) from None
 
     async def penalize(self, bucket: str, seconds: float) -> None:
@@ -266,7 +271,11 @@ class InputDocument:
         try:
             return {"name": self.name, "role": self.role, "text": self.data.decode("utf-8")}
         except UnicodeDecodeError:
-            return {"name": self.name, "role": self.role, "base64": base64.b64encode(self.data).decode("ascii")}
+            return {
+                "name": self.name,
+                "role": self.role,
+                "base64": base64.b64encode(self.data).decode("ascii"),
+            }
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> InputDocument:
@@ -293,7 +302,9 @@ def submit_bibliography(
         raise ValueError("a bibliography job needs at least one document")
     total = sum(len(d.data) for d in documents)
     if total > runtime.settings.max_input_bytes:
-        raise ValueError(f"input of {total} bytes exceeds max_input_bytes ({runtime.settings.max_input_bytes})")
+        raise ValueError(
+            f"input of {total} bytes exceeds max_input_bytes ({runtime.settings.max_input_bytes})"
+        )
     job_input: dict[str, Any] = {"documents": [d.as_json() for d in documents]}
     if repository is not None:
         job_input["repository"] = repository
@@ -304,7 +315,9 @@ def submit_bibliography(
     return job_id
 
 
-def submit_claim(runtime: Runtime, dispatcher: Dispatcher, claim: str, *, submitted_by: str | None = None) -> str:
+def submit_claim(
+    runtime: Runtime, dispatcher: Dispatcher, claim: str, *, submitted_by: str | None = None
+) -> str:
     claim = claim.strip()
     if not claim:
         raise ValueError("the claim is empty")
@@ -391,7 +404,9 @@ def _cited_from_artifact(text_: str, origin: str, key: str) -> CitedReference:
     )
 
 
-def read_references(documents: Sequence[InputDocument], max_bytes: int) -> Iterator[CitedReference | InputProblem]:
+def read_references(
+    documents: Sequence[InputDocument], max_bytes: int
+) -> Iterator[CitedReference | InputProblem]:
     """References and problems of the documents, in order (bibliographies through the input
     parsers, citation artifacts through their frontmatter)."""
     with tempfile.TemporaryDirectory(prefix="aletheia-job-") as tmp:
@@ -410,8 +425,11 @@ def read_references(documents: Sequence[InputDocument], max_bytes: int) -> Itera
             folder.mkdir()
             path = folder / (Path(doc.name).name or "input")
             path.write_bytes(doc.data)
-            for ref in iter_references([str(path)], stdin=None, max_bytes=max_bytes):
-                yield _relabel(ref, str(path), doc.name)
+            try:
+                for ref in iter_references([str(path)], stdin=None, max_bytes=max_bytes):
+                    yield _relabel(ref, str(path), doc.name)
+            except InputError as exc:  # this document as a whole; the others still count
+                yield InputProblem(origin=doc.name, message=str(exc).replace(str(path), doc.name))
 
 
 def _relabel(ref: CitedReference | InputProblem, tmp_path: str, name: str) -> CitedReference | InputProblem:
@@ -433,7 +451,9 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
                 entries = list(read_references(_documents(job), rt.settings.max_input_bytes))
             except Exception as exc:
                 logger.exception("input of job %s is unreadable", job_id)
-                rt.jobs.set_job_status(job_id, JobStatus.FAILED, error=f"input error: {type(exc).__name__}: {exc}")
+                rt.jobs.set_job_status(
+                    job_id, JobStatus.FAILED, error=f"input error: {type(exc).__name__}: {exc}"
+                )
                 _notify_parent(ctx, job)
                 return
             rows: list[tuple[int, str, str, dict[str, Any]]] = []
@@ -494,7 +514,10 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
             _requeue_item(rt, item_id)
             raise TokenDeferred(wait)
         rt.jobs.record_verdict(
-            item.job_id, item_id, outcome.verdict.model_dump(mode="json"), outcome.evidence.model_dump(mode="json")
+            item.job_id,
+            item_id,
+            outcome.verdict.model_dump(mode="json"),
+            outcome.evidence.model_dump(mode="json"),
         )
         _run_in_job(ctx, item.job_id, remember_verified(rt, outcome))
         _maybe_finish(ctx, item.job_id)
@@ -543,7 +566,9 @@ def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *
             reasons=(Reason.SOURCE_UNAVAILABLE,),
             notes=(f"verification failed after {item.attempts} attempt(s): {message}"[:500],),
         )
-        rt.jobs.record_verdict(item.job_id, item_id, verdict.model_dump(mode="json"), Evidence().model_dump(mode="json"))
+        rt.jobs.record_verdict(
+            item.job_id, item_id, verdict.model_dump(mode="json"), Evidence().model_dump(mode="json")
+        )
         rt.jobs.mark_item(item_id, ItemStatus.FAILED, error=message)
         logger.error("item failed for good: %s", message, extra={"item_id": item_id})
         _maybe_finish(ctx, item.job_id)
@@ -581,7 +606,9 @@ def verify_claim(ctx: ServiceContext, job_id: str) -> None:
         gateway = ctx.source_gateway()
         result = _run_in_job(ctx, job_id, verify_and_cite(job.input["claim"], gateway))
         payload = _jsonable(result)
-        rt.jobs.set_summary(job_id, {"claim": job.input["claim"], "result": payload, "logic_version": LOGIC_VERSION})
+        rt.jobs.set_summary(
+            job_id, {"claim": job.input["claim"], "result": payload, "logic_version": LOGIC_VERSION}
+        )
         for item in rt.jobs.items(job_id):
             rt.jobs.mark_item(item.id, ItemStatus.DONE)
         ctx.dispatcher.send(RENDER_REPORT, job_id)
@@ -607,7 +634,9 @@ def discover(repository: Path) -> list[InputDocument]:
     if citations.is_dir():
         for path in sorted(citations.glob("*.md")):
             if path.name.lower() != "readme.md":
-                found.append(InputDocument.read(path, role="artifact", name=str(path.relative_to(repository))))
+                found.append(
+                    InputDocument.read(path, role="artifact", name=str(path.relative_to(repository)))
+                )
     for dirpath, dirnames, filenames in os.walk(repository):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for filename in sorted(filenames):
@@ -641,9 +670,14 @@ def start_sweep(ctx: ServiceContext, job_id: str) -> None:
                     )  # fmt: skip
                 else:
                     rt.jobs.create_job(
-                        KIND_BIBLIOGRAPHY, {"documents": [], "repository": repository}, parent_id=job_id, job_id=child
+                        KIND_BIBLIOGRAPHY,
+                        {"documents": [], "repository": repository},
+                        parent_id=job_id,
+                        job_id=child,
                     )
-                    problem = "no citation artifacts or bibliographies" if repo.is_dir() else "not a directory"
+                    problem = (
+                        "no citation artifacts or bibliographies" if repo.is_dir() else "not a directory"
+                    )
                     rt.jobs.set_summary(child, {"repository": repository, "total": 0, "note": problem})
                     rt.jobs.set_job_status(child, JobStatus.DONE)
             else:
@@ -791,7 +825,10 @@ def repository_lock(runtime: Runtime, repository: str) -> Iterator[None]:
     engine = runtime.jobs.engine
     if engine.dialect.name == "postgresql":
         with engine.begin() as conn:
-            conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:repo))"), {"repo": f"aletheia-writer:{repository}"})
+            conn.execute(
+                text("SELECT pg_advisory_xact_lock(hashtext(:repo))"),
+                {"repo": f"aletheia-writer:{repository}"},
+            )
             yield
         return
     with _LOCAL_LOCKS_GUARD:
@@ -800,7 +837,9 @@ def repository_lock(runtime: Runtime, repository: str) -> Iterator[None]:
         yield
 
 
-def write_artifact(runtime: Runtime, job_id: str, repository: str, path: Path, content: str, kind: str) -> str:
+def write_artifact(
+    runtime: Runtime, job_id: str, repository: str, path: Path, content: str, kind: str
+) -> str:
     """Write `content` atomically (unchanged content is not rewritten) and record it by path."""
     from aletheia.storage.db import upsert
 
@@ -860,7 +899,9 @@ def render_report(ctx: ServiceContext, job_id: str) -> list[str]:
             return []
         if job.kind == KIND_BIBLIOGRAPHY and rt.jobs.progress(job_id).pending:
             return []  # an early message; the last item asks again
-        if job.kind in (KIND_SWEEP, KIND_AUDIT) and any(k.status not in FINISHED for k in children(rt, job_id)):
+        if job.kind in (KIND_SWEEP, KIND_AUDIT) and any(
+            k.status not in FINISHED for k in children(rt, job_id)
+        ):
             return []
         repository = str(job.input.get("repository") or rt.settings.reports_path())
         folder = rt.settings.reports_path() / job_id
@@ -924,7 +965,9 @@ def redrive(ctx: ServiceContext, *, older_than: float | None = None) -> RedriveR
                 ctx.dispatcher.send(VERIFY_CLAIM, job.id)
                 report.jobs.append(job.id)
             elif job.kind in (KIND_SWEEP, KIND_AUDIT) and stamp <= cutoff:
-                if job.status == JobStatus.QUEUED or len(children(rt, job.id)) < len(job.input.get("repositories", [])):
+                if job.status == JobStatus.QUEUED or len(children(rt, job.id)) < len(
+                    job.input.get("repositories", [])
+                ):
                     ctx.dispatcher.send(START_SWEEP, job.id)
                     report.jobs.append(job.id)
                 else:
@@ -943,7 +986,9 @@ def _stale_items(runtime: Runtime, job_id: str, cutoff: datetime) -> list[str]:
     with runtime.jobs.sessions.begin() as s:
         rows = list(
             s.scalars(
-                select(Item.id).where(Item.job_id == job_id, Item.status.in_(UNSETTLED), Item.updated_at <= cutoff)
+                select(Item.id).where(
+                    Item.job_id == job_id, Item.status.in_(UNSETTLED), Item.updated_at <= cutoff
+                )
             )
         )
         if rows:
@@ -1025,14 +1070,18 @@ class InlineDispatcher:
             self.sent.append((task, args))
 
     def drain(self, ctx: ServiceContext) -> None:
-        with concurrent.futures.ThreadPoolExecutor(self.concurrency, thread_name_prefix="aletheia-inline") as pool:
+        with concurrent.futures.ThreadPoolExecutor(
+            self.concurrency, thread_name_prefix="aletheia-inline"
+        ) as pool:
             while True:
                 with self._guard:
                     wave = list(dict.fromkeys(self.queue))  # a step sent twice in a wave runs once
                     self.queue.clear()
                 if not wave:
                     return
-                for (task, args), future in zip(wave, [pool.submit(run_step, ctx, t, *a) for t, a in wave], strict=True):
+                for (task, args), future in zip(
+                    wave, [pool.submit(run_step, ctx, t, *a) for t, a in wave], strict=True
+                ):
                     try:
                         future.result()
                     except TokenDeferred as deferred:

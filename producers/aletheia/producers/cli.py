@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from aletheia.producers import library_cli, simulator_cli
+from aletheia.producers import library_cli, service_cli, simulator_cli
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,10 +26,14 @@ def main() -> None:
     default=None,
     help="Output format (default: table on a terminal, json otherwise).",
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
 @click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=32, show_default=True)
-def verify(inputs: tuple[str, ...], fmt: str | None, output: Path | None, offline: bool, concurrency: int) -> None:
+def verify(
+    inputs: tuple[str, ...], fmt: str | None, output: Path | None, offline: bool, concurrency: int
+) -> None:
     """Verify every reference in INPUTS (files, directories, or - for stdin).
 
     Formats are detected from content: BibTeX/biblatex, .bbl/LaTeX, Markdown, plain reference
@@ -71,3 +75,5 @@ def verify(inputs: tuple[str, ...], fmt: str | None, output: Path | None, offlin
 
 main.add_command(library_cli.library)
 main.add_command(simulator_cli.simulator)
+for _command in service_cli.COMMANDS:
+    main.add_command(_command)

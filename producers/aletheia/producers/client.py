@@ -88,7 +88,9 @@ class AletheiaClient:
         )
 
     def submit_claim(self, claim: str) -> str:
-        return self._dispatch(lambda d: service.submit_claim(self.runtime, d, claim, submitted_by=self.submitted_by))
+        return self._dispatch(
+            lambda d: service.submit_claim(self.runtime, d, claim, submitted_by=self.submitted_by)
+        )
 
     def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
         return self._dispatch(
@@ -153,7 +155,7 @@ class AsyncAletheiaClient:
     async def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
         return await asyncio.to_thread(self.sync.sweep, repositories, register=register)
 
-    async def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:
+    async def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:  # noqa: ASYNC109
         job_id = await self.submit_claim(claim)
         if not wait:
             return {"job_id": job_id, "status": (await self.status(job_id))["status"]}
@@ -165,7 +167,7 @@ class AsyncAletheiaClient:
     async def status(self, job_id: str) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.status, job_id)
 
-    async def wait(self, job_id: str, *, timeout: float | None = None, poll: float = 0.5) -> dict[str, Any]:
+    async def wait(self, job_id: str, *, timeout: float | None = None, poll: float = 0.5) -> dict[str, Any]:  # noqa: ASYNC109
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
         pause = min(poll, 0.1)

@@ -15,7 +15,11 @@ from typing import Any
 
 from aletheia.producers.client import AletheiaClient, JobTimeout
 
-_JOB_ID = {"type": "string", "description": "A job id returned by a submit tool.", "pattern": "^[0-9a-f]{32}$"}
+_JOB_ID = {
+    "type": "string",
+    "description": "A job id returned by a submit tool.",
+    "pattern": "^[0-9a-f]{32}$",
+}
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -28,11 +32,18 @@ TOOLS: list[dict[str, Any]] = [
         "input_schema": {
             "type": "object",
             "properties": {
-                "paths": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                          "description": "BibTeX, .bbl, Markdown, plain reference list, CSL-JSON or PDF files."},
+                "paths": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                    "description": "BibTeX, .bbl, Markdown, plain reference list, CSL-JSON or PDF files.",
+                },
                 "text": {"type": "string", "minLength": 1, "description": "The bibliography itself."},
-                "filename": {"type": "string", "default": "bibliography.bib",
-                             "description": "With `text`: a file name whose extension names the format."},
+                "filename": {
+                    "type": "string",
+                    "default": "bibliography.bib",
+                    "description": "With `text`: a file name whose extension names the format.",
+                },
             },
             "oneOf": [{"required": ["paths"]}, {"required": ["text"]}],
             "additionalProperties": False,

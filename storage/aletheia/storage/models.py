@@ -172,16 +172,21 @@ class ArtifactRow(Base):
 
 
 class AuditEvent(Base):
-    """Append-only, hash-chained decision log per job (seed 002)."""
+    """Append-only, hash-chained decision log per job (seed 002; aletheia.core.audit_chain)."""
 
     __tablename__ = "audit_events"
-    __table_args__ = (UniqueConstraint("job_id", "seq", name="uq_audit_job_seq"),)
+    __table_args__ = (
+        UniqueConstraint("job_id", "seq", name="uq_audit_job_seq"),
+        # The same decision logged twice (a task delivered twice) is stored once (migration 0002).
+        UniqueConstraint("job_id", "event_id", name="uq_audit_job_event"),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
     job_id: Mapped[str] = mapped_column(String(32), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     ts: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     event: Mapped[str] = mapped_column(String(64))
+    event_id: Mapped[str | None] = mapped_column(String(64))  # sha256 of (job, event, body)
     body: Mapped[dict[str, Any]] = mapped_column(JSON)
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64))
@@ -194,8 +199,12 @@ class MerkleCommit(Base):
     scope: Mapped[str] = mapped_column(String(64), index=True)  # a job id, or "global"
     root: Mapped[str] = mapped_column(String(64))
     prior: Mapped[str | None] = mapped_column(String(64))
-    event_count: Mapped[int] = mapped_column(Integer)
+    event_count: Mapped[int] = mapped_column(Integer)  # events (job) or job commits (global) covered
     committed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # A job commit: the id of the global commit that covers it, once one does (migration 0002).
+    covered_by: Mapped[int | None] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), index=True, nullable=True
+    )
 
 
 class Repository(Base):

@@ -43,17 +43,19 @@ def close_worker_context() -> None:
                 _context = None
 
 
-@signals.worker_process_shutdown.connect
 def _on_child_shutdown(**_: Any) -> None:
     close_worker_context()
 
 
-@signals.worker_shutdown.connect
 def _on_worker_shutdown(**_: Any) -> None:
     close_worker_context()
 
 
-@signals.setup_logging.connect
 def _json_logging(loglevel: Any = None, **_: Any) -> None:
     # Replaces Celery's own logging setup: every line a JSON object with the job id.
     configure_json_logging(loglevel or logging.INFO, role=os.environ.get("ALETHEIA_POOL"))
+
+
+signals.worker_process_shutdown.connect(_on_child_shutdown, weak=False)
+signals.worker_shutdown.connect(_on_worker_shutdown, weak=False)
+signals.setup_logging.connect(_json_logging, weak=False)

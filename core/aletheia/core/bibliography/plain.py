@@ -226,7 +226,11 @@ _ABBREVIATIONS: Final = frozenset(
         *("e.g", "i.e", "cf", "vs", "etc", "approx", "symp", "natl", "assoc", "am", "intl"),
     }
 )
-_VENUE_END = re.compile(r",\s*(?:vol\b|no\b|pp\b|pages?\b|\d)|\s+\d|\s*\(|\.\s|[.,;:]?$", re.IGNORECASE)
+# Where a venue ends: volume, pages, a bracket, a sentence end. A number ends it only when nothing
+# but punctuation follows ("Nature 295, 236"), so "Proceedings of the 2019 Conference on..." stays.
+_VENUE_END = re.compile(
+    r",\s*(?:vol\b|no\b|pp\b|pages?\b|\d)|\s+\d+(?=\s*(?:[,:;(.]|$))|\s*\(|\.\s|[.,;:]?$", re.IGNORECASE
+)
 _IN_PREFIX = re.compile(r"^(?:in:?\s+|in\s*:\s*)", re.IGNORECASE)
 _VANCOUVER_AUTHORS = re.compile(
     r"^(?:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3},\s+)*"
@@ -242,7 +246,13 @@ _VENUE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _ACS_NAME = r"(?:[a-z]{1,3}\.?\s)?[A-Z][\w'’\-]+(?:[ -][A-Z][\w'’\-]+)?,\s(?:[A-Z]\.(?:\s?-?[A-Z]\.){0,3})"
-_ACS_AUTHORS = re.compile(rf"^(?P<authors>{_ACS_NAME}(?:;\s*{_ACS_NAME})*)\s+(?P<rest>[A-Z0-9].*)$")
+_NATURE_AUTHORS = re.compile(
+    rf"^(?P<authors>{_ACS_NAME}(?:,\s*{_ACS_NAME})*(?:,?\s*(?:&|and)\s*{_ACS_NAME})?(?:,?\s*et\s+al\.)?)"
+    r"\s+(?![A-Z]\.)(?P<rest>[A-Z0-9“\"‘].*)$"
+)
+_ACS_AUTHORS = re.compile(
+    rf"^(?P<authors>{_ACS_NAME}(?:;\s*{_ACS_NAME})*)\s+(?![A-Z]\.)(?P<rest>[A-Z0-9].*)$"
+)
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:
@@ -309,6 +319,28 @@ def _clean_venue(text: str) -> str | None:
     return venue
 
 
+_NAME_PARTICLE_WORDS: Final = frozenset(
+    {"van", "von", "der", "den", "de", "del", "da", "di", "du", "le", "la", "dos", "ten", "ter"}
+)
+
+
+def _is_whole_name(piece: str) -> bool:
+    """ "Kimitaka Asatani", "Lee M Seversky", "Madeleine van Zuylen": a given name written out,
+    then a surname of two letters or more; not "Smith" alone, "Smith J" (Vancouver) or initials."""
+    words = piece.split()
+    if not 2 <= len(words) <= 5:
+        return False
+    given, middle, surname = words[0], words[1:-1], words[-1]
+    if not re.fullmatch(r"[A-Z][\w'’\-]+", given) or given.isupper():
+        return False
+    if not re.fullmatch(r"[^\W\d_][\w'’\-]+", surname) or not surname[0].isupper() or surname.isupper():
+        return False
+    return all(
+        word in _NAME_PARTICLE_WORDS or re.fullmatch(r"[A-Z][\w'’\-]*\.?", word) is not None
+        for word in middle
+    )
+
+
 def _authors(segment: str) -> tuple[tuple[Author, ...], bool]:
     segment = segment.strip().strip(" ,;:.(").strip()
     segment = re.sub(r"\s*\((?:eds?|hrsg|coord)\.?\)\s*$", "", segment, flags=re.IGNORECASE)
@@ -316,9 +348,11 @@ def _authors(segment: str) -> tuple[tuple[Author, ...], bool]:
         return (), False
     pieces = [piece.strip() for piece in re.split(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", segment)]
     pieces = [piece for piece in pieces if piece]
-    if len(pieces) > 1 and all(_INITIALS_FIRST_NAME.match(piece) for piece in pieces):
-        # "D. E. Swanson, C. Reich": whole names, initials first; with "and" between them they
-        # cannot be read as one "Last, First".
+    if len(pieces) > 1 and all(
+        _INITIALS_FIRST_NAME.match(piece) or _is_whole_name(piece) for piece in pieces
+    ):
+        # "D. E. Swanson, C. Reich", "Kimitaka Asatani, Junichiro Mori, and Ichiro Sakata": whole
+        # names, given names first; with "and" between them none is read as "Last, First".
         segment = " and ".join(pieces)
     return parse_author_list(segment)
 
@@ -385,7 +419,10 @@ def parse_reference_string(s: str) -> ReferenceFields:
 _NAME_PARTICLES: Final = frozenset(
     {"van", "von", "der", "den", "de", "del", "da", "di", "du", "le", "la", "dos"}
 )
-_NOT_TITLE_WORDS: Final = frozenset({"and", "et", "al", "eds", "ed", "hrsg", "others"})
+_NOT_TITLE_WORDS: Final = frozenset(
+    {"van", "von", "der", "den", "de", "del", "da", "di", "du", "le", "la", "dos", "ten", "ter", "al"}
+    | {"and", "et", "eds", "ed", "hrsg", "others"}
+)
 
 
 def _is_title_not_authors(segment: str) -> bool:
@@ -444,6 +481,14 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
     colon = re.match(r"^(?P<authors>[^:]{3,400}?\b[A-Z][a-z]?\.?):\s+(?P<rest>.+)$", masked)
     if colon is not None and re.search(r"\b[A-Z]\.", colon.group("authors")):
         return colon.group("authors"), *_title_and_venue(colon.group("rest"))
+
+    # Nature, Science, Elsevier-Harvard without a year up front: "Surname, I. J., Other, K. & Last, L.
+    # Title. Venue 177, 605 (2011)."
+    nature = _NATURE_AUTHORS.match(masked)
+    rest = nature.group("rest").rstrip() if nature is not None else ""
+    # A title is a sentence of its own; ACS's single-author "Surname, I. Venue 1926, 91, 254." has none.
+    if nature is not None and _sentence_end(rest) < len(rest) - 1:
+        return nature.group("authors"), *_title_and_venue(nature.group("rest"))
 
     # ACS: "Surname, I.; Surname, I. Venue 1985, 151, 192." (no title).
     acs = _ACS_AUTHORS.match(masked)

@@ -26,6 +26,9 @@ import h11
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 READ_CHUNK = 64 * 1024
+# A keep-alive connection with no request for this long is closed, as real servers do, so clients
+# that vanish without closing do not pile up.
+IDLE_TIMEOUT_SECONDS = 300.0
 
 
 @dataclass
@@ -178,7 +181,10 @@ class HttpServer:
         while True:
             event = conn.next_event()
             if event is h11.NEED_DATA:
-                data = await reader.read(READ_CHUNK)
+                if head is None and conn.their_state is h11.IDLE:
+                    data = await asyncio.wait_for(reader.read(READ_CHUNK), IDLE_TIMEOUT_SECONDS)
+                else:
+                    data = await reader.read(READ_CHUNK)
                 conn.receive_data(data)
                 if not data and head is None and conn.their_state is h11.IDLE:
                     return None

@@ -344,7 +344,12 @@ def render_paper(work: SimWork) -> dict[str, Any]:
         "citationCount": stable_int("cited", work.key, digits=3),
         "influentialCitationCount": stable_int("influential", work.key, digits=1),
         "isOpenAccess": arxiv_id is not None,
-        "openAccessPdf": {"url": f"https://arxiv.org/pdf/{arxiv_id}", "status": "GREEN", "license": None}
+        "openAccessPdf": {
+            "url": f"https://arxiv.org/pdf/{arxiv_id}",
+            "status": "GREEN",
+            "license": None,
+            "disclaimer": f"Notice: Paper or abstract available at https://arxiv.org/abs/{arxiv_id}.",
+        }
         if arxiv_id
         else None,
         "fieldsOfStudy": ["Computer Science"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -185,7 +186,9 @@ def serve(
     """Serve the universe in `universe_path` until interrupted (blocking). `ready` is called with
     the base URL once the socket listens (the CLI prints it with the `ALETHEIA_*_URL` lines)."""
     universe = Universe.from_jsonl(universe_path)
-    asyncio.run(_serve(universe, host, port, config, ready))
+    # Ctrl-C is how a foreground server is meant to stop: not an error.
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve(universe, host, port, config, ready))
 
 
 async def _serve(

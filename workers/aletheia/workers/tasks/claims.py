@@ -5,11 +5,11 @@ from __future__ import annotations
 from celery import Task
 
 from aletheia.pipeline import service
-from aletheia.workers.app import app
+from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 
-@app.task(name=service.VERIFY_CLAIM, bind=True, max_retries=3, default_retry_delay=30)
+@task(name=service.VERIFY_CLAIM, bind=True, max_retries=3, default_retry_delay=30)
 def verify_claim(self: Task, job_id: str) -> None:
     """Verify a claim and cite its sources; without the claim pipeline the job fails, saying why."""
     service.verify_claim(worker_context(), job_id)

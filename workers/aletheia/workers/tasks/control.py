@@ -7,29 +7,29 @@ from typing import Any
 from celery import Task
 
 from aletheia.pipeline import service
-from aletheia.workers.app import app
+from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 
-@app.task(name=service.START_SWEEP, bind=True, max_retries=5, default_retry_delay=10)
+@task(name=service.START_SWEEP, bind=True, max_retries=5, default_retry_delay=10)
 def start_sweep(self: Task, job_id: str) -> None:
     """Find each repository's citation artifacts and bibliographies; one child job per repository."""
     service.start_sweep(worker_context(), job_id)
 
 
-@app.task(name=service.AUDIT)
+@task(name=service.AUDIT)
 def audit() -> str | None:
     """Beat, weekly: a sweep of every registered repository and stored artifact."""
     return service.start_audit(worker_context())
 
 
-@app.task(name=service.REDRIVE)
+@task(name=service.REDRIVE)
 def redrive(older_than: float | None = None) -> dict[str, Any]:
     """Beat, every few minutes: re-enqueue unfinished work whose messages were lost."""
     return service.redrive(worker_context(), older_than=older_than).as_json()
 
 
-@app.task(name=service.REFRESH_RETRACTIONS)
+@task(name=service.REFRESH_RETRACTIONS)
 def refresh_retractions() -> int | None:
     """Beat, daily: reload the Retraction Watch data."""
     return service.refresh_retractions(worker_context())

@@ -8,13 +8,13 @@ import random
 from celery import Task
 
 from aletheia.pipeline import service
-from aletheia.workers.app import app
+from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 logger = logging.getLogger(__name__)
 
 
-@app.task(name=service.VERIFY_ITEM, bind=True, max_retries=None)
+@task(name=service.VERIFY_ITEM, bind=True, max_retries=None)
 def verify_item(self: Task, item_id: str) -> None:
     """Verify one item. No token soon enough: back to the queue with a countdown (unbounded, it is
     politeness, not failure). Any other error: retried with backoff a few times, then the item is

@@ -5,11 +5,11 @@ from __future__ import annotations
 from celery import Task
 
 from aletheia.pipeline import service
-from aletheia.workers.app import app
+from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 
-@app.task(name=service.RENDER_REPORT, bind=True, max_retries=5, default_retry_delay=15)
+@task(name=service.RENDER_REPORT, bind=True, max_retries=5, default_retry_delay=15)
 def render_report(self: Task, job_id: str) -> None:
     """Render the job's report files, record them, mark the job done, tell its parent."""
     try:

@@ -1,0 +1,492 @@
+"""Reading bibliographies from files, directories, stdin and PDFs: the I/O around `core.bibliography`.
+
+`iter_references` is the one entry point. For each path it checks the size limit, sniffs the
+format from the content (`detect_format_bytes`, the extension only breaking ties), decodes the
+text and hands it to the pure parsers. BibTeX is streamed: the file is read in 64 KiB chunks and
+entries are yielded as they are parsed, so a 100,000-entry file costs no more memory than a small
+one. `@string` macros carry over from one .bib file to the next within a call, as
+`\\bibliography{strings,refs}` does.
+
+Text must be UTF-8 (a BOM is allowed). LaTeX-family files (.bib, .bbl, .tex) that are not valid
+UTF-8 are old Latin-1 files more often than garbage: their invalid bytes are read as Latin-1 and a
+problem names the first one. Any other invalid or binary input (a NUL byte) is refused with an
+`InputError` naming the file and the byte offset.
+
+PDFs: `pdf_text` renders the text with pypdfium2 (no models), keeping each line's indentation
+relative to its column (hanging indents are how author-year reference lists separate entries)
+and a form feed between pages; `extract_pdf_references` finds the last References heading, cuts
+the section off at an appendix, and reads it as a plain-text list. `pdf_text` is the boundary a
+Docling-based reader can replace.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Final, TextIO
+
+from aletheia.config import get_settings
+from aletheia.core.bibliography import (
+    InputError,
+    InputFormat,
+    InputProblem,
+    detect_format,
+    detect_format_bytes,
+    iter_bibtex,
+    parse_text,
+)
+from aletheia.core.bibliography.formats import SNIFF_BYTES, SNIFF_CHARS
+from aletheia.core.bibliography.plain import reference_from_string, split_references
+from aletheia.core.records import CitedReference
+
+if TYPE_CHECKING:
+    from pypdfium2 import PdfTextPage
+
+__all__ = [
+    "BIBLIOGRAPHY_SUFFIXES",
+    "extract_pdf_references",
+    "iter_references",
+    "pdf_text",
+]
+
+CHUNK_BYTES: Final = 64 * 1024
+BIBLIOGRAPHY_SUFFIXES: Final = frozenset(
+    {".bib", ".bbl", ".tex", ".md", ".markdown", ".txt", ".json", ".pdf"}
+)
+# Files whose invalid UTF-8 is read as Latin-1 (with a problem noted) rather than refused.
+_LATIN1_TOLERANT: Final = frozenset({".bib", ".bbl", ".tex", ".bibtex"})
+_LATIN1_FALLBACK: Final = "aletheia-latin1-fallback"
+STDIN_ORIGIN: Final = "<stdin>"
+
+
+def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return error.object[error.start : error.end].decode("latin-1"), error.end
+
+
+codecs.register_error(_LATIN1_FALLBACK, _latin1_fallback)
+
+
+# --- decoding -----------------------------------------------------------------------------------------
+
+
+class _Decoder:
+    """Incremental UTF-8 decoding that knows the absolute byte offset of the first invalid byte,
+    refuses NUL bytes, and (for LaTeX-family files) falls back to Latin-1 for invalid bytes."""
+
+    def __init__(self, origin: str, *, latin1_tolerant: bool) -> None:
+        self.origin = origin
+        self.latin1_tolerant = latin1_tolerant
+        self.offset = 0  # bytes consumed before the current chunk
+        self.first_invalid: int | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+        self._started = False
+
+    def decode(self, data: bytes, *, final: bool = False) -> str:
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            raise InputError(self.origin, "binary data, not text (a NUL byte)", offset=self.offset + nul)
+        if not self._started and data:
+            self._started = True
+            if data.startswith(codecs.BOM_UTF8):
+                data = data[len(codecs.BOM_UTF8) :]
+                self.offset += len(codecs.BOM_UTF8)
+        try:
+            text = self._decoder.decode(data, final)
+        except UnicodeDecodeError as error:
+            pending = len(self._decoder.getstate()[0])
+            position = self.offset - pending + error.start
+            if not self.latin1_tolerant:
+                raise InputError(
+                    self.origin, f"not UTF-8 text ({error.reason})", offset=max(position, 0)
+                ) from None
+            if self.first_invalid is None:
+                self.first_invalid = max(position, 0)
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors=_LATIN1_FALLBACK)
+            text = (error.object[: error.start]).decode("utf-8", _LATIN1_FALLBACK)
+            text += self._decoder.decode(error.object[error.start :], final)
+        self.offset += len(data)
+        return text
+
+    def problem(self) -> InputProblem | None:
+        if self.first_invalid is None:
+            return None
+        return InputProblem(
+            origin=self.origin,
+            message=f"not valid UTF-8 (first invalid byte at offset {self.first_invalid}); "
+            "invalid bytes were read as Latin-1",
+        )
+
+
+# --- files and directories ------------------------------------------------------------------------------
+
+
+def _bibliography_files(directory: Path) -> list[Path]:
+    """Every bibliography file under `directory`, sorted, skipping hidden files and directories
+    and symbolic links that lead out of the directory."""
+    root = directory.resolve()
+    found: list[Path] = []
+    for current, dirs, files in os.walk(directory, followlinks=False):
+        dirs[:] = sorted(name for name in dirs if not name.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or Path(name).suffix.lower() not in BIBLIOGRAPHY_SUFFIXES:
+                continue
+            path = Path(current) / name
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(root) or not target.is_file():
+                    continue
+            found.append(path)
+    return found
+
+
+def _expand(paths: Sequence[str | Path]) -> Iterator[str | Path]:
+    for path in paths:
+        if str(path) == "-":
+            yield "-"
+            continue
+        candidate = Path(path)
+        if candidate.is_dir():
+            yield from _bibliography_files(candidate)
+        else:
+            yield candidate
+
+
+def _check_size(origin: str, size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise InputError(
+            origin, f"{size} bytes, over the input limit of {max_bytes} bytes (ALETHEIA_MAX_INPUT_BYTES)"
+        )
+
+
+def _read_limited(stream: BinaryIO, origin: str, max_bytes: int) -> bytes:
+    data = stream.read(max_bytes + 1)
+    _check_size(origin, len(data), max_bytes)
+    return data
+
+
+def _file_references(
+    path: Path, *, max_bytes: int, max_pdf_pages: int, macros: dict[str, str]
+) -> Iterator[CitedReference | InputProblem]:
+    origin = str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise InputError(origin, f"cannot read: {error.strerror or error}") from None
+    _check_size(origin, size, max_bytes)
+    suffix = path.suffix.lower()
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise InputError(origin, f"cannot read: {error.strerror or error}") from None
+    with handle:
+        head = handle.read(SNIFF_BYTES)
+        fmt = detect_format_bytes(head, path.name)
+        if fmt is InputFormat.PDF:
+            data = head + _read_limited(handle, origin, max_bytes - len(head))
+            yield from extract_pdf_references(data, origin=origin, max_pages=max_pdf_pages)
+            return
+        if fmt is InputFormat.UNKNOWN:
+            nul = head.find(b"\x00")
+            if nul >= 0:
+                raise InputError(origin, "binary data, not text (a NUL byte)", offset=nul)
+            raise InputError(origin, "not a bibliography format Aletheia reads")
+        decoder = _Decoder(origin, latin1_tolerant=suffix in _LATIN1_TOLERANT)
+        if fmt is InputFormat.BIBTEX:
+            yield from _stream_bibtex(handle, head, decoder, origin=origin, macros=macros)
+            return
+        data = head + _read_limited(handle, origin, max_bytes - len(head))
+    text = decoder.decode(data, final=True)
+    problem = decoder.problem()
+    if problem is not None:
+        yield problem
+    # The format is sniffed again on the decoded text: the head may have cut a marker in two.
+    yield from parse_text(text, origin=origin, fmt=detect_format(text[:SNIFF_CHARS], path.name))
+
+
+def _stream_bibtex(
+    handle: BinaryIO, head: bytes, decoder: _Decoder, *, origin: str, macros: dict[str, str]
+) -> Iterator[CitedReference | InputProblem]:
+    def chunks() -> Iterator[str]:
+        data = head
+        while data:
+            yield decoder.decode(data)
+            data = handle.read(CHUNK_BYTES)
+        yield decoder.decode(b"", final=True)
+
+    yield from iter_bibtex(chunks(), origin=origin, macros=macros)
+    problem = decoder.problem()
+    if problem is not None:
+        yield problem
+
+
+def _stdin_references(
+    stdin: TextIO, *, max_bytes: int, macros: dict[str, str]
+) -> Iterator[CitedReference | InputProblem]:
+    consumed = 0
+
+    def take(size: int) -> str:
+        nonlocal consumed
+        text = stdin.read(size)
+        consumed += len(text.encode("utf-8", "surrogatepass"))
+        _check_size(STDIN_ORIGIN, consumed, max_bytes)
+        return text
+
+    head = take(SNIFF_CHARS)
+    fmt = detect_format(head, None)
+    if fmt is InputFormat.BIBTEX:
+
+        def chunks() -> Iterator[str]:
+            text = head
+            while text:
+                if "\x00" in text:
+                    raise InputError(STDIN_ORIGIN, "binary data, not text (a NUL character)")
+                yield text
+                text = take(CHUNK_BYTES)
+
+        yield from iter_bibtex(chunks(), origin=STDIN_ORIGIN, macros=macros)
+        return
+    parts = [head]
+    while True:
+        more = take(CHUNK_BYTES)
+        if not more:
+            break
+        parts.append(more)
+    yield from parse_text("".join(parts), origin=STDIN_ORIGIN, fmt=fmt)
+
+
+def iter_references(
+    paths: Sequence[str | Path],
+    *,
+    stdin: TextIO | None = None,
+    max_bytes: int,
+    max_pdf_pages: int | None = None,
+) -> Iterator[CitedReference | InputProblem]:
+    """Every reference (and problem) in the given inputs, in order.
+
+    `-` reads `stdin` (default `sys.stdin`); a directory means every bibliography file in it,
+    recursively (.bib .bbl .tex .md .markdown .txt .json .pdf; hidden entries skipped, links out
+    of the directory not followed). Raises `InputError` naming the file for an input that cannot
+    be read as a whole (too large, binary, not UTF-8, unknown format, a broken PDF).
+    """
+    pages = max_pdf_pages if max_pdf_pages is not None else get_settings().max_pdf_pages
+    macros: dict[str, str] = {}
+    for path in _expand(paths):
+        if path == "-":
+            yield from _stdin_references(stdin or sys.stdin, max_bytes=max_bytes, macros=macros)
+        else:
+            yield from _file_references(Path(path), max_bytes=max_bytes, max_pdf_pages=pages, macros=macros)
+
+
+# --- PDF ----------------------------------------------------------------------------------------------
+
+# Points of indentation that mark a continuation line (hanging indents are 8-20 pt).
+_INDENT_POINTS: Final = 3.0
+_CONTINUATION: Final = "    "
+_PAGE_BREAK: Final = "\f"
+_SECTION_HEADING = re.compile(
+    r"^\s*(?:(?:\d{1,2}|[IVX]{1,5}|[A-Z])\.?\s+)?(?:references?|bibliography|literature\s+cited|works\s+cited"
+    r"|references\s+and\s+notes|cited\s+literature)\s*:?\s*$",
+    re.IGNORECASE,
+)
+_APPENDIX_HEADING = re.compile(
+    r"^(?:appendix|appendices|supplementary\s+(?:material|information|materials)|(?:[A-H](?:\.1)?)\s+"
+    r"[A-Z][^.]{2,90}|appendix\s+[A-Z0-9][^.]{0,80})$",
+    re.IGNORECASE,
+)
+_SPACES = re.compile(r"[\s\u00a0\u2000-\u200b\u202f\u3000]+")
+_PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?\s*$", re.IGNORECASE)
+
+
+class _Line:
+    __slots__ = ("bottom", "left", "right", "text", "top")
+
+    def __init__(self, left: float, bottom: float, right: float, top: float, text: str) -> None:
+        self.left, self.bottom, self.right, self.top, self.text = left, bottom, right, top, text
+
+
+def _page_lines(textpage: PdfTextPage) -> list[_Line]:
+    """The text lines of a page in pdfium's order, each with its box; pieces of one line (an italic
+    title, a superscript) are merged."""
+    lines: list[_Line] = []
+    for index in range(textpage.count_rects()):
+        left, bottom, right, top = textpage.get_rect(index)
+        text = textpage.get_text_bounded(left, bottom, right, top)
+        if not text.strip():
+            continue
+        if lines:
+            last = lines[-1]
+            overlap = min(top, last.top) - max(bottom, last.bottom)
+            height = min(top - bottom, last.top - last.bottom) or 1.0
+            if overlap >= 0.4 * height and left >= last.left:
+                gap = (
+                    "" if last.text.endswith((" ", "\x02", "\ufffe", "-")) or left - last.right < 1.0 else " "
+                )
+                last.text += gap + text
+                last.right = max(last.right, right)
+                last.top, last.bottom = max(last.top, top), min(last.bottom, bottom)
+                continue
+        lines.append(_Line(left, bottom, right, top, text))
+    return lines
+
+
+def _margins(lines: list[_Line]) -> list[float]:
+    """The left margins of a page's text blocks (columns), ascending.
+
+    A margin is a left edge shared by at least three lines with no other such edge in the 25 pt
+    before it: a hanging indent's continuation lines share an edge too, but it lies just right of
+    its block's margin, and a stray line further left (a line number) is not shared.
+    """
+    counts: Counter[int] = Counter(round(line.left) for line in lines)
+    shared = sorted(edge for edge in counts if sum(counts[e] for e in range(edge - 1, edge + 2)) >= 3)
+    margins: list[float] = []
+    for edge in shared:
+        if not margins or edge - margins[-1] > 25:
+            margins.append(float(edge))
+    return margins or [min((line.left for line in lines), default=0.0)]
+
+
+def _render_page(lines: list[_Line]) -> list[str]:
+    if not lines:
+        return []
+    margins = _margins(lines)
+    rendered: list[str] = []
+    for line in lines:
+        base = max((margin for margin in margins if margin <= line.left + 1.5), default=margins[0])
+        indent = _CONTINUATION if line.left - base > _INDENT_POINTS else ""
+        # Word-made PDFs space words with tabs, carriage returns and no-break spaces.
+        text = _SPACES.sub(" ", line.text).strip()
+        if text:
+            rendered.append(indent + text)
+    return rendered
+
+
+def pdf_text(data: bytes, *, origin: str = "<pdf>", max_pages: int, timeout: float | None = None) -> str:
+    """The text of a PDF, line by line, with continuation lines (indented relative to their
+    column) prefixed by four spaces and a form feed between pages; page numbers and lines that
+    repeat on many pages (running headers) are dropped. Raises `InputError` for an unreadable,
+    encrypted or over-long document."""
+    import pypdfium2 as pdfium  # a native library: loaded only by the processes that read PDFs
+
+    started = time.monotonic()
+    try:
+        document = pdfium.PdfDocument(data)
+    except (pdfium.PdfiumError, ValueError, OSError) as error:
+        raise InputError(origin, f"not a readable PDF ({error})") from None
+    try:
+        page_count = len(document)
+        if page_count > max_pages:
+            raise InputError(
+                origin, f"{page_count} pages, over the limit of {max_pages} (ALETHEIA_MAX_PDF_PAGES)"
+            )
+        pages: list[list[str]] = []
+        for number in range(page_count):
+            if timeout is not None and time.monotonic() - started > timeout:
+                raise InputError(
+                    origin, f"reading took longer than {timeout:.0f} s (ALETHEIA_PDF_TIMEOUT_SECONDS)"
+                )
+            try:
+                page = document[number]
+                textpage = page.get_textpage()
+            except pdfium.PdfiumError as error:
+                raise InputError(origin, f"page {number + 1} cannot be read ({error})") from None
+            try:
+                pages.append(_render_page(_page_lines(textpage)))
+            finally:
+                textpage.close()
+                page.close()
+    finally:
+        document.close()
+    return f"\n{_PAGE_BREAK}\n".join("\n".join(lines) for lines in _drop_repeated(pages)) + "\n"
+
+
+def _drop_repeated(pages: list[list[str]]) -> list[list[str]]:
+    """Pages without page numbers and running headers/footers (a line on at least 3 pages and
+    a third of them, digits ignored)."""
+
+    def shape(line: str) -> str:
+        return re.sub(r"\d+", "#", line.strip().lower())
+
+    counts: Counter[str] = Counter()
+    for lines in pages:
+        counts.update({shape(line) for line in lines})
+    threshold = max(3, len(pages) // 3)
+    repeated = {key for key, count in counts.items() if count >= threshold and len(key) > 1}
+    return [
+        [line for line in lines if not _PAGE_NUMBER.match(line) and shape(line) not in repeated]
+        for lines in pages
+    ]
+
+
+def _reference_section(lines: list[str]) -> tuple[int, int] | None:
+    """(first, end) line indexes of the last References section's body."""
+    heading = None
+    for index, line in enumerate(lines):
+        if _SECTION_HEADING.match(line):  # centred headings count too, whatever their indent
+            heading = index
+    if heading is None:
+        return None
+    end = len(lines)
+    for index in range(heading + 2, len(lines)):
+        line = lines[index].strip()
+        if lines[index].startswith(_CONTINUATION) or len(line.split()) > 12:
+            continue
+        if _APPENDIX_HEADING.match(line):
+            end = index
+            break
+    return heading + 1, end
+
+
+def extract_pdf_references(
+    data: bytes, *, origin: str, max_pages: int | None = None, timeout: float | None = None
+) -> list[CitedReference | InputProblem]:
+    """The references of a PDF's References section, each read as a plain reference string.
+
+    Raises `InputError` for a document that cannot be read; a readable document without a
+    References section gives one problem.
+    """
+    settings = get_settings()
+    text = pdf_text(
+        data,
+        origin=origin,
+        max_pages=max_pages if max_pages is not None else settings.max_pdf_pages,
+        timeout=timeout if timeout is not None else settings.pdf_timeout_seconds,
+    )
+    lines = text.split("\n")
+    section = _reference_section(lines)
+    if section is None:
+        return [InputProblem(origin=origin, message="no References or Bibliography heading found in the PDF")]
+    first, end = section
+    # Page breaks are lines of their own; they are left out of the section so that an entry
+    # running over a page break is read whole, and remembered to name each entry's page.
+    kept: list[int] = []
+    pages: list[int] = []
+    page = 1 + sum(1 for line in lines[:first] if line == _PAGE_BREAK)
+    for index in range(first, end):
+        if lines[index] == _PAGE_BREAK:
+            page += 1
+            continue
+        kept.append(index)
+        pages.append(page)
+    body = "\n".join(lines[index] for index in kept)
+    results: list[CitedReference | InputProblem] = []
+    for piece in split_references(body):
+        if len(piece.text) < 20 or len(piece.text.split()) < 4:
+            continue  # a stray heading, a page header that survived, a column fragment
+        position = len(results) + 1
+        page_number = pages[min(piece.line - 1, len(pages) - 1)]
+        results.append(
+            reference_from_string(piece.text, key=str(position), origin=f"{origin}:page {page_number}")
+        )
+    if not results:
+        results.append(
+            InputProblem(origin=origin, message="the References section holds no readable entries")
+        )
+    return results

@@ -1,0 +1,216 @@
+"""The queue-backed service end to end: real Redis, real PostgreSQL, real Celery worker processes,
+sources served by the loopback simulator, jobs submitted through the `aletheia` CLI.
+
+Skipped when Redis (127.0.0.1:6379) or PostgreSQL (127.0.0.1:5432) is unreachable, unless CI is
+set: then it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from aletheia.sources.simulator import SimulatorConfig
+from aletheia.sources.simulator.server import SimulatorServer
+from aletheia.sources.simulator.universe import Universe
+from tests.integration.queue_stack import (
+    IN_CI,
+    REDIS_DB,
+    PrivateRedis,
+    Stack,
+    Unavailable,
+    bibtex_for,
+    check_redis,
+    flush_redis_db,
+    fresh_database,
+    make_universe,
+    stack_env,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(300)]
+
+WORKS = make_universe(30)
+VISIBILITY = 8  # seconds: a killed worker's messages come back quickly
+
+
+@pytest.fixture(scope="module")
+def database_url() -> str:
+    try:
+        check_redis()
+        return fresh_database("aletheia_test")
+    except Unavailable as exc:
+        if IN_CI:
+            pytest.fail(f"the queue tests need Redis and PostgreSQL in CI: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def simulator() -> Iterator[SimulatorServer]:
+    # Some latency, so that a job is still running when a test breaks something.
+    config = SimulatorConfig.unlimited().merged(
+        {"sources": {s: {"latency_ms": 40} for s in ("crossref", "openalex", "semantic_scholar")}}
+    )
+    server = SimulatorServer(Universe.from_records(WORKS), config)
+    server.start()
+    yield server
+    server.stop()
+
+
+def sql(database_url: str, query: str, **params: Any) -> list[Any]:
+    engine = create_engine(database_url.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(text(query), params).all())
+    finally:
+        engine.dispose()
+
+
+def make_stack(tmp_path: Path, database_url: str, simulator: SimulatorServer, broker_url: str) -> Stack:
+    env = stack_env(
+        broker_url=broker_url,
+        database_url=database_url,
+        data_dir=tmp_path / "data",
+        simulator_env=simulator.env(),
+        visibility_timeout_seconds=VISIBILITY,
+        redrive_interval_seconds=2,
+    )
+    return Stack(env=env, workdir=tmp_path)
+
+
+@pytest.fixture
+def stack(tmp_path: Path, database_url: str, simulator: SimulatorServer) -> Iterator[Stack]:
+    broker = f"redis://127.0.0.1:6379/{REDIS_DB}"
+    flush_redis_db(broker)
+    s = make_stack(tmp_path, database_url, simulator, broker)
+    yield s
+    s.stop()
+    flush_redis_db(broker)
+
+
+def start_pools(stack: Stack, *, retrieval_concurrency: int = 8) -> None:
+    stack.start_worker("retrieval", ["retrieval"], concurrency=retrieval_concurrency)
+    # The other pools share one process here (the machine running the tests is small); ops/start
+    # and docker-compose.yml run one process per pool.
+    stack.start_worker("control", ["control", "parsing", "evidence", "writer"], concurrency=2)
+    stack.wait_for_workers(["retrieval", "control"])
+
+
+def wait_for(predicate: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def done_items(database_url: str, job_id: str) -> int:
+    return int(sql(database_url, "SELECT count(*) FROM items WHERE job_id=:j AND status='done'", j=job_id)[0][0])
+
+
+def assert_complete_without_duplicates(database_url: str, job_id: str, references: int) -> None:
+    items = sql(database_url, "SELECT id, status FROM items WHERE job_id=:j", j=job_id)
+    assert len(items) == references
+    assert {status for _id, status in items} == {"done"}
+    per_item = sql(database_url, "SELECT item_id, count(*) FROM verdicts WHERE job_id=:j GROUP BY item_id", j=job_id)
+    assert len(per_item) == references
+    assert {n for _item, n in per_item} == {1}
+    artifacts = sql(database_url, "SELECT path, content_hash FROM artifacts WHERE job_id=:j ORDER BY path", j=job_id)
+    assert [Path(p).name for p, _h in artifacts] == ["corrected.bib", "report.html", "report.json"]
+    for path, _hash in artifacts:
+        assert Path(path).is_file()
+        # Only the three files, no leftovers of an interrupted write.
+        assert sorted(p.name for p in Path(path).parent.iterdir()) == ["corrected.bib", "report.html", "report.json"]
+
+
+def test_a_bibliography_submitted_from_the_cli_reaches_a_report(stack: Stack, database_url: str, tmp_path: Path) -> None:
+    start_pools(stack)
+    bib = tmp_path / "refs.bib"
+    bib.write_text(bibtex_for(WORKS[:6], fabricated=1))
+
+    submitted = stack.cli("submit", str(bib))
+    job_id = submitted.stdout.strip()
+    assert len(job_id) == 32 and submitted.stdout == job_id + "\n"  # the id alone on stdout
+
+    waited = stack.cli("wait", job_id, "--timeout", "120")
+    assert json.loads(waited.stdout)["status"] == "done"
+    status = json.loads(stack.cli("status", job_id).stdout)
+    assert (status["total"], status["done"], status["pending"]) == (7, 7, 0)
+    assert status["by_verdict"].get("verified") == 6
+
+    report = json.loads(stack.cli("report", job_id, "--format", "json").stdout)
+    verdicts = {r["key"]: r["verdict"] for r in report["references"]}
+    assert {k: v for k, v in verdicts.items() if k.startswith("ref")} == {f"ref{i}": "verified" for i in range(6)}
+    assert verdicts["fake0"] in {"not_found", "fabricated"}
+    assert "{ref0,\n" in stack.cli("report", job_id, "--format", "bibtex").stdout
+    assert "<html" in stack.cli("report", job_id, "--format", "html").stdout.lower()
+    assert_complete_without_duplicates(database_url, job_id, 7)
+
+    # Every worker log line is JSON, and the lines about this job carry its id.
+    lines = [json.loads(line) for line in (tmp_path / "retrieval.log").read_text().splitlines() if line.startswith("{")]
+    assert any(line["job_id"] == job_id for line in lines)
+
+
+def test_a_claim_submitted_from_the_cli_settles(stack: Stack, database_url: str) -> None:
+    try:
+        import aletheia.pipeline.claims  # noqa: F401
+    except ImportError:
+        pytest.skip("the claim pipeline (aletheia.pipeline.claims) is not part of this build yet")
+    start_pools(stack)
+    job_id = stack.cli("submit", "--claim", "Glacier retreat accelerated after 2000.").stdout.strip()
+    waited = stack.cli("wait", job_id, "--timeout", "180", check=False)
+    assert waited.returncode in (0, 1)
+    status = json.loads(stack.cli("status", job_id).stdout)
+    assert status["status"] in ("done", "failed") and status["pending"] == 0
+
+
+def test_a_worker_killed_mid_job_still_ends_in_a_complete_job(
+    stack: Stack, database_url: str, tmp_path: Path
+) -> None:
+    start_pools(stack, retrieval_concurrency=2)
+    bib = tmp_path / "many.bib"
+    bib.write_text(bibtex_for(WORKS, fabricated=0))
+    job_id = stack.cli("submit", str(bib)).stdout.strip()
+
+    wait_for(lambda: done_items(database_url, job_id) >= 3, 90, "the first verdicts")
+    assert done_items(database_url, job_id) < len(WORKS), "the job finished before the kill"
+    stack.kill("retrieval")  # SIGKILL: no acknowledgement, no clean-up
+    stack.start_worker("retrieval", ["retrieval"], concurrency=4)
+    stack.wait_for_workers(["retrieval"])
+
+    assert json.loads(stack.cli("wait", job_id, "--timeout", "150").stdout)["status"] == "done"
+    assert_complete_without_duplicates(database_url, job_id, len(WORKS))
+
+
+def test_a_redis_restart_loses_messages_but_not_the_job(
+    tmp_path: Path, database_url: str, simulator: SimulatorServer
+) -> None:
+    redis = PrivateRedis(tmp_path)
+    try:
+        redis.start()
+    except (OSError, Unavailable) as exc:
+        pytest.skip(f"no redis-server binary to run a private broker: {exc}")
+    stack = make_stack(tmp_path, database_url, simulator, redis.url)
+    try:
+        start_pools(stack, retrieval_concurrency=2)
+        stack.start_beat()  # re-drives unfinished work every 2 s (items idle for the visibility timeout)
+        bib = tmp_path / "restart.bib"
+        bib.write_text(bibtex_for(WORKS, fabricated=0))
+        job_id = stack.cli("submit", str(bib)).stdout.strip()
+
+        wait_for(lambda: done_items(database_url, job_id) >= 3, 90, "the first verdicts")
+        assert done_items(database_url, job_id) < len(WORKS), "the job finished before the restart"
+        redis.kill()  # every queued and unacknowledged message is gone
+        time.sleep(1.0)
+        redis.start()
+
+        assert json.loads(stack.cli("wait", job_id, "--timeout", "150").stdout)["status"] == "done"
+        assert_complete_without_duplicates(database_url, job_id, len(WORKS))
+    finally:
+        stack.stop()
+        redis.kill()
