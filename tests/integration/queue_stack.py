@@ -9,6 +9,7 @@ can be started instead (`PrivateRedis`), for the test that restarts the broker.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -88,8 +89,8 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.workdir)],
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.workdir)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         deadline = time.monotonic() + 10
@@ -119,14 +120,21 @@ class Stack:
     logs: dict[str, IO[bytes]] = field(default_factory=dict)
 
     def start_worker(
-        self, name: str, queues: Iterable[str], *, pool: str = "threads", concurrency: int = 4, extra: Iterable[str] = ()
+        self,
+        name: str,
+        queues: Iterable[str],
+        *,
+        pool: str = "threads",
+        concurrency: int = 4,
+        extra: Iterable[str] = (),
     ) -> subprocess.Popen[bytes]:
         node = f"{name}-{uuid.uuid4().hex[:6]}@localhost"
         log = (self.workdir / f"{name}.log").open("ab")
         process = subprocess.Popen(
             [*CELERY, "worker", "-Q", ",".join(queues), "-P", pool, "-c", str(concurrency), "-n", node,
              "--without-gossip", "--without-mingle", "-l", "INFO", *extra],
-            env=self.env | {"ALETHEIA_POOL": name}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env=self.env | {"ALETHEIA_POOL": name}, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
         )  # fmt: skip
         process.node = node  # type: ignore[attr-defined]
         self.workers[name] = process
@@ -137,7 +145,8 @@ class Stack:
         log = (self.workdir / "beat.log").open("ab")
         process = subprocess.Popen(
             [*CELERY, "beat", "-s", str(self.workdir / "beat-schedule"), "-l", "INFO"],
-            env=self.env | {"ALETHEIA_POOL": "beat"}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env=self.env | {"ALETHEIA_POOL": "beat"}, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
         )  # fmt: skip
         self.workers["beat"] = process
         self.logs["beat"] = log
@@ -166,10 +175,8 @@ class Stack:
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         process = self.workers.pop(name)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            pass
         process.wait(timeout=30)
         self.logs.pop(name).close()
 
@@ -196,7 +203,9 @@ class Stack:
             [*ALETHEIA, *args], env=self.env, capture_output=True, text=True, timeout=timeout, check=False
         )
         if check and result.returncode != 0:
-            raise AssertionError(f"aletheia {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}")
+            raise AssertionError(
+                f"aletheia {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}"
+            )
         return result
 
 
@@ -220,7 +229,13 @@ def stack_env(
 
 def make_universe(count: int, *, seed: str = "q") -> list[dict[str, Any]]:
     """`count` works, each known to Crossref, OpenAlex and Semantic Scholar by its DOI."""
-    topics = ["glacier retreat", "protein folding", "urban heat islands", "coral bleaching", "soil microbiomes"]
+    topics = [
+        "glacier retreat",
+        "protein folding",
+        "urban heat islands",
+        "coral bleaching",
+        "soil microbiomes",
+    ]
     works = []
     for i in range(count):
         works.append(

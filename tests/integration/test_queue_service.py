@@ -110,25 +110,37 @@ def wait_for(predicate: Any, timeout: float, what: str) -> None:
 
 
 def done_items(database_url: str, job_id: str) -> int:
-    return int(sql(database_url, "SELECT count(*) FROM items WHERE job_id=:j AND status='done'", j=job_id)[0][0])
+    return int(
+        sql(database_url, "SELECT count(*) FROM items WHERE job_id=:j AND status='done'", j=job_id)[0][0]
+    )
 
 
 def assert_complete_without_duplicates(database_url: str, job_id: str, references: int) -> None:
     items = sql(database_url, "SELECT id, status FROM items WHERE job_id=:j", j=job_id)
     assert len(items) == references
     assert {status for _id, status in items} == {"done"}
-    per_item = sql(database_url, "SELECT item_id, count(*) FROM verdicts WHERE job_id=:j GROUP BY item_id", j=job_id)
+    per_item = sql(
+        database_url, "SELECT item_id, count(*) FROM verdicts WHERE job_id=:j GROUP BY item_id", j=job_id
+    )
     assert len(per_item) == references
     assert {n for _item, n in per_item} == {1}
-    artifacts = sql(database_url, "SELECT path, content_hash FROM artifacts WHERE job_id=:j ORDER BY path", j=job_id)
+    artifacts = sql(
+        database_url, "SELECT path, content_hash FROM artifacts WHERE job_id=:j ORDER BY path", j=job_id
+    )
     assert [Path(p).name for p, _h in artifacts] == ["corrected.bib", "report.html", "report.json"]
     for path, _hash in artifacts:
         assert Path(path).is_file()
         # Only the three files, no leftovers of an interrupted write.
-        assert sorted(p.name for p in Path(path).parent.iterdir()) == ["corrected.bib", "report.html", "report.json"]
+        assert sorted(p.name for p in Path(path).parent.iterdir()) == [
+            "corrected.bib",
+            "report.html",
+            "report.json",
+        ]
 
 
-def test_a_bibliography_submitted_from_the_cli_reaches_a_report(stack: Stack, database_url: str, tmp_path: Path) -> None:
+def test_a_bibliography_submitted_from_the_cli_reaches_a_report(
+    stack: Stack, database_url: str, tmp_path: Path
+) -> None:
     start_pools(stack)
     bib = tmp_path / "refs.bib"
     bib.write_text(bibtex_for(WORKS[:6], fabricated=1))
@@ -145,14 +157,20 @@ def test_a_bibliography_submitted_from_the_cli_reaches_a_report(stack: Stack, da
 
     report = json.loads(stack.cli("report", job_id, "--format", "json").stdout)
     verdicts = {r["key"]: r["verdict"] for r in report["references"]}
-    assert {k: v for k, v in verdicts.items() if k.startswith("ref")} == {f"ref{i}": "verified" for i in range(6)}
+    assert {k: v for k, v in verdicts.items() if k.startswith("ref")} == {
+        f"ref{i}": "verified" for i in range(6)
+    }
     assert verdicts["fake0"] in {"not_found", "fabricated"}
     assert "{ref0,\n" in stack.cli("report", job_id, "--format", "bibtex").stdout
     assert "<html" in stack.cli("report", job_id, "--format", "html").stdout.lower()
     assert_complete_without_duplicates(database_url, job_id, 7)
 
     # Every worker log line is JSON, and the lines about this job carry its id.
-    lines = [json.loads(line) for line in (tmp_path / "retrieval.log").read_text().splitlines() if line.startswith("{")]
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "retrieval.log").read_text().splitlines()
+        if line.startswith("{")
+    ]
     assert any(line["job_id"] == job_id for line in lines)
 
 

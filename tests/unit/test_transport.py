@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
@@ -484,3 +485,28 @@ async def test_errors_raised_by_the_transport_survive_pickling(make: Factory) ->
     for error in raised:
         copy = pickle.loads(pickle.dumps(error))  # noqa: S301 (our own bytes)
         assert type(copy) is type(error) and vars(copy) == vars(error)
+
+
+def _unresolvable() -> httpx.ConnectError:
+    try:
+        try:
+            raise socket.gaierror(-2, "Name or service not known")
+        except socket.gaierror as cause:
+            raise httpx.ConnectError("[Errno -2] Name or service not known") from cause
+    except httpx.ConnectError as exc:
+        return exc
+
+
+async def test_a_host_that_does_not_resolve_fails_fast_and_opens_the_circuit(
+    make: Factory, clock: FakeClock
+) -> None:
+    breaker = CircuitBreaker("crossref", failure_threshold=5, reset_seconds=30, clock=clock)
+    script = Script(_unresolvable())
+    transport = make(script, breaker=breaker, attempts=4)
+    with pytest.raises(SourceUnavailableError, match="does not resolve"):
+        await transport.get_json("/works/10.1/x")
+    assert len(script.requests) == 1  # no retries against a name that does not resolve
+    assert state_of(breaker) is BreakerState.OPEN
+    with pytest.raises(SourceUnavailableError):  # later callers do not even try
+        await transport.get_json("/works/10.1/y")
+    assert len(script.requests) == 1

@@ -558,6 +558,9 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
     # --- 2. search when no identifier settles it
     search_answers = evidence.for_kind(QueryKind.SEARCH) + evidence.for_kind(QueryKind.LIBRARY)
     search_outcome = _resolution(search_answers)
+    # One search that failed is enough for doubt: the source that could not be asked may be the
+    # only one that has the work, whatever the others returned (docs/reliability.md).
+    search_failed = any(a.outcome is Outcome.FAILED for a in search_answers)
     via_search = False
     search_pool = [w for w in works if QueryKind.SEARCH in w.via or QueryKind.LIBRARY in w.via]
     if identity is None:
@@ -623,10 +626,10 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
     if identity is None:
         if signals or Reason.TITLE_CHIMERA in f.reasons:
             return verdict(VerdictStatus.FABRICATED, f)
-        if nowhere and not id_failed and search_outcome is not Outcome.FAILED:
+        if nowhere and not id_failed and not search_failed:
             f.add(Reason.IDENTIFIER_RESOLVES_NOWHERE, major=True)
             return verdict(VerdictStatus.FABRICATED, f)
-        if id_failed or search_outcome is Outcome.FAILED or (search_outcome is None and not nowhere):
+        if id_failed or search_failed or (search_outcome is None and not nowhere):
             return verdict(VerdictStatus.UNVERIFIABLE, f)
         f.add(Reason.NO_MATCH_FOUND)
         return verdict(VerdictStatus.NOT_FOUND, f)

@@ -265,10 +265,11 @@ def _block_at(starts: Sequence[int], position: int) -> int:
 # --- sentences --------------------------------------------------------------------------------------
 
 # Abbreviations after which a period does not end a sentence.
-_ABBREVIATIONS: Final = frozenset(
+_ABBREVIATION_TEXT: Final = (
     "al e.g i.e etc fig figs eq eqs ref refs sec secs vs cf approx resp no nos vol pp ca dr mr mrs ms"
-    " prof st tab table et".split()
+    " prof st tab table et"
 )
+_ABBREVIATIONS: Final = frozenset(_ABBREVIATION_TEXT.split())
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -298,13 +299,16 @@ def split_sentences(text: str) -> list[str]:
 
 def sentences_of(paper: PaperText) -> list[tuple[str, int]]:
     """(sentence, index of its block) for every sentence of the paper, in order."""
-    return [(sentence, index) for index, block in enumerate(paper.blocks) for sentence in split_sentences(block.text)]
+    return [
+        (sentence, index)
+        for index, block in enumerate(paper.blocks)
+        for sentence in split_sentences(block.text)
+    ]
 
 
 # --- terms and ranking ------------------------------------------------------------------------------
 
-STOPWORDS: Final = frozenset(
-    """
+_STOPWORD_TEXT: Final = """
 a about above after again against all also although am among an and any are as at be because been
 before being below between both but by can could did do does doing done down during each either
 etc few for from further had has have having he her here hers him his how however i if in into is it
@@ -313,13 +317,14 @@ our ours out over own per same shall she should since so some such than that the
 then there therefore these they this those through thus to too under until up upon us very via was
 we were what when where whether which while who whom whose why will with within without would yet
 you your
-""".split()
-)
+"""
+STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
 # Words that flip a statement; a sentence and a claim that disagree on them do not support each other.
-NEGATION_WORDS: Final = frozenset(
+_NEGATION_TEXT: Final = (
     "not no never none neither nor without cannot lack lacks lacking absence absent fail fails failed"
-    " unable unrelated insufficient".split()
+    " unable unrelated insufficient"
 )
+NEGATION_WORDS: Final = frozenset(_NEGATION_TEXT.split())
 _WORD: Final = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _SUFFIXES: Final = (
     "ational",

@@ -114,19 +114,34 @@ async def _identifier_lookups(cited: CitedReference, gw: SourceGateway, g: Gathe
         await asyncio.gather(*calls)
 
 
-async def _searches(cited: CitedReference, gw: SourceGateway, g: Gathered) -> None:
+def _found_by_search(cited: CitedReference, gw: SourceGateway, g: Gathered, current_year: int) -> bool:
+    """The searches so far found the cited work: a match whose title agrees, not ambiguous."""
+    verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    title = verdict.fields.get("title")
+    return (
+        verdict.match is not None
+        and verdict.status is not VerdictStatus.AMBIGUOUS
+        and (title is None or title.agrees is True)
+    )
+
+
+async def _searches(cited: CitedReference, gw: SourceGateway, g: Gathered, *, current_year: int) -> None:
+    """Search stage by stage (gateway.search_stages): a later, costlier search runs only when the
+    earlier ones did not find the work. A near miss, a wrong author or nothing at all still asks
+    every stage, so a better match elsewhere is never missed."""
     text = _search_text(cited)
     if not text:
         return
     first_author = None
     if cited.authors:
         first_author = cited.authors[0].family or cited.authors[0].literal
-    calls = [
-        _ask(g, source, QueryKind.SEARCH, text, call)
-        for source, call in gw.searches(title=cited.title, author=first_author, year=cited.year, text=text)
-    ]
-    if calls:
-        await asyncio.gather(*calls)
+    stages = gw.search_stages(title=cited.title, author=first_author, year=cited.year, text=text)
+    for number, stage in enumerate(stages):
+        if number and _found_by_search(cited, gw, g, current_year):
+            return
+        calls = [_ask(g, source, QueryKind.SEARCH, text, call) for source, call in stage]
+        if calls:
+            await asyncio.gather(*calls)
 
 
 async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bool:
@@ -177,14 +192,14 @@ async def verify_reference(cited: CitedReference, gw: SourceGateway, *, current_
     verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     identity_from_identifier = verdict.match is not None and verdict.status in SETTLED_BY_IDENTIFIER and not library_hit
     if not identity_from_identifier and verdict.status is not VerdictStatus.OUT_OF_SCOPE and not library_hit:
-        await _searches(cited, gw, g)
+        await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if verdict.match is not None and verdict.secondary is None and not library_hit and await _second_source(verdict, gw, g):
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if library_hit and verdict.status is not VerdictStatus.VERIFIED and not gw.offline:
         # The library is a cache of verified works, not an oracle: a mismatch is re-checked live.
         await _identifier_lookups(cited, gw, g)
-        await _searches(cited, gw, g)
+        await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     evidence = g.evidence(gw, cited)
     return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)

@@ -15,6 +15,7 @@ Limits on PDFs are errors for that document only: more than `max_input_bytes`, m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
@@ -120,14 +121,13 @@ def convert_document(
             paper = _convert_pdf_docling(data, settings)
         except DocumentLimitError:
             raise
-        except Exception:  # noqa: BLE001 - a layout-model failure falls back to the model-free path
+        except Exception:  # a layout-model failure falls back to the model-free path
             paper = _convert_pdf_text(data, settings)
     else:
         paper = _convert_pdf_text(data, settings)
-    try:
+    # A read-only cache directory costs a re-conversion next time, nothing more.
+    with contextlib.suppress(OSError):
         _write_atomically(cached, paper.model_dump_json())
-    except OSError:
-        pass  # a read-only cache directory costs a re-conversion next time, nothing more
     return paper
 
 
@@ -171,7 +171,9 @@ def _blocks_from_docling(document: Any, *, origin: TextOrigin) -> PaperText:
     return PaperText(blocks=tuple(blocks), origin=origin, pages=max(pages) if pages else None)
 
 
-_SKIPPED_TAGS: Final = frozenset({"script", "style", "nav", "header", "footer", "noscript", "annotation", "svg"})
+_SKIPPED_TAGS: Final = frozenset(
+    {"script", "style", "nav", "header", "footer", "noscript", "annotation", "svg"}
+)
 _BLOCK_TAGS: Final = frozenset({"p", "li", "blockquote", "figcaption", "td", "th", "dd", "dt", "pre"})
 _HEADING_TAGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
@@ -371,7 +373,9 @@ async def _convert_in_thread(data: bytes, kind: DocumentKind) -> PaperText:
     return await asyncio.to_thread(convert_document, data, kind)
 
 
-async def fetch_paper_text(gateway: Any, record: WorkRecord, *, convert: Converter | None = None) -> FetchedText:
+async def fetch_paper_text(
+    gateway: Any, record: WorkRecord, *, convert: Converter | None = None
+) -> FetchedText:
     """arXiv HTML, then arXiv PDF, then the abstract (seed 000 §9). Never raises for a source or
     conversion failure: each is recorded in `attempts` and the next way is tried.
 

@@ -41,9 +41,9 @@ from aletheia.core.text import normalize_whitespace
 from aletheia.pipeline.claim_types import Candidate, ExtractedClaim, Ranking
 
 __all__ = [
+    "LLM",
     "MAX_RANKING_ITERATIONS",
     "TOOL_DEFINITIONS",
-    "LLM",
     "AnthropicLLM",
     "ClaimReasoner",
     "LLMError",
@@ -262,7 +262,8 @@ _SYSTEM: Final = (
 class ClaimReasoner(Protocol):
     """What `verify_and_cite` asks of a model (or of the lexical stand-in)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def extract_claim(self, text: str, hint: str | None) -> ExtractedClaim: ...
 
@@ -325,7 +326,9 @@ def lexical_claim(text: str, hint: str | None) -> ExtractedClaim:
         " ".join([*hint_words, *(w for w in words if w in specific[:4])]),
     ]
     unique = tuple(dict.fromkeys(q for q in queries if q.strip()))
-    return ExtractedClaim(assertion=assertion, queries=unique, terms=terms, year_hint=year, doi=doi, arxiv_id=arxiv)
+    return ExtractedClaim(
+        assertion=assertion, queries=unique, terms=terms, year_hint=year, doi=doi, arxiv_id=arxiv
+    )
 
 
 def _relevance(claim: ExtractedClaim, candidate: Candidate) -> float:
@@ -415,7 +418,9 @@ def _only_call(reply: LLMReply, name: str) -> ToolCall:
 
 
 def _strings(value: Any) -> list[str]:
-    return [item for item in value if isinstance(item, str) and item.strip()] if isinstance(value, list) else []
+    return (
+        [item for item in value if isinstance(item, str) and item.strip()] if isinstance(value, list) else []
+    )
 
 
 @dataclass
@@ -486,17 +491,26 @@ class ModelReasoner:
             if submitted is not None:
                 ranked = [pool[key] for key in _strings(submitted.input.get("paper_ids")) if key in pool]
                 unique = list({c.key: c for c in ranked}.values())
-                return Ranking(ranked=tuple(unique), queries=tuple(ran), iterations=iteration, ranker=self.name)
+                return Ranking(
+                    ranked=tuple(unique), queries=tuple(ran), iterations=iteration, ranker=self.name
+                )
             results: list[dict[str, Any]] = []
             for call in reply.tool_calls:
                 if call.name != "search_papers":
                     results.append(
-                        {"type": "tool_result", "tool_use_id": call.id, "content": "unknown tool", "is_error": True}
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": call.id,
+                            "content": "unknown tool",
+                            "is_error": True,
+                        }
                     )
                     continue
                 query = normalize_whitespace(str(call.input.get("query") or ""))
                 year = call.input.get("year_hint")
-                found = await search(query, year if isinstance(year, int) else claim.year_hint) if query else []
+                found = (
+                    await search(query, year if isinstance(year, int) else claim.year_hint) if query else []
+                )
                 ran.append(query)
                 for candidate in found:
                     pool.setdefault(candidate.key, candidate)
@@ -509,7 +523,11 @@ class ModelReasoner:
                 )
             if not results:
                 raise LLMError("the model answered without a tool call")
-            messages = [*messages, {"role": "assistant", "content": list(reply.content)}, {"role": "user", "content": results}]
+            messages = [
+                *messages,
+                {"role": "assistant", "content": list(reply.content)},
+                {"role": "user", "content": results},
+            ]
         raise LLMError("the model did not submit a ranking")  # unreachable: the last turn forces it
 
     async def propose_excerpts(self, claim: str, paper: PaperText, *, limit: int = 3) -> list[str]:

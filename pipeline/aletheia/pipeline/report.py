@@ -166,24 +166,34 @@ class TableSink:
             self.console.print(f"[dim]… {len(self.rows)} references checked[/dim]")
 
     def summary(self, obj: dict[str, Any]) -> None:
+        from rich.markup import escape
         from rich.table import Table
 
-        table = Table(show_lines=False, expand=True)
-        table.add_column("key", overflow="fold", max_width=24)
-        table.add_column("verdict", no_wrap=True)
-        table.add_column("title", overflow="fold", ratio=2)
-        table.add_column("why", overflow="fold", ratio=3)
+        table = Table(show_lines=False, expand=True, pad_edge=False)
+        table.add_column("key", overflow="fold", max_width=28)
+        table.add_column("verdict", overflow="fold", max_width=22)
+        table.add_column("reference and why", overflow="fold", ratio=1)
         for ref in self.rows:
             style = VERDICT_STYLE.get(ref["verdict"], "")
             label = ref["verdict"] + (f" ({ref['severity']})" if ref.get("severity") else "")
-            title = ref["input"].get("title") or ref["input"].get("raw") or ""
-            table.add_row(str(ref["key"]), f"[{style}]{label}[/{style}]", str(title)[:160], _why(ref))
+            title = str(ref["input"].get("title") or ref["input"].get("raw") or "")
+            why = _why(ref)
+            detail = f"[dim]{escape(title[:120])}[/dim]" + (f"\n{escape(why)}" if why else "")
+            table.add_row(escape(str(ref["key"])), f"[{style}]{label}[/{style}]", detail)
         self.console.print(table)
         counts = ", ".join(f"{k}: {v}" for k, v in obj["by_verdict"].items())
         self.console.print(f"[bold]{obj['total']} references[/bold] — {counts}")
-        down = [n for n, s in obj.get("sources", {}).items() if s.get("status") not in ("ok", None)]
+        sources = obj.get("sources", {})
+        down = [n for n, s in sources.items() if s.get("status") not in ("ok", None) or s.get("affected")]
         if down:
-            self.console.print(f"[cyan]sources not fully available: {', '.join(down)}[/cyan]")
+            parts = []
+            for name in down:
+                st = sources[name]
+                hit = st.get("affected_verdicts") or {}
+                detail = ", ".join(f"{k}: {v}" for k, v in hit.items())
+                parts.append(f"{name} ({st.get('status')}; {st.get('affected', 0)} verdicts affected"
+                             + (f": {detail}" if detail else "") + ")")  # fmt: skip
+            self.console.print(f"[cyan]sources not fully available: {'; '.join(parts)}[/cyan]")
         for p in obj.get("problems", []):
             self.console.print(f"[red]input problem[/red] {p.get('origin')}:{p.get('line')}: {p.get('message')}")
 

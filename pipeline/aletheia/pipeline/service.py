@@ -316,12 +316,25 @@ def submit_bibliography(
 
 
 def submit_claim(
-    runtime: Runtime, dispatcher: Dispatcher, claim: str, *, submitted_by: str | None = None
+    runtime: Runtime,
+    dispatcher: Dispatcher,
+    claim: str,
+    *,
+    submitted_by: str | None = None,
+    hint: str | None = None,
+    repository: str | Path | None = None,
 ) -> str:
+    """A claim job; its citation artifact goes to `repository`/docs/citations (default: the job's
+    report folder)."""
     claim = claim.strip()
     if not claim:
         raise ValueError("the claim is empty")
-    job_id = runtime.jobs.create_job(KIND_CLAIM, {"claim": claim}, submitted_by=submitted_by)
+    job_input: dict[str, Any] = {"claim": claim}
+    if hint:
+        job_input["hint"] = hint
+    if repository is not None:
+        job_input["repository"] = str(Path(repository).resolve())
+    job_id = runtime.jobs.create_job(KIND_CLAIM, job_input, submitted_by=submitted_by)
     runtime.jobs.add_items(job_id, [(1, claim[:80], "claim", {"claim": claim})])
     dispatcher.send(VERIFY_CLAIM, job_id)
     return job_id
@@ -604,11 +617,38 @@ def verify_claim(ctx: ServiceContext, job_id: str) -> None:
             return
         _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
         gateway = ctx.source_gateway()
-        result = _run_in_job(ctx, job_id, verify_and_cite(job.input["claim"], gateway))
-        payload = _jsonable(result)
-        rt.jobs.set_summary(
-            job_id, {"claim": job.input["claim"], "result": payload, "logic_version": LOGIC_VERSION}
+        root = Path(job.input.get("repository") or rt.settings.reports_path() / job_id)
+        root.mkdir(parents=True, exist_ok=True)
+        citation, outcome = _run_in_job(
+            ctx,
+            job_id,
+            verify_and_cite(
+                job.input["claim"],
+                job.input.get("hint"),
+                project_root=root,
+                gateway=gateway,
+                settings=rt.settings,
+            ),
         )
+        summary: dict[str, Any] = {"claim": job.input["claim"], "logic_version": LOGIC_VERSION}
+        if citation is not None:
+            artifact = Path(str(outcome))
+            summary |= {"verified": True, "citation": _jsonable(citation), "artifact": str(artifact)}
+            with rt.jobs.sessions.begin() as s:
+                from aletheia.storage.db import upsert
+
+                upsert(
+                    s,
+                    ArtifactRow.__table__,
+                    [{"job_id": job_id, "repository": str(root), "path": str(artifact), "kind": "citation",
+                      "content_hash": hashlib.sha256(artifact.read_bytes()).hexdigest(),
+                      "written_at": utcnow()}],
+                    conflict=["repository", "path"],
+                    update=["job_id", "content_hash", "written_at"],
+                )  # fmt: skip
+        else:  # default-deny: why it could not be proven
+            summary |= {"verified": False, "conflict": _jsonable(outcome)}
+        rt.jobs.set_summary(job_id, summary)
         for item in rt.jobs.items(job_id):
             rt.jobs.mark_item(item.id, ItemStatus.DONE)
         ctx.dispatcher.send(RENDER_REPORT, job_id)
@@ -984,11 +1024,12 @@ def _aware(ts: datetime) -> datetime:
 def _stale_items(runtime: Runtime, job_id: str, cutoff: datetime) -> list[str]:
     """Unsettled items untouched since `cutoff`; their clock restarts so the next pass waits again."""
     with runtime.jobs.sessions.begin() as s:
+        # SKIP LOCKED: two re-drives running at once split the rows instead of both sending them.
         rows = list(
             s.scalars(
-                select(Item.id).where(
-                    Item.job_id == job_id, Item.status.in_(UNSETTLED), Item.updated_at <= cutoff
-                )
+                select(Item.id)
+                .where(Item.job_id == job_id, Item.status.in_(UNSETTLED), Item.updated_at <= cutoff)
+                .with_for_update(skip_locked=True)
             )
         )
         if rows:

@@ -18,10 +18,12 @@ from typing import Any
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
+from aletheia.pipeline.audit import record_decisions
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.gateway import SourceGateway
 from aletheia.pipeline.report import reference_json
 from aletheia.pipeline.runtime import Runtime
+from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.models import JobStatus
 
 DEFAULT_CONCURRENCY = 32
@@ -105,6 +107,7 @@ class Recorder:
         self.job_id = job_id
         self.batch_size = batch
         self.pending: list[tuple[int, ReferenceOutcome]] = []
+        self.audit = AuditLog(runtime.jobs.engine, anchor_file=runtime.settings.audit_anchor_file)
 
     def add(self, position: int, outcome: ReferenceOutcome) -> None:
         self.pending.append((position, outcome))
@@ -114,6 +117,8 @@ class Recorder:
     def flush(self) -> None:
         if not self.pending:
             return
+        # The trail first: a verdict row never exists without the events that explain it.
+        record_decisions(self.audit, self.job_id, [(pos, o.cited.key, o) for pos, o in self.pending])
         jobs = self.runtime.jobs
         jobs.add_items(
             self.job_id,
@@ -125,6 +130,23 @@ class Recorder:
                 self.job_id, by_pos[pos], o.verdict.model_dump(mode="json"), o.evidence.model_dump(mode="json")
             )
         self.pending = []
+
+    def commit(self) -> None:
+        """Commit the job's Merkle root, and the global root when one is due."""
+        self.audit.commit_job(self.job_id)
+        self.audit.commit_global_if_due(self.runtime.settings.audit_global_commit_seconds)
+
+
+def sources_summary(gateway: SourceGateway, affected: dict[str, Counter[str]]) -> dict[str, dict[str, Any]]:
+    """Per source: its counters and state, and the verdicts its unavailability affected (the
+    references that list it in `sources_unavailable`, counted by verdict)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, st in gateway.stats().items():
+        hit = affected.get(name, Counter())
+        out[name] = {"requests": st.requests, "errors": st.errors, "status": st.status,
+                     "rate_limited": st.rate_limited, "cache_hits": st.cache_hits,
+                     "affected": sum(hit.values()), "affected_verdicts": dict(sorted(hit.items()))}  # fmt: skip
+    return out
 
 
 async def remember_verified(runtime: Runtime, outcome: ReferenceOutcome) -> None:
@@ -152,6 +174,7 @@ async def verify_to_sink(
     summary.job_id = job_id
     runtime.jobs.set_job_status(job_id, JobStatus.RUNNING)
     recorder = Recorder(runtime, job_id)
+    affected: dict[str, Counter[str]] = {}
     try:
         async with runtime.gateway() as gateway:
             position = 0
@@ -162,20 +185,22 @@ async def verify_to_sink(
                 summary.total += 1
                 summary.by_verdict[outcome.verdict.status.value] += 1
                 summary.flagged += int(outcome.verdict.flagged)
+                for source in outcome.verdict.sources_unavailable:
+                    affected.setdefault(source.value, Counter())[outcome.verdict.status.value] += 1
                 recorder.add(position, outcome)
                 await remember_verified(runtime, outcome)
                 sink.reference(reference_json(outcome))
-            summary.sources = {
-                name: {"requests": st.requests, "errors": st.errors, "status": st.status,
-                       "rate_limited": st.rate_limited, "cache_hits": st.cache_hits}
-                for name, st in gateway.stats().items()
-            }  # fmt: skip
+            summary.sources = sources_summary(gateway, affected)
         recorder.flush()
+        recorder.commit()
         runtime.jobs.set_summary(job_id, summary.as_json())
         runtime.jobs.set_job_status(job_id, JobStatus.DONE)
     except BaseException as exc:
-        recorder.flush()
-        runtime.jobs.set_job_status(job_id, JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+        try:
+            recorder.flush()
+            recorder.commit()
+        finally:
+            runtime.jobs.set_job_status(job_id, JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
         raise
     sink.summary(summary.as_json())
     return summary

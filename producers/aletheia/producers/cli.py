@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from aletheia.producers import library_cli, service_cli, simulator_cli
+from aletheia.producers import audit_cli, library_cli, service_cli, simulator_cli
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,3 +77,11 @@ main.add_command(library_cli.library)
 main.add_command(simulator_cli.simulator)
 for _command in service_cli.COMMANDS:
     main.add_command(_command)
+for _command in audit_cli.COMMANDS:
+    main.add_command(_command)
+
+from aletheia.producers import claims_cli  # noqa: E402 - registered after the other commands
+
+main.add_command(claims_cli.cite)
+main.add_command(claims_cli.check)
+main.add_command(claims_cli.audit)

@@ -87,9 +87,12 @@ class AletheiaClient:
             lambda d: service.submit_bibliography(self.runtime, d, documents, submitted_by=self.submitted_by)
         )
 
-    def submit_claim(self, claim: str) -> str:
+    def submit_claim(self, claim: str, *, hint: str | None = None, into: str | Path | None = None) -> str:
+        """A claim job; `into` is the repository whose docs/citations/ receives the artifact."""
         return self._dispatch(
-            lambda d: service.submit_claim(self.runtime, d, claim, submitted_by=self.submitted_by)
+            lambda d: service.submit_claim(
+                self.runtime, d, claim, submitted_by=self.submitted_by, hint=hint, repository=into
+            )
         )
 
     def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:

@@ -14,7 +14,9 @@ def library() -> None:
 
 
 @library.command("import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
 def import_(files: tuple[Path, ...]) -> None:
     """Load source records from JSONL FILES: one {"source": ..., "raw": <payload>} per line.
 

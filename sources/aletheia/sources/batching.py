@@ -2,8 +2,14 @@
 identifiers per request: one request for fifty DOIs is both faster and kinder than fifty).
 
 Lookups arriving within `window` seconds of the first pending one, or until `max_batch` distinct
-keys are pending, go out as one `fetch_batch` call. A lone lookup therefore waits at most `window`.
-A key already pending or in flight is not asked for again: its callers share one answer.
+keys are pending, go out as one `fetch_batch` call. A key already pending or in flight is not asked
+for again: its callers share one answer.
+
+While `max_in_flight` batches are out, a partial batch is held back and keeps filling; it goes as
+soon as one returns (a full batch always goes at once). Behind a slow rate limit (arXiv: one
+request per 3 s) this is what makes batches large: without it every window would queue its own
+small batch for a token, and a hundred ids could cost a hundred requests. A lone lookup therefore
+waits at most `window` plus the time the batches ahead of it take.
 """
 
 from __future__ import annotations
@@ -35,14 +41,19 @@ class Coalescer(Generic[K, V]):
         *,
         max_batch: int,
         window: float,
+        max_in_flight: int | None = 1,
     ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, got {max_batch!r}")
         if window < 0:
             raise ValueError(f"window must not be negative, got {window!r}")
+        if max_in_flight is not None and max_in_flight < 1:
+            raise ValueError(f"max_in_flight must be at least 1 (or None), got {max_in_flight!r}")
         self._fetch_batch = fetch_batch
         self.max_batch = max_batch
         self.window = window
+        self.max_in_flight = max_in_flight
+        self._running = 0  # batches sent and not yet answered
         self._pending: dict[K, asyncio.Future[V | None]] = {}
         self._in_flight: dict[K, asyncio.Future[V | None]] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -58,20 +69,33 @@ class Coalescer(Generic[K, V]):
             future.add_done_callback(_retrieve)
             self._pending[key] = future
             if len(self._pending) >= self.max_batch:
-                self._flush()
-            elif self._timer is None:
+                self._flush(full_only=True)
+            if self._pending and self._timer is None:
                 self._timer = loop.call_later(self.window, self._flush)
         # Shielded: one waiter giving up must not cancel the answer the others wait for.
         return await asyncio.shield(future)
 
-    def _flush(self) -> None:
+    def _flush(self, *, full_only: bool = False) -> None:
+        """Send what is pending: every full batch, and the partial rest unless `full_only` or
+        `max_in_flight` batches are already out (then it waits for one of them to return)."""
+        while len(self._pending) >= self.max_batch:
+            self._send(list(self._pending)[: self.max_batch])
+        if full_only or not self._pending:
+            return
+        if self.max_in_flight is not None and self._running >= self.max_in_flight:
+            if self._timer is not None:  # held back: `_run` sends it when a batch returns
+                self._timer.cancel()
+                self._timer = None
+            return
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not self._pending:
-            return
-        batch, self._pending = self._pending, {}
+        self._send(list(self._pending))
+
+    def _send(self, keys: list[K]) -> None:
+        batch = {key: self._pending.pop(key) for key in keys}
         self._in_flight.update(batch)
+        self._running += 1
         task = asyncio.get_running_loop().create_task(self._run(batch))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -92,6 +116,10 @@ class Coalescer(Generic[K, V]):
                 if not future.done():
                     future.set_result(found.get(key))
         finally:
+            self._running -= 1
             for key, future in batch.items():
                 if self._in_flight.get(key) is future:
                     del self._in_flight[key]
+            if self._pending and self._timer is None:
+                # A partial batch held back behind this one has waited long enough already.
+                self._flush()

@@ -109,6 +109,12 @@ class CircuitBreaker:
         self._opened_at = None
         self._probe_started_at = None
 
+    def trip(self) -> None:
+        """Open the circuit now (e.g. the host does not resolve): no point waiting for N failures."""
+        self._failures = max(self._failures, self.failure_threshold)
+        self._opened_at = self._clock()
+        self._probe_started_at = None
+
     def record_failure(self) -> None:
         self._failures += 1
         if self._opened_at is not None or self._failures >= self.failure_threshold:

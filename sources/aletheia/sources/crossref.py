@@ -31,6 +31,7 @@ from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_d
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
+from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import cache_key
 
 if TYPE_CHECKING:
@@ -55,6 +56,11 @@ __all__ = [
 ]
 
 SOURCE: Final = SourceName.CROSSREF
+# DOIs per `filter=doi:a,doi:b,...` list query. Crossref ORs repeated values of one filter; 50 DOIs
+# keep the URL near 2 KB, well inside what its servers and proxies accept.
+MAX_DOIS_PER_FILTER: Final = 50
+# Characters that would end a filter value or split the filter list: such a DOI is asked alone.
+_FILTER_UNSAFE: Final = re.compile(r"[,:\s]")
 PROJECT_URL: Final = "https://github.com/aletheia-citations"
 
 # Envelopes that carry works; every other `message-type` (funder, member, journal, license-list,
@@ -573,10 +579,24 @@ class CrossrefClient:
 
     source: Final = SOURCE
 
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None, mailto: str | None = None):
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        cache: RawCache | None = None,
+        mailto: str | None = None,
+        coalesce_window: float | None = None,
+    ):
+        """`coalesce_window` (seconds): when given, `work_by_doi` lookups arriving within it go
+        out together as one `filter=doi:` list query (`works_by_dois`); None asks each DOI alone."""
         self.transport = transport
         self.cache = cache
         self.mailto = mailto
+        self._coalescer: Coalescer[str, SourceRecord] | None = (
+            Coalescer(self._fetch_doi_batch, max_batch=MAX_DOIS_PER_FILTER, window=coalesce_window)
+            if coalesce_window is not None
+            else None
+        )
 
     @classmethod
     def from_settings(
@@ -608,15 +628,27 @@ class CrossrefClient:
         canonical = clean_doi(doi)
         if canonical is None:
             raise ValueError(f"not a DOI: {doi!r}")
+        hit, cached_record = await self._cached(canonical)
+        if hit:
+            return cached_record
+        if self._coalescer is not None and not _FILTER_UNSAFE.search(canonical):
+            return await self._coalescer.get(canonical)
+        return await self._doi_singleton(canonical)
+
+    async def _cached(self, canonical: str) -> tuple[bool, SourceRecord | None]:
+        if self.cache is None:
+            return False, None
+        cached = await self.cache.get(SOURCE, cache_key("doi", canonical))
+        if cached is None:
+            return False, None
+        self.transport.stats.cache_hits += 1
+        if not cached.found:
+            return True, None
+        record = self._single(cached.raw)
+        return True, SourceRecord(record, cached.raw, cached.fetched_at, cached.url, from_cache=True)
+
+    async def _doi_singleton(self, canonical: str) -> SourceRecord | None:
         key = cache_key("doi", canonical)
-        if self.cache is not None:
-            cached = await self.cache.get(SOURCE, key)
-            if cached is not None:
-                self.transport.stats.cache_hits += 1
-                if not cached.found:
-                    return None
-                record = self._single(cached.raw)
-                return SourceRecord(record, cached.raw, cached.fetched_at, cached.url, from_cache=True)
         path = _work_path(canonical)
         url = self._url(path)
         payload = await self.transport.get_json(path, params=self._params(), kind="single")
@@ -627,6 +659,63 @@ class CrossrefClient:
         if parsed is None:
             return None
         return SourceRecord(parsed, payload, _utcnow(), url)
+
+    async def works_by_dois(self, dois: Iterable[str]) -> dict[str, SourceRecord | None]:
+        """Each DOI's work (None when Crossref has none), keyed by the DOI as given: cached answers
+        first, the rest in `filter=doi:` list queries of up to MAX_DOIS_PER_FILTER."""
+        canonical_of: dict[str, str] = {}
+        for doi in dois:
+            canonical = clean_doi(doi)
+            if canonical is None:
+                raise ValueError(f"not a DOI: {doi!r}")
+            canonical_of[doi] = canonical
+        found: dict[str, SourceRecord | None] = {}
+        missing: list[str] = []
+        for canonical in dict.fromkeys(canonical_of.values()):
+            hit, record = await self._cached(canonical)
+            if hit:
+                found[canonical] = record
+            else:
+                missing.append(canonical)
+        for start in range(0, len(missing), MAX_DOIS_PER_FILTER):
+            found.update(await self._fetch_doi_batch(missing[start : start + MAX_DOIS_PER_FILTER]))
+        return {doi: found.get(canonical) for doi, canonical in canonical_of.items()}
+
+    async def _fetch_doi_batch(self, dois: list[str]) -> dict[str, SourceRecord | None]:
+        """Canonical DOIs -> records, uncached. A lone DOI, or one the filter syntax cannot carry,
+        is asked at `/works/{doi}`; the rest in one list query. Every answer is cached, found or
+        not, in the shape of a single-work response so a later `work_by_doi` reads it back."""
+        unsafe = [d for d in dois if _FILTER_UNSAFE.search(d)]
+        batchable = [d for d in dois if not _FILTER_UNSAFE.search(d)]
+        if len(batchable) == 1:
+            unsafe, batchable = [*unsafe, *batchable], []
+        found: dict[str, SourceRecord | None] = {}
+        for doi in unsafe:
+            found[doi] = await self._doi_singleton(doi)
+        if not batchable:
+            return found
+        params = self._params({"filter": ",".join(f"doi:{d}" for d in batchable), "rows": len(batchable)})
+        payload = await self.transport.get_json("/works", params=params, kind="search")
+        fetched_at = _utcnow()
+        message = payload.get("message") if isinstance(payload, Mapping) else None
+        items = message.get("items") if isinstance(message, Mapping) else None
+        if payload is not None and not isinstance(items, list):
+            raise SourceParseError(SOURCE, "not a Crossref work list (no `message.items`)")
+        by_doi: dict[str, Mapping[str, Any]] = {}
+        for item in items or []:
+            raw_doi = item.get("DOI") if isinstance(item, Mapping) else None
+            canonical = clean_doi(raw_doi) if isinstance(raw_doi, str) else None
+            if canonical is not None and canonical not in by_doi:
+                by_doi[canonical] = item
+        for doi in batchable:
+            item = by_doi.get(doi)
+            single = None if item is None else {"status": "ok", "message-type": "work", "message": item}
+            record = self._single(single) if single is not None else None
+            url = self._url(_work_path(doi))
+            if self.cache is not None:
+                await self.cache.put(SOURCE, cache_key("doi", doi), single, found=single is not None, url=url)
+            found[doi] = None if record is None else SourceRecord(record, single, fetched_at, url)
+        return found
 
     @staticmethod
     def _single(payload: Any) -> WorkRecord:

@@ -28,6 +28,7 @@ import email.utils
 import json as jsonlib
 import math
 import re
+import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -345,8 +346,11 @@ class PoliteTransport:
                 self.stats.extra["circuit_refused"] = self.stats.extra.get("circuit_refused", 0) + 1
                 raise
         bucket, rate = bucket_for(self.source.value, request.kind, self.limits)
+        # A slower search bucket (Crossref: 3/s beside 10/s) must not inherit the faster bucket's
+        # burst: ten searches at once would be seven 429s. Its burst is its one-second rate.
+        burst = self.limits.burst if rate == self.limits.rate else max(1, min(self.limits.burst, int(rate)))
         async with self.limiter.slot(self.source.value, self.limits.concurrency):
-            await self.limiter.acquire(bucket, rate, self.limits.burst, max_wait=self.deadline)
+            await self.limiter.acquire(bucket, rate, burst, max_wait=self.deadline)
             self.stats.requests += 1
             try:
                 response = await self._http.request(
@@ -369,6 +373,22 @@ class PoliteTransport:
                 # credentials included, and the message here says what happened.)
                 raise self._failed(
                     PermanentSourceError(self.source.value, self._describe(request, _exception_text(exc)))
+                ) from None
+            except httpx.ConnectError as exc:
+                if _is_name_resolution_failure(exc):
+                    # The host does not resolve: no network here, or a wrong base URL. Retrying cannot
+                    # help for a while, so the circuit opens at once and every caller fails fast.
+                    if self.breaker is not None:
+                        self.breaker.trip()
+                    self.stats.errors += 1
+                    self.stats.status = "unavailable"
+                    self.stats.last_error = "host does not resolve"
+                    raise SourceUnavailableError(
+                        self.source.value, self._describe(request, "host does not resolve (no network?)")
+                    ) from None
+                raise self._failed(
+                    TransientSourceError(self.source.value, self._describe(request, _exception_text(exc))),
+                    source_failed=True,
                 ) from None
             except httpx.RequestError as exc:  # timeouts, connection errors, resets, protocol errors
                 raise self._failed(
@@ -464,6 +484,17 @@ class PoliteTransport:
             open_now = self.breaker is not None and self.breaker.state is BreakerState.OPEN
             self.stats.status = "unavailable" if open_now else "degraded"
         return error
+
+
+def _is_name_resolution_failure(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(6):  # httpx -> httpcore -> socket.gaierror
+        if seen is None:
+            return False
+        if isinstance(seen, socket.gaierror):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 class _Request:

@@ -108,27 +108,35 @@ def _bibinfo_fields(body: str) -> dict[str, str]:
     return found
 
 
-def _escape_for_latex(url: str) -> str:
-    return url.replace("%", "\\%").replace("~", "\\~{}").replace("#", "\\#").replace("_", "\\_")
+_STASHED = re.compile("\ue010(\\d+)\ue011")
 
 
 def latex_reference_text(body: str) -> str:
     """A formatted LaTeX reference as plain text: layout macros dropped, links reduced to their
-    target, LaTeX decoded, whitespace collapsed."""
-    text = _COMMENT.sub("", body)
+    target, LaTeX decoded, whitespace collapsed.
+
+    URLs and DOIs are set aside before anything else: inside `\\url{...}` a `%` or `~` is literal,
+    not a comment or a space.
+    """
+    stash: list[str] = []
+
+    def keep(value: str) -> str:
+        stash.append(value)
+        return f" \ue010{len(stash) - 1}\ue011 "
+
+    text = _HREF.sub(lambda m: m.group(2) if m.group(2).strip() else keep(m.group(1)), body)
+    text = _MACRO_WITH_URL.sub(lambda m: keep(m.group(1)), text)
+    text = _DOI_MACRO.sub(lambda m: " doi:" + keep(m.group(1)).strip() + " ", text)
+    text = _COMMENT.sub("", text)
     text = _BIBITEM_SHUT.sub("", text)
     text = _LAYOUT_MACROS.sub(" ", text)
     text = _NATEXLAB.sub(r"\1", text)
-    text = _HREF.sub(lambda m: m.group(2) if m.group(2).strip() else m.group(1), text)
-    # Identifiers are read from the source separately; here a URL only has to survive as text.
-    text = _MACRO_WITH_URL.sub(
-        lambda m: " " + m.group(1).replace("%", "\\%").replace("~", "\\~{}") + " ", text
-    )
-    text = _DOI_MACRO.sub(r" doi:\1 ", text)
     text = _EPRINT_MACRO.sub(r" \1 ", text)
     # Tagged fields: keep the content, drop the tag.
     text = re.sub(r"\\bib(?:info|field)\s*\{\w+\}\s*", "", text)
-    return normalize_whitespace(latex_to_unicode(text))
+    text = latex_to_unicode(text)
+    text = _STASHED.sub(lambda m: stash[int(m.group(1))], text)
+    return normalize_whitespace(text)
 
 
 def _source_identifiers(body: str) -> dict[str, str | int]:

@@ -81,8 +81,13 @@ def extension_format(filename: str | None) -> InputFormat | None:
     return _EXTENSIONS.get(base.rsplit(".", 1)[-1].lower())
 
 
+_JSON_START = re.compile(r"[\[{]\s*(?:[\[{\"\]}\d-]|true|false|null|$)")
+_FENCED_BLOCK = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+
+
 def _looks_like_json(stripped: str) -> bool:
-    return stripped[:1] in ("[", "{")
+    # `[^note]: ...` (a Markdown footnote) and `{\rtf1` are not JSON.
+    return _JSON_START.match(stripped) is not None
 
 
 def detect_format(head: str, filename: str | None = None) -> InputFormat:
@@ -115,6 +120,9 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
             return InputFormat.UNKNOWN
 
     bibtex = _BIBTEX_ENTRY.search(head)
+    if bibtex and any(sign.search(head) for sign in _MARKDOWN_SIGNS):
+        # Markdown quoting BibTeX in a fenced code block is Markdown.
+        bibtex = _BIBTEX_ENTRY.search(_FENCED_BLOCK.sub("", head))
     bibitem = _BIBITEM.search(head) or _BIBLATEX_BBL.search(head)
     if bibtex and bibitem:
         # Both appear (a .tex quoting BibTeX in a verbatim block, a .bib with a \bibitem in a
@@ -128,6 +136,12 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
         else:
             bibtex = None
     if bibtex:
+        # A Markdown or LaTeX document may quote a BibTeX entry (in a code block, a verbatim
+        # environment): when its name says so and its content agrees, it is that document.
+        if by_name is InputFormat.MARKDOWN and any(sign.search(head) for sign in _MARKDOWN_SIGNS):
+            return InputFormat.MARKDOWN
+        if by_name is InputFormat.LATEX and _LATEX_DOCUMENT.search(head):
+            return InputFormat.LATEX
         return InputFormat.BIBTEX
     if bibitem:
         if _LATEX_DOCUMENT.search(head) or by_name is InputFormat.LATEX:

@@ -229,13 +229,12 @@ _ABBREVIATIONS: Final = frozenset(
 # Where a venue ends: volume, pages, a bracket, a sentence end. A number ends it only when nothing
 # but punctuation follows ("Nature 295, 236"), so "Proceedings of the 2019 Conference on..." stays.
 _VENUE_END = re.compile(
-    r",\s*(?:vol\b|no\b|pp\b|pages?\b|\d)|\s+\d+(?=\s*(?:[,:;(.]|$))|\s*\(|\.\s|[.,;:]?$", re.IGNORECASE
+    r",\s*(?:vol\b|no\b|pp\b|pages?\b|\d)|\s+\d+(?=\s*(?:[,:;(.]|$))|\s*\(|[.,;:]?$", re.IGNORECASE
 )
 _IN_PREFIX = re.compile(r"^(?:in:?\s+|in\s*:\s*)", re.IGNORECASE)
-_VANCOUVER_AUTHORS = re.compile(
-    r"^(?:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3},\s+)*"
-    r"[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{1,3}(?:,?\s+et\s+al)?$"
-)
+_PARTICLES_RE = r"(?:(?:van|von|de|der|den|da|di|du|le|la|del|dos|ten|ter)\s+)*"
+_VANCOUVER_NAME = rf"{_PARTICLES_RE}[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{{1,3}}"
+_VANCOUVER_AUTHORS = re.compile(rf"^(?:{_VANCOUVER_NAME},\s+)*{_VANCOUVER_NAME}(?:,?\s+et\s+al)?$")
 _INITIALS_FIRST_NAME = re.compile(
     r"^(?:[^\W\d_][a-z]?\.[\s\-]?){1,4}\s*(?:(?:v|van|von|de|der|den|da|di|du|le|la|del|dos)\.?\s+)*"
     r"[^\W\d_][\w'’\-]+(?:\s+[^\W\d_][\w'’\-]+)?$"
@@ -268,7 +267,8 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
 
 def _identifier_spans(text: str) -> list[tuple[int, int]]:
     pattern = re.compile(
-        r"https?://\S+|\bdoi:?\s*10\.\S+|\b10\.\d{4,9}/\S+|\barxiv:?\s*\S+|\bisbn[\s:-]*[\dxX\- ]{10,17}"
+        r"https?://\S+|\bdoi:?\s*10\.\S+|\b10\.\d{4,9}/\S+|\barxiv:?\s*(?:\d{4}\.\d{4,5}|[a-z.\-]+/\d{7})\S*"
+        r"|\bisbn[\s:-]*[\dxX\- ]{10,17}"
         r"|\bpmc?id:?\s*\S+",
         re.IGNORECASE,
     )
@@ -311,6 +311,7 @@ def _clean_title(title: str) -> str | None:
 
 def _clean_venue(text: str) -> str | None:
     text = _IN_PREFIX.sub("", text.strip().lstrip(".,;: ").strip())
+    text = text[: _sentence_end(text)]  # a sentence end, but not "Proc." or "J."
     match = _VENUE_END.search(text)
     venue = text[: match.start()] if match else text
     venue = venue.strip().strip(" ,;:").strip()
@@ -349,7 +350,8 @@ def _authors(segment: str) -> tuple[tuple[Author, ...], bool]:
     pieces = [piece.strip() for piece in re.split(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", segment)]
     pieces = [piece for piece in pieces if piece]
     if len(pieces) > 1 and all(
-        _INITIALS_FIRST_NAME.match(piece) or _is_whole_name(piece) for piece in pieces
+        _INITIALS_FIRST_NAME.match(piece) or _is_whole_name(piece) or re.fullmatch(_VANCOUVER_NAME, piece)
+        for piece in pieces
     ):
         # "D. E. Swanson, C. Reich", "Kimitaka Asatani, Junichiro Mori, and Ichiro Sakata": whole
         # names, given names first; with "and" between them none is read as "Last, First".
@@ -561,7 +563,7 @@ def _vancouver_authors_end(masked: str) -> int | None:
     end = _sentence_end_simple(masked)
     if end is None:
         return None
-    segment = masked[:end].rstrip(".").strip()
+    segment = masked[:end].strip().rstrip(".")
     if _VANCOUVER_AUTHORS.match(segment):
         return end
     return None

@@ -194,6 +194,9 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         )
 
     candidates = set(range(len(catalog)))
+    # Crossref: different filters are ANDed, repeated values of one filter are ORed
+    # (`filter=doi:a,doi:b` lists both works).
+    by_name: dict[str, set[int]] = {}
     for name, value in _filters(request.param("filter") or ""):
         if name not in _FILTERS:
             return _validation_failure(
@@ -207,6 +210,8 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
             return _validation_failure(
                 "filter-value-not-valid", f"{name}:{value}", f"Filter {name} value is not valid"
             )
+        by_name[name] = by_name.get(name, set()) | selected
+    for selected in by_name.values():
         candidates &= selected
 
     query = request.param("query")

@@ -1,0 +1,159 @@
+"""What every benchmark needs: the machine, a simulator in its own process, a gateway to it."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from aletheia.config import Settings
+from aletheia.core.bibliography import InputProblem, parse_text
+from aletheia.core.records import CitedReference
+from aletheia.pipeline.gateway import SourceGateway, user_agent
+from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.simulator import SimulatorConfig, env_for
+
+# <repo>/../shared/data, where the benchmark data sets live (never copied into the repo).
+SHARED_DATA = Path(__file__).resolve().parents[4].parent / "shared" / "data"
+
+
+def machine() -> dict[str, Any]:
+    """The machine a figure was measured on (cores, CPU model, RAM, Python)."""
+    cpu = "unknown"
+    mem_kb = 0
+    try:
+        with Path("/proc/cpuinfo").open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        with Path("/proc/meminfo").open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    mem_kb = int(line.split()[1])
+                    break
+    except OSError:
+        pass
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram_gib": round(mem_kb / 1024 / 1024, 1),
+        "python": platform.python_version(),
+    }
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class SimulatorProcess:
+    """The simulator served by a child process, so that it does not share the GIL (nor a core)
+    with the pipeline being measured. Counters are read over HTTP (`/_sim/stats`)."""
+
+    def __init__(self, universe_path: Path, config: SimulatorConfig) -> None:
+        self.universe_path = universe_path
+        self.config = config
+        self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._config_file: Path | None = None
+
+    def __enter__(self) -> SimulatorProcess:
+        fd, name = tempfile.mkstemp(suffix=".json", prefix="aletheia-sim-config-")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(self.config.model_dump_json())
+        self._config_file = Path(name)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "aletheia.pipeline.bench.simproc", str(self.universe_path),
+             str(self.port), str(self._config_file)],
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"the simulator exited with status {self._proc.returncode}")
+            try:
+                if httpx.get(f"{self.base_url}/_sim/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.__exit__(None, None, None)
+        raise RuntimeError("the simulator did not start within 120 s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        if self._config_file is not None:
+            self._config_file.unlink(missing_ok=True)
+
+    def stats(self) -> dict[str, Any]:
+        data: dict[str, Any] = httpx.get(f"{self.base_url}/_sim/stats", timeout=30).json()
+        return data
+
+    def reset(self) -> None:
+        httpx.post(f"{self.base_url}/_sim/reset", timeout=30)
+
+    def env(self) -> dict[str, str]:
+        return env_for(self.base_url)
+
+
+def simulator_settings(base_url: str, **overrides: Any) -> Settings:
+    """Settings whose source URLs point at the simulator; no Redis, no cache directory shared
+    with anything else."""
+    urls = {name.removeprefix("ALETHEIA_").lower(): value for name, value in env_for(base_url).items()}
+    values: dict[str, Any] = {"mailto": "bench@example.org", **urls, **overrides}
+    return Settings(**values)
+
+
+@asynccontextmanager
+async def simulated_gateway(settings: Settings) -> AsyncIterator[SourceGateway]:
+    """A gateway as the runtime builds one, minus the SQLite cache and library (every answer is
+    fetched, so the simulator's counters are the pipeline's real traffic)."""
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+    async with httpx.AsyncClient(
+        headers={"User-Agent": user_agent()}, timeout=settings.http_timeout, limits=limits
+    ) as http:
+        yield SourceGateway(settings, http, LocalRateLimiter())
+
+
+def parse_bibtex(text: str, origin: str) -> list[CitedReference]:
+    refs: list[CitedReference] = []
+    for item in parse_text(text, origin=origin):
+        if isinstance(item, InputProblem):
+            raise ValueError(f"benchmark input does not parse: {item.origin}:{item.line}: {item.message}")
+        refs.append(item)
+    return refs
+
+
+def bibtex_escape(value: str) -> str:
+    return value.replace("{", "").replace("}", "")
+
+
+def bibtex_entry(key: str, entry_type: str, fields: Iterable[tuple[str, str | None]]) -> str:
+    lines = [f"@{entry_type}{{{key},"]
+    lines.extend(f"  {name} = {{{value}}}," for name, value in fields if value)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def dump(figures: dict[str, Any]) -> str:
+    return json.dumps(figures, indent=2, sort_keys=False, default=str)

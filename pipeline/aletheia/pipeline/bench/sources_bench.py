@@ -1,0 +1,168 @@
+"""Issue 3: 2,000 references against the simulator enforcing the documented limits.
+
+70% cite a DOI, 20% only an arXiv id, 10% only a title (their works have DOIs). The pipeline
+(`verify_stream` over a `SourceGateway`) runs against a simulator in its own process; the figures
+are the simulator's own counters (requests per source and kind, 429s), the wall time, and the
+bound that the documented limits impose on the requests the strategy must make.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from aletheia.pipeline.bench.common import (
+    SimulatorProcess,
+    dump,
+    machine,
+    parse_bibtex,
+    simulated_gateway,
+    simulator_settings,
+)
+from aletheia.pipeline.bench.synthetic import citation_bibtex, generate
+from aletheia.pipeline.verify import verify_stream
+from aletheia.sources.arxiv import MAX_IDS_PER_REQUEST as ARXIV_BATCH
+from aletheia.sources.crossref import MAX_DOIS_PER_FILTER as CROSSREF_BATCH
+from aletheia.sources.openalex import MAX_DOIS_PER_REQUEST as OPENALEX_BATCH
+from aletheia.sources.semantic_scholar import MAX_BATCH_IDS as S2_BATCH
+from aletheia.sources.simulator import SimulatorConfig, universe_from_records
+
+# Buckets as the simulator counts them: (simulator source, request kind) -> (rate, burst).
+Bucket = tuple[str, str]
+
+
+def documented_buckets(config: SimulatorConfig) -> dict[Bucket, tuple[float, int]]:
+    out: dict[Bucket, tuple[float, int]] = {}
+    for source, sc in config.sources.items():
+        if sc.rate is not None:
+            out[(source, "all")] = (sc.rate, sc.burst or 1)
+        if sc.search_rate is not None:
+            out[(source, "search")] = (sc.search_rate, sc.search_burst or 1)
+    return out
+
+
+def minimal_requests(n_doi: int, n_arxiv: int, n_title: int) -> dict[Bucket, int]:
+    """The fewest requests per bucket the strategy can make (docs/benchmarks.md explains it):
+    DOI refs: one Crossref `filter=doi:` list query per CROSSREF_BATCH DOIs (Crossref's list bucket)
+    and one OpenAlex `filter=doi:a|b` per OPENALEX_BATCH; arXiv refs: one arXiv `id_list` per
+    ARXIV_BATCH and one S2 batch POST per S2_BATCH; title refs: one OpenAlex search each, then
+    their DOIs batched at Crossref as the second source."""
+    return {
+        ("crossref", "search"): math.ceil(n_doi / CROSSREF_BATCH) + math.ceil(n_title / CROSSREF_BATCH),
+        ("openalex", "all"): math.ceil(n_doi / OPENALEX_BATCH) + n_title,
+        ("arxiv_api", "all"): math.ceil(n_arxiv / ARXIV_BATCH),
+        ("semantic_scholar", "all"): math.ceil(n_arxiv / S2_BATCH),
+    }
+
+
+def bucket_seconds(requests: dict[Bucket, int], buckets: dict[Bucket, tuple[float, int]]) -> dict[str, float]:
+    """A token bucket of rate r and burst b serves n requests in no less than (n - b) / r seconds."""
+    out: dict[str, float] = {}
+    for bucket, n in requests.items():
+        rate, burst = buckets[bucket]
+        out[f"{bucket[0]}:{bucket[1]}"] = round(max(0, n - burst) / rate, 2)
+    return out
+
+
+def requests_made(stats: dict[str, Any], buckets: dict[Bucket, tuple[float, int]]) -> dict[Bucket, int]:
+    made: dict[Bucket, int] = {}
+    for source, st in stats["sources"].items():
+        by_kind: dict[str, int] = st.get("by_kind", {})
+        if (source, "search") in buckets:
+            made[(source, "search")] = by_kind.get("search", 0)
+            made[(source, "all")] = sum(v for k, v in by_kind.items() if k != "search")
+        elif (source, "all") in buckets:
+            made[(source, "all")] = st["requests"]
+    return {k: v for k, v in made.items() if v}
+
+
+async def _verify_all(refs: list[Any], settings: Any, concurrency: int) -> tuple[Counter[str], Counter[str], float]:
+    verdicts: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    async with simulated_gateway(settings) as gateway:
+        started = time.perf_counter()
+        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
+            verdicts[outcome.verdict.status.value] += 1
+            for reason in outcome.verdict.reasons:
+                reasons[reason.value] += 1
+        elapsed = time.perf_counter() - started
+    return verdicts, reasons, elapsed
+
+
+def run(
+    *, references: int = 2000, seed: int = 3, concurrency: int = 2000, workdir: Path | None = None,
+    config: SimulatorConfig | None = None, coalesce_window_ms: float | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    config = config or SimulatorConfig.documented(seed=seed)
+    works = generate(references, doi_share=0.7, arxiv_share=0.2, seed=seed, distractors=references // 2)
+    cited = [w for w in works if w.cite != "none"]
+    mix = Counter(w.cite for w in cited)
+    with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
+        base = workdir or Path(tmp)
+        universe_path = base / "sources-universe.jsonl"
+        universe_from_records([w.record for w in works], universe_path)
+        bib = "".join(citation_bibtex(w, f"ref{i}") for i, w in enumerate(cited))
+        refs = parse_bibtex(bib, "sources-bench.bib")
+        with SimulatorProcess(universe_path, config) as sim:
+            overrides: dict[str, Any] = {"data_dir": base}
+            if coalesce_window_ms is not None:
+                overrides["coalesce_window_ms"] = coalesce_window_ms
+            settings = simulator_settings(sim.base_url, **overrides)
+            verdicts, reasons, elapsed = asyncio.run(_verify_all(refs, settings, concurrency))
+            stats = sim.stats()
+    buckets = documented_buckets(config)
+    minimal = minimal_requests(mix["doi"], mix["arxiv"], mix["title"])
+    made = requests_made(stats, buckets)
+    bound_min = bucket_seconds(minimal, buckets)
+    bound_made = bucket_seconds(made, buckets)
+    id_bearing = mix["doi"] + mix["arxiv"]
+    total_requests = stats["totals"]["requests"]
+    # Conservative: every request of the run, the title references' searches included, is
+    # charged to the identifier-bearing references.
+    identifier_requests = total_requests
+    return {
+        "benchmark": "sources",
+        "machine": machine(),
+        "references": len(refs),
+        "mix": dict(mix),
+        "concurrency": concurrency,
+        "coalesce_window_ms": settings.coalesce_window_ms,
+        "wall_seconds": round(elapsed, 2),
+        "bound_seconds_minimal_requests": max(bound_min.values()),
+        "bound_by_bucket_minimal_requests": bound_min,
+        "minimal_requests": {f"{s}:{k}": n for (s, k), n in minimal.items()},
+        "bound_seconds_requests_made": max(bound_made.values()) if bound_made else 0.0,
+        "bound_by_bucket_requests_made": bound_made,
+        "requests_made": {f"{s}:{k}": n for (s, k), n in made.items()},
+        "requests_total": total_requests,
+        "requests_per_reference": round(total_requests / len(refs), 3),
+        "requests_for_identifier_refs": identifier_requests,
+        "requests_per_identifier_reference": round(identifier_requests / id_bearing, 3) if id_bearing else None,
+        "status_429": stats["totals"]["status_429"],
+        "by_source": {s: {"requests": st["requests"], "by_kind": st.get("by_kind", {}), "by_status": st["by_status"]}
+                      for s, st in stats["sources"].items() if st["requests"]},  # fmt: skip
+        "verdicts": dict(verdicts),
+        "reasons": dict(reasons.most_common()),
+    }
+
+
+def format_report(figures: dict[str, Any]) -> str:
+    lines = [
+        f"references: {figures['references']} {figures['mix']}  concurrency {figures['concurrency']}",
+        f"wall time: {figures['wall_seconds']} s   bound (minimal requests): "
+        f"{figures['bound_seconds_minimal_requests']} s   bound (requests made): {figures['bound_seconds_requests_made']} s",
+        f"within 10% of the bound: {figures['wall_seconds'] <= 1.1 * figures['bound_seconds_minimal_requests']}",
+        f"429 responses: {figures['status_429']}",
+        f"requests: {figures['requests_total']} ({figures['requests_per_reference']} per reference; "
+        f"{figures['requests_per_identifier_reference']} per identifier-bearing reference)",
+        f"requests by bucket: {figures['requests_made']}",
+        f"verdicts: {figures['verdicts']}",
+        dump({"bound_by_bucket_minimal_requests": figures["bound_by_bucket_minimal_requests"],
+              "bound_by_bucket_requests_made": figures["bound_by_bucket_requests_made"]}),
+    ]  # fmt: skip
+    return "\n".join(lines)

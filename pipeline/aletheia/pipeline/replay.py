@@ -1,0 +1,142 @@
+"""Replay: recompute every verdict of a job from the evidence stored with it, under today's logic.
+
+`decide()` is pure and reads only the sources' answers, which are stored with each verdict
+(`verdicts.evidence`), so the same evidence under the same logic must give the same verdict; a
+difference means the logic changed (`LOGIC_VERSION`, docs/verdicts.md) or a row was edited. The
+year a verdict was decided in is the `current_year` of the replay (the future-year rule depends on
+it). Nothing is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from aletheia.core.decide import decide
+from aletheia.core.evidence import Evidence
+from aletheia.core.records import CitedReference, WorkRecord
+from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
+from aletheia.storage.db import session_factory
+from aletheia.storage.models import Item, Job, VerdictRow
+
+
+@dataclass(frozen=True)
+class VerdictDifference:
+    position: int
+    key: str
+    stored_logic_version: str
+    changes: dict[str, tuple[Any, Any]]  # what -> (stored, replayed)
+
+    def describe(self) -> str:
+        parts = []
+        for what, (old, new) in self.changes.items():
+            if what == "reasons":
+                added = [r for r in new if r not in old]
+                removed = [r for r in old if r not in new]
+                parts.append("reasons " + " ".join([*(f"+{r}" for r in added), *(f"-{r}" for r in removed)]))
+            else:
+                parts.append(f"{what} {old} -> {new}")
+        return f"#{self.position} {self.key}: " + "; ".join(parts)
+
+
+@dataclass
+class ReplayReport:
+    job_id: str
+    logic_version: str = LOGIC_VERSION
+    replayed: int = 0
+    same: int = 0
+    differences: list[VerdictDifference] = field(default_factory=list)
+    not_replayable: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "job_id": self.job_id,
+            "logic_version": self.logic_version,
+            "replayed": self.replayed,
+            "same": self.same,
+            "differences": [
+                {"position": d.position, "key": d.key, "stored_logic_version": d.stored_logic_version,
+                 "changes": {k: {"stored": v[0], "replayed": v[1]} for k, v in d.changes.items()}}
+                for d in self.differences
+            ],
+            "not_replayable": self.not_replayable,
+        }  # fmt: skip
+
+
+def _match_id(record: WorkRecord | None) -> str | None:
+    if record is None:
+        return None
+    for prefix, value in (("doi", record.doi), ("arxiv", record.arxiv_id), ("pmid", record.pmid)):
+        if value:
+            return f"{prefix}:{value}"
+    return f"{record.source.value}:{record.source_id or record.title}"
+
+
+def compare_verdicts(stored: Verdict, replayed: Verdict) -> dict[str, tuple[Any, Any]]:
+    """What a replay changed: status, severity, reasons, the matched work, unavailable sources."""
+    changes: dict[str, tuple[Any, Any]] = {}
+    if stored.status is not replayed.status:
+        changes["status"] = (stored.status.value, replayed.status.value)
+    if stored.severity is not replayed.severity:
+        changes["severity"] = (
+            stored.severity.value if stored.severity else None,
+            replayed.severity.value if replayed.severity else None,
+        )
+    if list(stored.reasons) != list(replayed.reasons):
+        changes["reasons"] = ([r.value for r in stored.reasons], [r.value for r in replayed.reasons])
+    if _match_id(stored.match) != _match_id(replayed.match):
+        changes["match"] = (_match_id(stored.match), _match_id(replayed.match))
+    if set(stored.sources_unavailable) != set(replayed.sources_unavailable):
+        changes["sources_unavailable"] = (
+            sorted(s.value for s in stored.sources_unavailable),
+            sorted(s.value for s in replayed.sources_unavailable),
+        )
+    return changes
+
+
+class JobNotFoundError(LookupError):
+    pass
+
+
+def replay_job(engine: Engine, job_id: str) -> ReplayReport:
+    """Recompute the newest stored verdict of every item of the job; nothing is written."""
+    sessions = session_factory(engine)
+    report = ReplayReport(job_id)
+    with sessions() as s:
+        if s.get(Job, job_id) is None:
+            raise JobNotFoundError(job_id)
+        rows = s.execute(
+            select(Item, VerdictRow)
+            .outerjoin(VerdictRow, VerdictRow.item_id == Item.id)
+            .where(Item.job_id == job_id)
+            .order_by(Item.position, VerdictRow.decided_at, VerdictRow.id)
+        ).all()
+    newest: dict[str, tuple[Item, VerdictRow | None]] = {}
+    for item, row in rows:
+        newest[item.id] = (item, row)  # ordered by decision time: the last one wins
+    for item, row in sorted(newest.values(), key=lambda pair: pair[0].position):
+        label = f"#{item.position} {item.key}"
+        if item.kind != "reference":
+            continue
+        if row is None:
+            report.not_replayable.append(f"{label}: no verdict stored")
+            continue
+        stored = Verdict.model_validate(row.verdict)
+        evidence = Evidence.model_validate(row.evidence)
+        if not evidence.answers and stored.status is VerdictStatus.UNVERIFIABLE and stored.notes:
+            # Settled as unverifiable after its task failed for good: no source was ever consulted.
+            report.not_replayable.append(f"{label}: no evidence recorded ({stored.notes[0][:120]})")
+            continue
+        cited = CitedReference.model_validate(item.payload)
+        decided = row.decided_at if row.decided_at.tzinfo is not None else row.decided_at.replace(tzinfo=UTC)
+        replayed = decide(cited, evidence, current_year=decided.year)
+        report.replayed += 1
+        changes = compare_verdicts(stored, replayed)
+        if changes:
+            report.differences.append(VerdictDifference(item.position, item.key, row.logic_version, changes))
+        else:
+            report.same += 1
+    return report

@@ -1,0 +1,147 @@
+"""`aletheia audit-log verify|show|commit` and `aletheia replay`: checking the record after the fact.
+
+Both read the database the settings name (the embedded SQLite by default, PostgreSQL in the
+service), so the same commands check either.
+
+Exit codes: `audit-log verify` 0 intact, 1 tampered (the first bad event of each job is named),
+2 no such job; `replay` 0 every verdict the same, 1 some differ, 2 no such job.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+
+def _engine() -> Any:
+    from aletheia.config import get_settings
+    from aletheia.storage.db import engine_for
+
+    return engine_for(get_settings().sqlalchemy_url())
+
+
+def _audit_log() -> Any:
+    from aletheia.config import get_settings
+    from aletheia.storage.audit_log import AuditLog
+
+    return AuditLog(_engine(), anchor_file=get_settings().audit_anchor_file)
+
+
+def _job_exists(engine: Any, job_id: str) -> bool:
+    from aletheia.storage.stores import JobStore
+
+    return JobStore(engine).job(job_id) is not None
+
+
+@click.group("audit-log")
+def audit_log() -> None:
+    """The tamper-evident decision log: every source consulted, comparison, verdict and artifact,
+    hash-chained per job, with Merkle roots committed per job and across jobs."""
+
+
+@audit_log.command("verify")
+@click.argument("job_id", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def verify_command(job_id: str | None, as_json: bool) -> None:
+    """Check the trail of JOB_ID (every job when omitted): exit 0 intact, 1 tampered."""
+    log = _audit_log()
+    if job_id is not None:
+        if not log.entries(job_id) and not log.commits(job_id) and not _job_exists(log.engine, job_id):
+            click.echo(f"aletheia: no job {job_id}", err=True)
+            sys.exit(2)
+        jobs = [log.verify_job(job_id)]
+        global_problems: list[Any] = []
+    else:
+        jobs, global_problems = log.verify_all()
+    tampered = [j for j in jobs if not j.intact]
+    if as_json:
+        click.echo(
+            json.dumps(
+                {"intact": not tampered and not global_problems,
+                 "jobs": [{"job_id": j.job_id, "events": j.events, "committed_events": j.committed_events,
+                           "intact": j.intact, "problems": [str(p) for p in j.problems], "warnings": j.warnings}
+                          for j in jobs],
+                 "global_problems": [str(p) for p in global_problems]},
+                indent=2,
+            )
+        )  # fmt: skip
+    else:
+        for j in jobs:
+            if j.intact:
+                note = f"; {'; '.join(j.warnings)}" if j.warnings else ""
+                click.echo(
+                    f"intact    job {j.job_id}: {j.events} events, {j.committed_events} committed{note}"
+                )
+            else:
+                first = j.first_problem
+                click.echo(f"TAMPERED  {first}")
+                for more in j.problems[1:]:
+                    click.echo(f"          also: {more}")
+        for p in global_problems:
+            click.echo(f"TAMPERED  {p}")
+        click.echo(
+            f"{len(jobs)} job(s) checked, {len(tampered)} tampered"
+            + (f", {len(global_problems)} problem(s) in the global commits" if global_problems else "")
+        )
+    sys.exit(1 if tampered or global_problems else 0)
+
+
+@audit_log.command("show")
+@click.argument("job_id")
+def show_command(job_id: str) -> None:
+    """Print the trail of JOB_ID, one JSON object per event."""
+    from aletheia.storage.audit_log import iter_event_lines
+
+    log = _audit_log()
+    entries = log.entries(job_id)
+    if not entries and not _job_exists(log.engine, job_id):
+        click.echo(f"aletheia: no job {job_id}", err=True)
+        sys.exit(2)
+    for line in iter_event_lines(entries):
+        click.echo(line)
+    for commit in log.commits(job_id):
+        click.echo(json.dumps({"merkle_commit": {"root": commit.root, "prior": commit.prior,
+                                                  "events": commit.event_count}}))  # fmt: skip
+
+
+@audit_log.command("commit")
+def commit_command() -> None:
+    """Commit the job roots not yet covered into a new global root now (beat does it hourly)."""
+    info = _audit_log().commit_global()
+    if info is None:
+        click.echo("nothing to commit: every job commit is covered")
+        return
+    click.echo(f"global commit {info.id}: root {info.root} over {info.event_count} job commit(s)")
+
+
+@click.command("replay")
+@click.argument("job_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def replay_command(job_id: str, as_json: bool) -> None:
+    """Recompute every verdict of JOB_ID from its stored evidence with the current logic and list
+    the differences: exit 0 none, 1 some."""
+    from aletheia.pipeline.replay import JobNotFoundError, replay_job
+
+    try:
+        report = replay_job(_engine(), job_id)
+    except JobNotFoundError:
+        click.echo(f"aletheia: no job {job_id}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+    else:
+        for diff in report.differences:
+            click.echo(f"DIFFERS  {diff.describe()}  (stored under logic {diff.stored_logic_version})")
+        for note in report.not_replayable:
+            click.echo(f"skipped  {note}")
+        click.echo(
+            f"{report.replayed} verdict(s) replayed under logic {report.logic_version}: "
+            f"{report.same} the same, {len(report.differences)} different"
+        )
+    sys.exit(1 if report.differences else 0)
+
+
+COMMANDS = (audit_log, replay_command)

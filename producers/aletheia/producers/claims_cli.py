@@ -1,0 +1,145 @@
+"""`aletheia cite`, `aletheia check` and `aletheia audit`: claims and their citation artifacts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@click.command()
+@click.argument("claim")
+@click.option(
+    "--hint", help="Author, year, venue or identifier (DOI, arXiv id) of the paper you have in mind."
+)
+@click.option(
+    "--project-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(),
+    show_default=True,
+    help="Where docs/citations/ is (the artifact is written there).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--override-reason",
+    help="Accept a triangulation conflict and record this reason in the artifact (human_overridden).",
+)
+def cite(claim: str, hint: str | None, project_root: Path, fmt: str, override_reason: str | None) -> None:
+    """Find a paper that supports CLAIM, prove it with verbatim excerpts, write the artifact.
+
+    Exit codes: 0 a citation and its artifact; 1 refused (the report says why); 2 usage error.
+    """
+    from aletheia.core.artifacts import ArtifactPathError
+    from aletheia.pipeline.claims import verify_and_cite
+
+    if not project_root.is_dir():
+        click.echo(f"aletheia: project root {project_root} is not a directory", err=True)
+        sys.exit(2)
+    try:
+        citation, outcome = asyncio.run(
+            verify_and_cite(
+                claim,
+                hint,
+                project_root=project_root,
+                override=override_reason is not None,
+                override_reason=override_reason,
+            )
+        )
+    except (ArtifactPathError, ValueError) as exc:
+        click.echo(f"aletheia: {exc}", err=True)
+        sys.exit(2)
+    if citation is not None:
+        assert isinstance(outcome, Path)
+        if fmt == "json":
+            _emit_json(
+                {
+                    "ok": True,
+                    "citation": citation.text,
+                    "artifact": str(outcome),
+                    "bibtex": citation.bibtex,
+                    "single_source_verified": citation.single_source_verified,
+                    "text_excerpts_unavailable": citation.text_excerpts_unavailable,
+                    "human_overridden": citation.human_overridden,
+                }
+            )
+        else:
+            click.echo(citation.text)
+            click.echo(f"artifact: {outcome}")
+            if citation.single_source_verified:
+                click.echo("note: single-source verified (no second source knew this work)")
+            if citation.text_excerpts_unavailable:
+                click.echo("note: full text unavailable; supported by the abstract only")
+        sys.exit(0)
+    report = outcome
+    if fmt == "json":
+        _emit_json({"ok": False, **report.model_dump(mode="json")})  # type: ignore[union-attr]
+    else:
+        click.echo(f"refused: {report.kind}: {report.detail}")  # type: ignore[union-attr]
+        for name, value in report.model_dump(mode="json", exclude={"kind", "detail", "claim"}).items():  # type: ignore[union-attr]
+            if value not in (None, [], (), {}):
+                click.echo(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
+    sys.exit(1)
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path())
+@click.option("--max-age-days", type=click.IntRange(1), default=365, show_default=True)
+@click.option("--exclude", multiple=True, help="Glob of root-relative paths to skip (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def check(path: Path, max_age_days: int, exclude: tuple[str, ...], fmt: str) -> None:
+    """Every citation link under PATH resolves to a valid artifact verified within MAX_AGE_DAYS.
+
+    No network, no model: fit for pre-commit and CI. Exit codes: 0 all good; 1 problems found.
+    """
+    from aletheia.pipeline.citations_check import check_citations
+
+    report = check_citations(path, max_age_days=max_age_days, exclude=exclude)
+    if fmt == "json":
+        _emit_json(report.as_dict())
+    else:
+        for problem in report.problems:
+            click.echo(str(problem))
+        status = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        click.echo(
+            f"aletheia check: {status}; {report.references} link(s) to {report.artifacts_checked} artifact(s)"
+            f" in {report.files_scanned} files ({report.seconds:.2f} s)",
+            err=not report.ok,
+        )
+    sys.exit(report.exit_code())
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def audit(path: Path, fmt: str) -> None:
+    """Re-check every artifact's identity against the sources and report drift.
+
+    Exit codes: 0 no drift; 1 drift found; 3 no drift found but some sources could not be asked.
+    """
+    from aletheia.pipeline.citations_check import audit_existing_citations
+    from aletheia.pipeline.runtime import Runtime
+
+    async def run() -> Any:
+        runtime = Runtime.open()
+        async with runtime.gateway() as gateway:
+            return await audit_existing_citations(path, gateway)
+
+    report = asyncio.run(run())
+    if fmt == "json":
+        _emit_json({**report.model_dump(mode="json"), "exit_code": report.exit_code()})
+    else:
+        for item in report.artifacts:
+            if not item.drifts:
+                click.echo(f"{item.path}: ok ({', '.join(item.sources_checked) or 'no source'})")
+            for drift in item.drifts:
+                click.echo(f"{item.path}: {drift.kind}: {drift.detail}")
+        click.echo(f"aletheia audit: {len(report.artifacts)} artifact(s), {len(report.drifted)} drifted")
+    sys.exit(report.exit_code())

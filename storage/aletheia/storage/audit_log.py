@@ -1,0 +1,462 @@
+"""The audit trail in the database: append-only, hash-chained events per job, Merkle commits.
+
+`AuditLog.append(job_id, events)` numbers and chains events under a per-job lock (a PostgreSQL
+advisory lock; SQLite has one writer at a time anyway), and the unique keys (job, seq) and
+(job, event id) make a race or a repeated task harmless: a writer that loses a race retries on the
+new tail, and an event already in the log (same job, kind and body: the same decision logged by a
+task delivered twice) is skipped. `commit_job` commits the Merkle root over a job's event hashes
+(at the job's end, again if events were added later); `commit_global` commits, chained to the
+previous global commit, the job commits not yet covered, and appends the global root to an anchor
+file outside the database when one is configured.
+
+`verify_job` / `verify_all` check all of it and name the first bad event: its chain, its commits,
+the global commits covering them, the anchor file, and whether the stored verdicts are the ones
+the log recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, and_, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from aletheia.core.audit_chain import (
+    GENESIS,
+    AuditEntry,
+    canonical_json,
+    canonical_ts,
+    content_hash,
+    global_leaves,
+    merkle_root,
+    seal,
+    verify_chain,
+    verify_commit,
+)
+from aletheia.storage.db import session_factory
+from aletheia.storage.models import AuditEvent, Item, MerkleCommit, VerdictRow, utcnow
+
+logger = logging.getLogger(__name__)
+
+GLOBAL_SCOPE = "global"
+# Advisory-lock namespace of the audit trail on PostgreSQL (pg_advisory_xact_lock(int, int)).
+_LOCK_NAMESPACE = 71520261
+_APPEND_ATTEMPTS = 20
+_IN_CHUNK = 500
+
+
+class AuditChainBroken(RuntimeError):
+    """Refusing to commit a root over a chain that does not verify."""
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    scope: str
+    root: str
+    prior: str | None
+    event_count: int
+    id: int
+
+
+@dataclass
+class Problem:
+    """One thing wrong with the trail: where (job, seq) and what."""
+
+    job_id: str | None
+    seq: int | None
+    problem: str
+
+    def __str__(self) -> str:
+        where = f"job {self.job_id}" if self.job_id else "global commits"
+        if self.seq is not None:
+            where += f", event seq {self.seq}"
+        return f"{where}: {self.problem}"
+
+
+@dataclass
+class JobVerification:
+    job_id: str
+    events: int = 0
+    committed_events: int = 0
+    commits: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def intact(self) -> bool:
+        return not self.problems
+
+    @property
+    def first_problem(self) -> Problem | None:
+        return self.problems[0] if self.problems else None
+
+
+def _row_entry(row: AuditEvent) -> AuditEntry:
+    return AuditEntry(
+        job_id=row.job_id,
+        seq=row.seq,
+        ts=canonical_ts(row.ts),
+        event=row.event,
+        event_id=row.event_id or "",
+        body=row.body,
+        prev_hash=row.prev_hash,
+        hash=row.hash,
+    )
+
+
+class AuditLog:
+    def __init__(self, engine: Engine, *, anchor_file: Path | None = None) -> None:
+        self.engine = engine
+        self.sessions = session_factory(engine)
+        self.anchor_file = anchor_file
+        self._postgres = engine.dialect.name == "postgresql"
+        self._local_locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    # --- locking --------------------------------------------------------------------------------
+
+    def _local_lock(self, key: str) -> threading.Lock:
+        with self._guard:
+            return self._local_locks.setdefault(key, threading.Lock())
+
+    def _db_lock(self, s: Session, key: str) -> None:
+        if self._postgres:
+            s.execute(
+                text("SELECT pg_advisory_xact_lock(:ns, hashtext(:key))"), {"ns": _LOCK_NAMESPACE, "key": key}
+            )
+
+    # --- appending -----------------------------------------------------------------------------
+
+    def append(self, job_id: str, events: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
+        """Append `(event, body)` pairs to the job's chain, in order; events already in the log are
+        skipped. Returns how many were added. Safe from several threads and processes at once."""
+        if not events:
+            return 0
+        # What is stored is exactly what is hashed: the body after a canonical JSON round trip.
+        prepared = [(name, json.loads(canonical_json(dict(body)))) for name, body in events]
+        last_error: Exception | None = None
+        for attempt in range(_APPEND_ATTEMPTS):
+            try:
+                with self._local_lock(job_id), self.sessions.begin() as s:
+                    return self._append_locked(s, job_id, prepared)
+            except (IntegrityError, OperationalError) as exc:
+                # Another writer took the next seq (or wrote the same event) first, or SQLite's
+                # writer lock was busy: read the new tail and try again. PostgreSQL being down is
+                # an OperationalError too; after the last attempt it propagates to the caller.
+                last_error = exc
+                time.sleep(min(0.01 * (2**attempt), 0.5))
+        assert last_error is not None
+        raise last_error
+
+    def _append_locked(self, s: Session, job_id: str, events: list[tuple[str, dict[str, Any]]]) -> int:
+        self._db_lock(s, f"job:{job_id}")
+        sealed_ids = [
+            (name, body, content_hash({"job_id": job_id, "event": name, "body": body})) for name, body in events
+        ]
+        wanted = list(dict.fromkeys(eid for _, _, eid in sealed_ids))
+        existing: set[str] = set()
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            existing.update(
+                s.scalars(select(AuditEvent.event_id).where(AuditEvent.job_id == job_id, AuditEvent.event_id.in_(chunk)))
+            )
+        tail = s.execute(
+            select(AuditEvent.seq, AuditEvent.hash).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq.desc()).limit(1)
+        ).first()
+        seq, prev = (tail[0], tail[1]) if tail is not None else (0, GENESIS)
+        rows: list[dict[str, Any]] = []
+        now = utcnow()
+        for name, body, eid in sealed_ids:
+            if eid in existing:
+                continue
+            existing.add(eid)
+            seq += 1
+            entry = seal(job_id=job_id, seq=seq, ts=now, event=name, body=body, prev_hash=prev)
+            rows.append(
+                {"job_id": job_id, "seq": seq, "ts": now, "event": name, "event_id": entry.event_id,
+                 "body": body, "prev_hash": prev, "hash": entry.hash}
+            )  # fmt: skip
+            prev = entry.hash
+        if rows:
+            s.execute(insert(AuditEvent), rows)
+        return len(rows)
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def entries(self, job_id: str) -> list[AuditEntry]:
+        with self.sessions() as s:
+            rows = s.scalars(select(AuditEvent).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq, AuditEvent.id))
+            return [_row_entry(r) for r in rows]
+
+    def job_ids(self) -> list[str]:
+        """Every job with events or a commit, oldest first."""
+        with self.sessions() as s:
+            first_event = dict(
+                s.execute(select(AuditEvent.job_id, func.min(AuditEvent.id)).group_by(AuditEvent.job_id)).all()
+            )
+            committed = s.scalars(select(MerkleCommit.scope).where(MerkleCommit.scope != GLOBAL_SCOPE)).all()
+        order = {job: n for job, n in first_event.items()}
+        for job in committed:
+            order.setdefault(job, 1 << 62)
+        return sorted(order, key=lambda j: (order[j], j))
+
+    def commits(self, scope: str) -> list[CommitInfo]:
+        with self.sessions() as s:
+            rows = s.scalars(select(MerkleCommit).where(MerkleCommit.scope == scope).order_by(MerkleCommit.id))
+            return [CommitInfo(r.scope, r.root, r.prior, r.event_count, r.id) for r in rows]
+
+    # --- committing ----------------------------------------------------------------------------
+
+    def commit_job(self, job_id: str) -> CommitInfo | None:
+        """Commit the Merkle root over the job's events; None when there is nothing new to commit.
+
+        Refuses (AuditChainBroken) when the chain does not verify: a root over edited events would
+        make the edit look legitimate."""
+        with self._local_lock(job_id), self.sessions.begin() as s:
+            self._db_lock(s, f"job:{job_id}")
+            rows = s.scalars(select(AuditEvent).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq)).all()
+            entries = [_row_entry(r) for r in rows]
+            broken = verify_chain(entries, job_id=job_id)
+            if broken is not None:
+                raise AuditChainBroken(f"job {job_id}, event seq {broken.seq}: {broken.problem}")
+            last = s.scalars(
+                select(MerkleCommit).where(MerkleCommit.scope == job_id).order_by(MerkleCommit.id.desc()).limit(1)
+            ).first()
+            if not entries or (last is not None and last.event_count == len(entries)):
+                return None
+            root = merkle_root([e.hash for e in entries])
+            row = MerkleCommit(
+                scope=job_id, root=root, prior=last.root if last else None, event_count=len(entries), committed_at=utcnow()
+            )
+            s.add(row)
+            s.flush()
+            return CommitInfo(job_id, root, row.prior, row.event_count, row.id)
+
+    def commit_global(self) -> CommitInfo | None:
+        """Commit every job commit not yet covered, chained to the previous global commit; None when
+        there is none. The new root is appended to the anchor file, if one is configured."""
+        for attempt in range(_APPEND_ATTEMPTS):
+            try:
+                info = self._commit_global_once()
+            except (IntegrityError, OperationalError, _LostRace):
+                time.sleep(min(0.01 * (2**attempt), 0.5))
+                continue
+            if info is not None:
+                self._anchor(info)
+            return info
+        raise RuntimeError("could not commit the global audit root: too much contention")
+
+    def _commit_global_once(self) -> CommitInfo | None:
+        with self.sessions() as s, s.begin():
+            self._db_lock(s, "global")
+            # Writing first makes this the only writer from here on under SQLite too (its writer
+            # lock is taken on the first write and held to the commit).
+            row = MerkleCommit(scope=GLOBAL_SCOPE, root=GENESIS, prior=None, event_count=0, committed_at=utcnow())
+            s.add(row)
+            s.flush()
+            previous = s.scalars(
+                select(MerkleCommit)
+                .where(MerkleCommit.scope == GLOBAL_SCOPE, MerkleCommit.id != row.id)
+                .order_by(MerkleCommit.id.desc())
+                .limit(1)
+            ).first()
+            covered = s.scalars(
+                select(MerkleCommit)
+                .where(MerkleCommit.scope != GLOBAL_SCOPE, MerkleCommit.covered_by.is_(None))
+                .order_by(MerkleCommit.id)
+            ).all()
+            if not covered:
+                s.rollback()  # leaves the `begin()` block with nothing to commit
+                return None
+            prior = previous.root if previous is not None else None
+            ids = [c.id for c in covered]
+            row.prior = prior
+            row.event_count = len(covered)
+            row.root = merkle_root(global_leaves(prior, [(c.scope, c.root, c.event_count) for c in covered]))
+            result = s.execute(
+                update(MerkleCommit)
+                .where(MerkleCommit.id.in_(ids), MerkleCommit.covered_by.is_(None))
+                .values(covered_by=row.id)
+            )
+            if result.rowcount != len(ids):  # type: ignore[attr-defined]
+                raise _LostRace
+            return CommitInfo(GLOBAL_SCOPE, row.root, prior, row.event_count, row.id)
+
+    def commit_global_if_due(self, max_age_seconds: float) -> CommitInfo | None:
+        with self.sessions() as s:
+            last = s.scalar(select(func.max(MerkleCommit.committed_at)).where(MerkleCommit.scope == GLOBAL_SCOPE))
+        if last is not None:
+            last_aware = last if last.tzinfo is not None else last.replace(tzinfo=UTC)
+            if utcnow() - last_aware < timedelta(seconds=max_age_seconds):
+                return None
+        return self.commit_global()
+
+    def _anchor(self, info: CommitInfo) -> None:
+        if self.anchor_file is None:
+            return
+        line = {"id": info.id, "root": info.root, "prior": info.prior, "job_commits": info.event_count}
+        self.anchor_file.parent.mkdir(parents=True, exist_ok=True)
+        with self.anchor_file.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line, sort_keys=True) + "\n")
+            fh.flush()
+
+    # --- verifying -----------------------------------------------------------------------------
+
+    def verify_job(self, job_id: str) -> JobVerification:
+        """The job's chain, its commits, the global commits that cover them, and its verdict rows."""
+        result = JobVerification(job_id)
+        entries = self.entries(job_id)
+        result.events = len(entries)
+        broken = verify_chain(entries, job_id=job_id)
+        if broken is not None:
+            result.problems.append(Problem(job_id, broken.seq, broken.problem))
+        hashes = [e.hash for e in entries]
+        commits = self.commits(job_id)
+        result.commits = len(commits)
+        prior: str | None = None
+        for commit in commits:
+            if commit.prior != prior:
+                result.problems.append(Problem(job_id, None, f"commit {commit.id} does not follow the job's previous commit"))
+            bad = verify_commit(hashes, event_count=commit.event_count, root=commit.root)
+            if bad is not None:
+                result.problems.append(Problem(job_id, bad.seq, f"commit {commit.id}: {bad.problem}"))
+            prior = commit.root
+            result.committed_events = max(result.committed_events, commit.event_count)
+        if result.events > result.committed_events:
+            result.warnings.append(
+                f"{result.events - result.committed_events} event(s) after the last commit are not committed yet"
+            )
+        covering = self._covering_globals(job_id)
+        for problem in self._verify_globals(only=covering):
+            result.problems.append(Problem(job_id, None, problem.problem))
+        self._check_verdict_rows(job_id, entries, result)
+        return result
+
+    def verify_all(self) -> tuple[list[JobVerification], list[Problem]]:
+        """Every job's verification, and the problems of the global commits and anchor file."""
+        jobs = [self.verify_job(job) for job in self.job_ids()]
+        return jobs, self._verify_globals(only=None)
+
+    def _covering_globals(self, job_id: str) -> set[int]:
+        with self.sessions() as s:
+            ids = s.scalars(
+                select(MerkleCommit.covered_by).where(MerkleCommit.scope == job_id, MerkleCommit.covered_by.is_not(None))
+            ).all()
+        return {int(i) for i in ids if i is not None}
+
+    def _verify_globals(self, *, only: set[int] | None) -> list[Problem]:
+        problems: list[Problem] = []
+        with self.sessions() as s:
+            globals_ = s.scalars(
+                select(MerkleCommit).where(MerkleCommit.scope == GLOBAL_SCOPE).order_by(MerkleCommit.id)
+            ).all()
+            members: dict[int, list[MerkleCommit]] = {}
+            for c in s.scalars(
+                select(MerkleCommit)
+                .where(MerkleCommit.scope != GLOBAL_SCOPE, MerkleCommit.covered_by.is_not(None))
+                .order_by(MerkleCommit.id)
+            ):
+                assert c.covered_by is not None
+                members.setdefault(int(c.covered_by), []).append(c)
+        known = {g.id for g in globals_}
+        for gid, covered in members.items():
+            if gid not in known and (only is None or gid in only):
+                jobs = ", ".join(sorted({c.scope for c in covered}))
+                problems.append(Problem(None, None, f"global commit {gid} covering job(s) {jobs} was removed"))
+        prior: str | None = None
+        for g in globals_:
+            if only is None or g.id in only:
+                if g.prior != prior:
+                    problems.append(Problem(None, None, f"global commit {g.id} does not follow global commit before it"))
+                covered = members.get(g.id, [])
+                root = merkle_root(global_leaves(g.prior, [(c.scope, c.root, c.event_count) for c in covered]))
+                if len(covered) != g.event_count or root != g.root:
+                    jobs = ", ".join(sorted({c.scope for c in covered})) or "none"
+                    problems.append(
+                        Problem(None, None, f"global commit {g.id} no longer matches the job commits it covers "
+                                            f"(a job's root was changed; jobs: {jobs})")
+                    )  # fmt: skip
+            prior = g.root
+        problems.extend(self._verify_anchor(globals_, only))
+        return problems
+
+    def _verify_anchor(self, globals_: Sequence[MerkleCommit], only: set[int] | None) -> list[Problem]:
+        if self.anchor_file is None or not self.anchor_file.is_file():
+            return []
+        problems: list[Problem] = []
+        by_id = {g.id: g for g in globals_}
+        with self.anchor_file.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    anchored = json.loads(line)
+                    gid, root = int(anchored["id"]), str(anchored["root"])
+                except (ValueError, KeyError, TypeError):
+                    problems.append(Problem(None, None, f"anchor file line {lineno} is unreadable"))
+                    continue
+                if only is not None and gid not in only:
+                    continue
+                stored = by_id.get(gid)
+                if stored is None:
+                    problems.append(Problem(None, None, f"global commit {gid} (anchor line {lineno}) is missing"))
+                elif stored.root != root:
+                    problems.append(
+                        Problem(None, None, f"global commit {gid} root differs from the anchor file (line {lineno})")
+                    )
+        return problems
+
+    def _check_verdict_rows(self, job_id: str, entries: Sequence[AuditEntry], result: JobVerification) -> None:
+        """A verdict row must be the verdict the log recorded last for its item."""
+        logged: dict[int, AuditEntry] = {}
+        for entry in entries:
+            if entry.event == "verdict" and isinstance(entry.body.get("position"), int):
+                logged[entry.body["position"]] = entry
+        with self.sessions() as s:
+            rows = s.execute(
+                select(Item.position, Item.key, VerdictRow.verdict, VerdictRow.evidence, VerdictRow.logic_version)
+                .join(VerdictRow, and_(VerdictRow.item_id == Item.id))
+                .where(Item.job_id == job_id)
+                .order_by(Item.position)
+            ).all()
+        unaudited = 0
+        for position, key, verdict, evidence, logic_version in rows:
+            entry = logged.get(position)
+            if entry is None:
+                unaudited += 1
+                continue
+            if entry.body.get("logic_version") != logic_version:
+                continue  # a verdict of another logic version (a replayed job) has its own events
+            if content_hash(verdict) != entry.body.get("verdict_sha256"):
+                result.problems.append(
+                    Problem(job_id, entry.seq, f"stored verdict of item {position} ({key}) differs from the logged one")
+                )
+            elif content_hash(evidence) != entry.body.get("evidence_sha256"):
+                result.problems.append(
+                    Problem(job_id, entry.seq, f"stored evidence of item {position} ({key}) differs from the logged one")
+                )
+        if unaudited and entries:
+            result.warnings.append(f"{unaudited} verdict(s) have no verdict event")
+
+
+class _LostRace(Exception):
+    """Another global commit covered some of the same job commits first."""
+
+
+def iter_event_lines(entries: Iterable[AuditEntry]) -> Iterable[str]:
+    """The log as JSON lines (what `aletheia audit-log show` prints)."""
+    for e in entries:
+        yield json.dumps(
+            {"seq": e.seq, "ts": e.ts, "event": e.event, "body": e.body, "hash": e.hash, "prev_hash": e.prev_hash},
+            ensure_ascii=False,
+            sort_keys=True,
+        )

@@ -1,0 +1,356 @@
+"""verify_and_cite end to end against the loopback simulator (no network, no real model).
+
+The universe (tests/fixtures/claims/universe.jsonl) is hand-written: a paper with arXiv HTML full
+text, an arXiv preprint whose Semantic Scholar record names the wrong first author, a DOI-only
+paper (abstract-only fallback), a retracted paper and a distractor.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from aletheia.config import Settings
+from aletheia.config.settings import SourceLimits
+from aletheia.core.artifacts import parse_artifact
+from aletheia.pipeline.claim_types import (
+    NoCandidates,
+    NoSupportingExcerpts,
+    RetractedWork,
+    RetriesExhausted,
+    TriangulationConflict,
+)
+from aletheia.pipeline.claims import ClaimTools, outcome_as_dict, verify_and_cite
+from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.llm import LexicalReasoner, ModelReasoner
+from aletheia.sources.ratelimit import build_rate_limiter
+from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
+from tests.unit.fake_llm import FakeLLM, tool_reply
+
+UNIVERSE = Path(__file__).resolve().parents[1] / "fixtures" / "claims" / "universe.jsonl"
+NOW = datetime(2026, 5, 23, 17, 42, tzinfo=UTC)
+FAST = SourceLimits(rate=1000, burst=1000, concurrency=8)
+
+HAPPY_CLAIM = "Trimmed median aggregation tolerates up to one third of Byzantine sensor nodes"
+CONFLICT_CLAIM = (
+    "Norm clipping defenses fail against coordinated gradient poisoning attacks in federated learning"
+)
+
+
+@pytest.fixture(scope="module")
+def simulator() -> Iterator[SimulatorServer]:
+    with SimulatorServer(Universe.from_jsonl(UNIVERSE), SimulatorConfig.unlimited()) as server:
+        yield server
+
+
+def _settings(simulator: SimulatorServer, data_dir: Path) -> Settings:
+    return Settings(
+        data_dir=data_dir,
+        crossref_url=simulator.url_for("crossref"),
+        openalex_url=simulator.url_for("openalex"),
+        semantic_scholar_url=simulator.url_for("s2"),
+        arxiv_api_url=simulator.url_for("arxiv_api"),
+        arxiv_url=simulator.url_for("arxiv"),
+        pubmed_url=simulator.url_for("pubmed"),
+        crossref_limits=FAST,
+        openalex_limits=FAST,
+        semantic_scholar_limits=FAST,
+        arxiv_limits=FAST,
+        pubmed_limits=FAST,
+        http_attempts=2,
+        circuit_failure_threshold=100,
+    )
+
+
+@pytest.fixture
+def settings(simulator: SimulatorServer, tmp_path: Path) -> Iterator[Settings]:
+    simulator.configure(SimulatorConfig.unlimited())
+    simulator.reset()
+    yield _settings(simulator, tmp_path / "data")
+    simulator.configure(SimulatorConfig.unlimited())
+
+
+@pytest.fixture
+async def gateway(settings: Settings) -> AsyncIterator[SourceGateway]:
+    async with httpx.AsyncClient() as http:
+        yield SourceGateway(settings, http, build_rate_limiter(settings))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+async def _cite(claim: str, gateway: SourceGateway, settings: Settings, project: Path, **options: Any) -> Any:
+    options.setdefault("reasoner", LexicalReasoner())
+    return await verify_and_cite(
+        claim, project_root=project, gateway=gateway, settings=settings, now=NOW, **options
+    )
+
+
+async def test_happy_path_writes_the_artifact(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    citation, path = await _cite(HAPPY_CLAIM, gateway, settings, project)
+    assert citation is not None, path
+    assert path == project / "docs" / "citations" / "2304.01234-halvorsen-trimmed.md"
+    artifact = parse_artifact(path.read_text(encoding="utf-8"))
+    front = artifact.frontmatter
+    # Identity verbatim from the source; the trail names both sources.
+    assert front.title == "Trimmed Median Aggregation for Byzantine-Robust Sensor Fusion"
+    assert front.authors == ["Ingrid Halvorsen", "Tomasz Wierzbicki"]
+    assert (front.year, front.doi, front.arxiv_id) == (2023, "10.5555/jds.2023.0042", "2304.01234")
+    assert [s.value for s in front.sources_consulted] == ["semantic_scholar", "openalex"]
+    assert front.triangulation.decisive_fields_agreed
+    assert "first_author_surname" in front.triangulation.decisive_fields_checked
+    assert not front.single_source_verified and not front.human_overridden
+    assert not front.text_excerpts_unavailable
+    assert front.claim_supported == HAPPY_CLAIM
+    assert front.verified_at == NOW
+    excerpts = artifact.body.excerpts
+    assert excerpts[0].location == "Section 3.1 Breakdown under attack, paragraph 1"
+    assert excerpts[0].text.startswith("The trimmed median aggregation tolerates up to one third")
+    assert citation.text.startswith("Ingrid Halvorsen, Tomasz Wierzbicki. *Trimmed Median")
+    assert "@article{halvorsen2023trimmed," in artifact.body.bibtex
+    assert outcome_as_dict((citation, path))["ok"] is True
+
+
+async def test_wrong_first_author_at_s2_is_a_triangulation_conflict(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    citation, report = await _cite(CONFLICT_CLAIM, gateway, settings, project)
+    assert citation is None
+    assert isinstance(report, TriangulationConflict)
+    (field,) = report.fields
+    assert field.field == "first_author_surname"
+    assert (field.primary_source.value, field.primary_value) == ("semantic_scholar", "Lindqvist")
+    assert (field.secondary_source.value, field.secondary_value) == ("arxiv", "Tanaka")
+    assert not (project / "docs" / "citations").exists()
+
+
+async def test_human_override_records_the_reason(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    with pytest.raises(ValueError, match="override_reason"):
+        await _cite(CONFLICT_CLAIM, gateway, settings, project, override=True)
+    reason = "S2 has a stale author list; arXiv's listing is authoritative"
+    citation, path = await _cite(
+        CONFLICT_CLAIM, gateway, settings, project, override=True, override_reason=reason
+    )
+    assert citation is not None and citation.human_overridden
+    front = parse_artifact(path.read_text(encoding="utf-8")).frontmatter
+    assert front.human_overridden and front.override_reason == reason
+    assert not front.triangulation.decisive_fields_agreed
+    assert any(
+        note.startswith("overridden_conflict: first_author_surname") for note in front.triangulation.notes
+    )
+
+
+async def test_a_vague_claim_has_no_candidates(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    citation, report = await _cite("Things are good", gateway, settings, project)
+    assert citation is None and isinstance(report, NoCandidates)
+    assert "too vague" in report.detail
+
+
+async def test_a_claim_no_paper_fits_has_no_candidates(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    citation, report = await _cite(
+        "Quantum annealers factor semiprime integers faster than lattice sieves", gateway, settings, project
+    )
+    assert citation is None and isinstance(report, NoCandidates)
+    assert report.queries and report.query == report.queries[0]
+
+
+async def test_a_503_storm_exhausts_the_retries(
+    simulator: SimulatorServer, gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    storm = {"faults": {"error_503": 1.0}}
+    simulator.configure({"sources": dict.fromkeys(("semantic_scholar", "openalex"), storm)})
+    citation, report = await _cite(HAPPY_CLAIM, gateway, settings, project)
+    assert citation is None and isinstance(report, RetriesExhausted)
+    assert report.source in ("semantic_scholar", "openalex")
+    assert "503" in report.error
+    # Each failing search was attempted `http_attempts` times, not once.
+    assert simulator.source_stats("semantic_scholar")["requests"] >= 2
+
+
+async def test_abstract_only_fallback(gateway: SourceGateway, settings: Settings, project: Path) -> None:
+    citation, path = await _cite(
+        "Soil moisture memory amplifies summer heatwaves in continental Europe", gateway, settings, project
+    )
+    assert citation is not None and citation.text_excerpts_unavailable
+    artifact = parse_artifact(path.read_text(encoding="utf-8"))
+    assert artifact.frontmatter.text_excerpts_unavailable
+    assert artifact.body.excerpts == []
+    assert "full_text: abstract" in artifact.frontmatter.triangulation.notes
+
+
+async def test_full_text_failures_fall_back_to_the_abstract(
+    simulator: SimulatorServer, gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    simulator.configure({"sources": {"arxiv": {"faults": {"error_503": 1.0}}}})
+    citation, path = await _cite(
+        "Sensor networks fuse readings from nodes that may be faulty or adversarial",
+        gateway,
+        settings,
+        project,
+    )
+    assert citation is not None and citation.text_excerpts_unavailable
+    assert parse_artifact(path.read_text(encoding="utf-8")).frontmatter.text_excerpts_unavailable
+
+
+async def test_a_retracted_paper_is_refused(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    citation, report = await _cite(
+        "Daily coffee consumption improves memory consolidation during sleep", gateway, settings, project
+    )
+    assert citation is None and isinstance(report, RetractedWork)
+    assert report.status == "retracted"
+
+
+async def test_model_path_with_a_fake_llm(gateway: SourceGateway, settings: Settings, project: Path) -> None:
+    def quote_and_invent(request: dict[str, Any]) -> Any:
+        assert "plain averaging fails" in request["messages"][0]["content"]  # it was sent the paper
+        return tool_reply(
+            "submit_excerpts",
+            {
+                "excerpts": [
+                    "By contrast, plain averaging fails as soon as a single node reports an unbounded value.",
+                    "Averaging always fails under any attack whatsoever.",  # not in the paper: dropped
+                ]
+            },
+        )
+
+    llm = FakeLLM(
+        [
+            tool_reply(
+                "submit_claim",
+                {
+                    "assertion": "Plain averaging fails with one unbounded node",
+                    "queries": ["averaging sensor"],
+                },
+            ),
+            tool_reply("search_papers", {"query": "trimmed median Byzantine sensor fusion"}),
+            tool_reply(
+                "submit_ranking", {"paper_ids": ["doi:10.5555/jds.2023.0042", "doi:10.5555/invented.1"]}
+            ),
+            quote_and_invent,
+        ]
+    )
+    citation, path = await _cite(
+        "Averaging sensor readings breaks with one bad node",
+        gateway,
+        settings,
+        project,
+        reasoner=ModelReasoner(llm),
+    )
+    assert citation is not None, path
+    artifact = parse_artifact(path.read_text(encoding="utf-8"))
+    assert [e.text for e in artifact.body.excerpts] == [
+        "By contrast, plain averaging fails as soon as a single node reports an unbounded value."
+    ]
+    assert artifact.frontmatter.claim_supported == "Plain averaging fails with one unbounded node"
+    assert "ranker: anthropic:fake-claude" in artifact.frontmatter.triangulation.notes
+    assert [r["tool_choice"] for r in llm.requests][:3] == [
+        {"type": "tool", "name": "submit_claim"},
+        {"type": "any"},
+        {"type": "any"},
+    ]
+
+
+async def test_only_invented_quotes_means_no_supporting_excerpts(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    llm = FakeLLM(
+        [
+            tool_reply(
+                "submit_claim", {"assertion": HAPPY_CLAIM, "queries": ["trimmed median Byzantine sensor"]}
+            ),
+            tool_reply("submit_ranking", {"paper_ids": ["doi:10.5555/jds.2023.0042"]}),
+            tool_reply("submit_excerpts", {"excerpts": ["Trimmed medians tolerate half of all nodes."]}),
+        ]
+    )
+    citation, report = await _cite(HAPPY_CLAIM, gateway, settings, project, reasoner=ModelReasoner(llm))
+    assert citation is None and isinstance(report, NoSupportingExcerpts)
+    assert report.proposed == ("Trimmed medians tolerate half of all nodes.",)
+    assert report.text_origin == "arxiv_html"
+
+
+async def test_the_five_tools_dispatch(gateway: SourceGateway) -> None:
+    tools = ClaimTools(gateway, LexicalReasoner())
+    assert set(tools.definitions) == {
+        "extract_claim",
+        "search_papers",
+        "fetch_paper_text",
+        "match_evidence",
+        "triangulate",
+    }
+    found = await tools.dispatch("search_papers", {"query": "trimmed median Byzantine sensor fusion"})
+    paper_id = found["candidates"][0]["paper_id"]
+    text = await tools.dispatch("fetch_paper_text", {"paper_id": paper_id})
+    assert text["origin"] == "arxiv_html"
+    evidence = await tools.dispatch(
+        "match_evidence",
+        {
+            "paper_id": paper_id,
+            "claim": HAPPY_CLAIM,
+            "excerpts": ["Robust statistics offers aggregation rules", "made up"],
+        },
+    )
+    assert [e["location"] for e in evidence["excerpts"]] == ["Section 1 Introduction, paragraph 2"]
+    assert evidence["rejected"] == ["made up"]
+    gate = await tools.dispatch("triangulate", {"paper_id": paper_id})
+    assert gate["verified"] and gate["secondary_source"] == "openalex"
+    assert (await tools.dispatch("triangulate", {"paper_id": "doi:10.1/none"}))["error"].startswith(
+        "KeyError"
+    )
+
+
+def test_cli_cite_and_check(
+    simulator: SimulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aletheia.config.settings import reset_settings_cache
+    from aletheia.producers.cli import main
+
+    simulator.configure(SimulatorConfig.unlimited())
+    env = {**simulator.env(), "ALETHEIA_DATA_DIR": str(tmp_path / "data"), "ALETHEIA_HTTP_ATTEMPTS": "2"}
+    for name in ("SEMANTIC_SCHOLAR", "OPENALEX", "ARXIV", "CROSSREF", "PUBMED"):
+        env[f"ALETHEIA_{name}_LIMITS"] = json.dumps({"rate": 1000, "burst": 1000, "concurrency": 8})
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    reset_settings_cache()
+    project = tmp_path / "project"
+    project.mkdir()
+    runner = CliRunner()
+    try:
+        ok = runner.invoke(main, ["cite", HAPPY_CLAIM, "--project-root", str(project), "--format", "json"])
+        assert ok.exit_code == 0, ok.output
+        result = json.loads(ok.output)
+        assert result["artifact"].endswith("docs/citations/2304.01234-halvorsen-trimmed.md")
+        refused = runner.invoke(main, ["cite", CONFLICT_CLAIM, "--project-root", str(project)])
+        assert refused.exit_code == 1
+        assert refused.output.startswith("refused: TriangulationConflict:")
+        (project / "code.py").write_text(
+            "# research(2026-05): trimmed medians\n# see docs/citations/2304.01234-halvorsen-trimmed.md\n",
+            encoding="utf-8",
+        )
+        checked = runner.invoke(main, ["check", str(project)])
+        assert checked.exit_code == 0, checked.output
+        (project / "more.py").write_text("# see docs/citations/1902.06156-baruch-alie.md\n", encoding="utf-8")
+        assert runner.invoke(main, ["check", str(project)]).exit_code == 1
+    finally:
+        reset_settings_cache()
