@@ -250,13 +250,15 @@ def make_universe(count: int, *, seed: str = "q") -> list[dict[str, Any]]:
     return works
 
 
-def bibtex_for(works: list[dict[str, Any]], *, fabricated: int = 0) -> str:
+def bibtex_for(works: list[dict[str, Any]], *, fabricated: int = 0, with_doi: bool = True) -> str:
+    """BibTeX citing the works correctly; `with_doi=False` leaves the DOIs out (found by search)."""
     entries = []
     for i, work in enumerate(works):
         authors = " and ".join(f"{a['family']}, {a['given']}" for a in work["authors"])
+        doi = f",\n  doi = {{{work['doi']}}}" if with_doi else ""
         entries.append(
             f"@article{{ref{i},\n  title = {{{work['title']}}},\n  author = {{{authors}}},\n"
-            f"  year = {{{work['year']}}},\n  journal = {{{work['venue']}}},\n  doi = {{{work['doi']}}}\n}}\n"
+            f"  year = {{{work['year']}}},\n  journal = {{{work['venue']}}}{doi}\n}}\n"
         )
     for j in range(fabricated):
         entries.append(

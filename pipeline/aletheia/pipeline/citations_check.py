@@ -2,7 +2,7 @@
 
 `check_citations(root)` (seed 000's `check_citations.py`, tiers 2 and 3 of §8): no network, no
 model. Every reference to `docs/citations/<slug>.md` in the repository's text files (a
-`# see docs/citations/...` line under a `# research:` comment, a Markdown footnote
+`# see docs/citations/...` line under a `research:` comment, a Markdown footnote
 `[^x]: See [docs/citations/...]`, any other mention) must name an artifact that exists, is not a
 symlink, parses against the schema, was verified within `max_age_days` (365) and is not retracted.
 A `research:` comment must be followed, within three lines, by such a link. Every artifact in

@@ -10,15 +10,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from aletheia.producers.client import AletheiaClient, JobTimeout
+if TYPE_CHECKING:  # the client pulls in the pipeline: imported when a command runs, not at CLI start
+    from aletheia.producers.client import AletheiaClient
 
 REPORT_FORMATS = ("table", "json", "jsonl", "html", "bibtex", "csl-json")
 
 
 def _client() -> AletheiaClient:
+    from aletheia.producers.client import AletheiaClient
+
     return AletheiaClient()
 
 
@@ -71,6 +75,8 @@ def status(job_id: str) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code says it.")
 def wait(job_id: str, timeout: float | None, quiet: bool) -> None:
     """Wait until the job is done (exit 0) or failed (exit 1)."""
+    from aletheia.producers.client import JobTimeout
+
     client = _client()
     try:
         final = client.wait(job_id, timeout=timeout)

@@ -8,6 +8,7 @@ input is examined (`SNIFF_CHARS`), so detection costs the same for a 200 MB file
 
 from __future__ import annotations
 
+import json
 import re
 from enum import StrEnum
 from typing import Final
@@ -85,6 +86,14 @@ _JSON_START = re.compile(r"[\[{]\s*(?:[\[{\"\]}\d-]|true|false|null|$)")
 _FENCED_BLOCK = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 
 
+def _is_json(head: str) -> bool:
+    try:
+        json.loads(head)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 def _looks_like_json(stripped: str) -> bool:
     # `[^note]: ...` (a Markdown footnote) and `{\rtf1` are not JSON.
     return _JSON_START.match(stripped) is not None
@@ -114,9 +123,9 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
             return InputFormat.CSL_JSON
         if by_name is InputFormat.BIBTEX and _BIBTEX_ENTRY.search(head):
             return InputFormat.BIBTEX
-        # A JSON document that is not CSL (or a LaTeX group opening a file): decided below only
-        # if the content says something else; otherwise it is no bibliography we know.
-        if not (_BIBTEX_ENTRY.search(head) or _BIBITEM.search(head)):
+        # JSON that is not CSL is no bibliography we know; text that only opens like JSON
+        # ("[1] A. Author, ...") is decided by the rules below.
+        if _is_json(head):
             return InputFormat.UNKNOWN
 
     bibtex = _BIBTEX_ENTRY.search(head)
