@@ -49,7 +49,9 @@ def test_official_proceedings_entries_are_read_completely(shared_data: Path) -> 
         pytest.skip("nips2019.bib is absent")
     refs = [r for r in iter_bibtex(_chunks(path), origin=path.name) if isinstance(r, CitedReference)]
     assert len(refs) > 1000
-    assert all(r.title and r.authors and r.year == 2019 for r in refs)
+    assert all(r.title and r.year == 2019 for r in refs)
+    # One official entry has `author = {}`; every other has its authors read.
+    assert all(r.authors for r in refs if r.fields.get("author", "").strip())
     assert all(r.venue == "Advances in Neural Information Processing Systems" for r in refs)
 
 

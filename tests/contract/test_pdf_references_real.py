@@ -13,7 +13,9 @@ from aletheia.pipeline.inputs import extract_pdf_references
 
 pytestmark = pytest.mark.shared
 
-# Numbered lists: the count is the last [n]; author-year lists: counted by hand from the PDFs.
+# Numbered lists: exactly the last [n] the PDF prints. Author-year lists: a range around the number
+# of "YYYY. " year markers in the section's raw text (one per entry, give or take a title that
+# holds a year), since no list number says where an entry starts.
 EXPECTED = {
     "2203.00130v1.pdf": 111,
     "2302.07302v1.pdf": 65,

@@ -28,10 +28,23 @@ def _run_verify(tmp_path: Path, fmt: str) -> Path:
     env.pop("ALETHEIA_DATABASE_URL", None)
     env.pop("ALETHEIA_BROKER_URL", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "aletheia.producers", "verify", str(REPO_ROOT / "examples" / "sample.bib"),
-         "--format", fmt, "-o", str(out)],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "aletheia.producers",
+            "verify",
+            str(REPO_ROOT / "examples" / "sample.bib"),
+            "--format",
+            fmt,
+            "-o",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode in (0, 1, 3), proc.stderr
     return out
 
@@ -47,9 +60,16 @@ def browser():  # type: ignore[no-untyped-def]
     with sync_playwright() as p:
         b = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-quic"],
-        )  # fmt: skip
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
+        )
         yield b
         b.close()
 

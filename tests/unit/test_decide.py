@@ -19,7 +19,7 @@ from aletheia.core.records import (
 from aletheia.core.verdicts import Reason, Severity, VerdictStatus
 
 YEAR = 2026
-C, O, A, S = SourceName.CROSSREF, SourceName.OPENALEX, SourceName.ARXIV, SourceName.SEMANTIC_SCHOLAR
+C, O, A, S = SourceName.CROSSREF, SourceName.OPENALEX, SourceName.ARXIV, SourceName.SEMANTIC_SCHOLAR  # noqa: E741
 
 RESNET_AUTHORS = (
     Author(given="Kaiming", family="He"),
@@ -114,16 +114,24 @@ def test_wrong_year_is_major_and_off_by_one_for_versions_is_minor() -> None:
 
 
 def test_doi_of_another_work_is_an_identifier_conflict() -> None:
-    other = work(C, title="Mastering the game of Go with deep neural networks and tree search",
-                 authors=(Author(given="David", family="Silver"),), doi="10.1109/cvpr.2016.90")  # fmt: skip
+    other = work(
+        C,
+        title="Mastering the game of Go with deep neural networks and tree search",
+        authors=(Author(given="David", family="Silver"),),
+        doi="10.1109/cvpr.2016.90",
+    )
     v = run(cite(), found(C, QueryKind.DOI, other), missing(C, QueryKind.SEARCH))
     assert v.status is VerdictStatus.IDENTIFIER_CONFLICT
     assert Reason.DOI_POINTS_ELSEWHERE in v.reasons
 
 
 def test_identifier_elsewhere_but_title_found_names_the_right_doi() -> None:
-    other = work(C, title="Mastering the game of Go", authors=(Author(given="David", family="Silver"),),
-                 doi="10.1038/nature16961")  # fmt: skip
+    other = work(
+        C,
+        title="Mastering the game of Go",
+        authors=(Author(given="David", family="Silver"),),
+        doi="10.1038/nature16961",
+    )
     cited = cite(doi="10.1038/nature16961")
     v = run(cited, found(C, QueryKind.DOI, other), found(C, QueryKind.SEARCH, work(C)))
     assert v.status is VerdictStatus.IDENTIFIER_CONFLICT
@@ -132,8 +140,13 @@ def test_identifier_elsewhere_but_title_found_names_the_right_doi() -> None:
 
 def test_doi_resolving_nowhere_with_no_title_match_is_fabricated() -> None:
     cited = cite(doi="10.88880/bpr.633067", title="Boost then Convolve Something Unreal")
-    v = run(cited, missing(C, QueryKind.DOI), missing(O, QueryKind.DOI), missing(C, QueryKind.SEARCH),
-            missing(O, QueryKind.SEARCH))  # fmt: skip
+    v = run(
+        cited,
+        missing(C, QueryKind.DOI),
+        missing(O, QueryKind.DOI),
+        missing(C, QueryKind.SEARCH),
+        missing(O, QueryKind.SEARCH),
+    )
     assert v.status is VerdictStatus.FABRICATED
     assert Reason.IDENTIFIER_RESOLVES_NOWHERE in v.reasons
 
@@ -159,16 +172,23 @@ def test_every_source_answering_no_is_not_found() -> None:
 
 
 def test_search_results_that_do_not_match_are_not_a_verification() -> None:
-    unrelated = work(C, title="Squeeze-and-Excitation Networks", authors=(Author(given="Jie", family="Hu"),),
-                     doi="10.1109/cvpr.2018.00745")  # fmt: skip
+    unrelated = work(
+        C,
+        title="Squeeze-and-Excitation Networks",
+        authors=(Author(given="Jie", family="Hu"),),
+        doi="10.1109/cvpr.2018.00745",
+    )
     cited = cite(doi=None, title="Residual Squeeze Networks for Everything")
     v = run(cited, found(C, QueryKind.SEARCH, unrelated))
     assert v.status is VerdictStatus.NOT_FOUND
 
 
 def test_retracted_work() -> None:
-    notice = RetractionNotice(kind=RetractionKind.RETRACTED, source=SourceName.RETRACTION_WATCH,
-                              notice_doi="10.1016/s0140-6736(10)60175-4")  # fmt: skip
+    notice = RetractionNotice(
+        kind=RetractionKind.RETRACTED,
+        source=SourceName.RETRACTION_WATCH,
+        notice_doi="10.1016/s0140-6736(10)60175-4",
+    )
     v = run(cite(), found(C, QueryKind.DOI, work(C)), found(O, QueryKind.DOI, work(O)), notices=(notice,))
     assert v.status is VerdictStatus.RETRACTED and v.flagged
     assert v.retraction["kind"] == "retracted"
@@ -177,7 +197,9 @@ def test_retracted_work() -> None:
 def test_two_different_works_fitting_equally_is_ambiguous() -> None:
     a = work(C, doi="10.1/a", venue="Journal A")
     b = work(O, doi="10.1/b", venue="Journal B")
-    v = run(cite(doi=None, year=None, venue=None), found(C, QueryKind.SEARCH, a), found(O, QueryKind.SEARCH, b))
+    v = run(
+        cite(doi=None, year=None, venue=None), found(C, QueryKind.SEARCH, a), found(O, QueryKind.SEARCH, b)
+    )
     assert v.status is VerdictStatus.AMBIGUOUS
     assert Reason.SEVERAL_CANDIDATES in v.reasons
 
@@ -192,7 +214,11 @@ def test_future_year_and_placeholder_authors_are_fabricated() -> None:
 def test_preprint_cited_as_published_is_major_but_citing_the_arxiv_version_is_fine() -> None:
     preprint = work(A, doi=None, arxiv_id="2301.00001", venue=None, is_preprint=True)
     cited = cite(doi=None, arxiv_id="2301.00001", venue="CVPR")
-    v = run(cited, found(A, QueryKind.ARXIV, preprint), found(S, QueryKind.ARXIV, preprint.model_copy(update={"source": S})))
+    v = run(
+        cited,
+        found(A, QueryKind.ARXIV, preprint),
+        found(S, QueryKind.ARXIV, preprint.model_copy(update={"source": S})),
+    )
     assert v.status is VerdictStatus.METADATA_ERROR and Reason.PREPRINT_CITED_AS_PUBLISHED in v.reasons
     published = work(C, arxiv_id=None, related_arxiv_ids=("2301.00001",))
     v = run(cited, found(A, QueryKind.ARXIV, preprint), found(C, QueryKind.SEARCH, published))
@@ -206,9 +232,14 @@ def test_wrong_venue_is_major() -> None:
 
 def test_near_miss_title_is_caught_even_above_the_fuzzy_threshold() -> None:
     real = "BiasAdv: Bias-Adversarial Augmentation for Model Debiasing"
-    cited = cite(doi="10.1109/cvpr52729.2023.00373", title="BiasAdv: Bias-Adversarial Augmentation towards Model Debiasing")
+    cited = cite(
+        doi="10.1109/cvpr52729.2023.00373",
+        title="BiasAdv: Bias-Adversarial Augmentation towards Model Debiasing",
+    )
     rec = work(C, title=real, doi="10.1109/cvpr52729.2023.00373")
-    v = run(cited, found(C, QueryKind.DOI, rec), found(O, QueryKind.DOI, rec.model_copy(update={"source": O})))
+    v = run(
+        cited, found(C, QueryKind.DOI, rec), found(O, QueryKind.DOI, rec.model_copy(update={"source": O}))
+    )
     assert v.status is VerdictStatus.METADATA_ERROR
     assert v.fields["title"].agrees is False
 
@@ -237,7 +268,9 @@ def test_nothing_answered_is_never_verified(outcome: Outcome) -> None:
 )
 def test_default_deny_no_match_no_verified(statuses: list[Outcome], title: str) -> None:
     """Whatever the citation says, without a source that answered with a record it is never verified."""
-    answers = [SourceAnswer(source=C, kind=QueryKind.SEARCH, query=str(i), outcome=o) for i, o in enumerate(statuses)]
+    answers = [
+        SourceAnswer(source=C, kind=QueryKind.SEARCH, query=str(i), outcome=o) for i, o in enumerate(statuses)
+    ]
     v = decide(cite(title=title or None, doi=None), Evidence(answers=tuple(answers)), current_year=YEAR)
     assert v.status is not VerdictStatus.VERIFIED
     if any(o is Outcome.FAILED for o in statuses) and v.status not in (VerdictStatus.FABRICATED,):

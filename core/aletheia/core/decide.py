@@ -50,9 +50,24 @@ VENUE_FORM_THRESHOLD = 0.60
 FUTURE_YEAR_MARGIN = 1
 
 OUT_OF_SCOPE_TYPES = frozenset(
-    {"software", "online", "www", "webpage", "electronic", "standard", "patent", "legislation", "legal",
-     "jurisdiction", "dataset", "video", "audio", "artwork", "image"}
-)  # fmt: skip
+    {
+        "software",
+        "online",
+        "www",
+        "webpage",
+        "electronic",
+        "standard",
+        "patent",
+        "legislation",
+        "legal",
+        "jurisdiction",
+        "dataset",
+        "video",
+        "audio",
+        "artwork",
+        "image",
+    }
+)
 
 
 @dataclass
@@ -128,9 +143,11 @@ def _same_work(a: WorkRecord, b: WorkRecord) -> bool:
         return True
     if a.arxiv_id and b.arxiv_id and a.arxiv_id == b.arxiv_id:
         return True
-    if a.doi and a.doi in b.related_dois or b.doi and b.doi in a.related_dois:
+    if (a.doi and a.doi in b.related_dois) or (b.doi and b.doi in a.related_dois):
         return True
-    if (a.arxiv_id and a.arxiv_id in b.related_arxiv_ids) or (b.arxiv_id and b.arxiv_id in a.related_arxiv_ids):
+    if (a.arxiv_id and a.arxiv_id in b.related_arxiv_ids) or (
+        b.arxiv_id and b.arxiv_id in a.related_arxiv_ids
+    ):
         return True
     if a.pmid and b.pmid and a.pmid == b.pmid:
         return True
@@ -320,27 +337,45 @@ def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_sear
     src = primary.source
     # --- title (decisive)
     if cited.title:
-        agrees = a.title_matches and not (not a.title_exact and a.best_title and _word_level_change(cited.title, a.best_title))
+        agrees = a.title_matches and not (
+            not a.title_exact and a.best_title and _word_level_change(cited.title, a.best_title)
+        )
         f.fields["title"] = FieldEvidence(
-            cited=cited.title, found=a.best_title or primary.title, source=src,
-            similarity=round(a.title_similarity, 4), threshold=TITLE_THRESHOLD, decisive=True, agrees=agrees,
-        )  # fmt: skip
+            cited=cited.title,
+            found=a.best_title or primary.title,
+            source=src,
+            similarity=round(a.title_similarity, 4),
+            threshold=TITLE_THRESHOLD,
+            decisive=True,
+            agrees=agrees,
+        )
         if not agrees:
-            f.add(Reason.TITLE_NEAR_MISS if a.title_similarity >= NEAR_MISS_THRESHOLD else Reason.TITLE_MISMATCH, major=True)
+            f.add(
+                Reason.TITLE_NEAR_MISS
+                if a.title_similarity >= NEAR_MISS_THRESHOLD
+                else Reason.TITLE_MISMATCH,
+                major=True,
+            )
             f.corrected["title"] = a.best_title or primary.title
     # --- authors (first author decisive; the rest is evidence)
     if a.authors is not None and a.author_source is not None:
         c = a.authors
         found_authors = [x.display for x in a.author_source.authors]
         f.fields["first_author"] = FieldEvidence(
-            cited=cited.authors[0].display, found=found_authors[0] if found_authors else None,
-            source=a.author_source.source, decisive=True, agrees=c.first_author_agrees,
-        )  # fmt: skip
+            cited=cited.authors[0].display,
+            found=found_authors[0] if found_authors else None,
+            source=a.author_source.source,
+            decisive=True,
+            agrees=c.first_author_agrees,
+        )
         f.fields["authors"] = FieldEvidence(
-            cited=[x.display for x in cited.authors], found=found_authors, source=a.author_source.source,
-            similarity=round(c.similarity, 4), decisive=False,
+            cited=[x.display for x in cited.authors],
+            found=found_authors,
+            source=a.author_source.source,
+            similarity=round(c.similarity, 4),
+            decisive=False,
             agrees=not (c.swapped or c.extra or c.truncated or c.missing_trailing),
-        )  # fmt: skip
+        )
         if c.swapped:
             f.add(Reason.AUTHORS_SWAPPED, major=True)
         elif c.first_author_agrees is False:
@@ -360,10 +395,17 @@ def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_sear
     if cited.year is not None and years:
         closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
         agrees = cited.year in years
-        f.fields["year"] = FieldEvidence(cited=cited.year, found=closest if not agrees else cited.year,
-                                         source=src, decisive=True, agrees=agrees)  # fmt: skip
+        f.fields["year"] = FieldEvidence(
+            cited=cited.year,
+            found=closest if not agrees else cited.year,
+            source=src,
+            decisive=True,
+            agrees=agrees,
+        )
         if not agrees:
-            versions = any(r.is_preprint for r in work.records) or any(r.related_arxiv_ids or r.related_dois for r in work.records)
+            versions = any(r.is_preprint for r in work.records) or any(
+                r.related_arxiv_ids or r.related_dois for r in work.records
+            )
             if abs(closest - cited.year) == 1 and versions:
                 f.add(Reason.YEAR_OFF_BY_ONE_VERSIONS, major=False)
             else:
@@ -373,17 +415,29 @@ def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_sear
     if cited.doi:
         dois = work.dois()
         agrees_doi = cited.doi in dois if dois else None
-        f.fields["doi"] = FieldEvidence(cited=cited.doi, found=primary.doi or (sorted(dois)[0] if dois else None),
-                                        source=src, decisive=True, agrees=agrees_doi)  # fmt: skip
+        f.fields["doi"] = FieldEvidence(
+            cited=cited.doi,
+            found=primary.doi or (sorted(dois)[0] if dois else None),
+            source=src,
+            decisive=True,
+            agrees=agrees_doi,
+        )
         if agrees_doi is False:
             f.corrected["doi"] = primary.doi
     if cited.arxiv_id:
         ids = work.arxiv_ids()
         agrees_ax = cited.arxiv_id in ids if ids else None
-        f.fields["arxiv_id"] = FieldEvidence(cited=cited.arxiv_id, found=next(iter(sorted(ids)), None),
-                                             source=src, decisive=True, agrees=agrees_ax)  # fmt: skip
+        f.fields["arxiv_id"] = FieldEvidence(
+            cited=cited.arxiv_id,
+            found=next(iter(sorted(ids)), None),
+            source=src,
+            decisive=True,
+            agrees=agrees_ax,
+        )
         if cited.arxiv_version is not None:
-            latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
+            latest = max(
+                (r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0
+            )
             if latest and cited.arxiv_version > latest:
                 f.add(Reason.ARXIV_VERSION_MISMATCH, major=True)
     # --- venue (evidence, judged through the alias table)
@@ -401,8 +455,9 @@ def _compare_venue(cited: CitedReference, work: Work, f: _Findings) -> None:
     if not found_venues:
         if not published and not any(r.related_dois for r in work.records):
             # Only a preprint exists and the citation claims a venue it never appeared in.
-            f.fields["venue"] = FieldEvidence(cited=cited.venue, found="arXiv (preprint only)", source=src,
-                                              decisive=False, agrees=False)  # fmt: skip
+            f.fields["venue"] = FieldEvidence(
+                cited=cited.venue, found="arXiv (preprint only)", source=src, decisive=False, agrees=False
+            )
             f.add(Reason.PREPRINT_CITED_AS_PUBLISHED, major=True)
             f.corrected["venue"] = "arXiv preprint"
         return
@@ -410,17 +465,24 @@ def _compare_venue(cited: CitedReference, work: Work, f: _Findings) -> None:
     best = max(found_venues, key=lambda v: venue_similarity(cited.venue or "", v))
     sim = venue_similarity(cited.venue or "", best)
     if any(v is True for v in verdicts):
-        f.fields["venue"] = FieldEvidence(cited=cited.venue, found=best, source=src, similarity=round(sim, 4),
-                                          decisive=False, agrees=True)  # fmt: skip
+        f.fields["venue"] = FieldEvidence(
+            cited=cited.venue, found=best, source=src, similarity=round(sim, 4), decisive=False, agrees=True
+        )
         return
     if all(v is None for v in verdicts):
         return
-    f.fields["venue"] = FieldEvidence(cited=cited.venue, found=best, source=src, similarity=round(sim, 4),
-                                      decisive=False, agrees=False)  # fmt: skip
+    f.fields["venue"] = FieldEvidence(
+        cited=cited.venue, found=best, source=src, similarity=round(sim, 4), decisive=False, agrees=False
+    )
     cited_canon, found_canon = canonical_venue(cited.venue), {canonical_venue(v) for v in found_venues}
     if cited_canon is None and sim >= VENUE_FORM_THRESHOLD:
         f.add(Reason.VENUE_FORM, major=False)
-    elif any(r.is_preprint for r in work.records) and cited_canon is not None and cited_canon not in found_canon and not published:
+    elif (
+        any(r.is_preprint for r in work.records)
+        and cited_canon is not None
+        and cited_canon not in found_canon
+        and not published
+    ):
         f.add(Reason.PREPRINT_CITED_AS_PUBLISHED, major=True)
     else:
         f.add(Reason.VENUE_MISMATCH, major=True)
@@ -445,17 +507,23 @@ def _triangulation(work: Work, f: _Findings) -> tuple[WorkRecord | None, bool]:
     for c in year_conflicts:
         # Print and online dates often straddle a year boundary: a one-year spread is a note.
         try:
-            spread = abs(int(c.primary_value) - int(c.secondary_value))
+            spread = abs(int(str(c.primary_value)) - int(str(c.secondary_value)))
         except (TypeError, ValueError):
             spread = 99
         if spread > 1:
             hard.append(c)
         else:
-            f.notes.append(f"year_sources_differ: {primary.source}={c.primary_value} {secondary.source}={c.secondary_value}")
+            f.notes.append(
+                f"year_sources_differ: {primary.source}={c.primary_value} "
+                f"{secondary.source}={c.secondary_value}"
+            )
     if hard:
         f.add(Reason.TRIANGULATION_CONFLICT)
         for c in hard:
-            f.notes.append(f"triangulation_conflict:{c.field}: {primary.source}={c.primary_value!r} {secondary.source}={c.secondary_value!r}")
+            f.notes.append(
+                f"triangulation_conflict:{c.field}: {primary.source}={c.primary_value!r} "
+                f"{secondary.source}={c.secondary_value!r}"
+            )
         return secondary, False
     f.add(Reason.TRIANGULATED)
     return secondary, True
@@ -484,24 +552,40 @@ def _retraction(evidence: Evidence, work: Work | None) -> tuple[RetractionKind, 
     return status.kind, status.model_dump(mode="json")
 
 
-def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> Verdict:  # noqa: C901
+def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> Verdict:
     consulted = evidence.sources_consulted
-    failed = evidence.sources_failed
+    # Every source that failed a question, even one it answered another: its failed search can be
+    # what leaves the reference unverifiable, and the report must name it.
+    failed = tuple(dict.fromkeys(a.source for a in evidence.answers if a.outcome is Outcome.FAILED))
 
-    def verdict(status: VerdictStatus, f: _Findings, *, match: Work | None = None,
-                secondary: WorkRecord | None = None, triangulated: bool = False,
-                retraction: dict[str, Any] | None = None) -> Verdict:  # fmt: skip
+    def verdict(
+        status: VerdictStatus,
+        f: _Findings,
+        *,
+        match: Work | None = None,
+        secondary: WorkRecord | None = None,
+        triangulated: bool = False,
+        retraction: dict[str, Any] | None = None,
+    ) -> Verdict:
         severity = None
         if status is VerdictStatus.METADATA_ERROR:
             severity = Severity.MAJOR if f.major else Severity.MINOR
         if failed:
             f.add(Reason.SOURCE_UNAVAILABLE)
         return Verdict(
-            status=status, severity=severity, reasons=tuple(f.reasons), fields=f.fields,
-            match=match.primary if match else None, secondary=secondary, retraction=retraction or {},
-            corrected=f.corrected, p_valid=_p_valid(status, severity, triangulated),
-            sources_consulted=consulted, sources_unavailable=failed, notes=tuple(f.notes),
-        )  # fmt: skip
+            status=status,
+            severity=severity,
+            reasons=tuple(f.reasons),
+            fields=f.fields,
+            match=match.primary if match else None,
+            secondary=secondary,
+            retraction=retraction or {},
+            corrected=f.corrected,
+            p_valid=_p_valid(status, severity, triangulated),
+            sources_consulted=consulted,
+            sources_unavailable=failed,
+            notes=tuple(f.notes),
+        )
 
     f = _Findings()
     if cited.entry_type in OUT_OF_SCOPE_TYPES:
@@ -541,9 +625,7 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         if outcome is Outcome.FAILED:
             id_failed = True
             continue
-        candidates = _works_for_identifier(works, cited, kind) or [
-            w for w in works if kind in w.via
-        ]
+        candidates = _works_for_identifier(works, cited, kind) or [w for w in works if kind in w.via]
         if not candidates:
             continue
         best = max(candidates, key=lambda w: assessments[id(w)].rank())
@@ -566,14 +648,17 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
     if identity is None:
         ranked = sorted(search_pool, key=lambda w: assessments[id(w)].rank(), reverse=True)
         strong = [
-            w for w in ranked
+            w
+            for w in ranked
             if assessments[id(w)].title_matches and assessments[id(w)].first_author_agrees is not False
-        ]  # fmt: skip
+        ]
         if len(strong) >= 2 and cited.year is not None:
             dated = [w for w in strong if assessments[id(w)].year_agrees]
             if dated:
                 strong = dated
-        if len(strong) >= 2 and not any(_same_work(a, b) for a in strong[0].records for b in strong[1].records):
+        if len(strong) >= 2 and not any(
+            _same_work(a, b) for a in strong[0].records for b in strong[1].records
+        ):
             f.add(Reason.SEVERAL_CANDIDATES)
             return verdict(VerdictStatus.AMBIGUOUS, f)
         if strong:
@@ -581,19 +666,21 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         elif cited.title:
             # No title match: a near miss by the same authors, a title pinned on real authors, or nothing.
             near = [
-                w for w in ranked
+                w
+                for w in ranked
                 if assessments[id(w)].title_similarity >= NEAR_MISS_THRESHOLD
                 and assessments[id(w)].first_author_agrees is True
-            ]  # fmt: skip
+            ]
             if near:
                 identity, via_search = near[0], True
             elif conflict_work is None:
                 chimera = [
-                    w for w in ranked
+                    w
+                    for w in ranked
                     if assessments[id(w)].first_author_agrees is True
                     and (assessments[id(w)].authors is not None)
                     and assessments[id(w)].authors.matched_count >= 2  # type: ignore[union-attr]
-                ]  # fmt: skip
+                ]
                 if chimera and not has_identifier:
                     f.add(Reason.TITLE_CHIMERA, major=True)
 
@@ -601,15 +688,22 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
     if conflict_work is not None and identity is None:
         a = assessments[id(conflict_work)]
         f.fields["title"] = FieldEvidence(
-            cited=cited.title, found=conflict_work.primary.title, source=conflict_work.primary.source,
-            similarity=round(a.title_similarity, 4), threshold=TITLE_THRESHOLD, decisive=True, agrees=False,
-        )  # fmt: skip
+            cited=cited.title,
+            found=conflict_work.primary.title,
+            source=conflict_work.primary.source,
+            similarity=round(a.title_similarity, 4),
+            threshold=TITLE_THRESHOLD,
+            decisive=True,
+            agrees=False,
+        )
         if a.authors is not None and a.author_source is not None:
             f.fields["first_author"] = FieldEvidence(
                 cited=cited.authors[0].display if cited.authors else None,
                 found=a.author_source.authors[0].display if a.author_source.authors else None,
-                source=a.author_source.source, decisive=True, agrees=a.first_author_agrees,
-            )  # fmt: skip
+                source=a.author_source.source,
+                decisive=True,
+                agrees=a.first_author_agrees,
+            )
         if signals:
             return verdict(VerdictStatus.FABRICATED, f, match=conflict_work)
         return verdict(VerdictStatus.IDENTIFIER_CONFLICT, f, match=conflict_work)
@@ -643,12 +737,12 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         if identity.primary.doi:
             f.corrected["doi"] = identity.primary.doi
     secondary, triangulated_ok = _triangulation(identity, f)
-    kind, retraction = _retraction(evidence, identity)
+    standing, retraction = _retraction(evidence, identity)
 
     if signals:
         status = VerdictStatus.FABRICATED
-    elif kind is RetractionKind.RETRACTED or kind is RetractionKind.WITHDRAWN:
-        f.add(Reason.RETRACTED if kind is RetractionKind.RETRACTED else Reason.WITHDRAWN)
+    elif standing is RetractionKind.RETRACTED or standing is RetractionKind.WITHDRAWN:
+        f.add(Reason.RETRACTED if standing is RetractionKind.RETRACTED else Reason.WITHDRAWN)
         status = VerdictStatus.RETRACTED
     elif f.major or f.minor:
         status = VerdictStatus.METADATA_ERROR
@@ -657,14 +751,20 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         status = VerdictStatus.AMBIGUOUS
     else:
         status = VerdictStatus.VERIFIED
-    if kind is RetractionKind.EXPRESSION_OF_CONCERN:
+    if standing is RetractionKind.EXPRESSION_OF_CONCERN:
         f.add(Reason.EXPRESSION_OF_CONCERN)
-    elif kind is RetractionKind.CORRECTED:
+    elif standing is RetractionKind.CORRECTED:
         f.add(Reason.CORRECTED)
     if QueryKind.LIBRARY in identity.via and identity.sources == (SourceName.LIBRARY,):
         f.add(Reason.LIBRARY_HIT)
     doi = clean_doi(identity.primary.doi) if identity.primary.doi else None
     if doi and status is not VerdictStatus.VERIFIED and "doi" not in f.corrected and not cited.doi:
         f.corrected.setdefault("doi", doi)
-    return verdict(status, f, match=identity, secondary=secondary,
-                   triangulated=triangulated_ok and Reason.TRIANGULATED in f.reasons, retraction=retraction)  # fmt: skip
+    return verdict(
+        status,
+        f,
+        match=identity,
+        secondary=secondary,
+        triangulated=triangulated_ok and Reason.TRIANGULATED in f.reasons,
+        retraction=retraction,
+    )

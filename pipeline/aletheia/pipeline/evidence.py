@@ -56,10 +56,14 @@ async def _ask(
     try:
         result = await call()
     except SourceUnavailableError as exc:
-        gathered.answers.append(SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc)))
+        gathered.answers.append(
+            SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc))
+        )
         return []
     except SourceError as exc:
-        gathered.answers.append(SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc)))
+        gathered.answers.append(
+            SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc))
+        )
         return []
     records: list[SourceRecord]
     if result is None:
@@ -150,7 +154,11 @@ async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bo
     if match is None:
         return False
     seen = {r.source for r in (verdict.match, verdict.secondary) if r is not None}
-    seen |= {a.source for a in g.answers if a.outcome is Outcome.FOUND and any(_same_id(r, match) for r in a.records)}
+    seen |= {
+        a.source
+        for a in g.answers
+        if a.outcome is Outcome.FOUND and any(_same_id(r, match) for r in a.records)
+    }
     calls: list[Awaitable[list[SourceRecord]]] = []
     if match.doi and arxiv_id_from_doi(match.doi) is None:
         for source, call in gw.doi_lookups(match.doi):
@@ -172,7 +180,11 @@ async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bo
 
 
 def _same_id(a: WorkRecord, b: WorkRecord) -> bool:
-    return bool((a.doi and a.doi == b.doi) or (a.arxiv_id and a.arxiv_id == b.arxiv_id) or (a.pmid and a.pmid == b.pmid))
+    return bool(
+        (a.doi and a.doi == b.doi)
+        or (a.arxiv_id and a.arxiv_id == b.arxiv_id)
+        or (a.pmid and a.pmid == b.pmid)
+    )
 
 
 @dataclass
@@ -183,18 +195,27 @@ class ReferenceOutcome:
     raw: list[SourceRecord]
 
 
-async def verify_reference(cited: CitedReference, gw: SourceGateway, *, current_year: int) -> ReferenceOutcome:
+async def verify_reference(
+    cited: CitedReference, gw: SourceGateway, *, current_year: int
+) -> ReferenceOutcome:
     """Verify one reference: ask the sources in stages and decide after each stage."""
     g = Gathered()
     library_hit = await gw.library_lookup(cited, g.answers, g.raw)
     if not library_hit:
         await _identifier_lookups(cited, gw, g)
     verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    identity_from_identifier = verdict.match is not None and verdict.status in SETTLED_BY_IDENTIFIER and not library_hit
+    identity_from_identifier = (
+        verdict.match is not None and verdict.status in SETTLED_BY_IDENTIFIER and not library_hit
+    )
     if not identity_from_identifier and verdict.status is not VerdictStatus.OUT_OF_SCOPE and not library_hit:
         await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    if verdict.match is not None and verdict.secondary is None and not library_hit and await _second_source(verdict, gw, g):
+    if (
+        verdict.match is not None
+        and verdict.secondary is None
+        and not library_hit
+        and await _second_source(verdict, gw, g)
+    ):
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if library_hit and verdict.status is not VerdictStatus.VERIFIED and not gw.offline:
         # The library is a cache of verified works, not an oracle: a mismatch is re-checked live.

@@ -66,7 +66,11 @@ class SourceGateway:
         self.retractions = retractions
         self.breakers = {s: CircuitBreaker.from_settings(s.value, settings) for s in SourceName}
         key = settings.openalex_api_key.get_secret_value() if settings.openalex_api_key else None
-        s2_key = settings.semantic_scholar_api_key.get_secret_value() if settings.semantic_scholar_api_key else None
+        s2_key = (
+            settings.semantic_scholar_api_key.get_secret_value()
+            if settings.semantic_scholar_api_key
+            else None
+        )
         ncbi_key = settings.ncbi_api_key.get_secret_value() if settings.ncbi_api_key else None
         window = settings.coalesce_window_ms / 1000.0
 
@@ -129,8 +133,11 @@ class SourceGateway:
     def searches(
         self, *, title: str | None, author: str | None, year: int | None, text: str
     ) -> list[tuple[SourceName, Lookup]]:
-        return [lookup for stage in self.search_stages(title=title, author=author, year=year, text=text)
-                for lookup in stage]  # fmt: skip
+        return [
+            lookup
+            for stage in self.search_stages(title=title, author=author, year=year, text=text)
+            for lookup in stage
+        ]
 
     def search_stages(
         self, *, title: str | None, author: str | None, year: int | None, text: str
@@ -178,7 +185,11 @@ class SourceGateway:
         for records in by_source.values():
             answers.append(
                 SourceAnswer(
-                    source=SourceName.LIBRARY, kind=kind, query=query, outcome=Outcome.FOUND, records=tuple(records)
+                    source=SourceName.LIBRARY,
+                    kind=kind,
+                    query=query,
+                    outcome=Outcome.FOUND,
+                    records=tuple(records),
                 )
             )
         return True
@@ -189,7 +200,9 @@ class SourceGateway:
     def retraction_index_loaded(self) -> bool:
         return self.retractions is not None
 
-    def retraction_notices(self, cited: CitedReference, records: Sequence[WorkRecord]) -> list[RetractionNotice]:
+    def retraction_notices(
+        self, cited: CitedReference, records: Sequence[WorkRecord]
+    ) -> list[RetractionNotice]:
         if self.retractions is None:
             return []
         dois = {d for d in [cited.doi, *(r.doi for r in records)] if d}

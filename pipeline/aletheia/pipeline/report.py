@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import json
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from aletheia.core.records import Author, CitedReference, WorkRecord
 
@@ -53,10 +53,16 @@ def reference_json(outcome: ReferenceOutcome) -> dict[str, Any]:
     v = outcome.verdict
     sources = sorted({r.record.source.value for r in outcome.raw})
     trace = [
-        {"source": a.source.value, "kind": a.kind.value, "query": a.query, "outcome": a.outcome.value,
-         "records": len(a.records), "error": a.error}
+        {
+            "source": a.source.value,
+            "kind": a.kind.value,
+            "query": a.query,
+            "outcome": a.outcome.value,
+            "records": len(a.records),
+            "error": a.error,
+        }
         for a in outcome.evidence.answers
-    ]  # fmt: skip
+    ]
     return {
         "key": outcome.cited.key,
         "origin": outcome.cited.origin,
@@ -191,11 +197,16 @@ class TableSink:
                 st = sources[name]
                 hit = st.get("affected_verdicts") or {}
                 detail = ", ".join(f"{k}: {v}" for k, v in hit.items())
-                parts.append(f"{name} ({st.get('status')}; {st.get('affected', 0)} verdicts affected"
-                             + (f": {detail}" if detail else "") + ")")  # fmt: skip
+                parts.append(
+                    f"{name} ({st.get('status')}; {st.get('affected', 0)} verdicts affected"
+                    + (f": {detail}" if detail else "")
+                    + ")"
+                )
             self.console.print(f"[cyan]sources not fully available: {'; '.join(parts)}[/cyan]")
         for p in obj.get("problems", []):
-            self.console.print(f"[red]input problem[/red] {p.get('origin')}:{p.get('line')}: {p.get('message')}")
+            self.console.print(
+                f"[red]input problem[/red] {p.get('origin')}:{p.get('line')}: {p.get('message')}"
+            )
 
 
 class HtmlSink(CollectingSink):
@@ -212,7 +223,9 @@ def render_html(doc: dict[str, Any]) -> str:
     """One self-contained page: the summary, then a row per reference with its trace."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    env = Environment(loader=PackageLoader("aletheia.pipeline", "templates"), autoescape=select_autoescape(["html"]))
+    env = Environment(
+        loader=PackageLoader("aletheia.pipeline", "templates"), autoescape=select_autoescape(["html"])
+    )
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False)
     env.filters["h"] = lambda v: html.escape(str(v))
     return env.get_template("report.html").render(doc=doc, styles=VERDICT_STYLE)
@@ -247,7 +260,14 @@ class BibtexSink:
     """The corrected bibliography: verified values replace wrong ones, every change is listed in a
     comment above its entry, and no entry is ever dropped."""
 
-    FIELD_FOR = {"title": "title", "year": "year", "doi": "doi", "venue": None, "authors": "author", "arxiv_id": "eprint"}
+    FIELD_FOR: ClassVar[dict[str, str | None]] = {
+        "title": "title",
+        "year": "year",
+        "doi": "doi",
+        "venue": None,
+        "authors": "author",
+        "arxiv_id": "eprint",
+    }
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
@@ -259,10 +279,18 @@ class BibtexSink:
         lines = [f"% aletheia: {obj['verdict']}" + (f" ({obj['severity']})" if obj.get("severity") else "")]
         if obj["input"].get("raw") and "title" not in fields and obj.get("match"):
             m = obj["match"]
-            fields.update({"title": m["title"] or "", "author": " and ".join(m["authors"]), "year": str(m["year"] or "")})
+            fields.update(
+                {
+                    "title": m["title"] or "",
+                    "author": " and ".join(m["authors"]),
+                    "year": str(m["year"] or ""),
+                }
+            )
             if m.get("doi"):
                 fields["doi"] = m["doi"]
-            lines.append("% aletheia: entry built from the matched record; original: " + obj["input"]["raw"][:200])
+            lines.append(
+                "% aletheia: entry built from the matched record; original: " + obj["input"]["raw"][:200]
+            )
         for name, value in obj.get("corrected", {}).items():
             if value in (None, "", []):
                 continue
@@ -277,13 +305,23 @@ class BibtexSink:
             lines.append(f"% aletheia: {target} changed from {old!r} to {new!r} (source: {source})")
             fields[target] = new
             self.changes += 1
-        if obj["verdict"] in ("not_found", "fabricated", "identifier_conflict", "retracted", "unverifiable", "ambiguous"):
+        if obj["verdict"] in (
+            "not_found",
+            "fabricated",
+            "identifier_conflict",
+            "retracted",
+            "unverifiable",
+            "ambiguous",
+        ):
             lines.append(f"% aletheia: NOT VERIFIED — reasons: {', '.join(obj['reasons'])}")
         body = ",\n".join(f"  {k} = {_bib_value(v)}" for k, v in fields.items() if v)
         self.out.write("\n".join(lines) + f"\n@{entry_type}{{{obj['key']},\n{body}\n}}\n\n")
 
     def summary(self, obj: dict[str, Any]) -> None:
-        self.out.write(f"% aletheia: {obj['total']} entries, {self.changes} field changes, logic {obj['logic_version']}\n")
+        self.out.write(
+            f"% aletheia: {obj['total']} entries, {self.changes} field changes, "
+            f"logic {obj['logic_version']}\n"
+        )
 
 
 class CslJsonSink(CollectingSink):
@@ -302,7 +340,9 @@ class CslJsonSink(CollectingSink):
 
                 for name in m["authors"]:
                     a = parse_name(name)
-                    authors.append({"literal": a.literal} if a.literal else {"family": a.family, "given": a.given})
+                    authors.append(
+                        {"literal": a.literal} if a.literal else {"family": a.family, "given": a.given}
+                    )
                 item["author"] = authors
                 if m.get("year"):
                     item["issued"] = {"date-parts": [[m["year"]]]}
@@ -312,8 +352,12 @@ class CslJsonSink(CollectingSink):
                     item["DOI"] = m["doi"]
                 item["type"] = "article-journal" if m.get("doi") else "article"
             else:
-                item = {"id": str(ref["key"]), "type": "article", "title": ref["input"].get("title") or ref["input"].get("raw"),
-                        "note": f"aletheia: {ref['verdict']} — not verified"}  # fmt: skip
+                item = {
+                    "id": str(ref["key"]),
+                    "type": "article",
+                    "title": ref["input"].get("title") or ref["input"].get("raw"),
+                    "note": f"aletheia: {ref['verdict']} — not verified",
+                }
             items.append(item)
         json.dump(items, self.out, ensure_ascii=False, indent=2)
         self.out.write("\n")

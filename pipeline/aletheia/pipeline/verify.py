@@ -124,10 +124,17 @@ class Recorder:
             self.job_id,
             [(pos, o.cited.key, "reference", o.cited.model_dump(mode="json")) for pos, o in self.pending],
         )
-        by_pos = {it.position: it.id for it in jobs.items(self.job_id) if it.position in {p for p, _ in self.pending}}
+        by_pos = {
+            it.position: it.id
+            for it in jobs.items(self.job_id)
+            if it.position in {p for p, _ in self.pending}
+        }
         for pos, o in self.pending:
             jobs.record_verdict(
-                self.job_id, by_pos[pos], o.verdict.model_dump(mode="json"), o.evidence.model_dump(mode="json")
+                self.job_id,
+                by_pos[pos],
+                o.verdict.model_dump(mode="json"),
+                o.evidence.model_dump(mode="json"),
             )
         self.pending = []
 
@@ -143,9 +150,15 @@ def sources_summary(gateway: SourceGateway, affected: dict[str, Counter[str]]) -
     out: dict[str, dict[str, Any]] = {}
     for name, st in gateway.stats().items():
         hit = affected.get(name, Counter())
-        out[name] = {"requests": st.requests, "errors": st.errors, "status": st.status,
-                     "rate_limited": st.rate_limited, "cache_hits": st.cache_hits,
-                     "affected": sum(hit.values()), "affected_verdicts": dict(sorted(hit.items()))}  # fmt: skip
+        out[name] = {
+            "requests": st.requests,
+            "errors": st.errors,
+            "status": st.status,
+            "rate_limited": st.rate_limited,
+            "cache_hits": st.cache_hits,
+            "affected": sum(hit.values()),
+            "affected_verdicts": dict(sorted(hit.items())),
+        }
     return out
 
 

@@ -58,10 +58,13 @@ def verify(
         sink = make_sink(chosen, out, progress=chosen == "table" and out.isatty())
         summary = asyncio.run(
             verify_to_sink(
-                runtime, refs, sink, input_description={"inputs": list(inputs), "format": chosen},
+                runtime,
+                refs,
+                sink,
+                input_description={"inputs": list(inputs), "format": chosen},
                 concurrency=concurrency,
             )
-        )  # fmt: skip
+        )
     except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         click.echo(f"aletheia: input error: {exc}", err=True)
         sys.exit(2)

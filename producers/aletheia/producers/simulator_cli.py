@@ -19,7 +19,8 @@ def simulator() -> None:
 @click.option("--unlimited", is_flag=True, help="Do not enforce the documented rate limits.")
 def serve(universe: Path, host: str, port: int, unlimited: bool) -> None:
     """Serve the universe; prints the ALETHEIA_*_URL settings that point the clients at it."""
-    from aletheia.sources.simulator import SimulatorConfig, serve as run
+    from aletheia.sources.simulator import SimulatorConfig
+    from aletheia.sources.simulator import serve as run
 
     config = SimulatorConfig.unlimited() if unlimited else SimulatorConfig()
     run(universe, host, port, config)

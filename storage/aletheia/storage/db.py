@@ -106,7 +106,9 @@ def upsert(
 
         lite = sqlite_insert(table).values(list(rows))
         stmt = (
-            lite.on_conflict_do_update(index_elements=list(conflict), set_={c: lite.excluded[c] for c in update})
+            lite.on_conflict_do_update(
+                index_elements=list(conflict), set_={c: lite.excluded[c] for c in update}
+            )
             if update
             else lite.on_conflict_do_nothing(index_elements=list(conflict))
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -35,7 +35,7 @@ def new_id() -> str:
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
 class JobStatus:
@@ -90,7 +90,9 @@ class VerdictRow(Base):
     # One verdict per item and logic version: a re-run of the same task overwrites, never duplicates.
     __table_args__ = (UniqueConstraint("item_id", "logic_version", name="uq_verdict_item_logic"),)
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     item_id: Mapped[str] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
     status: Mapped[str] = mapped_column(String(32), index=True)
@@ -107,7 +109,9 @@ class SourceRecordRow(Base):
     __tablename__ = "source_records"
     __table_args__ = (UniqueConstraint("source", "key", name="uq_source_record_key"),)
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     source: Mapped[str] = mapped_column(String(32))
     key: Mapped[str] = mapped_column(String(600))
     found: Mapped[bool] = mapped_column(default=True)
@@ -121,7 +125,9 @@ class LibraryWork(Base):
 
     __tablename__ = "library_works"
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     # "doi:..." / "arxiv:..." / "pmid:..." / "title:<normalised title>|<first surname>": NULL-free, so
     # the unique constraint really holds on both PostgreSQL and SQLite.
     identity: Mapped[str] = mapped_column(String(700))
@@ -135,9 +141,7 @@ class LibraryWork(Base):
     fetched_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     origin: Mapped[str] = mapped_column(String(200), default="verified")  # verified | import:<file>
 
-    __table_args__ = (
-        UniqueConstraint("source", "identity", name="uq_library_identity"),
-    )
+    __table_args__ = (UniqueConstraint("source", "identity", name="uq_library_identity"),)
 
 
 class RetractionRow(Base):
@@ -148,7 +152,9 @@ class RetractionRow(Base):
         UniqueConstraint("row_key", name="uq_retraction_row"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     row_key: Mapped[str] = mapped_column(String(700))  # doi|pmid|nature|notice_doi, NULL-free
     doi: Mapped[str | None] = mapped_column(String(300))
     pmid: Mapped[str | None] = mapped_column(String(16))
@@ -162,7 +168,9 @@ class ArtifactRow(Base):
     __tablename__ = "artifacts"
     __table_args__ = (UniqueConstraint("repository", "path", name="uq_artifact_path"),)
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     job_id: Mapped[str | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"), index=True)
     repository: Mapped[str] = mapped_column(String(1000))
     path: Mapped[str] = mapped_column(String(1000))
@@ -181,7 +189,9 @@ class AuditEvent(Base):
         UniqueConstraint("job_id", "event_id", name="uq_audit_job_event"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     job_id: Mapped[str] = mapped_column(String(32), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     ts: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -195,7 +205,9 @@ class AuditEvent(Base):
 class MerkleCommit(Base):
     __tablename__ = "merkle_commits"
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     scope: Mapped[str] = mapped_column(String(64), index=True)  # a job id, or "global"
     root: Mapped[str] = mapped_column(String(64))
     prior: Mapped[str | None] = mapped_column(String(64))
@@ -212,7 +224,9 @@ class Repository(Base):
 
     __tablename__ = "repositories"
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
     path: Mapped[str] = mapped_column(String(1000), unique=True)
     registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_audit_job: Mapped[str | None] = mapped_column(String(32))

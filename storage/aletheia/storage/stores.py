@@ -84,13 +84,24 @@ class JobStore:
     def add_items(self, job_id: str, items: Iterable[tuple[int, str, str, dict[str, Any]]]) -> int:
         """Add (position, key, kind, payload) items; re-adding the same positions changes nothing."""
         rows = [
-            {"id": new_id(), "job_id": job_id, "position": pos, "key": key[:500], "kind": kind, "payload": payload,
-             "status": ItemStatus.PENDING, "attempts": 0, "updated_at": utcnow()}
+            {
+                "id": new_id(),
+                "job_id": job_id,
+                "position": pos,
+                "key": key[:500],
+                "kind": kind,
+                "payload": payload,
+                "status": ItemStatus.PENDING,
+                "attempts": 0,
+                "updated_at": utcnow(),
+            }
             for pos, key, kind, payload in items
-        ]  # fmt: skip
+        ]
         with self.sessions.begin() as s:
             for start in range(0, len(rows), 500):
-                upsert(s, Item.__table__, rows[start : start + 500], conflict=["job_id", "position"], update=[])
+                upsert(
+                    s, Item.__table__, rows[start : start + 500], conflict=["job_id", "position"], update=[]
+                )
         return len(rows)
 
     def set_job_status(self, job_id: str, status: str, *, error: str | None = None) -> None:
@@ -139,27 +150,42 @@ class JobStore:
 
     # --- verdicts ------------------------------------------------------------------------------
 
-    def record_verdict(self, job_id: str, item_id: str, verdict: dict[str, Any], evidence: dict[str, Any]) -> None:
+    def record_verdict(
+        self, job_id: str, item_id: str, verdict: dict[str, Any], evidence: dict[str, Any]
+    ) -> None:
         """Store the verdict and mark the item done, in one transaction (idempotent)."""
         with self.sessions.begin() as s:
             upsert(
                 s,
                 VerdictRow.__table__,
-                [{"item_id": item_id, "job_id": job_id, "status": verdict["status"],
-                  "severity": verdict.get("severity"), "logic_version": verdict.get("logic_version", LOGIC_VERSION),
-                  "verdict": verdict, "evidence": evidence, "decided_at": utcnow()}],
+                [
+                    {
+                        "item_id": item_id,
+                        "job_id": job_id,
+                        "status": verdict["status"],
+                        "severity": verdict.get("severity"),
+                        "logic_version": verdict.get("logic_version", LOGIC_VERSION),
+                        "verdict": verdict,
+                        "evidence": evidence,
+                        "decided_at": utcnow(),
+                    }
+                ],
                 conflict=["item_id", "logic_version"],
                 update=["status", "severity", "verdict", "evidence", "decided_at"],
-            )  # fmt: skip
+            )
             s.execute(
-                update(Item).where(Item.id == item_id).values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
+                update(Item)
+                .where(Item.id == item_id)
+                .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
             )
 
     def verdicts(self, job_id: str) -> list[tuple[Item, VerdictRow | None]]:
         with self.sessions() as s:
             rows = s.execute(
                 select(Item, VerdictRow)
-                .outerjoin(VerdictRow, (VerdictRow.item_id == Item.id) & (VerdictRow.logic_version == LOGIC_VERSION))
+                .outerjoin(
+                    VerdictRow, (VerdictRow.item_id == Item.id) & (VerdictRow.logic_version == LOGIC_VERSION)
+                )
                 .where(Item.job_id == job_id)
                 .order_by(Item.position)
             ).all()
@@ -171,7 +197,9 @@ class JobStore:
             if job is None:
                 raise KeyError(job_id)
             counts = dict(
-                s.execute(select(Item.status, func.count()).where(Item.job_id == job_id).group_by(Item.status)).all()
+                s.execute(
+                    select(Item.status, func.count()).where(Item.job_id == job_id).group_by(Item.status)
+                ).all()
             )
             by_verdict = dict(
                 s.execute(
@@ -202,7 +230,9 @@ class SqlRawCache:
 
     async def get(self, source: str, key: str) -> CachedRaw | None:
         with self.sessions() as s:
-            row = s.scalar(select(SourceRecordRow).where(SourceRecordRow.source == source, SourceRecordRow.key == key))
+            row = s.scalar(
+                select(SourceRecordRow).where(SourceRecordRow.source == source, SourceRecordRow.key == key)
+            )
         if row is None:
             return None
         fetched = _aware(row.fetched_at)
@@ -216,7 +246,16 @@ class SqlRawCache:
             upsert(
                 s,
                 SourceRecordRow.__table__,
-                [{"source": source, "key": key[:600], "found": found, "raw": raw, "url": url, "fetched_at": utcnow()}],
+                [
+                    {
+                        "source": source,
+                        "key": key[:600],
+                        "found": found,
+                        "raw": raw,
+                        "url": url,
+                        "fetched_at": utcnow(),
+                    }
+                ],
                 conflict=["source", "key"],
                 update=["found", "raw", "url", "fetched_at"],
             )
@@ -263,14 +302,19 @@ class SqlLibrary:
                 titles = {r.title_key for r in rows}
                 more = s.scalars(
                     q.where(
-                        LibraryWork.doi.in_(dois) | LibraryWork.arxiv_id.in_(axs) | LibraryWork.title_key.in_(titles)
+                        LibraryWork.doi.in_(dois)
+                        | LibraryWork.arxiv_id.in_(axs)
+                        | LibraryWork.title_key.in_(titles)
                     )
                 )
                 seen = {r.id for r in rows}
                 rows.extend(r for r in more if r.id not in seen)
         return [
             SourceRecord(
-                record=WorkRecord.model_validate(r.record), raw=r.raw, fetched_at=_aware(r.fetched_at), from_cache=True
+                record=WorkRecord.model_validate(r.record),
+                raw=r.raw,
+                fetched_at=_aware(r.fetched_at),
+                from_cache=True,
             )
             for r in rows
         ]
@@ -280,12 +324,21 @@ class SqlLibrary:
 
     def remember_sync(self, records: Sequence[SourceRecord], *, origin: str = "verified") -> int:
         rows = [
-            {"identity": _identity(r.record), "doi": r.record.doi, "arxiv_id": r.record.arxiv_id,
-             "pmid": r.record.pmid, "title_key": normalize_title(r.record.title or "")[:300],
-             "source": r.record.source.value, "record": r.record.model_dump(mode="json"), "raw": r.raw,
-             "fetched_at": r.fetched_at, "origin": origin[:200]}
-            for r in records if r.record.source is not SourceName.LIBRARY
-        ]  # fmt: skip
+            {
+                "identity": _identity(r.record),
+                "doi": r.record.doi,
+                "arxiv_id": r.record.arxiv_id,
+                "pmid": r.record.pmid,
+                "title_key": normalize_title(r.record.title or "")[:300],
+                "source": r.record.source.value,
+                "record": r.record.model_dump(mode="json"),
+                "raw": r.raw,
+                "fetched_at": r.fetched_at,
+                "origin": origin[:200],
+            }
+            for r in records
+            if r.record.source is not SourceName.LIBRARY
+        ]
         with self.sessions.begin() as s:
             for start in range(0, len(rows), 200):
                 upsert(
