@@ -75,9 +75,7 @@ def test_hallmark_dev_fields(shared_data: Path) -> None:
         print(" ", problem)
     # A few entries carry a field with an unbalanced brace ("Man{\\'e"): genuinely malformed.
     unbalanced = sum(
-        1
-        for row in rows
-        if any(str(v).count("{") != str(v).count("}") for v in dict(row["fields"]).values())
+        1 for row in rows if any(str(v).count("{") != str(v).count("}") for v in dict(row["fields"]).values())
     )
     assert len(problems) == unbalanced
     assert len(refs) == len(rows) - unbalanced

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.shared
 # Numbered lists: exactly the last [n] the PDF prints. Author-year lists: a range around the number
 # of "YYYY. " year markers in the section's raw text (one per entry, give or take a title that
 # holds a year), since no list number says where an entry starts.
-EXPECTED = {
+EXPECTED: dict[str, int | tuple[int, int]] = {
     "2203.00130v1.pdf": 111,
     "2302.07302v1.pdf": 65,
     "2304.02623v1.pdf": 35,

@@ -41,7 +41,11 @@ def test_biblatex_records_are_read_field_by_field() -> None:
     assert novak.entry_type == "article"
     assert novak.title == "Tidal Forcing of Coastal Aquifers"
     assert [(a.given, a.family) for a in novak.authors] == [("Petra", "Novák"), ("Lars", "van den Berg")]
-    assert (novak.year, novak.venue, novak.doi) == (2020, "Journal of Hydrology Letters", "10.5555/jhl.2020.0042")
+    assert (novak.year, novak.venue, novak.doi) == (
+        2020,
+        "Journal of Hydrology Letters",
+        "10.5555/jhl.2020.0042",
+    )
     assert novak.heuristic_fields == ()
     assert ito.arxiv_id == "1805.01234"
 
@@ -67,9 +71,11 @@ def test_a_document_citing_a_bib_file_names_it() -> None:
 
 def test_acm_style_tagged_fields_are_exact() -> None:
     text = (
-        "\\begin{thebibliography}{1}\n\\bibitem[Ito(2018)]{ito}\n\\bibfield{author}{\\bibinfo{person}{Kenji Ito}.}"
-        " \\bibinfo{year}{2018}\\natexlab{}.\n\\newblock \\bibinfo{title}{Learning to {R}ank Citations}.\n"
-        "\\newblock \\bibinfo{journal}{\\emph{Ranking Letters}} \\bibinfo{volume}{3} (\\bibinfo{year}{2018}).\n"
+        "\\begin{thebibliography}{1}\n\\bibitem[Ito(2018)]{ito}\n"
+        "\\bibfield{author}{\\bibinfo{person}{Kenji Ito}.} \\bibinfo{year}{2018}\\natexlab{}.\n"
+        "\\newblock \\bibinfo{title}{Learning to {R}ank Citations}.\n"
+        "\\newblock \\bibinfo{journal}{\\emph{Ranking Letters}} \\bibinfo{volume}{3}"
+        " (\\bibinfo{year}{2018}).\n"
         "\\end{thebibliography}\n"
     )
     (ref,) = list(iter_bbl(text, origin="acm.bbl"))
@@ -81,7 +87,10 @@ def test_acm_style_tagged_fields_are_exact() -> None:
 
 
 def test_malformed_bibitems_are_problems() -> None:
-    text = "\\begin{thebibliography}{9}\n\\bibitem[x]\n\\bibitem{empty}\n\\bibitem{ok} A. Author. A title. 2001.\n"
+    text = (
+        "\\begin{thebibliography}{9}\n\\bibitem[x]\n\\bibitem{empty}\n"
+        "\\bibitem{ok} A. Author. A title. 2001.\n"
+    )
     results = list(iter_bbl(text, origin="bad.bbl"))
     assert [type(r).__name__ for r in results] == ["InputProblem", "InputProblem", "CitedReference"]
 

@@ -31,7 +31,9 @@ def fixture_results() -> list[CitedReference | InputProblem]:
     return _read((FIXTURES / "refs.bib").read_text(encoding="utf-8"))
 
 
-def test_every_entry_is_read_around_the_malformed_one(fixture_results: list[CitedReference | InputProblem]) -> None:
+def test_every_entry_is_read_around_the_malformed_one(
+    fixture_results: list[CitedReference | InputProblem],
+) -> None:
     keys = [r.key for r in fixture_results if isinstance(r, CitedReference)]
     assert sorted(keys) == sorted(
         ["novak2020", "ito2018", "tanaka2023", "yearless", "pmid2017", "novak2020", "wem2019", "okafor2019"]
@@ -52,7 +54,9 @@ def test_commented_out_entries_preamble_and_comments_are_skipped(
     assert not any(isinstance(r, InputProblem) and "preamble" in r.message for r in fixture_results)
 
 
-def test_macros_concatenation_accents_and_verbatim_fields(fixture_results: list[CitedReference | InputProblem]) -> None:
+def test_macros_concatenation_accents_and_verbatim_fields(
+    fixture_results: list[CitedReference | InputProblem],
+) -> None:
     novak = next(r for r in fixture_results if isinstance(r, CitedReference) and r.key == "novak2020")
     assert novak.venue == "Journal of Hydrology Letters (Special Issue)"
     assert novak.title == "Tidal Forcing of Coastal Aquifers in Öresund"
@@ -70,7 +74,9 @@ def test_macros_concatenation_accents_and_verbatim_fields(fixture_results: list[
     assert novak.heuristic_fields == ()
 
 
-def test_crossref_parent_after_child_is_inherited(fixture_results: list[CitedReference | InputProblem]) -> None:
+def test_crossref_parent_after_child_is_inherited(
+    fixture_results: list[CitedReference | InputProblem],
+) -> None:
     child = _refs(fixture_results)["okafor2019"]
     assert child.venue == "Proceedings of the Workshop on Efficient Models"
     assert child.fields["booktitle"] == "Proceedings of the Workshop on Efficient Models"
@@ -110,7 +116,9 @@ def test_unreliable_years_are_none_and_pubmed_eprints_are_pmids(
     assert refs["pmid2017"].isbn == "9783161484100"
 
 
-def test_duplicate_keys_keep_both_and_note_a_problem(fixture_results: list[CitedReference | InputProblem]) -> None:
+def test_duplicate_keys_keep_both_and_note_a_problem(
+    fixture_results: list[CitedReference | InputProblem],
+) -> None:
     duplicates = [r for r in fixture_results if isinstance(r, CitedReference) and r.key == "novak2020"]
     assert [d.year for d in duplicates] == [2020, 2021]
     problem = next(r for r in fixture_results if isinstance(r, InputProblem) and "duplicate key" in r.message)
@@ -205,7 +213,9 @@ def test_paren_delimited_entries_and_odd_spacing() -> None:
 
 
 def test_missing_comma_and_bad_keys_are_problems_with_positions() -> None:
-    results = _read("@article{ok1, title={A}}\n@article{nocomma title = {B}}\n@article{, title={C}}\n@article{ok2}")
+    results = _read(
+        "@article{ok1, title={A}}\n@article{nocomma title = {B}}\n@article{, title={C}}\n@article{ok2}"
+    )
     assert sorted(_refs(results)) == ["ok1", "ok2"]
     problems = [r for r in results if isinstance(r, InputProblem)]
     assert [p.line for p in problems] == [2, 3]
@@ -251,7 +261,9 @@ def _generated(count: int) -> Iterator[str]:
 def _peak_while_consuming(count: int) -> tuple[int, int]:
     tracemalloc.start()
     try:
-        seen = sum(1 for item in iter_bibtex(_generated(count), origin="gen.bib") if isinstance(item, CitedReference))
+        seen = sum(
+            1 for item in iter_bibtex(_generated(count), origin="gen.bib") if isinstance(item, CitedReference)
+        )
         return seen, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -57,13 +56,13 @@ def _pdf(pages: list[list[tuple[float, float, str]]]) -> bytes:
 
 
 def _paper() -> bytes:
-    body = [
+    body: list[tuple[float, float, str]] = [
         (72, 740, "1 Introduction"),
         (72, 726, "Tides force coastal aquifers (Novak and van den Berg, 2020)."),
         (72, 712, "Ranking citations is studied by Ito (2018) and others."),
         (300, 40, "1"),
     ]
-    references = [
+    references: list[tuple[float, float, str]] = [
         (72, 740, "References"),
         (72, 720, "Chidi Okafor and Astrid Lindqvist. 2019. Sparse attention for long"),
         (84, 708, "documents. In Proceedings of the Workshop on Efficient Models,"),
@@ -73,7 +72,7 @@ def _paper() -> bytes:
         (72, 652, "Kenji Ito. 2018. Learning to rank citations. arXiv:1805.01234."),
         (300, 40, "2"),
     ]
-    appendix = [
+    appendix: list[tuple[float, float, str]] = [
         (72, 740, "Kenji Ito. 2017. Ranking with a continuation that crosses the"),
         (84, 728, "page break. Ranking Letters, 3:4-5."),
         (72, 700, "A Additional Experiments"),
@@ -124,7 +123,9 @@ def test_pdf_limits_and_broken_pdfs_are_input_errors() -> None:
 def test_a_directory_is_read_recursively_skipping_hidden_and_foreign_files(tmp_path: Path) -> None:
     (tmp_path / "a.bib").write_text("@article{a, title={A}}\n", encoding="utf-8")
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.md").write_text("## References\n\n- Doe, J. (2001). Bee. Venue.\n", encoding="utf-8")
+    (tmp_path / "sub" / "b.md").write_text(
+        "## References\n\n- Doe, J. (2001). Bee. Venue.\n", encoding="utf-8"
+    )
     (tmp_path / "sub" / "paper.pdf").write_bytes(_paper())
     (tmp_path / "notes.docx").write_bytes(b"PK\x03\x04 not read")
     (tmp_path / ".git").mkdir()
@@ -132,7 +133,7 @@ def test_a_directory_is_read_recursively_skipping_hidden_and_foreign_files(tmp_p
     (tmp_path / ".d.bib").write_text("@article{hidden2, title={H}}\n", encoding="utf-8")
     outside = tmp_path.parent / f"{tmp_path.name}-outside.bib"
     outside.write_text("@article{outside, title={O}}\n", encoding="utf-8")
-    os.symlink(outside, tmp_path / "link.bib")
+    (tmp_path / "link.bib").symlink_to(outside)
     refs = _refs(list(iter_references([tmp_path], max_bytes=MB, max_pdf_pages=10)))
     assert [r.key for r in refs] == ["a", "1", "1", "2", "3", "4"]
     assert refs[0].origin == f"{tmp_path / 'a.bib'}:1"
@@ -180,7 +181,9 @@ def test_size_limit_binary_and_encoding(tmp_path: Path) -> None:
         list(iter_references([bad_utf8], max_bytes=MB))
 
     latin1 = tmp_path / "old.bib"
-    latin1.write_bytes("@article{k, author = {M\u00fcller, J\u00f6rg}, title = {Caf\u00e9}}\n".encode("latin-1"))
+    latin1.write_bytes(
+        "@article{k, author = {M\u00fcller, J\u00f6rg}, title = {Caf\u00e9}}\n".encode("latin-1")
+    )
     results = list(iter_references([latin1], max_bytes=MB))
     (ref,) = _refs(results)
     assert ref.authors[0].family == "Müller" and ref.title == "Café"

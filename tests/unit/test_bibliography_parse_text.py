@@ -55,7 +55,7 @@ def test_input_error_is_a_value_error_and_pickles() -> None:
 
     error = ProblemsInputError("refs.bib", "broken", offset=12)
     assert isinstance(error, ValueError)
-    clone = pickle.loads(pickle.dumps(error))
+    clone = pickle.loads(pickle.dumps(error))  # noqa: S301 (our own bytes, just made)
     assert str(clone) == str(error) == "refs.bib (byte 12): broken"
     assert clone.offset == 12
 
@@ -68,10 +68,41 @@ def test_input_problem_position() -> None:
 
 _MARKUP = st.sampled_from(
     [
-        "@article{", "}", "{", "\\bibitem{", "\\begin{thebibliography}", "[^1]: ", "## References\n",
-        "1. ", "[2] ", "(3) ", '"title": ', "[", "]", "(", ")", "\n", "\n\n", "    ", "*", "_", "`",
-        "https://doi.org/10.1000/x", "arXiv:2101.00001", "Smith, J. (2020). ", "“", "”", "\\", "%",
-        "\\entry{k}{article}{}", "\\endentry", "\\field{title}{", "&", ";", ",", ". ",
+        "@article{",
+        "}",
+        "{",
+        "\\bibitem{",
+        "\\begin{thebibliography}",
+        "[^1]: ",
+        "## References\n",
+        "1. ",
+        "[2] ",
+        "(3) ",
+        '"title": ',
+        "[",
+        "]",
+        "(",
+        ")",
+        "\n",
+        "\n\n",
+        "    ",
+        "*",
+        "_",
+        "`",
+        "https://doi.org/10.1000/x",
+        "arXiv:2101.00001",
+        "Smith, J. (2020). ",
+        "“",
+        "”",
+        "\\",
+        "%",
+        "\\entry{k}{article}{}",
+        "\\endentry",
+        "\\field{title}{",
+        "&",
+        ";",
+        ",",
+        ". ",
     ]
 )
 _TEXT = st.one_of(

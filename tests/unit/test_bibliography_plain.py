@@ -19,7 +19,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bibliographies"
 
 @pytest.mark.parametrize("name", ["ieee.txt", "apa_numbered.txt", "vancouver_paren.txt"])
 def test_three_numbered_styles_give_the_same_three_references(name: str) -> None:
-    refs = [r for r in iter_plain((FIXTURES / name).read_text(encoding="utf-8"), origin=name)]
+    refs = list(iter_plain((FIXTURES / name).read_text(encoding="utf-8"), origin=name))
     assert all(isinstance(r, CitedReference) for r in refs)
     cited = [r for r in refs if isinstance(r, CitedReference)]
     assert [r.key for r in cited] == ["1", "2", "3"]
@@ -35,7 +35,7 @@ def test_three_numbered_styles_give_the_same_three_references(name: str) -> None
 
 
 def test_wrapped_lines_are_joined_and_the_heading_dropped() -> None:
-    cited = [r for r in iter_plain((FIXTURES / "ieee.txt").read_text(encoding="utf-8"), origin="ieee.txt")]
+    cited = list(iter_plain((FIXTURES / "ieee.txt").read_text(encoding="utf-8"), origin="ieee.txt"))
     first = cited[0]
     assert isinstance(first, CitedReference)
     assert first.raw is not None and "Journal of Hydrology Letters" in first.raw
@@ -49,9 +49,13 @@ def test_split_paragraphs_lines_and_hanging_indents() -> None:
         "Smith, J. (2020). One. Venue.",
         "Doe, A. (2019). Two wraps onto a second line. Venue.",
     ]
-    one_per_line = "Smith, J. (2020). One. Venue.\nDoe, A. (2019). Two. Venue.\nRoe, B. (2018). Three. Venue.\n"
+    one_per_line = (
+        "Smith, J. (2020). One. Venue.\nDoe, A. (2019). Two. Venue.\nRoe, B. (2018). Three. Venue.\n"
+    )
     assert len(split_references(one_per_line)) == 3
-    hanging = "Smith, J. (2020). One that wraps\n    onto an indented line. Venue.\nDoe, A. (2019). Two. Venue.\n"
+    hanging = (
+        "Smith, J. (2020). One that wraps\n    onto an indented line. Venue.\nDoe, A. (2019). Two. Venue.\n"
+    )
     pieces = split_references(hanging)
     assert [p.line for p in pieces] == [1, 3]
     assert pieces[0].text.endswith("onto an indented line. Venue.")
@@ -141,9 +145,7 @@ def test_join_lines_soft_hyphens_and_broken_urls() -> None:
         ),
     ],
 )
-def test_reference_strings_in_common_styles(
-    reference: str, title: str, first_family: str, year: int
-) -> None:
+def test_reference_strings_in_common_styles(reference: str, title: str, first_family: str, year: int) -> None:
     fields = parse_reference_string(reference)
     assert fields.get("title") == title
     assert fields.get("year") == year
@@ -178,12 +180,19 @@ def test_identifiers_are_exact_and_do_not_look_like_years() -> None:
 
 def test_truncated_author_lists() -> None:
     fields = parse_reference_string(
-        "Horiuchi K, Amizuka N, Takeshita S, et al. Identification of periostin. J Bone Miner Res. 1999;14:1239–49."
+        "Horiuchi K, Amizuka N, Takeshita S, et al. Identification of periostin. "
+        "J Bone Miner Res. 1999;14:1239–49."
     )
     assert fields.get("authors_truncated") is True
     assert [a.family for a in fields.get("authors", ())] == ["Horiuchi", "Amizuka", "Takeshita"]
 
 
 def test_anything_goes_in_and_nothing_breaks() -> None:
-    for junk in ["", "   ", "Id, at 2.2", ", . The Lipid Handbook (3rd edn); New York, 2007; 7.", "x" * 10_000]:
+    for junk in [
+        "",
+        "   ",
+        "Id, at 2.2",
+        ", . The Lipid Handbook (3rd edn); New York, 2007; 7.",
+        "x" * 10_000,
+    ]:
         parse_reference_string(junk)

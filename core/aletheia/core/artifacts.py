@@ -803,10 +803,20 @@ def _reject_duplicate_keys(node: yaml.Node | None) -> None:
             _reject_duplicate_keys(item)
 
 
+# libyaml's safe loader when it is built in (about 8x faster; `aletheia check` parses every
+# artifact of a repository), the pure-Python safe loader otherwise. Safe constructors only.
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _load_frontmatter(source: str) -> dict[str, Any]:
     try:
-        _reject_duplicate_keys(yaml.compose(source, Loader=yaml.SafeLoader))
-        data = yaml.safe_load(source)
+        loader = _SAFE_LOADER(source)
+        try:
+            node = loader.get_single_node()
+            _reject_duplicate_keys(node)
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark is not None else ""
