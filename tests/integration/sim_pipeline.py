@@ -95,7 +95,12 @@ def invented(i: int) -> CitedReference:
     if i % 2:
         return CitedReference(key=f"fake{i}", title=title, authors=authors, year=2015, origin=f"test:fake{i}")
     return CitedReference(
-        key=f"fake{i}", title=title, authors=authors, year=2015, doi=f"10.5555/invented.{i}", origin=f"test:fake{i}"
+        key=f"fake{i}",
+        title=title,
+        authors=authors,
+        year=2015,
+        doi=f"10.5555/invented.{i}",
+        origin=f"test:fake{i}",
     )
 
 
@@ -125,7 +130,10 @@ def sim_settings(tmp_path: Path, sim: SimulatorServer, **overrides: Any) -> Sett
         "circuit_failure_threshold": 5,
         "circuit_reset_seconds": 0.3,
         "coalesce_window_ms": 2.0,
-        **{f"{s}_limits": FAST_LIMITS for s in ("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed")},
+        **{
+            f"{s}_limits": FAST_LIMITS
+            for s in ("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed")
+        },
         "pubmed_limits_with_key": FAST_LIMITS,
     }
     values.update(overrides)
@@ -141,7 +149,11 @@ class Run:
 
 
 def run_embedded(
-    settings: Settings, refs: Iterable[CitedReference | InputProblem], *, concurrency: int = 32, bundled: bool = False
+    settings: Settings,
+    refs: Iterable[CitedReference | InputProblem],
+    *,
+    concurrency: int = 32,
+    bundled: bool = False,
 ) -> Run:
     """`aletheia verify` in-process: the same `verify_to_sink` the CLI calls."""
     if not bundled:

@@ -46,7 +46,9 @@ def faults_everywhere(**rates: float) -> dict[str, Any]:
     return {"sources": {s: {"faults": rates, "hang_seconds": 2.0} for s in SIM_SOURCES}}
 
 
-def run_with(sim: SimulatorServer, tmp_path: Path, patch: dict[str, Any], **settings: Any) -> tuple[Run, dict[str, Any]]:
+def run_with(
+    sim: SimulatorServer, tmp_path: Path, patch: dict[str, Any], **settings: Any
+) -> tuple[Run, dict[str, Any]]:
     sim.configure(SimulatorConfig.unlimited(seed=7).merged(patch))
     sim.reset()
     run = run_embedded(sim_settings(tmp_path, sim, **settings), REFS)
@@ -87,7 +89,10 @@ def check_properties(run: Run) -> dict[str, int]:
             assert failed, f"{cited.key} is unverifiable with every source answering"
             assert verdict.sources_unavailable
         if cited.key in REAL_KEYS:
-            assert verdict.status in (VerdictStatus.VERIFIED, VerdictStatus.UNVERIFIABLE), (cited.key, verdict)
+            assert verdict.status in (VerdictStatus.VERIFIED, VerdictStatus.UNVERIFIABLE), (
+                cited.key,
+                verdict,
+            )
         else:
             assert verdict.status is not VerdictStatus.VERIFIED, cited.key
     job_id = run.summary.job_id
@@ -120,7 +125,7 @@ def test_twenty_percent_of_one_fault_everywhere(sim: SimulatorServer, tmp_path: 
 
 
 def test_a_mix_of_every_fault_at_twenty_percent(sim: SimulatorServer, tmp_path: Path) -> None:
-    run, stats = run_with(sim, tmp_path, faults_everywhere(**{f: 0.04 for f in FAULTS}))
+    run, stats = run_with(sim, tmp_path, faults_everywhere(**dict.fromkeys(FAULTS, 0.04)))
     counts = check_properties(run)
     assert sum(s["faults_injected"] for s in stats.values()) >= 20
     assert counts.get("verified", 0) >= 0.9 * len(REAL_KEYS)
@@ -158,12 +163,16 @@ def test_a_source_down_entirely(sim: SimulatorServer, tmp_path: Path, down: str,
     assert f"{down} (unavailable; {len(listing)} verdicts affected" in " ".join(out.getvalue().split())
 
 
-def test_openalex_down_leaves_its_only_works_unverifiable_not_missing(sim: SimulatorServer, tmp_path: Path) -> None:
+def test_openalex_down_leaves_its_only_works_unverifiable_not_missing(
+    sim: SimulatorServer, tmp_path: Path
+) -> None:
     """Works only OpenAlex indexes (no DOI) cannot be checked while it is down; Crossref's search
     returning other works is no evidence that they do not exist (the bug this test was written for:
     they came out `not_found`)."""
     run, _ = run_with(sim, tmp_path, {"sources": {"openalex": {"faults": {"error_503": 1.0}}}})
-    only_openalex = {f"ref{i}" for i, w in enumerate(WORKS) if w.get("sources") == ["openalex", "semantic_scholar"]}
+    only_openalex = {
+        f"ref{i}" for i, w in enumerate(WORKS) if w.get("sources") == ["openalex", "semantic_scholar"]
+    }
     verdicts = {r["key"]: r["verdict"] for r in run.references}
     assert only_openalex and {verdicts[k] for k in only_openalex} == {"unverifiable"}
     assert not any(v == "not_found" for k, v in verdicts.items() if k.startswith("fake"))

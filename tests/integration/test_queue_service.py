@@ -181,10 +181,15 @@ def test_a_claim_submitted_from_the_cli_settles(stack: Stack, database_url: str)
         pytest.skip("the claim pipeline (aletheia.pipeline.claims) is not part of this build yet")
     start_pools(stack)
     job_id = stack.cli("submit", "--claim", "Glacier retreat accelerated after 2000.").stdout.strip()
-    waited = stack.cli("wait", job_id, "--timeout", "180", check=False)
-    assert waited.returncode in (0, 1)
+    stack.cli("wait", job_id, "--timeout", "180")
     status = json.loads(stack.cli("status", job_id).stdout)
-    assert status["status"] in ("done", "failed") and status["pending"] == 0
+    assert status["status"] == "done" and status["pending"] == 0
+    summary = json.loads(stack.cli("report", job_id, "--format", "json").stdout)["summary"]
+    # Proven (with its artifact) or refused with the reason: never a bare "yes".
+    if summary["verified"]:
+        assert Path(summary["artifact"]).is_file()
+    else:
+        assert summary["conflict"]["kind"]
 
 
 def test_a_worker_killed_mid_job_still_ends_in_a_complete_job(

@@ -29,12 +29,18 @@ from aletheia.core.audit_chain import (
 
 T0 = datetime(2026, 5, 7, 10, 14, 2, 117000, tzinfo=UTC)
 
-json_scalars = st.none() | st.booleans() | st.integers(-(2**62), 2**62) | st.text(max_size=20) | st.floats(
-    allow_nan=False, allow_infinity=False
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**62), 2**62)
+    | st.text(max_size=20)
+    | st.floats(allow_nan=False, allow_infinity=False)
 )
 json_values = st.recursive(
     json_scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 bodies = st.dictionaries(st.text(min_size=1, max_size=8), json_values, max_size=5)
@@ -45,7 +51,9 @@ def build_chain(events: list[tuple[str, dict[str, object]]], job_id: str = "job1
     chain: list[AuditEntry] = []
     prev = GENESIS
     for n, (name, body) in enumerate(events, 1):
-        entry = seal(job_id=job_id, seq=n, ts=T0 + timedelta(milliseconds=n), event=name, body=body, prev_hash=prev)
+        entry = seal(
+            job_id=job_id, seq=n, ts=T0 + timedelta(milliseconds=n), event=name, body=body, prev_hash=prev
+        )
         chain.append(entry)
         prev = entry.hash
     return chain
@@ -121,16 +129,23 @@ def test_an_edited_body_is_found_at_its_event(chain: list[AuditEntry], data: st.
 
 
 @given(chains, st.data())
-def test_an_edit_with_a_recomputed_hash_breaks_the_next_link(chain: list[AuditEntry], data: st.DataObject) -> None:
+def test_an_edit_with_a_recomputed_hash_breaks_the_next_link(
+    chain: list[AuditEntry], data: st.DataObject
+) -> None:
     # The forger recomputes the edited event's id and hash; the next event still points at the old hash.
     i = data.draw(st.integers(0, len(chain) - 1))
     old = chain[i]
-    chain[i] = seal(job_id=old.job_id, seq=old.seq, ts=T0, event=old.event, body={"forged": True}, prev_hash=old.prev_hash)
+    chain[i] = seal(
+        job_id=old.job_id, seq=old.seq, ts=T0, event=old.event, body={"forged": True}, prev_hash=old.prev_hash
+    )
     broken = verify_chain(chain)
     if i == len(chain) - 1:
         # The last event rewritten consistently: only a committed root can tell (below).
         assert broken is None
-        assert verify_commit([e.hash for e in chain], event_count=len(chain), root=merkle_root([old.hash])) is not None
+        assert (
+            verify_commit([e.hash for e in chain], event_count=len(chain), root=merkle_root([old.hash]))
+            is not None
+        )
     else:
         assert broken is not None and broken.index == i + 1
 

@@ -3,6 +3,7 @@ behind the application's back is found, and named by job and seq."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from pathlib import Path
@@ -57,7 +58,7 @@ def test_append_numbers_chains_and_skips_what_is_already_there(log: AuditLog) ->
     entries = log.entries("job1")
     assert [e.seq for e in entries] == list(range(1, 8))
     assert entries[0].prev_hash == GENESIS
-    assert all(b.prev_hash == a.hash for a, b in zip(entries, entries[1:], strict=False))
+    assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(entries))
     assert log.verify_job("job1").intact
 
 
@@ -175,7 +176,9 @@ def rewrite_from(engine: Engine, job: str, start: int, body: dict[str, object]) 
         for row in rows:
             new_body = body if row.seq == start else row.body
             if row.seq >= start:
-                entry = seal(job_id=job, seq=row.seq, ts=row.ts, event=row.event, body=new_body, prev_hash=prev)
+                entry = seal(
+                    job_id=job, seq=row.seq, ts=row.ts, event=row.event, body=new_body, prev_hash=prev
+                )
                 conn.execute(
                     update(AuditEvent)
                     .where(AuditEvent.id == row.id)
@@ -195,7 +198,9 @@ def test_a_consistently_rewritten_chain_is_caught_by_its_commit(log: AuditLog, e
     assert "rewritten after it was committed" in str(result.first_problem)
 
 
-def test_a_rewritten_chain_and_job_commit_are_caught_by_the_global_commit(log: AuditLog, engine: Engine) -> None:
+def test_a_rewritten_chain_and_job_commit_are_caught_by_the_global_commit(
+    log: AuditLog, engine: Engine
+) -> None:
     log.append("job1", events(6))
     log.commit_job("job1")
     log.commit_global()
@@ -235,13 +240,26 @@ def test_commit_refuses_a_broken_chain(log: AuditLog, engine: Engine) -> None:
 
 
 def outcome_for(cited: CitedReference) -> ReferenceOutcome:
-    record = WorkRecord(source=SourceName.CROSSREF, title=cited.title, doi=cited.doi, authors=cited.authors, year=2020)
+    record = WorkRecord(
+        source=SourceName.CROSSREF, title=cited.title, doi=cited.doi, authors=cited.authors, year=2020
+    )
+    doi = cited.doi or ""
     answers = (
-        SourceAnswer(source=SourceName.CROSSREF, kind=QueryKind.DOI, query=cited.doi or "", outcome=Outcome.FOUND,
-                     records=(record,)),
-        SourceAnswer(source=SourceName.OPENALEX, kind=QueryKind.DOI, query=cited.doi or "", outcome=Outcome.FAILED,
-                     error="openalex: GET ...: server error (HTTP 503)"),
-    )  # fmt: skip
+        SourceAnswer(
+            source=SourceName.CROSSREF,
+            kind=QueryKind.DOI,
+            query=doi,
+            outcome=Outcome.FOUND,
+            records=(record,),
+        ),
+        SourceAnswer(
+            source=SourceName.OPENALEX,
+            kind=QueryKind.DOI,
+            query=doi,
+            outcome=Outcome.FAILED,
+            error="openalex: GET ...: server error (HTTP 503)",
+        ),
+    )
     verdict = Verdict(
         status=VerdictStatus.VERIFIED,
         reasons=(Reason.DOI_RESOLVED, Reason.SINGLE_SOURCE, Reason.SOURCE_UNAVAILABLE),
@@ -255,9 +273,16 @@ def outcome_for(cited: CitedReference) -> ReferenceOutcome:
 
 
 def test_decision_events_say_what_each_source_said(log: AuditLog) -> None:
-    cited = CitedReference(key="smith2020", title="A study", authors=(Author(family="Smith"),), doi="10.5555/x")
+    cited = CitedReference(
+        key="smith2020", title="A study", authors=(Author(family="Smith"),), doi="10.5555/x"
+    )
     evs = decision_events("smith2020", outcome_for(cited), position=1)
-    assert [name for name, _ in evs] == ["source_consulted", "source_consulted", "field_comparison", "verdict"]
+    assert [name for name, _ in evs] == [
+        "source_consulted",
+        "source_consulted",
+        "field_comparison",
+        "verdict",
+    ]
     consulted = evs[0][1]
     assert consulted["source"] == "crossref" and consulted["outcome"] == "found"
     assert consulted["records"][0]["doi"] == "10.5555/x" and len(consulted["records"][0]["sha256"]) == 64
@@ -273,18 +298,38 @@ def test_decision_events_say_what_each_source_said(log: AuditLog) -> None:
 def test_an_edited_verdict_row_is_caught_against_its_verdict_event(log: AuditLog, engine: Engine) -> None:
     jobs = JobStore(engine)
     job = jobs.create_job("bibliography", {})
-    cited = CitedReference(key="smith2020", title="A study", authors=(Author(family="Smith"),), doi="10.5555/x")
+    cited = CitedReference(
+        key="smith2020", title="A study", authors=(Author(family="Smith"),), doi="10.5555/x"
+    )
     outcome = outcome_for(cited)
     jobs.add_items(job, [(1, cited.key, "reference", cited.model_dump(mode="json"))])
     (item,) = jobs.items(job)
     record_decision_events(log, job, cited.key, outcome, position=1)
-    jobs.record_verdict(job, item.id, outcome.verdict.model_dump(mode="json"), outcome.evidence.model_dump(mode="json"))
+    jobs.record_verdict(
+        job, item.id, outcome.verdict.model_dump(mode="json"), outcome.evidence.model_dump(mode="json")
+    )
     assert log.verify_job(job).intact
     forged = {**outcome.verdict.model_dump(mode="json"), "status": "not_found"}
-    sql(engine, "UPDATE verdicts SET verdict = :v, status = 'not_found' WHERE item_id = :i", v=json.dumps(forged), i=item.id)
+    sql(
+        engine,
+        "UPDATE verdicts SET verdict = :v, status = 'not_found' WHERE item_id = :i",
+        v=json.dumps(forged),
+        i=item.id,
+    )
     seq, problem = only_problem(log, job)
     assert seq == 4 and "stored verdict of item 1 (smith2020)" in problem
-    sql(engine, "UPDATE verdicts SET verdict = :v WHERE item_id = :i", v=json.dumps(outcome.verdict.model_dump(mode="json")), i=item.id)
+    sql(
+        engine,
+        "UPDATE verdicts SET verdict = :v WHERE item_id = :i",
+        v=json.dumps(outcome.verdict.model_dump(mode="json")),
+        i=item.id,
+    )
     assert log.verify_job(job).intact
-    sql(engine, "UPDATE verdicts SET evidence = :e WHERE item_id = :i", v=None, e=json.dumps(Evidence().model_dump(mode="json")), i=item.id)
+    sql(
+        engine,
+        "UPDATE verdicts SET evidence = :e WHERE item_id = :i",
+        v=None,
+        e=json.dumps(Evidence().model_dump(mode="json")),
+        i=item.id,
+    )
     assert "stored evidence of item 1" in only_problem(log, job)[1]

@@ -445,3 +445,32 @@ def test_no_valid_hallmark_author_is_a_placeholder(shared_data: Path) -> None:
         authors, _ = parse_author_list(str(fields.get("author", "")))
         assert authors, fields.get("author")
         assert not has_placeholder_authors(authors), fields.get("author")
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "family"),
+    [
+        ("D. E. Swanson", "D. E.", "Swanson"),  # "E." is an initial, not the particle "e"
+        ("A. Y. Ng", "A. Y.", "Ng"),  # "Y." is an initial, not the particle "y"
+    ],
+)
+def test_initials_are_never_particles(name: str, given: str, family: str) -> None:
+    author = parse_name(name)
+    assert (author.given, author.family) == (given, family)
+
+
+@pytest.mark.parametrize(
+    ("text", "families"),
+    [
+        (
+            "Kimitaka Asatani, Junichiro Mori, Masanao Ochi, and Ichiro Sakata",
+            ["Asatani", "Mori", "Ochi", "Sakata"],
+        ),
+        ("D. E. Swanson, C. Reich", ["Swanson", "Reich"]),
+        ("A. Smith, B. Jones, and C. Lee", ["Smith", "Jones", "Lee"]),
+    ],
+)
+def test_written_lists_of_whole_names(text: str, families: list[str]) -> None:
+    authors, truncated = parse_author_list(text)
+    assert [a.family for a in authors] == families
+    assert not truncated

@@ -134,9 +134,17 @@ def test_a_directory_is_read_recursively_skipping_hidden_and_foreign_files(tmp_p
     outside = tmp_path.parent / f"{tmp_path.name}-outside.bib"
     outside.write_text("@article{outside, title={O}}\n", encoding="utf-8")
     (tmp_path / "link.bib").symlink_to(outside)
-    refs = _refs(list(iter_references([tmp_path], max_bytes=MB, max_pdf_pages=10)))
+    (tmp_path / "sub" / "broken.pdf").write_bytes(b"%PDF-1.4\nnot really")
+    results = list(iter_references([tmp_path], max_bytes=MB, max_pdf_pages=10))
+    refs = _refs(results)
     assert [r.key for r in refs] == ["a", "1", "1", "2", "3", "4"]
     assert refs[0].origin == f"{tmp_path / 'a.bib'}:1"
+    # A broken file in a directory is a problem for that file only; named, it is an error.
+    (problem,) = [r for r in results if isinstance(r, InputProblem)]
+    assert problem.origin == str(tmp_path / "sub" / "broken.pdf")
+    assert problem.message.startswith("not read: not a readable PDF")
+    with pytest.raises(InputError, match=r"broken\.pdf: not a readable PDF"):
+        list(iter_references([tmp_path / "sub" / "broken.pdf"], max_bytes=MB))
 
 
 def test_content_decides_the_format_not_the_name(tmp_path: Path) -> None:

@@ -66,9 +66,9 @@ def canonical_json(value: Any) -> bytes:
     same bytes: Python's float repr round-trips exactly, tuples become lists either way.
     """
     _check_json(value, "$")
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode(
-        "ascii"
-    )
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
 
 
 def sha256_hex(data: bytes) -> str:
@@ -163,14 +163,20 @@ def verify_chain(entries: Sequence[AuditEntry], *, job_id: str | None = None) ->
             return ChainBreak(index, entry.seq, f"belongs to job {entry.job_id}, not {job_id}")
         if entry.seq != expected_seq:
             if entry.seq > expected_seq:
-                missing = f"seq {expected_seq}" if entry.seq == expected_seq + 1 else (
-                    f"seqs {expected_seq}..{entry.seq - 1}"
+                missing = (
+                    f"seq {expected_seq}"
+                    if entry.seq == expected_seq + 1
+                    else (f"seqs {expected_seq}..{entry.seq - 1}")
                 )
                 return ChainBreak(index, entry.seq, f"{missing} missing before this event (removed)")
-            return ChainBreak(index, entry.seq, f"seq {entry.seq} out of order or repeated (expected {expected_seq})")
+            return ChainBreak(
+                index, entry.seq, f"seq {entry.seq} out of order or repeated (expected {expected_seq})"
+            )
         if entry.prev_hash != prev:
             return ChainBreak(
-                index, entry.seq, "link broken: prev_hash is not the previous event's hash (edited, inserted or reordered)"
+                index,
+                entry.seq,
+                "link broken: prev_hash is not the previous event's hash (edited, inserted or reordered)",
             )
         if entry.event_id != event_id(entry.job_id, entry.event, entry.body):
             return ChainBreak(index, entry.seq, "event id does not match the event's content (body edited)")

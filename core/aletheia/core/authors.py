@@ -174,6 +174,10 @@ def _is_suffix(piece: str) -> bool:
 
 
 def _is_particle(token: str) -> bool:
+    # "E." in "D. E. Swanson" and "Y." in "A. Y. Ng" are initials, not the particles "e" and "y".
+    stripped = token.strip()
+    if len(_bare(stripped)) == 1 and (stripped.endswith(".") or stripped.isupper()):
+        return False
     return _bare(token) in _PARTICLES
 
 
@@ -286,6 +290,9 @@ def _is_capitalised_word(token: str) -> bool:
     return len(letters) >= 2 and letters.isalpha() and letters[0].isupper() and not letters.isupper()
 
 
+_INITIAL_TOKEN: Final = re.compile(r"(?:[A-Z]\.)+(?:-[A-Z]\.)?")
+
+
 def _looks_like_whole_name(piece: str) -> bool:
     """Whether a piece of a comma list is a name by itself: "Yann LeCun", "Smith JR"."""
     tokens = _name_text(piece).split()
@@ -293,6 +300,8 @@ def _looks_like_whole_name(piece: str) -> bool:
         return False
     if _VANCOUVER_INITIALS.match(tokens[-1]) and _is_capitalised_word(tokens[0]):
         return True
+    if all(_INITIAL_TOKEN.fullmatch(t) for t in tokens[:-1]) and _is_capitalised_word(tokens[-1]):
+        return True  # "D. E. Swanson", "C. Reich"
     return (
         _is_capitalised_word(tokens[0]) and not _is_particle(tokens[0]) and _is_capitalised_word(tokens[-1])
     )
@@ -315,6 +324,8 @@ def _bibtex_form(and_parts: list[str]) -> bool:
         if len(pieces) > 3:
             votes -= 2  # no BibTeX name has three commas: several names in one part
         elif len(pieces) == 3 and not (_is_suffix(pieces[1]) or _is_suffix(pieces[2])):
+            if all(_looks_like_whole_name(p) for p in pieces):
+                votes -= 1  # "Kimitaka Asatani, Junichiro Mori, Masanao Ochi"
             continue  # a stray comma ("Yang, Jimei Sohn, Kihyuk"): no evidence either way
         elif _is_surname_piece(pieces[0]):
             votes += 1

@@ -49,38 +49,42 @@ def _record_summary(record: WorkRecord) -> dict[str, Any]:
     }
 
 
-def decision_events(item_key: str, outcome: ReferenceOutcome, *, position: int | None) -> list[tuple[str, dict[str, Any]]]:
+def decision_events(
+    item_key: str, outcome: ReferenceOutcome, *, position: int | None
+) -> list[tuple[str, dict[str, Any]]]:
     """The events of one reference's decision, in order (see the module docstring)."""
     item = {"item": item_key, "position": position}
     events: list[tuple[str, dict[str, Any]]] = []
     for n, answer in enumerate(outcome.evidence.answers, 1):
-        events.append(
-            (
-                SOURCE_CONSULTED,
-                {**item, "n": n, "source": answer.source.value, "kind": answer.kind.value, "query": answer.query,
-                 "outcome": answer.outcome.value, "records": [_record_summary(r) for r in answer.records],
-                 "error": answer.error},
-            )
-        )  # fmt: skip
+        consulted = {
+            **item,
+            "n": n,
+            "source": answer.source.value,
+            "kind": answer.kind.value,
+            "query": answer.query,
+            "outcome": answer.outcome.value,
+            "records": [_record_summary(r) for r in answer.records],
+            "error": answer.error,
+        }
+        events.append((SOURCE_CONSULTED, consulted))
     verdict = outcome.verdict
     for name, ev in verdict.fields.items():
         events.append((FIELD_COMPARISON, {**item, "field": name, **ev.model_dump(mode="json")}))
-    verdict_json = verdict.model_dump(mode="json")
-    evidence_json = outcome.evidence.model_dump(mode="json")
-    match = verdict.match
-    events.append(
-        (
-            VERDICT,
-            {**item, "status": verdict.status.value, "severity": verdict.severity.value if verdict.severity else None,
-             "reasons": [r.value for r in verdict.reasons],
-             "match": _record_summary(match) if match is not None else None,
-             "sources_consulted": [s.value for s in verdict.sources_consulted],
-             "sources_unavailable": [s.value for s in verdict.sources_unavailable],
-             "retraction_notices": len(outcome.evidence.retraction_notices),
-             "logic_version": verdict.logic_version,
-             "verdict_sha256": content_hash(verdict_json), "evidence_sha256": content_hash(evidence_json)},
-        )
-    )  # fmt: skip
+    decided = {
+        **item,
+        "status": verdict.status.value,
+        "severity": verdict.severity.value if verdict.severity else None,
+        "reasons": [r.value for r in verdict.reasons],
+        "match": _record_summary(verdict.match) if verdict.match is not None else None,
+        "sources_consulted": [s.value for s in verdict.sources_consulted],
+        "sources_unavailable": [s.value for s in verdict.sources_unavailable],
+        "retraction_notices": len(outcome.evidence.retraction_notices),
+        "logic_version": verdict.logic_version,
+        # Digests of exactly what is stored in the verdict row, so an edit of the row shows.
+        "verdict_sha256": content_hash(verdict.model_dump(mode="json")),
+        "evidence_sha256": content_hash(outcome.evidence.model_dump(mode="json")),
+    }
+    events.append((VERDICT, decided))
     return events
 
 

@@ -147,16 +147,18 @@ def _bibliography_files(directory: Path) -> list[Path]:
     return found
 
 
-def _expand(paths: Sequence[str | Path]) -> Iterator[str | Path]:
+def _expand(paths: Sequence[str | Path]) -> Iterator[tuple[str | Path, bool]]:
+    """Each input, and whether it was found in a directory (rather than named)."""
     for path in paths:
         if str(path) == "-":
-            yield "-"
+            yield "-", False
             continue
         candidate = Path(path)
         if candidate.is_dir():
-            yield from _bibliography_files(candidate)
+            for found in _bibliography_files(candidate):
+                yield found, True
         else:
-            yield candidate
+            yield candidate, False
 
 
 def _check_size(origin: str, size: int, max_bytes: int) -> None:
@@ -273,16 +275,22 @@ def iter_references(
 
     `-` reads `stdin` (default `sys.stdin`); a directory means every bibliography file in it,
     recursively (.bib .bbl .tex .md .markdown .txt .json .pdf; hidden entries skipped, links out
-    of the directory not followed). Raises `InputError` naming the file for an input that cannot
-    be read as a whole (too large, binary, not UTF-8, unknown format, a broken PDF).
+    of the directory not followed). A named input that cannot be read as a whole (too large,
+    binary, not UTF-8, unknown format, a broken PDF) raises `InputError` naming the file; a file
+    found in a directory that cannot be read is one `InputProblem`, and the others are read.
     """
     pages = max_pdf_pages if max_pdf_pages is not None else get_settings().max_pdf_pages
     macros: dict[str, str] = {}
-    for path in _expand(paths):
+    for path, in_directory in _expand(paths):
         if path == "-":
             yield from _stdin_references(stdin or sys.stdin, max_bytes=max_bytes, macros=macros)
-        else:
+            continue
+        try:
             yield from _file_references(Path(path), max_bytes=max_bytes, max_pdf_pages=pages, macros=macros)
+        except InputError as error:
+            if not in_directory:
+                raise
+            yield InputProblem(origin=error.origin, message=f"not read: {error.detail}")
 
 
 # --- PDF ----------------------------------------------------------------------------------------------
@@ -368,13 +376,17 @@ def _render_page(lines: list[_Line]) -> list[str]:
     return rendered
 
 
-def pdf_text(data: bytes, *, origin: str = "<pdf>", max_pages: int, timeout: float | None = None) -> str:
+def pdf_text(
+    data: bytes, *, origin: str = "<pdf>", max_pages: int | None = None, timeout: float | None = None
+) -> str:
     """The text of a PDF, line by line, with continuation lines (indented relative to their
     column) prefixed by four spaces and a form feed between pages; page numbers and lines that
     repeat on many pages (running headers) are dropped. Raises `InputError` for an unreadable,
     encrypted or over-long document."""
     import pypdfium2 as pdfium  # a native library: loaded only by the processes that read PDFs
 
+    if max_pages is None:
+        max_pages = get_settings().max_pdf_pages
     started = time.monotonic()
     try:
         document = pdfium.PdfDocument(data)
@@ -407,22 +419,39 @@ def pdf_text(data: bytes, *, origin: str = "<pdf>", max_pages: int, timeout: flo
     return f"\n{_PAGE_BREAK}\n".join("\n".join(lines) for lines in _drop_repeated(pages)) + "\n"
 
 
+_EDGE_LINES: Final = 2  # how many lines at the top and bottom of a page can be a running header/footer
+
+
 def _drop_repeated(pages: list[list[str]]) -> list[list[str]]:
-    """Pages without page numbers and running headers/footers (a line on at least 3 pages and
-    a third of them, digits ignored)."""
+    """Pages without page numbers and running headers/footers: a line among the first or last
+    two of a page that recurs there on at least 3 pages and a third of them (digits ignored).
+    Only the page edges are looked at: "Association for Computational Linguistics." recurs in
+    the middle of every reference page and is text."""
 
     def shape(line: str) -> str:
         return re.sub(r"\d+", "#", line.strip().lower())
 
+    def edges(lines: list[str]) -> set[int]:
+        return set(range(min(_EDGE_LINES, len(lines)))) | set(
+            range(max(len(lines) - _EDGE_LINES, 0), len(lines))
+        )
+
     counts: Counter[str] = Counter()
     for lines in pages:
-        counts.update({shape(line) for line in lines})
+        counts.update({shape(lines[index]) for index in edges(lines)})
     threshold = max(3, len(pages) // 3)
     repeated = {key for key, count in counts.items() if count >= threshold and len(key) > 1}
-    return [
-        [line for line in lines if not _PAGE_NUMBER.match(line) and shape(line) not in repeated]
-        for lines in pages
-    ]
+    cleaned: list[list[str]] = []
+    for lines in pages:
+        at_edge = edges(lines)
+        cleaned.append(
+            [
+                line
+                for index, line in enumerate(lines)
+                if not (index in at_edge and (_PAGE_NUMBER.match(line) or shape(line) in repeated))
+            ]
+        )
+    return cleaned
 
 
 def _reference_section(lines: list[str]) -> tuple[int, int] | None:

@@ -115,8 +115,8 @@ def replay_job(engine: Engine, job_id: str) -> ReplayReport:
             .order_by(Item.position, VerdictRow.decided_at, VerdictRow.id)
         ).all()
     newest: dict[str, tuple[Item, VerdictRow | None]] = {}
-    for item, row in rows:
-        newest[item.id] = (item, row)  # ordered by decision time: the last one wins
+    for found_item, found_row in rows:
+        newest[found_item.id] = (found_item, found_row)  # ordered by decision time: the last one wins
     for item, row in sorted(newest.values(), key=lambda pair: pair[0].position):
         label = f"#{item.position} {item.key}"
         if item.kind != "reference":

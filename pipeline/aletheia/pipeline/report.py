@@ -156,6 +156,12 @@ def _why(ref: dict[str, Any]) -> str:
     return "; ".join(str(p) for p in parts)[:300]
 
 
+def escape(text: str) -> str:
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 class TableSink:
     """A terminal table (rich), with a progress line on long runs."""
 
@@ -172,7 +178,6 @@ class TableSink:
             self.console.print(f"[dim]… {len(self.rows)} references checked[/dim]")
 
     def summary(self, obj: dict[str, Any]) -> None:
-        from rich.markup import escape
         from rich.table import Table
 
         table = Table(show_lines=False, expand=True, pad_edge=False)
@@ -204,9 +209,8 @@ class TableSink:
                 )
             self.console.print(f"[cyan]sources not fully available: {'; '.join(parts)}[/cyan]")
         for p in obj.get("problems", []):
-            self.console.print(
-                f"[red]input problem[/red] {p.get('origin')}:{p.get('line')}: {p.get('message')}"
-            )
+            where = ":".join(str(p[k]) for k in ("origin", "line", "column") if p.get(k) is not None)
+            self.console.print(f"[red]input problem[/red] {escape(where)}: {escape(str(p.get('message')))}")
 
 
 class HtmlSink(CollectingSink):

@@ -58,16 +58,22 @@ def verify_command(job_id: str | None, as_json: bool) -> None:
         jobs, global_problems = log.verify_all()
     tampered = [j for j in jobs if not j.intact]
     if as_json:
-        click.echo(
-            json.dumps(
-                {"intact": not tampered and not global_problems,
-                 "jobs": [{"job_id": j.job_id, "events": j.events, "committed_events": j.committed_events,
-                           "intact": j.intact, "problems": [str(p) for p in j.problems], "warnings": j.warnings}
-                          for j in jobs],
-                 "global_problems": [str(p) for p in global_problems]},
-                indent=2,
-            )
-        )  # fmt: skip
+        report = {
+            "intact": not tampered and not global_problems,
+            "jobs": [
+                {
+                    "job_id": j.job_id,
+                    "events": j.events,
+                    "committed_events": j.committed_events,
+                    "intact": j.intact,
+                    "problems": [str(p) for p in j.problems],
+                    "warnings": j.warnings,
+                }
+                for j in jobs
+            ],
+            "global_problems": [str(p) for p in global_problems],
+        }
+        click.echo(json.dumps(report, indent=2))
     else:
         for j in jobs:
             if j.intact:

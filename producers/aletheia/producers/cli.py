@@ -72,7 +72,7 @@ def verify(
         if output:
             out.close()
     for problem in summary.problems:
-        click.echo(f"aletheia: input problem: {problem.origin}:{problem.line}: {problem.message}", err=True)
+        click.echo(f"aletheia: input problem: {problem}", err=True)
     sys.exit(summary.exit_code())
 
 

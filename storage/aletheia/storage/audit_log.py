@@ -26,7 +26,7 @@ from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, insert, select, text, update
+from sqlalchemy import Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -160,17 +160,25 @@ class AuditLog:
     def _append_locked(self, s: Session, job_id: str, events: list[tuple[str, dict[str, Any]]]) -> int:
         self._db_lock(s, f"job:{job_id}")
         sealed_ids = [
-            (name, body, content_hash({"job_id": job_id, "event": name, "body": body})) for name, body in events
+            (name, body, content_hash({"job_id": job_id, "event": name, "body": body}))
+            for name, body in events
         ]
         wanted = list(dict.fromkeys(eid for _, _, eid in sealed_ids))
         existing: set[str] = set()
         for start in range(0, len(wanted), _IN_CHUNK):
             chunk = wanted[start : start + _IN_CHUNK]
             existing.update(
-                s.scalars(select(AuditEvent.event_id).where(AuditEvent.job_id == job_id, AuditEvent.event_id.in_(chunk)))
+                s.scalars(
+                    select(AuditEvent.event_id).where(
+                        AuditEvent.job_id == job_id, AuditEvent.event_id.in_(chunk)
+                    )
+                )
             )
         tail = s.execute(
-            select(AuditEvent.seq, AuditEvent.hash).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq.desc()).limit(1)
+            select(AuditEvent.seq, AuditEvent.hash)
+            .where(AuditEvent.job_id == job_id)
+            .order_by(AuditEvent.seq.desc())
+            .limit(1)
         ).first()
         seq, prev = (tail[0], tail[1]) if tail is not None else (0, GENESIS)
         rows: list[dict[str, Any]] = []
@@ -194,24 +202,30 @@ class AuditLog:
 
     def entries(self, job_id: str) -> list[AuditEntry]:
         with self.sessions() as s:
-            rows = s.scalars(select(AuditEvent).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq, AuditEvent.id))
+            rows = s.scalars(
+                select(AuditEvent).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq, AuditEvent.id)
+            )
             return [_row_entry(r) for r in rows]
 
     def job_ids(self) -> list[str]:
         """Every job with events or a commit, oldest first."""
         with self.sessions() as s:
             first_event = dict(
-                s.execute(select(AuditEvent.job_id, func.min(AuditEvent.id)).group_by(AuditEvent.job_id)).all()
+                s.execute(
+                    select(AuditEvent.job_id, func.min(AuditEvent.id)).group_by(AuditEvent.job_id)
+                ).all()
             )
             committed = s.scalars(select(MerkleCommit.scope).where(MerkleCommit.scope != GLOBAL_SCOPE)).all()
-        order = {job: n for job, n in first_event.items()}
+        order = dict(first_event)
         for job in committed:
             order.setdefault(job, 1 << 62)
         return sorted(order, key=lambda j: (order[j], j))
 
     def commits(self, scope: str) -> list[CommitInfo]:
         with self.sessions() as s:
-            rows = s.scalars(select(MerkleCommit).where(MerkleCommit.scope == scope).order_by(MerkleCommit.id))
+            rows = s.scalars(
+                select(MerkleCommit).where(MerkleCommit.scope == scope).order_by(MerkleCommit.id)
+            )
             return [CommitInfo(r.scope, r.root, r.prior, r.event_count, r.id) for r in rows]
 
     # --- committing ----------------------------------------------------------------------------
@@ -223,19 +237,28 @@ class AuditLog:
         make the edit look legitimate."""
         with self._local_lock(job_id), self.sessions.begin() as s:
             self._db_lock(s, f"job:{job_id}")
-            rows = s.scalars(select(AuditEvent).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq)).all()
+            rows = s.scalars(
+                select(AuditEvent).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq)
+            ).all()
             entries = [_row_entry(r) for r in rows]
             broken = verify_chain(entries, job_id=job_id)
             if broken is not None:
                 raise AuditChainBroken(f"job {job_id}, event seq {broken.seq}: {broken.problem}")
             last = s.scalars(
-                select(MerkleCommit).where(MerkleCommit.scope == job_id).order_by(MerkleCommit.id.desc()).limit(1)
+                select(MerkleCommit)
+                .where(MerkleCommit.scope == job_id)
+                .order_by(MerkleCommit.id.desc())
+                .limit(1)
             ).first()
             if not entries or (last is not None and last.event_count == len(entries)):
                 return None
             root = merkle_root([e.hash for e in entries])
             row = MerkleCommit(
-                scope=job_id, root=root, prior=last.root if last else None, event_count=len(entries), committed_at=utcnow()
+                scope=job_id,
+                root=root,
+                prior=last.root if last else None,
+                event_count=len(entries),
+                committed_at=utcnow(),
             )
             s.add(row)
             s.flush()
@@ -260,7 +283,9 @@ class AuditLog:
             self._db_lock(s, "global")
             # Writing first makes this the only writer from here on under SQLite too (its writer
             # lock is taken on the first write and held to the commit).
-            row = MerkleCommit(scope=GLOBAL_SCOPE, root=GENESIS, prior=None, event_count=0, committed_at=utcnow())
+            row = MerkleCommit(
+                scope=GLOBAL_SCOPE, root=GENESIS, prior=None, event_count=0, committed_at=utcnow()
+            )
             s.add(row)
             s.flush()
             previous = s.scalars(
@@ -293,7 +318,9 @@ class AuditLog:
 
     def commit_global_if_due(self, max_age_seconds: float) -> CommitInfo | None:
         with self.sessions() as s:
-            last = s.scalar(select(func.max(MerkleCommit.committed_at)).where(MerkleCommit.scope == GLOBAL_SCOPE))
+            last = s.scalar(
+                select(func.max(MerkleCommit.committed_at)).where(MerkleCommit.scope == GLOBAL_SCOPE)
+            )
         if last is not None:
             last_aware = last if last.tzinfo is not None else last.replace(tzinfo=UTC)
             if utcnow() - last_aware < timedelta(seconds=max_age_seconds):
@@ -325,16 +352,17 @@ class AuditLog:
         prior: str | None = None
         for commit in commits:
             if commit.prior != prior:
-                result.problems.append(Problem(job_id, None, f"commit {commit.id} does not follow the job's previous commit"))
+                result.problems.append(
+                    Problem(job_id, None, f"commit {commit.id} does not follow the job's previous commit")
+                )
             bad = verify_commit(hashes, event_count=commit.event_count, root=commit.root)
             if bad is not None:
                 result.problems.append(Problem(job_id, bad.seq, f"commit {commit.id}: {bad.problem}"))
             prior = commit.root
             result.committed_events = max(result.committed_events, commit.event_count)
         if result.events > result.committed_events:
-            result.warnings.append(
-                f"{result.events - result.committed_events} event(s) after the last commit are not committed yet"
-            )
+            uncommitted = result.events - result.committed_events
+            result.warnings.append(f"{uncommitted} event(s) after the last commit are not committed yet")
         covering = self._covering_globals(job_id)
         for problem in self._verify_globals(only=covering):
             result.problems.append(Problem(job_id, None, problem.problem))
@@ -349,7 +377,9 @@ class AuditLog:
     def _covering_globals(self, job_id: str) -> set[int]:
         with self.sessions() as s:
             ids = s.scalars(
-                select(MerkleCommit.covered_by).where(MerkleCommit.scope == job_id, MerkleCommit.covered_by.is_not(None))
+                select(MerkleCommit.covered_by).where(
+                    MerkleCommit.scope == job_id, MerkleCommit.covered_by.is_not(None)
+                )
             ).all()
         return {int(i) for i in ids if i is not None}
 
@@ -371,20 +401,24 @@ class AuditLog:
         for gid, covered in members.items():
             if gid not in known and (only is None or gid in only):
                 jobs = ", ".join(sorted({c.scope for c in covered}))
-                problems.append(Problem(None, None, f"global commit {gid} covering job(s) {jobs} was removed"))
+                problems.append(
+                    Problem(None, None, f"global commit {gid} covering job(s) {jobs} was removed")
+                )
         prior: str | None = None
         for g in globals_:
             if only is None or g.id in only:
                 if g.prior != prior:
-                    problems.append(Problem(None, None, f"global commit {g.id} does not follow global commit before it"))
+                    problems.append(
+                        Problem(None, None, f"global commit {g.id} does not follow global commit before it")
+                    )
                 covered = members.get(g.id, [])
-                root = merkle_root(global_leaves(g.prior, [(c.scope, c.root, c.event_count) for c in covered]))
+                root = merkle_root(
+                    global_leaves(g.prior, [(c.scope, c.root, c.event_count) for c in covered])
+                )
                 if len(covered) != g.event_count or root != g.root:
                     jobs = ", ".join(sorted({c.scope for c in covered})) or "none"
-                    problems.append(
-                        Problem(None, None, f"global commit {g.id} no longer matches the job commits it covers "
-                                            f"(a job's root was changed; jobs: {jobs})")
-                    )  # fmt: skip
+                    what = f"global commit {g.id} no longer matches the job commits it covers"
+                    problems.append(Problem(None, None, f"{what} (a job's root was changed; jobs: {jobs})"))
             prior = g.root
         problems.extend(self._verify_anchor(globals_, only))
         return problems
@@ -408,14 +442,22 @@ class AuditLog:
                     continue
                 stored = by_id.get(gid)
                 if stored is None:
-                    problems.append(Problem(None, None, f"global commit {gid} (anchor line {lineno}) is missing"))
+                    problems.append(
+                        Problem(None, None, f"global commit {gid} (anchor line {lineno}) is missing")
+                    )
                 elif stored.root != root:
                     problems.append(
-                        Problem(None, None, f"global commit {gid} root differs from the anchor file (line {lineno})")
+                        Problem(
+                            None,
+                            None,
+                            f"global commit {gid} root differs from the anchor file (line {lineno})",
+                        )
                     )
         return problems
 
-    def _check_verdict_rows(self, job_id: str, entries: Sequence[AuditEntry], result: JobVerification) -> None:
+    def _check_verdict_rows(
+        self, job_id: str, entries: Sequence[AuditEntry], result: JobVerification
+    ) -> None:
         """A verdict row must be the verdict the log recorded last for its item."""
         logged: dict[int, AuditEntry] = {}
         for entry in entries:
@@ -423,26 +465,36 @@ class AuditLog:
                 logged[entry.body["position"]] = entry
         with self.sessions() as s:
             rows = s.execute(
-                select(Item.position, Item.key, VerdictRow.verdict, VerdictRow.evidence, VerdictRow.logic_version)
-                .join(VerdictRow, and_(VerdictRow.item_id == Item.id))
+                select(
+                    Item.position, Item.key, VerdictRow.verdict, VerdictRow.evidence, VerdictRow.logic_version
+                )
+                .join(VerdictRow, VerdictRow.item_id == Item.id)
                 .where(Item.job_id == job_id)
                 .order_by(Item.position)
             ).all()
         unaudited = 0
         for position, key, verdict, evidence, logic_version in rows:
-            entry = logged.get(position)
-            if entry is None:
+            logged_entry = logged.get(position)
+            if logged_entry is None:
                 unaudited += 1
                 continue
-            if entry.body.get("logic_version") != logic_version:
+            if logged_entry.body.get("logic_version") != logic_version:
                 continue  # a verdict of another logic version (a replayed job) has its own events
-            if content_hash(verdict) != entry.body.get("verdict_sha256"):
+            if content_hash(verdict) != logged_entry.body.get("verdict_sha256"):
                 result.problems.append(
-                    Problem(job_id, entry.seq, f"stored verdict of item {position} ({key}) differs from the logged one")
+                    Problem(
+                        job_id,
+                        logged_entry.seq,
+                        f"stored verdict of item {position} ({key}) differs from the logged one",
+                    )
                 )
-            elif content_hash(evidence) != entry.body.get("evidence_sha256"):
+            elif content_hash(evidence) != logged_entry.body.get("evidence_sha256"):
                 result.problems.append(
-                    Problem(job_id, entry.seq, f"stored evidence of item {position} ({key}) differs from the logged one")
+                    Problem(
+                        job_id,
+                        logged_entry.seq,
+                        f"stored evidence of item {position} ({key}) differs from the logged one",
+                    )
                 )
         if unaudited and entries:
             result.warnings.append(f"{unaudited} verdict(s) have no verdict event")
@@ -456,7 +508,14 @@ def iter_event_lines(entries: Iterable[AuditEntry]) -> Iterable[str]:
     """The log as JSON lines (what `aletheia audit-log show` prints)."""
     for e in entries:
         yield json.dumps(
-            {"seq": e.seq, "ts": e.ts, "event": e.event, "body": e.body, "hash": e.hash, "prev_hash": e.prev_hash},
+            {
+                "seq": e.seq,
+                "ts": e.ts,
+                "event": e.event,
+                "body": e.body,
+                "hash": e.hash,
+                "prev_hash": e.prev_hash,
+            },
             ensure_ascii=False,
             sort_keys=True,
         )
