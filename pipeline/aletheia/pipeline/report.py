@@ -65,6 +65,7 @@ def reference_json(outcome: ReferenceOutcome) -> dict[str, Any]:
     ]
     return {
         "key": outcome.cited.key,
+        "entry_type": outcome.cited.entry_type,
         "origin": outcome.cited.origin,
         "input": _input_json(outcome.cited),
         "verdict": v.status.value,
@@ -279,7 +280,7 @@ class BibtexSink:
 
     def reference(self, obj: dict[str, Any]) -> None:
         fields = {k: str(v) for k, v in obj["input"].items() if k != "raw"}
-        entry_type = fields.pop("ENTRYTYPE", None) or "misc"
+        entry_type = obj.get("entry_type") or "misc"
         lines = [f"% aletheia: {obj['verdict']}" + (f" ({obj['severity']})" if obj.get("severity") else "")]
         if obj["input"].get("raw") and "title" not in fields and obj.get("match"):
             m = obj["match"]
