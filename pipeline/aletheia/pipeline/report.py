@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from aletheia.core.records import Author, CitedReference, WorkRecord
+from aletheia.core.render import bibtex_escape
 
 if TYPE_CHECKING:
     from aletheia.pipeline.evidence import ReferenceOutcome
@@ -238,13 +239,6 @@ def render_html(doc: dict[str, Any]) -> str:
 
 # --- corrected bibliographies --------------------------------------------------------------------
 
-_BIB_ESCAPES = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$"}
-
-
-def _bib_value(value: str) -> str:
-    out = "".join(_BIB_ESCAPES.get(ch, ch) for ch in value)
-    return "{" + out + "}"
-
 
 def _authors_bibtex(names: list[str]) -> str:
     from aletheia.core.authors import parse_name
@@ -279,23 +273,24 @@ class BibtexSink:
         self.changes = 0
 
     def reference(self, obj: dict[str, Any]) -> None:
-        fields = {k: str(v) for k, v in obj["input"].items() if k != "raw"}
+        raw_text = obj["input"].get("raw")
+        # BibTeX inputs keep their fields exactly as written (LaTeX included); fields read from a
+        # plain reference string, and every value from a source, are plain text and are escaped.
+        fields = {
+            k: (bibtex_escape(str(v)) if raw_text is not None else str(v))
+            for k, v in obj["input"].items()
+            if k != "raw"
+        }
         entry_type = obj.get("entry_type") or "misc"
         lines = [f"% aletheia: {obj['verdict']}" + (f" ({obj['severity']})" if obj.get("severity") else "")]
-        if obj["input"].get("raw") and "title" not in fields and obj.get("match"):
-            m = obj["match"]
-            fields.update(
-                {
-                    "title": m["title"] or "",
-                    "author": " and ".join(m["authors"]),
-                    "year": str(m["year"] or ""),
-                }
-            )
-            if m.get("doi"):
-                fields["doi"] = m["doi"]
-            lines.append(
-                "% aletheia: entry built from the matched record; original: " + obj["input"]["raw"][:200]
-            )
+        match = obj.get("match")
+        if raw_text is not None and match and obj["verdict"] in ("verified", "metadata_error"):
+            fields["title"] = bibtex_escape(match["title"] or "")
+            fields["author"] = _authors_bibtex(match["authors"])
+            fields["year"] = str(match["year"] or "")
+            if match.get("doi"):
+                fields["doi"] = bibtex_escape(match["doi"])
+            lines.append("% aletheia: entry built from the matched record; original: " + raw_text[:200])
         for name, value in obj.get("corrected", {}).items():
             if value in (None, "", []):
                 continue
@@ -304,7 +299,9 @@ class BibtexSink:
                 target = "booktitle" if "booktitle" in fields else "journal"
             if target is None:
                 continue
-            new = _authors_bibtex(value) if name == "authors" else str(value)
+            # Input fields are raw BibTeX (LaTeX kept as written); values from the sources are plain
+            # Unicode text and are escaped as they go in.
+            new = _authors_bibtex(value) if name == "authors" else bibtex_escape(str(value))
             old = fields.get(target)
             source = (obj.get("fields", {}).get(name if name != "authors" else "authors") or {}).get("source")
             lines.append(f"% aletheia: {target} changed from {old!r} to {new!r} (source: {source})")
@@ -319,7 +316,7 @@ class BibtexSink:
             "ambiguous",
         ):
             lines.append(f"% aletheia: NOT VERIFIED — reasons: {', '.join(obj['reasons'])}")
-        body = ",\n".join(f"  {k} = {_bib_value(v)}" for k, v in fields.items() if v)
+        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
         self.out.write("\n".join(lines) + f"\n@{entry_type}{{{obj['key']},\n{body}\n}}\n\n")
 
     def summary(self, obj: dict[str, Any]) -> None:

@@ -46,13 +46,15 @@ _BIBITEM_SHUT = re.compile(r"\\BibitemShut\s*\{[^{}]*\}")
 _MAX_ITEM_CHARS: Final = 20_000
 
 
-def _group(text: str, start: int) -> tuple[str, int] | None:
-    """The content of the balanced `{...}` group opening at `text[start]`, and the index after it."""
-    if start >= len(text) or text[start] != "{":
+def _group(text: str, start: int, end: int | None = None) -> tuple[str, int] | None:
+    """The content of the balanced `{...}` group opening at `text[start]`, and the index after it;
+    the group must close before `end` (default: the end of the text)."""
+    stop = len(text) if end is None else min(end, len(text))
+    if start >= stop or text[start] != "{":
         return None
     depth = 0
     index = start
-    while index < len(text):
+    while index < stop:
         char = text[index]
         if char == "\\":
             index += 2
@@ -186,12 +188,14 @@ def _bibitem_reference(key: str, body: str, *, origin: str) -> CitedReference:
     return reference
 
 
-def _bibitem_header(text: str, start: int) -> tuple[str, int] | None:
-    """The key of the `\\bibitem[label]{key}` whose `\\bibitem` ends at `start`, and where its body starts."""
+def _bibitem_header(text: str, start: int, end: int) -> tuple[str, int] | None:
+    """The key of the `\\bibitem[label]{key}` whose `\\bibitem` ends at `start`, and where its body
+    starts, looking no further than `end` (the next item: an unclosed brace must not make every
+    item scan to the end of the file, which made hostile input quadratic)."""
     index = _skip_space(text, start)
-    if index < len(text) and text[index] == "[":
+    if index < end and text[index] == "[":
         depth = 0
-        while index < len(text):
+        while index < end:
             char = text[index]
             if char == "{":
                 depth += 1
@@ -201,11 +205,11 @@ def _bibitem_header(text: str, start: int) -> tuple[str, int] | None:
                 break
             index += 1
         index = _skip_space(text, index + 1)
-    group = _group(text, index)
+    group = _group(text, index, end)
     if group is None:
         return None
-    key, end = group
-    return normalize_whitespace(key), end
+    key, after = group
+    return normalize_whitespace(key), after
 
 
 def _iter_bibitems(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
@@ -217,7 +221,7 @@ def _iter_bibitems(text: str, *, origin: str) -> Iterator[CitedReference | Input
         end_env = _END_BIBLIOGRAPHY.search(text, match.end(), limit)
         if end_env is not None:
             limit = end_env.start()
-        header = _bibitem_header(text, match.end())
+        header = _bibitem_header(text, match.end(), limit)
         if header is None or header[1] > limit:
             yield InputProblem(origin=origin, line=line, message="malformed \\bibitem: no {key} after it")
             continue
