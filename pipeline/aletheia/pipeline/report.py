@@ -165,22 +165,42 @@ def escape(text: str) -> str:
 
 
 class TableSink:
-    """A terminal table (rich), with a progress line on long runs."""
+    """A terminal table (rich), with a progress bar on standard error while references stream in
+    (the input is streamed, so the bar counts references and verdicts rather than a percentage)."""
 
     def __init__(self, out: TextIO, *, progress: bool = False) -> None:
         from rich.console import Console
 
         self.console = Console(file=out, highlight=False)
         self.rows: list[dict[str, Any]] = []
-        self.progress = progress
+        self.flagged = 0
+        self._progress: Any = None
+        self._task: Any = None
+        if progress:
+            from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.completed} references checked, {task.fields[flagged]} flagged"),
+                BarColumn(bar_width=None),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("verify", total=None, flagged=0)
 
     def reference(self, obj: dict[str, Any]) -> None:
         self.rows.append(obj)
-        if self.progress and len(self.rows) % 25 == 0:
-            self.console.print(f"[dim]… {len(self.rows)} references checked[/dim]")
+        if self._progress is not None:
+            self.flagged += int(obj["verdict"] not in ("verified", "out_of_scope", "unverifiable"))
+            self._progress.update(self._task, advance=1, flagged=self.flagged)
 
     def summary(self, obj: dict[str, Any]) -> None:
         from rich.table import Table
+
+        if self._progress is not None:
+            self._progress.stop()
 
         table = Table(show_lines=False, expand=True, pad_edge=False)
         table.add_column("key", overflow="fold", max_width=28)
