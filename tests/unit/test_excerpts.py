@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -183,3 +184,19 @@ def test_polarity() -> None:
     assert polarity_conflict("Vitamin D reduces fractures", "Vitamin D did not reduce fractures")
     assert not polarity_conflict("Vitamin D does not reduce fractures", "No reduction in fractures was seen")
     assert not polarity_conflict("Vitamin D reduces fractures", "Fractures were reduced by vitamin D")
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "conflict"),
+    [
+        ("Aspirin increases bleeding risk", "Aspirin decreased the bleeding risk in trials", True),
+        ("Aspirin increases bleeding risk", "Aspirin increased the bleeding risk", False),
+        ("More sleep improves memory", "Less sleep worsens memory", False),  # two flips cancel
+        ("Statins lower LDL cholesterol", "Statins did not lower LDL cholesterol", True),
+        ("Statins lower LDL cholesterol", "Statins raised LDL cholesterol", True),
+        ("The drug promotes tumour growth", "The drug inhibits tumour growth", True),
+        ("The drug promotes tumour growth", "Tumour growth was measured", False),
+    ],
+)
+def test_polarity_conflict_counts_flips(claim: str, sentence: str, conflict: bool) -> None:
+    assert polarity_conflict(claim, sentence) is conflict

@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     max_input_bytes: int = 200 * 1024 * 1024
     max_pdf_pages: int = 500
     pdf_timeout_seconds: float = 120.0
+    # PDF text extraction runs in a child process with these limits (docs/reliability.md); off only
+    # for debugging. 0 MB: no memory limit.
+    pdf_sandbox: bool = True
+    pdf_memory_limit_mb: int = 1024
 
     # --- service -----------------------------------------------------------------------------
     audit_schedule: str = "0 3 * * 1"  # crontab: Mondays 03:00 UTC

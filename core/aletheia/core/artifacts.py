@@ -787,20 +787,34 @@ def _describe(exc: ValidationError, prefix: str) -> str:
     return "; ".join(problems)
 
 
-def _reject_duplicate_keys(node: yaml.Node | None) -> None:
+def _reject_duplicate_keys(node: yaml.Node | None, visited: set[int] | None = None) -> None:
+    """Refuse a key given twice, and any YAML alias: artifacts never use anchors, and nested aliases
+    (`&a [x, x]`, `&b [*a, *a]`, ...) expand exponentially ("billion laughs") when walked or built."""
+    if node is None:
+        return
+    visited = set() if visited is None else visited
+    if id(node) in visited:
+        raise ArtifactFormatError(
+            f"frontmatter: YAML aliases are not allowed (line {node.start_mark.line + 2})"
+        )
+    visited.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
         for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise ArtifactFormatError(
+                    f"frontmatter: keys must be plain scalars (line {key_node.start_mark.line + 2})"
+                )
             key = key_node.value
             if key in seen:
                 raise ArtifactFormatError(
                     f"frontmatter: key {key!r} appears twice (line {key_node.start_mark.line + 2})"
                 )
             seen.add(key)
-            _reject_duplicate_keys(value_node)
+            _reject_duplicate_keys(value_node, visited)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _reject_duplicate_keys(item)
+            _reject_duplicate_keys(item, visited)
 
 
 # libyaml's safe loader when it is built in (about 8x faster; `aletheia check` parses every
@@ -808,7 +822,31 @@ def _reject_duplicate_keys(node: yaml.Node | None) -> None:
 _SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# Frontmatter is a few kilobytes; these bounds keep hostile YAML from exhausting the parser (libyaml
+# overflows its C stack on ~100,000 nested brackets and takes the process down with it).
+MAX_FRONTMATTER_CHARS: Final = 256 * 1024
+MAX_FLOW_NESTING: Final = 64
+
+
+def _flow_nesting(source: str) -> int:
+    """The deepest run of unclosed `[`/`{` (quotes ignored: an over-estimate is only stricter)."""
+    depth = deepest = 0
+    for char in source:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
 def _load_frontmatter(source: str) -> dict[str, Any]:
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        raise ArtifactFormatError(
+            f"frontmatter is {len(source)} characters long; the limit is {MAX_FRONTMATTER_CHARS}"
+        )
+    if _flow_nesting(source) > MAX_FLOW_NESTING:
+        raise ArtifactFormatError(f"frontmatter nests brackets more than {MAX_FLOW_NESTING} levels deep")
     try:
         loader = _SAFE_LOADER(source)
         try:
@@ -817,6 +855,14 @@ def _load_frontmatter(source: str) -> dict[str, Any]:
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
+    except RecursionError:
+        raise ArtifactFormatError("frontmatter is nested too deeply") from None
+    except (ValueError, OverflowError) as exc:
+        # A scalar the safe constructors cannot build (an integer of more than 4,300 digits, say);
+        # ArtifactFormatError is a ValueError too, and passes through unchanged.
+        if isinstance(exc, ArtifactFormatError):
+            raise
+        raise ArtifactFormatError(f"frontmatter holds a value that cannot be read: {exc}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark is not None else ""

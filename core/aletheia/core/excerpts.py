@@ -380,9 +380,55 @@ def _negated(text: str) -> bool:
     return any(word in NEGATION_WORDS or word.endswith("n't") for word in words)
 
 
+# Directions of an effect. A sentence that shares a claim's terms but states the opposite direction
+# ("X increases Y" / "X decreased Y") is a contradiction that lexical overlap cannot see.
+_DIRECTION_PAIRS: Final = (
+    ("increas", "decreas"),
+    ("rais", "lower"),
+    ("higher", "lower"),
+    ("more", "less"),
+    ("greater", "smaller"),
+    ("enhanc", "impair"),
+    ("improv", "wors"),
+    ("promot", "inhibit"),
+    ("activat", "suppress"),
+    ("upregul", "downregul"),
+    ("gain", "loss"),
+    ("positiv", "negativ"),
+    ("benefit", "harm"),
+    ("accelerat", "slow"),
+    ("induc", "prevent"),
+    ("elevat", "reduc"),
+)
+_DIRECTION_OF: Final[dict[str, list[tuple[tuple[str, str], int]]]] = {}
+for _pair in _DIRECTION_PAIRS:
+    for _side, _prefix in enumerate(_pair):
+        _DIRECTION_OF.setdefault(_prefix, []).append((_pair, _side))
+
+
+def _directions(text: str) -> dict[tuple[str, str], set[int]]:
+    found: dict[tuple[str, str], set[int]] = {}
+    for word in _words(text):
+        stemmed = stem(word)
+        for prefix, uses in _DIRECTION_OF.items():
+            if stemmed.startswith(prefix):
+                for pair, side in uses:
+                    found.setdefault(pair, set()).add(side)
+    return found
+
+
 def polarity_conflict(claim: str, sentence: str) -> bool:
-    """One of the two is negated and the other is not: a lexical match that likely says the opposite."""
-    return _negated(claim) != _negated(sentence)
+    """The sentence likely says the opposite of the claim: it flips the claim's polarity an odd
+    number of times, counting a negation present on one side only and every effect stated in the
+    opposite direction ("increases" against "decreased"). Two flips cancel: "less sleep worsens
+    memory" says what "more sleep improves memory" says."""
+    flips = int(_negated(claim) != _negated(sentence))
+    claim_dirs, sentence_dirs = _directions(claim), _directions(sentence)
+    for pair, sides in claim_dirs.items():
+        other = sentence_dirs.get(pair)
+        if len(sides) == 1 and other is not None and len(other) == 1 and other != sides:
+            flips += 1
+    return flips % 2 == 1
 
 
 class RankedSentence(BaseModel):

@@ -482,12 +482,17 @@ def extract_pdf_references(
     References section gives one problem.
     """
     settings = get_settings()
-    text = pdf_text(
-        data,
-        origin=origin,
-        max_pages=max_pages if max_pages is not None else settings.max_pdf_pages,
-        timeout=timeout if timeout is not None else settings.pdf_timeout_seconds,
-    )
+    pages_limit = max_pages if max_pages is not None else settings.max_pdf_pages
+    seconds = timeout if timeout is not None else settings.pdf_timeout_seconds
+    if settings.pdf_sandbox:
+        # A child process under memory, CPU and time limits: one page can hold a decompression
+        # bomb that pdf_text's between-page checks cannot stop (aletheia.pipeline.sandbox).
+        from aletheia.pipeline.sandbox import pdf_text_isolated
+
+        memory = settings.pdf_memory_limit_mb * 1024 * 1024 if settings.pdf_memory_limit_mb > 0 else None
+        text = pdf_text_isolated(data, origin=origin, max_pages=pages_limit, timeout=seconds, memory_bytes=memory)
+    else:
+        text = pdf_text(data, origin=origin, max_pages=pages_limit, timeout=seconds)
     lines = text.split("\n")
     section = _reference_section(lines)
     if section is None:

@@ -17,6 +17,7 @@ A LaTeX document whose references live in a `.bib` file (`\\bibliography{refs}`,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Final
@@ -46,12 +47,35 @@ _BIBITEM_SHUT = re.compile(r"\\BibitemShut\s*\{[^{}]*\}")
 _MAX_ITEM_CHARS: Final = 20_000
 
 
-def _group(text: str, start: int, end: int | None = None) -> tuple[str, int] | None:
-    """The content of the balanced `{...}` group opening at `text[start]`, and the index after it;
-    the group must close before `end` (default: the end of the text)."""
-    stop = len(text) if end is None else min(end, len(text))
-    if start >= stop or text[start] != "{":
-        return None
+# Brace pairs are found in one pass per text and reused: scanning from every opening brace to its
+# partner made hostile input (thousands of unclosed `\\field{x}{`) quadratic. Texts longer than this
+# are scanned per call (their items are cut to `_MAX_ITEM_CHARS` first).
+_PAIRED_TEXT_LIMIT: Final = 4_000_000
+_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=8)
+def _brace_pairs(text: str) -> dict[int, int]:
+    """Each unescaped `{` of `text` that closes, mapped to the index of its `}`."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for match in _BRACE_OR_ESCAPE.finditer(text):
+        char = match.group()
+        if char == "{":
+            stack.append(match.start())
+        elif char == "}" and stack:
+            pairs[stack.pop()] = match.start()
+    return pairs
+
+
+def _escaped(text: str, index: int) -> bool:
+    run = index
+    while run > 0 and text[run - 1] == "\\":
+        run -= 1
+    return (index - run) % 2 == 1
+
+
+def _scan_group(text: str, start: int, stop: int) -> tuple[str, int] | None:
     depth = 0
     index = start
     while index < stop:
@@ -67,6 +91,20 @@ def _group(text: str, start: int, end: int | None = None) -> tuple[str, int] | N
                 return text[start + 1 : index], index + 1
         index += 1
     return None
+
+
+def _group(text: str, start: int, end: int | None = None) -> tuple[str, int] | None:
+    """The content of the balanced `{...}` group opening at `text[start]`, and the index after it;
+    the group must close before `end` (default: the end of the text)."""
+    stop = len(text) if end is None else min(end, len(text))
+    if start >= stop or text[start] != "{":
+        return None
+    if len(text) > _PAIRED_TEXT_LIMIT or _escaped(text, start):
+        return _scan_group(text, start, stop)
+    close = _brace_pairs(text).get(start)
+    if close is None or close >= stop:
+        return None
+    return text[start + 1 : close], close + 1
 
 
 def _skip_space(text: str, index: int) -> int:

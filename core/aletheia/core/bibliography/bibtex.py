@@ -75,6 +75,11 @@ MAX_ENTRY_CHARS: Final = 1_000_000
 # header (`@inproceedings{`) or an escaped brace split across two chunks is seen whole.
 _HOLD: Final = 256
 _RECENT_PARENTS: Final = 512
+# `@string` macros may use each other, so a few lines can double a value forty times (BibTeX's
+# "billion laughs": 1.5 KB of input, terabytes expanded). An expanded value is held to the size of
+# an entry, and all macros together to a few entries' worth; beyond that they are reported.
+MAX_EXPANDED_CHARS: Final = MAX_ENTRY_CHARS
+_MAX_MACRO_CHARS_TOTAL: Final = 8 * MAX_ENTRY_CHARS
 
 MONTH_MACROS: Final = {
     "jan": "January",
@@ -356,14 +361,20 @@ def _split_concatenation(value: str) -> list[str]:
     return parts
 
 
+class _ExpansionTooLong(ValueError):
+    """A value whose macros expand beyond `MAX_EXPANDED_CHARS`."""
+
+
 def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
     """A field value as BibTeX reads it: delimiters removed, macros expanded, parts concatenated.
 
     Returns the value and the names of undefined macros (kept as their own name, which is what a
-    user meant more often than BibTeX's empty string: `journal = JMLR`).
+    user meant more often than BibTeX's empty string: `journal = JMLR`). Raises
+    `_ExpansionTooLong` past `MAX_EXPANDED_CHARS`.
     """
     pieces: list[str] = []
     undefined: list[str] = []
+    length = 0
     for part in _split_concatenation(value):
         piece = part.strip()
         if not piece:
@@ -384,6 +395,9 @@ def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
             pieces.append(expansion)
         else:
             pieces.append(piece)
+        length += len(pieces[-1])
+        if length > MAX_EXPANDED_CHARS:
+            raise _ExpansionTooLong(f"expands to more than {MAX_EXPANDED_CHARS} characters")
     return "".join(pieces), undefined
 
 
@@ -623,6 +637,7 @@ class _BibtexReader:
         self.containers: dict[str, _Entry] = {}
         self.recent: OrderedDict[str, _Entry] = OrderedDict()
         self.pending: dict[str, list[_Entry]] = {}
+        self.macro_chars = 0
 
     def problem(self, line: int, column: int | None, message: str, key: str | None = None) -> InputProblem:
         return InputProblem(origin=self.origin, line=line, column=column, message=message, key=key)
@@ -677,7 +692,16 @@ class _BibtexReader:
         if not _MACRO_NAME.fullmatch(name):
             yield self.problem(block.line, block.column, f"malformed @string: {name!r} is not a macro name")
             return
-        value, _undefined = _expand(string.value, self.macros)
+        try:
+            value, _undefined = _expand(string.value, self.macros)
+        except _ExpansionTooLong as exc:
+            yield self.problem(block.line, block.column, f"@string {name} {exc}; it is not defined")
+            return
+        if self.macro_chars + len(value) > _MAX_MACRO_CHARS_TOTAL:
+            too_many = f"the macros together exceed {_MAX_MACRO_CHARS_TOTAL} characters"
+            yield self.problem(block.line, block.column, f"@string {name}: {too_many}; it is not defined")
+            return
+        self.macro_chars += len(value)
         self.macros[name.lower()] = value
 
     def _read_entry(self, parsed: Entry, block: _Block) -> Iterator[CitedReference | InputProblem]:
@@ -690,12 +714,22 @@ class _BibtexReader:
             return
         fields: dict[str, str] = {}
         notes: list[str] = []
+        total = 0
         for bib_field in parsed.fields:
             name = bib_field.key.strip().lower()
             if name in fields:
                 notes.append(f"duplicate field {name!r}: the first value is kept")
                 continue
-            value, _undefined = _expand(str(bib_field.value), self.macros)
+            try:
+                value, _undefined = _expand(str(bib_field.value), self.macros)
+            except _ExpansionTooLong as exc:
+                yield self.problem(block.line, block.column, f"field {name!r} of entry {key} {exc}", key=key)
+                return
+            total += len(value)
+            if total > MAX_EXPANDED_CHARS:
+                message = f"the fields of entry {key} expand to more than {MAX_EXPANDED_CHARS} characters"
+                yield self.problem(block.line, block.column, message, key=key)
+                return
             fields[name] = value
         entry = _Entry(key, block.entry_type, fields, block.line, block.column, notes=notes)
         first = self.keys.add(key, block.line)

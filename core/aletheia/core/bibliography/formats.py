@@ -61,11 +61,14 @@ _CSL_KEYS = re.compile(
     r'|"author"\s*:\s*\[|"type"\s*:\s*"|"title"\s*:\s*"'
 )
 # Markdown-only constructs: headings, footnote definitions, links, emphasis, bullet lists.
+# Runs inside a link or an autolink exclude the characters that open another one, and are bounded:
+# otherwise every `[` of "[[[[..." (or `<http://` of "<http://<http://...") rescans to the end of
+# the line, and detection alone takes quadratic time on hostile input.
 _MARKDOWN_SIGNS: Final = (
     re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE),
     re.compile(r"^\[\^[^\]\n]+\]:", re.MULTILINE),
-    re.compile(r"\[[^\]\n]+\]\([^)\s]+\)"),
-    re.compile(r"<https?://[^>\s]+>"),
+    re.compile(r"\[[^\[\]\n]{1,500}\]\([^()\[\]\s]{1,2000}\)"),
+    re.compile(r"<https?://[^<>\s]{1,2000}>"),
     re.compile(r"^[ \t]*[-*+][ \t]+\S", re.MULTILINE),
     re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__"),
     re.compile(r"^\S[^\n]*\n(?:=+|-+)[ \t]*$", re.MULTILINE),  # setext heading

@@ -1,0 +1,71 @@
+"""Coverage-guided fuzzing of every input parser with atheris (libFuzzer), outside the test suite.
+
+    pip install atheris
+    python tests/fuzz/fuzz_parsers.py -atheris_runs=200000            # all parsers, in turn
+    python tests/fuzz/fuzz_parsers.py -max_total_time=600 corpus/      # keep a corpus
+    ALETHEIA_FUZZ_TARGET=artifact python tests/fuzz/fuzz_parsers.py    # one target
+
+The first byte picks the target (each bibliography format, format detection, artifact frontmatter);
+the rest is the input. What counts as a failure is what the Hypothesis suite checks
+(tests/unit/test_hostile_inputs.py): any exception but `InputError` / `ArtifactFormatError`, an
+`InputError` that does not name the file, a problem without a position in it, or a slow input
+(libFuzzer's `-timeout`, default 20 s here). Not run in CI: it runs until stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    from aletheia.core.artifacts import ArtifactFormatError, parse_artifact
+    from aletheia.core.bibliography import InputError, InputFormat, parse_text
+    from aletheia.core.bibliography.problems import InputProblem
+
+ORIGIN = "fuzz/input"
+FORMATS: list[InputFormat | None] = [None, *(f for f in InputFormat if f is not InputFormat.PDF)]
+TARGETS = [*(f"bibliography:{f.value if f else 'detect'}" for f in FORMATS), "artifact"]
+
+
+def check_bibliography(text: str, fmt: InputFormat | None) -> None:
+    try:
+        items = list(parse_text(text, origin=ORIGIN, fmt=fmt))
+    except InputError as exc:
+        if not str(exc).startswith(ORIGIN):
+            raise AssertionError(f"InputError does not name the file: {exc}") from exc
+        return
+    for item in items:
+        if isinstance(item, InputProblem) and (item.origin != ORIGIN or (item.line is not None and item.line < 1)):
+            raise AssertionError(f"problem without a usable position: {item!r}")
+
+
+def check_artifact(text: str) -> None:
+    try:
+        parse_artifact(text)
+    except ArtifactFormatError:
+        pass
+
+
+def test_one_input(data: bytes) -> None:
+    if not data:
+        return
+    chosen = os.environ.get("ALETHEIA_FUZZ_TARGET")
+    target = chosen if chosen else TARGETS[data[0] % len(TARGETS)]
+    text = atheris.FuzzedDataProvider(data[1:]).ConsumeUnicodeNoSurrogates(len(data))
+    if target == "artifact":
+        check_artifact("---\n" + text if not text.startswith("---") else text)
+        return
+    name = target.split(":", 1)[1]
+    check_bibliography(text, None if name == "detect" else InputFormat(name))
+
+
+def main() -> None:
+    args = sys.argv if any(a.startswith("-timeout") for a in sys.argv) else [*sys.argv, "-timeout=20"]
+    atheris.Setup(args, test_one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
