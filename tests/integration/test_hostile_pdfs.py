@@ -19,37 +19,7 @@ from aletheia.config.settings import reset_settings_cache
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.service import InputDocument, read_references
-
-
-def make_pdf(content: bytes, filters: str = "", *, pages: int = 1) -> bytes:
-    """A minimal PDF: one page object (listed `pages` times in the page tree) with `content`."""
-    kids = " ".join(["3 0 R"] * pages)
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode(),
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d%s >>\nstream\n" % (len(content), f" /Filter {filters}".encode() if filters else b"")
-        + content
-        + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
-def deflate_repeated(chunk: bytes, times: int) -> bytes:
-    compressor = zlib.compressobj(9)
-    parts = [compressor.compress(chunk) for _ in range(times)]
-    return b"".join([*parts, compressor.flush()])
+from tests.integration.pdfs import deflate_repeated, make_pdf
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +27,10 @@ def pdfs() -> dict[str, bytes]:
     spaces = deflate_repeated(b" " * 1_000_000, 600)  # 600 MB of nothing, ~600 KB deflated...
     operators = deflate_repeated(b"BT /F1 12 Tf 72 700 Td (Aletheia) Tj ET\n" * 25_000, 100)
     return {
-        "double_bomb.pdf": make_pdf(zlib.compress(spaces, 9), "[/FlateDecode /FlateDecode]"),  # ...~2 KB twice
-        "operator_bomb.pdf": make_pdf(operators, "/FlateDecode"),
-        "endless.pdf": make_pdf(b"BT /F1 12 Tf 72 700 Td (x) Tj ET", pages=100_000),
+        # ...and ~2 KB once deflated twice.
+        "double_bomb.pdf": make_pdf([zlib.compress(spaces, 9)], "[/FlateDecode /FlateDecode]"),
+        "operator_bomb.pdf": make_pdf([operators], "/FlateDecode"),
+        "endless.pdf": make_pdf([b"BT /F1 12 Tf 72 700 Td (x) Tj ET"], repeat_first_page=100_000),
         "broken.pdf": b"%PDF-1.7\n" + bytes(range(256)) * 40,
     }
 
@@ -108,13 +79,17 @@ def test_each_hostile_pdf_is_an_error_for_itself_only(pdfs: dict[str, bytes], li
 
 
 @pytest.mark.timeout(60)
-def test_a_slow_page_is_stopped_by_the_time_limit(pdfs: dict[str, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_slow_page_is_stopped_by_the_time_limit(
+    pdfs: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ALETHEIA_PDF_MEMORY_LIMIT_MB", "0")  # no memory limit: only time can stop it
     monkeypatch.setenv("ALETHEIA_PDF_TIMEOUT_SECONDS", "1")
     reset_settings_cache()
     try:
         started = time.monotonic()
-        (problem,) = read_references([InputDocument(name="slow.pdf", data=pdfs["operator_bomb.pdf"])], 10_000_000)
+        (problem,) = read_references(
+            [InputDocument(name="slow.pdf", data=pdfs["operator_bomb.pdf"])], 10_000_000
+        )
     finally:
         reset_settings_cache()
     assert isinstance(problem, InputProblem) and problem.origin == "slow.pdf"
@@ -125,14 +100,18 @@ def test_a_slow_page_is_stopped_by_the_time_limit(pdfs: dict[str, bytes], monkey
 def test_an_input_over_the_size_limit_is_an_error_for_itself_only(limits: None) -> None:
     big = b"@misc{x, note = {" + b"a" * 5000 + b"}}\n"
     results = list(
-        read_references([InputDocument(name="big.bib", data=big), InputDocument(name="ok.bib", data=GOOD_BIB)], 1000)
+        read_references(
+            [InputDocument(name="big.bib", data=big), InputDocument(name="ok.bib", data=GOOD_BIB)], 1000
+        )
     )
     (problem,) = [r for r in results if isinstance(r, InputProblem)]
     assert problem.origin == "big.bib" and "over the input limit of 1000 bytes" in problem.message
     assert [r.key for r in results if isinstance(r, CitedReference)] == ["good1", "good2"]
 
 
-def test_pdf_memory_limit_is_the_childs_not_ours(pdfs: dict[str, bytes], limits: None, tmp_path: Path) -> None:
+def test_pdf_memory_limit_is_the_childs_not_ours(
+    pdfs: dict[str, bytes], limits: None, tmp_path: Path
+) -> None:
     """The parent's own memory stays small while the child hits its limit."""
     import resource
 

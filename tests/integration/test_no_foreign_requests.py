@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -23,17 +23,17 @@ from tests.integration.sim_pipeline import make_works, sim_settings, universe
 
 
 class Canary(BaseHTTPRequestHandler):
-    hits: list[str] = []
+    hits: ClassVar[list[str]] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server protocol
+    def do_GET(self) -> None:
         Canary.hits.append(self.path)
         self.send_response(200)
         self.end_headers()
         self.wfile.write(b'{"message": {"title": ["a trap"]}}')
 
-    do_POST = do_HEAD = do_GET  # noqa: N815
+    do_POST = do_HEAD = do_GET
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -51,13 +51,19 @@ def canary() -> Iterator[str]:
 def bibliography_of_links(canary: str, works: list[dict[str, Any]]) -> dict[str, str]:
     """Every place a URL can hide in each input format, all pointing at the canary."""
     w = works[0]
-    bib = f"""@article{{url_field, title = {{{w["title"]}}}, author = {{Okafor, Imani}}, year = {{{w["year"]}}},
-  url = {{{canary}/paper.pdf}}, doi = {{{w["doi"]}}}}}
-@misc{{howpublished, title = {{A web page}}, howpublished = {{\\url{{{canary}/page}}}}, year = {{2020}}}}
-@article{{doi_as_url, title = {{Something}}, author = {{Nobody, A.}}, year = {{2019}}, doi = {{{canary}/10.5555/x}}}}
-@online{{online, title = {{Blog}}, url = {{{canary}/blog}}, urldate = {{2021-01-01}}}}
-@article{{eprint_url, title = {{Preprint}}, author = {{Nobody, B.}}, year = {{2021}}, eprint = {{{canary}/abs/2101.00001}}}}
-"""
+    bib = "\n".join(
+        [
+            f"@article{{url_field, title = {{{w['title']}}}, author = {{Okafor, Imani}},",
+            f"  year = {{{w['year']}}}, url = {{{canary}/paper.pdf}}, doi = {{{w['doi']}}}}}",
+            f"@misc{{howpublished, title = {{A web page}}, howpublished = {{\\url{{{canary}/page}}}}}}",
+            "@article{doi_as_url, title = {Something}, author = {Nobody, A.},",
+            f"  doi = {{{canary}/10.5555/x}}}}",
+            f"@online{{online, title = {{Blog}}, url = {{{canary}/blog}}, urldate = {{2021-01-01}}}}",
+            "@article{eprint_url, title = {Preprint}, author = {Nobody, B.},",
+            f"  eprint = {{{canary}/abs/2101.00001}}}}",
+            "",
+        ]
+    )
     markdown = f"""# References
 
 1. Okafor, I. (2019). [Seasonal variation]({canary}/md-link). Journal of Field Observations.
@@ -85,7 +91,9 @@ def test_urls_in_the_input_are_never_fetched(
     sent: list[httpx.URL] = []
     original = httpx.AsyncClient.send
 
-    async def recording_send(self: httpx.AsyncClient, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+    async def recording_send(
+        self: httpx.AsyncClient, request: httpx.Request, **kwargs: Any
+    ) -> httpx.Response:
         sent.append(request.url)
         return await original(self, request, **kwargs)
 
@@ -94,7 +102,9 @@ def test_urls_in_the_input_are_never_fetched(
     with SimulatorServer(universe(works), SimulatorConfig.unlimited()) as sim:
         settings = sim_settings(tmp_path, sim)
         runtime = Runtime.open(settings)
-        refs = list(iter_references([str(tmp_path / n) for n in files], max_bytes=1_000_000, max_pdf_pages=10))
+        refs = list(
+            iter_references([str(tmp_path / n) for n in files], max_bytes=1_000_000, max_pdf_pages=10)
+        )
         sink = CollectingSink()
         asyncio.run(verify_to_sink(runtime, refs, sink, input_description={"inputs": list(files)}))
         sim_base = sim.base_url

@@ -143,3 +143,22 @@ def test_sqlalchemy_errors_hide_the_url_password(tmp_path: Path) -> None:
 
     assert leaked("".join(traceback.format_exception(caught.value))) == []
     assert leaked(repr(engine)) == []
+
+
+def test_json_log_lines_scrub_credentials_whatever_logs_them() -> None:
+    formatter = JsonLineFormatter()
+    try:
+        raise ConnectionError(f"cannot reach postgresql://aletheia:{DB_PASSWORD}@db:5432/aletheia")
+    except ConnectionError as exc:
+        record = logging.LogRecord(
+            "kombu",
+            logging.ERROR,
+            __file__,
+            1,
+            "GET /works?api_key=%s failed",
+            (OPENALEX_KEY,),
+            (type(exc), exc, None),
+        )
+    line = formatter.format(record)
+    assert leaked(line) == []
+    assert "REDACTED" in line and "db:5432" in line

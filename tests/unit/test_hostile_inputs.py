@@ -94,9 +94,7 @@ def read_all(text: str, fmt: InputFormat | None, origin: str = ORIGIN) -> list[C
     return items
 
 
-FUZZ = settings(
-    max_examples=120, deadline=timedelta(seconds=3), suppress_health_check=[HealthCheck.too_slow]
-)
+FUZZ = settings(max_examples=120, deadline=timedelta(seconds=3), suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("fmt", [None, *TEXT_FORMATS], ids=lambda f: f.value if f else "detect")
@@ -124,7 +122,10 @@ PATHOLOGICAL: dict[str, tuple[Callable[[], str], list[InputFormat | None]]] = {
     # Unclosed `\bibitem{` made every item scan to the end of the file (quadratic: minutes).
     "unclosed bibitems": (lambda: "\\bibitem{" * 30_000, [None, InputFormat.BBL]),
     # Unclosed groups inside \bibinfo, \field, \strng, \list: the same, inside one item or record.
-    "unclosed bibinfo": (lambda: ("\\bibitem{a} " + "\\bibinfo{title}{" * 1500 + "\n") * 20, [InputFormat.BBL]),
+    "unclosed bibinfo": (
+        lambda: ("\\bibitem{a} " + "\\bibinfo{title}{" * 1500 + "\n") * 20,
+        [InputFormat.BBL],
+    ),
     "unclosed biblatex lists": (
         lambda: ("\\entry{k}{article}{}\n" + "\\list{publisher}{1}{{" * 3000 + "\\endentry\n") * 5,
         [InputFormat.BBL],
@@ -194,7 +195,9 @@ def valid_artifact_text() -> str:
         record,
         sources_consulted=[SourceName.CROSSREF, SourceName.OPENALEX],
         triangulation=Triangulation(
-            primary_source=SourceName.CROSSREF, secondary_source=SourceName.OPENALEX, decisive_fields_agreed=True
+            primary_source=SourceName.CROSSREF,
+            secondary_source=SourceName.OPENALEX,
+            decisive_fields_agreed=True,
         ),
         verified_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
         verification_version="1.1.0",
@@ -261,7 +264,15 @@ def _yaml_laughs(levels: int) -> str:
         ("---\na: !!python/object/apply:os.system [echo hi]\n---\n", "not valid YAML"),
         ("---\ntitle: " + "x" * 300_000 + "\n---\n", "limit is"),
     ],
-    ids=["billion-laughs", "recursive-alias", "deep-nesting", "complex-key", "huge-int", "python-tag", "huge"],
+    ids=[
+        "billion-laughs",
+        "recursive-alias",
+        "deep-nesting",
+        "complex-key",
+        "huge-int",
+        "python-tag",
+        "huge",
+    ],
 )
 def test_hostile_yaml_is_refused_quickly(text: str, message: str) -> None:
     started = time.monotonic()

@@ -309,7 +309,16 @@ async def test_requests_are_paced_by_the_bucket(make: Factory, clock: FakeClock)
     transport = make(Script(ok({})), limits=SourceLimits(rate=1 / 3, burst=1, concurrency=1))
     for _ in range(3):
         await transport.get_json("/api/query")
-    assert sum(clock.sleeps) == pytest.approx(6.0, abs=1e-6)
+    # A one-token bucket is paced 3 % below its rate (jitter slack): two waits of 3 s / 0.97.
+    assert sum(clock.sleeps) == pytest.approx(6.0 / 0.97, abs=1e-6)
+
+
+async def test_a_bucket_of_several_tokens_keeps_one_as_slack(make: Factory, clock: FakeClock) -> None:
+    transport = make(Script(*[ok({})] * 12), limits=SourceLimits(rate=10, burst=10, concurrency=3))
+    for _ in range(10):
+        await transport.get_json("/works/1")
+    # Nine go at once (one token of the source's ten is left as slack), the tenth waits 0.1 s.
+    assert sum(clock.sleeps) == pytest.approx(0.1, abs=1e-6)
 
 
 # --- circuit breaker and switches -----------------------------------------------------------------

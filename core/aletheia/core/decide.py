@@ -29,7 +29,7 @@ from aletheia.core.authors import (
     surname_key,
 )
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
-from aletheia.core.identifiers import clean_doi
+from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.text import normalize_title
@@ -293,8 +293,42 @@ def _fabrication_signals(cited: CitedReference, current_year: int) -> list[Reaso
     return signals
 
 
-def _identifier_answers(evidence: Evidence, kind: QueryKind) -> tuple[SourceAnswer, ...]:
-    return evidence.for_kind(kind)
+def _cited_identifier(cited: CitedReference, kind: QueryKind) -> str | None:
+    if kind is QueryKind.DOI:
+        return cited.doi
+    if kind is QueryKind.ARXIV:
+        if cited.arxiv_id:
+            return cited.arxiv_id
+        from_doi = arxiv_id_from_doi(cited.doi) if cited.doi else None
+        return from_doi.id if from_doi else None
+    if kind is QueryKind.PMID:
+        return cited.pmid
+    return None
+
+
+def _asks_another_identifier(kind: QueryKind, query: str, wanted: str | None) -> bool:
+    """The query names an identifier of this kind that is not the cited one (a query that is not
+    an identifier at all is taken to be about the citation)."""
+    if kind is QueryKind.DOI:
+        asked = clean_doi(query)
+        return asked is not None and asked != (clean_doi(wanted) if wanted else None)
+    if kind is QueryKind.ARXIV:
+        asked_id = clean_arxiv_id(query)
+        cited_id = clean_arxiv_id(wanted) if wanted else None
+        return asked_id is not None and (cited_id is None or asked_id.id != cited_id.id)
+    if kind is QueryKind.PMID:
+        asked_pmid = clean_pmid(query)
+        return asked_pmid is not None and asked_pmid != (clean_pmid(wanted) if wanted else None)
+    return False
+
+
+def _identifier_answers(evidence: Evidence, kind: QueryKind, cited: CitedReference) -> tuple[SourceAnswer, ...]:
+    """The answers about the *cited* identifier. A lookup of another identifier (the matched
+    work's DOI, asked of a second source for triangulation) says nothing about whether the cited
+    one resolves: a reference cited without a DOI must not get `doi_not_found` because Crossref
+    lacks a work only OpenAlex indexes, nor an invented DOI `doi_resolved` because the real one did."""
+    wanted = _cited_identifier(cited, kind)
+    return tuple(a for a in evidence.for_kind(kind) if not _asks_another_identifier(kind, a.query, wanted))
 
 
 def _resolution(answers: Sequence[SourceAnswer]) -> Outcome | None:
@@ -329,6 +363,12 @@ def _plausibly_same(a: Assessment, cited: CitedReference) -> bool:
 
 def _authors_overlap(a: Assessment) -> bool:
     return a.authors is not None and a.authors.matched_count >= max(1, a.authors.cited_count // 2)
+
+
+def _omits_coauthors(c: AuthorComparison) -> bool:
+    """Every cited author is in the source's list, in order, but some of the source's are not
+    cited (and the citation does not say "et al."): an incomplete list that is not a cut tail."""
+    return bool(c.missing) and not c.truncated and not c.extra and not c.swapped and c.first_author_agrees is True
 
 
 def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_search: bool) -> None:
@@ -374,7 +414,7 @@ def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_sear
             source=a.author_source.source,
             similarity=round(c.similarity, 4),
             decisive=False,
-            agrees=not (c.swapped or c.extra or c.truncated or c.missing_trailing),
+            agrees=not (c.swapped or c.extra or c.truncated or c.missing_trailing or _omits_coauthors(c)),
         )
         if c.swapped:
             f.add(Reason.AUTHORS_SWAPPED, major=True)
@@ -388,6 +428,10 @@ def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_sear
                 f.add(Reason.AUTHORS_MISSING_TRAILING, major=False)
             else:
                 f.add(Reason.AUTHORS_TRUNCATED, major=True)
+        elif _omits_coauthors(c):
+            # Co-authors left out of the middle of the list, with no "et al.": the same tolerance
+            # as for a trailing one (one of four or more is a slip), otherwise a wrong list.
+            f.add(Reason.AUTHOR_LIST_DIFFERS, major=not (len(c.missing) == 1 and c.found_count >= 4))
         if f.fields["authors"].agrees is False:
             f.corrected["authors"] = found_authors
     # --- year (decisive; a preprint/published pair may differ by one)
@@ -446,11 +490,20 @@ def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_sear
         f.add(Reason.MATCHED_BY_SEARCH)
 
 
+def _preprint_record(r: WorkRecord) -> bool:
+    """A preprint, or a record whose only venue is a preprint server (Semantic Scholar lists an
+    arXiv-only paper with venue "arXiv.org" and no preprint type): no evidence of publication."""
+    if r.is_preprint:
+        return True
+    registered_doi = bool(r.doi) and arxiv_id_from_doi(r.doi or "") is None
+    return bool(r.venue) and is_no_venue_claim(r.venue) and not registered_doi and not r.related_dois
+
+
 def _compare_venue(cited: CitedReference, work: Work, f: _Findings) -> None:
     if is_no_venue_claim(cited.venue):
         return
     found_venues = [r.venue for r in work.records if r.venue and not is_no_venue_claim(r.venue)]
-    published = [r for r in work.records if not r.is_preprint]
+    published = [r for r in work.records if not _preprint_record(r)]
     src = work.primary.source
     if not found_venues:
         if not published and not any(r.related_dois for r in work.records):
@@ -614,7 +667,7 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         (QueryKind.ARXIV, Reason.ARXIV_RESOLVED, Reason.ARXIV_NOT_FOUND, Reason.ARXIV_POINTS_ELSEWHERE),
         (QueryKind.PMID, Reason.PMID_RESOLVED, Reason.PMID_NOT_FOUND, Reason.PMID_POINTS_ELSEWHERE),
     ):
-        answers = _identifier_answers(evidence, kind)
+        answers = _identifier_answers(evidence, kind, cited)
         outcome = _resolution(answers)
         if outcome is None:
             continue

@@ -19,14 +19,19 @@ first: the log is what happened, the last verdict event per item is the one stor
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine
 
 from aletheia.core.audit_chain import content_hash
 from aletheia.core.records import WorkRecord
+from aletheia.storage.audit_log import AuditLog
 
 if TYPE_CHECKING:
     from aletheia.pipeline.evidence import ReferenceOutcome
-    from aletheia.storage.audit_log import AuditLog
+    from aletheia.pipeline.runtime import Runtime
 
 SOURCE_CONSULTED = "source_consulted"
 FIELD_COMPARISON = "field_comparison"
@@ -103,6 +108,29 @@ def record_decisions(
     for position, key, outcome in decisions:
         events.extend(decision_events(key, outcome, position=position))
     return audit_log.append(job_id, events)
+
+
+# One AuditLog per database engine: it holds the in-process per-job locks, which must be shared by
+# every thread appending to the same job.
+_LOGS: weakref.WeakKeyDictionary[Engine, AuditLog] = weakref.WeakKeyDictionary()
+_LOGS_GUARD = threading.Lock()
+
+
+def audit_log_for(runtime: Runtime) -> AuditLog:
+    """The audit log of the runtime's database."""
+    engine = runtime.jobs.engine
+    with _LOGS_GUARD:
+        log = _LOGS.get(engine)
+        if log is None:
+            log = _LOGS[engine] = AuditLog(engine, anchor_file=runtime.settings.audit_anchor_file)
+        return log
+
+
+def commit_job_trail(runtime: Runtime, job_id: str) -> None:
+    """At a job's end: commit its Merkle root, and the global root when one is due."""
+    log = audit_log_for(runtime)
+    log.commit_job(job_id)
+    log.commit_global_if_due(runtime.settings.audit_global_commit_seconds)
 
 
 def record_artifact_written(

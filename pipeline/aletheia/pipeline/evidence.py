@@ -101,10 +101,11 @@ def _search_text(cited: CitedReference) -> str | None:
 async def _identifier_lookups(cited: CitedReference, gw: SourceGateway, g: Gathered) -> None:
     calls: list[Awaitable[list[SourceRecord]]] = []
     doi, arxiv = cited.doi, cited.arxiv_id
-    if doi and arxiv is None:
-        from_doi = arxiv_id_from_doi(doi)
-        if from_doi is not None:  # arXiv's DataCite DOIs are not in Crossref: ask arXiv
-            arxiv, doi = from_doi.id, None
+    from_doi = arxiv_id_from_doi(doi) if doi else None
+    if from_doi is not None:
+        # arXiv's DataCite DOIs are not in Crossref: ask arXiv (by the id the DOI carries, when
+        # the citation does not give the id itself).
+        arxiv, doi = arxiv or from_doi.id, None
     if doi:
         for source, call in gw.doi_lookups(doi):
             calls.append(_ask(g, source, QueryKind.DOI, doi, call))
@@ -159,23 +160,25 @@ async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bo
         for a in g.answers
         if a.outcome is Outcome.FOUND and any(_same_id(r, match) for r in a.records)
     }
-    calls: list[Awaitable[list[SourceRecord]]] = []
+    # Lookups, not coroutines: only the first is run, and a coroutine never awaited is a warning.
+    lookups: list[tuple[SourceName, QueryKind, str, Callable[[], Awaitable[Any]]]] = []
     if match.doi and arxiv_id_from_doi(match.doi) is None:
         for source, call in gw.doi_lookups(match.doi):
             if source not in seen:
-                calls.append(_ask(g, source, QueryKind.DOI, match.doi, call))
-    if not calls and match.arxiv_id:
+                lookups.append((source, QueryKind.DOI, match.doi, call))
+    if not lookups and match.arxiv_id:
         for source, call in gw.arxiv_lookups(match.arxiv_id, None):
             if source not in seen:
-                calls.append(_ask(g, source, QueryKind.ARXIV, match.arxiv_id, call))
-    if not calls and match.pmid:
+                lookups.append((source, QueryKind.ARXIV, match.arxiv_id, call))
+    if not lookups and match.pmid:
         for source, call in gw.pmid_lookups(match.pmid):
             if source not in seen:
-                calls.append(_ask(g, source, QueryKind.PMID, match.pmid, call))
-    if not calls:
+                lookups.append((source, QueryKind.PMID, match.pmid, call))
+    if not lookups:
         return False
-    # Only the first missing source is needed for triangulation: stop asking once one answers.
-    await asyncio.gather(*calls[:1])
+    # Only the first missing source is needed for triangulation.
+    source, kind, query, call = lookups[0]
+    await _ask(g, source, kind, query, call)
     return True
 
 

@@ -490,7 +490,9 @@ def extract_pdf_references(
         from aletheia.pipeline.sandbox import pdf_text_isolated
 
         memory = settings.pdf_memory_limit_mb * 1024 * 1024 if settings.pdf_memory_limit_mb > 0 else None
-        text = pdf_text_isolated(data, origin=origin, max_pages=pages_limit, timeout=seconds, memory_bytes=memory)
+        text = pdf_text_isolated(
+            data, origin=origin, max_pages=pages_limit, timeout=seconds, memory_bytes=memory
+        )
     else:
         text = pdf_text(data, origin=origin, max_pages=pages_limit, timeout=seconds)
     lines = text.split("\n")

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from aletheia.sources.transport import redact_text
+
 current_job_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("aletheia_job_id", default=None)
 
 # Attributes every LogRecord has; anything else was passed with `extra=` and goes into the line.
@@ -66,7 +68,9 @@ class JsonLineFormatter(logging.Formatter):
                 line[key] = value
         if record.exc_info:
             line["exc"] = self.formatException(record.exc_info)
-        return json.dumps(line, ensure_ascii=False, default=str)
+        # Credentials in a message (a DSN with its password in an exception, a key in a URL) are
+        # scrubbed from the whole line, whatever logger it came from.
+        return redact_text(json.dumps(line, ensure_ascii=False, default=str))
 
 
 def configure_json_logging(level: int | str = logging.INFO, *, role: str | None = None) -> None:

@@ -29,7 +29,9 @@ _EXIT_ERROR: Final = 2
 _MESSAGE_LIMIT: Final = 500
 
 
-def _limit_child(memory_bytes: int | None, cpu_seconds: int | None) -> None:  # pragma: no cover - in the child
+def _limit_child(
+    memory_bytes: int | None, cpu_seconds: int | None
+) -> None:  # pragma: no cover - in the child
     import resource
 
     if memory_bytes is not None:
@@ -50,7 +52,11 @@ def pdf_text_isolated(
 ) -> str:
     """`inputs.pdf_text(data, ...)` run in a child process; raises `InputError` for the document on
     a bad PDF (as `pdf_text` does), a limit hit (time, memory), or a crash of the reader."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ALETHEIA_", "OPENALEX_", "NCBI_", "SEMANTIC_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ALETHEIA_", "OPENALEX_", "NCBI_", "SEMANTIC_"))
+    }
     env["ALETHEIA_SANDBOX_ARGS"] = json.dumps({"origin": origin, "max_pages": max_pages, "timeout": timeout})
     cpu = max(1, int(timeout) + 1)
     try:
@@ -60,11 +66,13 @@ def pdf_text_isolated(
             capture_output=True,
             timeout=timeout + 5.0,  # interpreter start-up and imports on top of the reader's own budget
             env=env,
-            preexec_fn=lambda: _limit_child(memory_bytes, cpu),  # noqa: PLW1509 - no threads hold locks here
+            preexec_fn=lambda: _limit_child(memory_bytes, cpu),
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise InputError(origin, f"reading took longer than {timeout:.0f} s (ALETHEIA_PDF_TIMEOUT_SECONDS)") from None
+        raise InputError(
+            origin, f"reading took longer than {timeout:.0f} s (ALETHEIA_PDF_TIMEOUT_SECONDS)"
+        ) from None
     if done.returncode == 0:
         return done.stdout.decode("utf-8")
     if done.returncode == _EXIT_ERROR:
@@ -78,9 +86,14 @@ def pdf_text_isolated(
 
 def _death(returncode: int, stderr: bytes, memory_bytes: int | None, cpu: int) -> str:
     tail = stderr.decode("utf-8", "replace")
-    if returncode == -signal.SIGXCPU or returncode == -signal.SIGKILL and "CPU" in tail:
+    if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL and "CPU" in tail):
         return f"reading used more than {cpu} s of CPU (ALETHEIA_PDF_TIMEOUT_SECONDS)"
-    if "MemoryError" in tail or "bad_alloc" in tail or "std::bad_alloc" in tail or returncode == -signal.SIGABRT:
+    if (
+        "MemoryError" in tail
+        or "bad_alloc" in tail
+        or "std::bad_alloc" in tail
+        or returncode == -signal.SIGABRT
+    ):
         limit = f" of {memory_bytes // (1024 * 1024)} MB" if memory_bytes else ""
         return f"reading exceeded the memory limit{limit} (ALETHEIA_PDF_MEMORY_LIMIT_MB)"
     if returncode < 0:

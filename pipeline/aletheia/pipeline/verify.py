@@ -18,12 +18,11 @@ from typing import Any
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
-from aletheia.pipeline.audit import record_decisions
+from aletheia.pipeline.audit import audit_log_for, commit_job_trail, record_decisions
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.gateway import SourceGateway
 from aletheia.pipeline.report import reference_json
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.models import JobStatus
 
 DEFAULT_CONCURRENCY = 32
@@ -107,7 +106,7 @@ class Recorder:
         self.job_id = job_id
         self.batch_size = batch
         self.pending: list[tuple[int, ReferenceOutcome]] = []
-        self.audit = AuditLog(runtime.jobs.engine, anchor_file=runtime.settings.audit_anchor_file)
+        self.audit = audit_log_for(runtime)
 
     def add(self, position: int, outcome: ReferenceOutcome) -> None:
         self.pending.append((position, outcome))
@@ -140,8 +139,7 @@ class Recorder:
 
     def commit(self) -> None:
         """Commit the job's Merkle root, and the global root when one is due."""
-        self.audit.commit_job(self.job_id)
-        self.audit.commit_global_if_due(self.runtime.settings.audit_global_commit_seconds)
+        commit_job_trail(self.runtime, self.job_id)
 
 
 def sources_summary(gateway: SourceGateway, affected: dict[str, Counter[str]]) -> dict[str, dict[str, Any]]:

@@ -80,16 +80,16 @@ class Coalescer(Generic[K, V]):
         `max_in_flight` batches are already out (then it waits for one of them to return)."""
         while len(self._pending) >= self.max_batch:
             self._send(list(self._pending)[: self.max_batch])
-        if full_only or not self._pending:
+        if full_only:
             return
-        if self.max_in_flight is not None and self._running >= self.max_in_flight:
-            if self._timer is not None:  # held back: `_run` sends it when a batch returns
-                self._timer.cancel()
-                self._timer = None
-            return
+        # The window is over either way: the rest goes now, or when a batch in flight returns.
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if not self._pending:
+            return
+        if self.max_in_flight is not None and self._running >= self.max_in_flight:
+            return
         self._send(list(self._pending))
 
     def _send(self, keys: list[K]) -> None:

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import heapq
 import json as jsonlib
+import logging
 import math
 import re
 import socket
@@ -62,6 +64,7 @@ SECRET_PARAMS = frozenset({"api_key", "apikey", "api-key", "key", "token", "acce
 SECRET_HEADERS = frozenset({"x-api-key", "api-key", "authorization", "proxy-authorization"})
 REDACTED = "REDACTED"
 _SECRET_ASSIGNMENT = re.compile(r"(?i)\b(api[_-]?key|apikey|key|token|access_token)=([^&\s\"'<>]+)")
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^:/@\s]*):([^@\s/]+)@")
 # Secrets shorter than this are not scrubbed by value: replacing "1" everywhere would garble text.
 _MIN_SECRET_LENGTH = 4
 
@@ -84,11 +87,40 @@ def redact_url(url: str | httpx.URL) -> str:
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` with every known secret value and every `key=value` credential assignment replaced."""
+    """`text` with every known secret value, every `key=value` credential assignment and every
+    password in a `scheme://user:password@host` URL replaced."""
     for secret in secrets:
         if len(secret) >= _MIN_SECRET_LENGTH:
             text = text.replace(secret, REDACTED)
+    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{REDACTED}@", text)
     return _SECRET_ASSIGNMENT.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
+
+
+class RedactingLogFilter(logging.Filter):
+    """Rewrites a log record's message through `redact_text` (never drops a record).
+
+    httpx logs every request's URL at INFO, query string included, and OpenAlex and PubMed take
+    their API keys in the query string: without this filter a worker logging at INFO writes the
+    keys to its log (docs/reliability.md, "Secrets")."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact_text(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+
+def install_log_redaction(loggers: Iterable[str] = ("httpx",)) -> None:
+    """Put one `RedactingLogFilter` on each named logger (idempotent)."""
+    for name in loggers:
+        target = logging.getLogger(name)
+        if not any(isinstance(f, RedactingLogFilter) for f in target.filters):
+            target.addFilter(RedactingLogFilter())
+
+
+# Every source client imports this module, so no request is made before the filter is in place.
+install_log_redaction()
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
@@ -174,6 +206,49 @@ class _RetryAfterOrJitter(wait_base):
         return float(self.backoff(retry_state))
 
 
+# Which requests go first when several wait for a source: a batch answers many references per
+# token, a single record one, a search one at a time and at a lower rate. Serving the cheap,
+# many-answer requests first lets their references be decided (CPU) while searches still wait for
+# tokens, instead of all at the end.
+_PRIORITY: dict[str, int] = {"batch": 0, "single": 1, "fulltext": 2, "search": 3}
+
+
+class PriorityGate:
+    """At most `limit` holders at once; waiters are admitted by priority, then in arrival order."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._held = 0
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._counter = 0
+
+    async def acquire(self, priority: int) -> None:
+        if self._held < self.limit and not self._waiters:
+            self._held += 1
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._counter += 1
+        entry = (priority, self._counter, future)
+        heapq.heappush(self._waiters, entry)
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self.release()  # admitted and cancelled at once: hand the place on
+            else:
+                self._waiters.remove(entry)
+                heapq.heapify(self._waiters)
+            raise
+
+    def release(self) -> None:
+        while self._waiters:
+            _, _, future = heapq.heappop(self._waiters)
+            if not future.done():
+                future.set_result(None)
+                return
+        self._held -= 1
+
+
 class PoliteTransport:
     """`Transport` over one shared `httpx.AsyncClient` for one source (see the module docstring).
 
@@ -210,6 +285,7 @@ class PoliteTransport:
         self.enabled = enabled
         self.limits = limits
         self.limiter = limiter
+        self._gate = PriorityGate(max(1, limits.concurrency))
         self.breaker = breaker
         self.attempts = attempts
         self.timeout = timeout
@@ -349,6 +425,23 @@ class PoliteTransport:
         # A slower search bucket (Crossref: 3/s beside 10/s) must not inherit the faster bucket's
         # burst: ten searches at once would be seven 429s. Its burst is its one-second rate.
         burst = self.limits.burst if rate == self.limits.rate else max(1, min(self.limits.burst, int(rate)))
+        # The source counts arrivals, we count departures, and network jitter moves one against the
+        # other: a request sent exactly on time can arrive early and meet a 429. So we leave one
+        # token of slack in the source's bucket (burst - 1), which absorbs a jitter of up to one
+        # interval; a bucket of one token has no slack to leave, so there we pace 3 % below the rate.
+        if burst >= 2:
+            burst -= 1
+        else:
+            rate *= 0.97
+        await self._gate.acquire(_PRIORITY.get(request.kind, 1))
+        try:
+            return await self._send_in_slot(request, read, bucket, rate, burst)
+        finally:
+            self._gate.release()
+
+    async def _send_in_slot(
+        self, request: _Request, read: Callable[[httpx.Response], T], bucket: str, rate: float, burst: int
+    ) -> T | None:
         async with self.limiter.slot(self.source.value, self.limits.concurrency):
             await self.limiter.acquire(bucket, rate, burst, max_wait=self.deadline)
             self.stats.requests += 1

@@ -105,6 +105,17 @@ class SimulatorProcess:
         if self._config_file is not None:
             self._config_file.unlink(missing_ok=True)
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the simulator process has used so far (from /proc)."""
+        if self._proc is None:
+            return 0.0
+        try:
+            fields = Path(f"/proc/{self._proc.pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        ticks = os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / ticks
+
     def stats(self) -> dict[str, Any]:
         data: dict[str, Any] = httpx.get(f"{self.base_url}/_sim/stats", timeout=30).json()
         return data

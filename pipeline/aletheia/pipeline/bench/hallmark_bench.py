@@ -112,7 +112,9 @@ def work_record(fields: dict[str, str], *, origin: str) -> dict[str, Any]:
     doi = clean_doi(fields.get("doi")) if fields.get("doi") else None
     arxiv = arxiv_id_from_doi(doi) if doi else None
     if arxiv is not None:
-        record.update({"type": "posted-content", "arxiv_id": arxiv.id, "venue": None})
+        # OpenAlex indexes arXiv preprints too (under the DataCite DOI).
+        record.update({"type": "posted-content", "arxiv_id": arxiv.id, "venue": None,
+                       "sources": ["arxiv", "semantic_scholar", "openalex"]})  # fmt: skip
     elif doi:
         record["doi"] = doi
     else:

@@ -81,17 +81,19 @@ def requests_made(stats: dict[str, Any], buckets: dict[Bucket, tuple[float, int]
     return {k: v for k, v in made.items() if v}
 
 
-async def _verify_all(refs: list[Any], settings: Any, concurrency: int) -> tuple[Counter[str], Counter[str], float]:
+async def _verify_all(
+    refs: list[Any], settings: Any, concurrency: int
+) -> tuple[Counter[str], Counter[str], float, float]:
     verdicts: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     async with simulated_gateway(settings) as gateway:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
             verdicts[outcome.verdict.status.value] += 1
             for reason in outcome.verdict.reasons:
                 reasons[reason.value] += 1
-        elapsed = time.perf_counter() - started
-    return verdicts, reasons, elapsed
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    return verdicts, reasons, elapsed, cpu
 
 
 def run(
@@ -113,7 +115,9 @@ def run(
             if coalesce_window_ms is not None:
                 overrides["coalesce_window_ms"] = coalesce_window_ms
             settings = simulator_settings(sim.base_url, **overrides)
-            verdicts, reasons, elapsed = asyncio.run(_verify_all(refs, settings, concurrency))
+            sim_cpu_before = sim.cpu_seconds()
+            verdicts, reasons, elapsed, cpu = asyncio.run(_verify_all(refs, settings, concurrency))
+            sim_cpu = sim.cpu_seconds() - sim_cpu_before
             stats = sim.stats()
     buckets = documented_buckets(config)
     minimal = minimal_requests(mix["doi"], mix["arxiv"], mix["title"])
@@ -133,6 +137,8 @@ def run(
         "concurrency": concurrency,
         "coalesce_window_ms": settings.coalesce_window_ms,
         "wall_seconds": round(elapsed, 2),
+        "pipeline_cpu_seconds": round(cpu, 2),
+        "simulator_cpu_seconds": round(sim_cpu, 2),
         "bound_seconds_minimal_requests": max(bound_min.values()),
         "bound_by_bucket_minimal_requests": bound_min,
         "minimal_requests": {f"{s}:{k}": n for (s, k), n in minimal.items()},
@@ -144,7 +150,9 @@ def run(
         "requests_for_identifier_refs": identifier_requests,
         "requests_per_identifier_reference": round(identifier_requests / id_bearing, 3) if id_bearing else None,
         "status_429": stats["totals"]["status_429"],
-        "by_source": {s: {"requests": st["requests"], "by_kind": st.get("by_kind", {}), "by_status": st["by_status"]}
+        "by_source": {s: {"requests": st["requests"], "by_kind": st.get("by_kind", {}), "by_status": st["by_status"],
+                          "rate_limited": st.get("rate_limited", 0), "concurrency_limited": st.get("concurrency_limited", 0),
+                          "max_in_flight": st.get("max_in_flight")}
                       for s, st in stats["sources"].items() if st["requests"]},  # fmt: skip
         "verdicts": dict(verdicts),
         "reasons": dict(reasons.most_common()),
@@ -156,6 +164,7 @@ def format_report(figures: dict[str, Any]) -> str:
         f"references: {figures['references']} {figures['mix']}  concurrency {figures['concurrency']}",
         f"wall time: {figures['wall_seconds']} s   bound (minimal requests): "
         f"{figures['bound_seconds_minimal_requests']} s   bound (requests made): {figures['bound_seconds_requests_made']} s",
+        f"CPU: pipeline {figures['pipeline_cpu_seconds']} s, simulator {figures['simulator_cpu_seconds']} s",
         f"within 10% of the bound: {figures['wall_seconds'] <= 1.1 * figures['bound_seconds_minimal_requests']}",
         f"429 responses: {figures['status_429']}",
         f"requests: {figures['requests_total']} ({figures['requests_per_reference']} per reference; "

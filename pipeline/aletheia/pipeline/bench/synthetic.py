@@ -89,8 +89,15 @@ def _authors(rng: random.Random) -> list[dict[str, str]]:
     return [{"given": rng.choice(_GIVEN), "family": rng.choice(_FAMILY)} for _ in range(count)]
 
 
-def _arxiv_id(rng: random.Random, year: int, serial: int) -> str:
-    return f"{year % 100:02d}{rng.randint(1, 12):02d}.{10000 + serial:05d}"
+def _arxiv_id(rng: random.Random, year: int, used: set[str]) -> str:
+    """A new-style id of the work's year: four-digit numbers until 2014, five from 2015."""
+    while True:
+        yymm = f"{year % 100:02d}{rng.randint(1, 12):02d}"
+        number = f"{rng.randint(1, 29999):05d}" if year >= 2015 else f"{rng.randint(1, 9999):04d}"
+        candidate = f"{yymm}.{number}"
+        if candidate not in used:
+            used.add(candidate)
+            return candidate
 
 
 def generate(count: int, *, doi_share: float, arxiv_share: float, seed: int, distractors: int = 0) -> list[SyntheticWork]:
@@ -99,6 +106,7 @@ def generate(count: int, *, doi_share: float, arxiv_share: float, seed: int, dis
     rng = random.Random(seed)
     works: list[SyntheticWork] = []
     seen_titles: set[str] = set()
+    used_arxiv: set[str] = set()
     n_doi = round(count * doi_share)
     n_arxiv = round(count * arxiv_share)
     for serial in range(count + distractors):
@@ -109,7 +117,7 @@ def generate(count: int, *, doi_share: float, arxiv_share: float, seed: int, dis
         year = rng.randint(2012, 2025)
         authors = _authors(rng)
         if n_doi <= serial < n_doi + n_arxiv:  # arXiv-only preprint
-            arxiv = _arxiv_id(rng, year, serial)
+            arxiv = _arxiv_id(rng, year, used_arxiv)
             record: dict[str, Any] = {
                 "title": title, "authors": authors, "year": year, "type": "posted-content",
                 "arxiv_id": arxiv, "arxiv_categories": [rng.choice(["cs.LG", "cs.CL", "cs.CV", "stat.ML", "q-bio.QM"])],
@@ -123,7 +131,7 @@ def generate(count: int, *, doi_share: float, arxiv_share: float, seed: int, dis
             "volume": str(rng.randint(1, 40)), "pages": f"{rng.randint(1, 900)}-{rng.randint(901, 1800)}",
         }  # fmt: skip
         if rng.random() < 0.25:  # a preprint of it on arXiv, as for many ML papers
-            record["related"] = {"preprint_arxiv_id": _arxiv_id(rng, max(year - 1, 2012), serial + 50000)}
+            record["related"] = {"preprint_arxiv_id": _arxiv_id(rng, max(year - 1, 2012), used_arxiv)}
         cite = "doi" if serial < n_doi else "title" if serial < count else "none"
         works.append(SyntheticWork(record, cite))
     return works

@@ -31,6 +31,7 @@ from aletheia.sources.simulator.universe import (
     SourceCatalog,
     normalize_doi,
     normalize_pmcid,
+    stable_hex,
     stable_int,
 )
 
@@ -355,6 +356,25 @@ def _locations(work: SimWork) -> list[dict[str, Any]]:
                 "id": f"doi:{work.doi}",
                 "is_oa": False,
                 "landing_page_url": doi_url,
+                "pdf_url": None,
+                "source": _source(work),
+                "license": None,
+                "license_id": None,
+                "version": "publishedVersion",
+                "is_accepted": True,
+                "is_published": True,
+                "raw_source_name": work.venue,
+                "raw_type": work.type,
+            }
+        )
+    elif work.venue and work.type != "posted-content":
+        # Published without a DOI (PMLR, OpenReview, NeurIPS proceedings): OpenAlex still names
+        # the venue, with the proceedings' landing page.
+        locations.append(
+            {
+                "id": f"venue:{work.key}",
+                "is_oa": True,
+                "landing_page_url": f"https://proceedings.example.org/{stable_hex(work.key)[:12]}",
                 "pdf_url": None,
                 "source": _source(work),
                 "license": None,
