@@ -165,6 +165,14 @@ def test_a_bibliography_submitted_from_the_cli_reaches_a_report(
     assert "<html" in stack.cli("report", job_id, "--format", "html").stdout.lower()
     assert_complete_without_duplicates(database_url, job_id, 7)
 
+    # The workers wrote the job's decision trail, hash-chained and committed: it verifies intact,
+    # and a replay of every verdict from the stored evidence finds no difference.
+    shown = stack.cli("audit-log", "show", job_id).stdout
+    assert "verdict" in shown and "source_consulted" in shown and "artifact_written" in shown
+    verified = stack.cli("audit-log", "verify", job_id, check=False)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert stack.cli("replay", job_id, check=False).returncode == 0
+
     # Every worker log line is JSON, and the lines about this job carry its id.
     lines = [
         json.loads(line)

@@ -23,18 +23,25 @@ TITLE = "Sparse Kernel Estimators for Tidal Sediment Transport"
 
 def record(source: SourceName, **kw: object) -> WorkRecord:
     base: dict[str, object] = {
-        "title": TITLE, "authors": AUTHORS, "year": 2021,
-        "venue": "Journal of Coastal Dynamics", "doi": "10.5555/jcd.2021.0417",
-    }  # fmt: skip
+        "title": TITLE,
+        "authors": AUTHORS,
+        "year": 2021,
+        "venue": "Journal of Coastal Dynamics",
+        "doi": "10.5555/jcd.2021.0417",
+    }
     base.update(kw)
     return WorkRecord(source=source, **base)  # type: ignore[arg-type]
 
 
 def cite(**kw: object) -> CitedReference:
     base: dict[str, object] = {
-        "key": "solberg2021", "title": TITLE, "authors": AUTHORS, "year": 2021,
-        "venue": "Journal of Coastal Dynamics", "doi": "10.5555/jcd.2021.0417",
-    }  # fmt: skip
+        "key": "solberg2021",
+        "title": TITLE,
+        "authors": AUTHORS,
+        "year": 2021,
+        "venue": "Journal of Coastal Dynamics",
+        "doi": "10.5555/jcd.2021.0417",
+    }
     base.update(kw)
     return CitedReference(**base)  # type: ignore[arg-type]
 
@@ -53,8 +60,11 @@ def run(cited: CitedReference, *answers: SourceAnswer) -> Verdict:
 
 def test_co_authors_dropped_from_the_middle_are_a_major_author_list_error() -> None:
     cited = cite(authors=(AUTHORS[0], AUTHORS[4]))
-    v = run(cited, answer(C, QueryKind.DOI, "10.5555/jcd.2021.0417", record(C)),
-            answer(O, QueryKind.DOI, "10.5555/jcd.2021.0417", record(O)))  # fmt: skip
+    v = run(
+        cited,
+        answer(C, QueryKind.DOI, "10.5555/jcd.2021.0417", record(C)),
+        answer(O, QueryKind.DOI, "10.5555/jcd.2021.0417", record(O)),
+    )
     assert v.status is VerdictStatus.METADATA_ERROR
     assert v.severity is Severity.MAJOR
     assert Reason.AUTHOR_LIST_DIFFERS in v.reasons
@@ -63,8 +73,11 @@ def test_co_authors_dropped_from_the_middle_are_a_major_author_list_error() -> N
 
 def test_one_co_author_dropped_from_a_long_list_is_minor() -> None:
     cited = cite(authors=(AUTHORS[0], AUTHORS[1], AUTHORS[3], AUTHORS[4]))
-    v = run(cited, answer(C, QueryKind.DOI, "10.5555/jcd.2021.0417", record(C)),
-            answer(O, QueryKind.DOI, "10.5555/jcd.2021.0417", record(O)))  # fmt: skip
+    v = run(
+        cited,
+        answer(C, QueryKind.DOI, "10.5555/jcd.2021.0417", record(C)),
+        answer(O, QueryKind.DOI, "10.5555/jcd.2021.0417", record(O)),
+    )
     assert v.status is VerdictStatus.METADATA_ERROR
     assert v.severity is Severity.MINOR
     assert Reason.AUTHOR_LIST_DIFFERS in v.reasons
@@ -72,8 +85,11 @@ def test_one_co_author_dropped_from_a_long_list_is_minor() -> None:
 
 def test_a_list_marked_et_al_may_leave_authors_out() -> None:
     cited = cite(authors=(AUTHORS[0], AUTHORS[1]), authors_truncated=True)
-    v = run(cited, answer(C, QueryKind.DOI, "10.5555/jcd.2021.0417", record(C)),
-            answer(O, QueryKind.DOI, "10.5555/jcd.2021.0417", record(O)))  # fmt: skip
+    v = run(
+        cited,
+        answer(C, QueryKind.DOI, "10.5555/jcd.2021.0417", record(C)),
+        answer(O, QueryKind.DOI, "10.5555/jcd.2021.0417", record(O)),
+    )
     assert v.status is VerdictStatus.VERIFIED
 
 

@@ -322,7 +322,9 @@ def _asks_another_identifier(kind: QueryKind, query: str, wanted: str | None) ->
     return False
 
 
-def _identifier_answers(evidence: Evidence, kind: QueryKind, cited: CitedReference) -> tuple[SourceAnswer, ...]:
+def _identifier_answers(
+    evidence: Evidence, kind: QueryKind, cited: CitedReference
+) -> tuple[SourceAnswer, ...]:
     """The answers about the *cited* identifier. A lookup of another identifier (the matched
     work's DOI, asked of a second source for triangulation) says nothing about whether the cited
     one resolves: a reference cited without a DOI must not get `doi_not_found` because Crossref
@@ -368,7 +370,13 @@ def _authors_overlap(a: Assessment) -> bool:
 def _omits_coauthors(c: AuthorComparison) -> bool:
     """Every cited author is in the source's list, in order, but some of the source's are not
     cited (and the citation does not say "et al."): an incomplete list that is not a cut tail."""
-    return bool(c.missing) and not c.truncated and not c.extra and not c.swapped and c.first_author_agrees is True
+    return (
+        bool(c.missing)
+        and not c.truncated
+        and not c.extra
+        and not c.swapped
+        and c.first_author_agrees is True
+    )
 
 
 def _compare_fields(cited: CitedReference, a: Assessment, f: _Findings, via_search: bool) -> None:

@@ -47,6 +47,12 @@ from aletheia.core.bibliography.problems import InputError, InputProblem
 from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Reason, Verdict, VerdictStatus
+from aletheia.pipeline.audit import (
+    audit_log_for,
+    commit_job_trail,
+    record_artifact_written,
+    record_decision_events,
+)
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.gateway import SourceGateway
 from aletheia.pipeline.joblog import job_context
@@ -77,6 +83,7 @@ START_SWEEP = "aletheia.control.start_sweep"
 AUDIT = "aletheia.control.audit"
 REDRIVE = "aletheia.control.redrive"
 REFRESH_RETRACTIONS = "aletheia.control.refresh_retractions"
+COMMIT_AUDIT_ROOT = "aletheia.control.commit_audit_root"
 
 TASK_NAMES = (
     START_BIBLIOGRAPHY, EXPAND_DOCUMENTS, VERIFY_ITEM, VERIFY_CLAIM, RENDER_REPORT,
@@ -526,6 +533,9 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
         if wait is not None:
             _requeue_item(rt, item_id)
             raise TokenDeferred(wait)
+        # The decision events first: a crash between the two leaves events and no verdict, and the
+        # re-run appends nothing new (events are de-duplicated) before recording the verdict.
+        record_decision_events(audit_log_for(rt), item.job_id, item.key, outcome, position=item.position)
         rt.jobs.record_verdict(
             item.job_id,
             item_id,
@@ -578,6 +588,14 @@ def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *
             status=VerdictStatus.UNVERIFIABLE,
             reasons=(Reason.SOURCE_UNAVAILABLE,),
             notes=(f"verification failed after {item.attempts} attempt(s): {message}"[:500],),
+        )
+        cited = CitedReference.model_validate(item.payload)
+        record_decision_events(
+            audit_log_for(rt),
+            item.job_id,
+            item.key,
+            ReferenceOutcome(cited=cited, verdict=verdict, evidence=Evidence(), raw=[]),
+            position=item.position,
         )
         rt.jobs.record_verdict(
             item.job_id, item_id, verdict.model_dump(mode="json"), Evidence().model_dump(mode="json")
@@ -634,18 +652,8 @@ def verify_claim(ctx: ServiceContext, job_id: str) -> None:
         if citation is not None:
             artifact = Path(str(outcome))
             summary |= {"verified": True, "citation": _jsonable(citation), "artifact": str(artifact)}
-            with rt.jobs.sessions.begin() as s:
-                from aletheia.storage.db import upsert
-
-                upsert(
-                    s,
-                    ArtifactRow.__table__,
-                    [{"job_id": job_id, "repository": str(root), "path": str(artifact), "kind": "citation",
-                      "content_hash": hashlib.sha256(artifact.read_bytes()).hexdigest(),
-                      "written_at": utcnow()}],
-                    conflict=["repository", "path"],
-                    update=["job_id", "content_hash", "written_at"],
-                )  # fmt: skip
+            digest = hashlib.sha256(artifact.read_bytes()).hexdigest()
+            record_artifact(rt, job_id, str(root), artifact, "citation", digest)
         else:  # default-deny: why it could not be proven
             summary |= {"verified": False, "conflict": _jsonable(outcome)}
         rt.jobs.set_summary(job_id, summary)
@@ -778,6 +786,12 @@ def refresh_retractions(ctx: ServiceContext) -> int | None:
     return count
 
 
+def commit_audit_root(ctx: ServiceContext) -> str | None:
+    """The periodic Merkle commit across jobs (seed 002): every job root not yet covered."""
+    info = audit_log_for(ctx.runtime).commit_global()
+    return None if info is None else info.root
+
+
 # --- reports (the writer) -------------------------------------------------------------------------
 
 
@@ -881,8 +895,6 @@ def write_artifact(
     runtime: Runtime, job_id: str, repository: str, path: Path, content: str, kind: str
 ) -> str:
     """Write `content` atomically (unchanged content is not rewritten) and record it by path."""
-    from aletheia.storage.db import upsert
-
     data = content.encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -897,6 +909,16 @@ def write_artifact(
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+    record_artifact(runtime, job_id, repository, path, kind, digest)
+    return digest
+
+
+def record_artifact(
+    runtime: Runtime, job_id: str, repository: str, path: Path, kind: str, digest: str
+) -> None:
+    """Record a written file by path (idempotent) and append `artifact_written` to the job's trail."""
+    from aletheia.storage.db import upsert
+
     with runtime.jobs.sessions.begin() as s:
         upsert(
             s,
@@ -906,7 +928,14 @@ def write_artifact(
             conflict=["repository", "path"],
             update=["job_id", "kind", "content_hash", "written_at"],
         )  # fmt: skip
-    return digest
+    record_artifact_written(
+        audit_log_for(runtime),
+        job_id,
+        repository=repository,
+        path=str(path),
+        kind=kind,
+        content_sha256=digest,
+    )
 
 
 def report_files(runtime: Runtime, job_id: str) -> dict[str, str]:
@@ -955,6 +984,7 @@ def render_report(ctx: ServiceContext, job_id: str) -> list[str]:
         summary["status"] = JobStatus.DONE
         summary["artifacts"] = written
         rt.jobs.set_summary(job_id, summary)
+        commit_job_trail(rt, job_id)  # the job's Merkle root, before it is marked done
         if _transition(rt, job_id, JobStatus.RUNNING, JobStatus.DONE) or _transition(
             rt, job_id, JobStatus.QUEUED, JobStatus.DONE
         ):

@@ -123,11 +123,7 @@ class Recorder:
             self.job_id,
             [(pos, o.cited.key, "reference", o.cited.model_dump(mode="json")) for pos, o in self.pending],
         )
-        by_pos = {
-            it.position: it.id
-            for it in jobs.items(self.job_id)
-            if it.position in {p for p, _ in self.pending}
-        }
+        by_pos = self._item_ids([pos for pos, _ in self.pending])
         for pos, o in self.pending:
             jobs.record_verdict(
                 self.job_id,
@@ -136,6 +132,19 @@ class Recorder:
                 o.evidence.model_dump(mode="json"),
             )
         self.pending = []
+
+    def _item_ids(self, positions: list[int]) -> dict[int, str]:
+        """Item ids of these positions only: reading the whole job's items at every flush made a
+        100,000-entry job quadratic in time and its memory grow with the input."""
+        from sqlalchemy import select
+
+        from aletheia.storage.models import Item
+
+        with self.runtime.jobs.sessions() as s:
+            rows = s.execute(
+                select(Item.position, Item.id).where(Item.job_id == self.job_id, Item.position.in_(positions))
+            )
+            return {int(position): str(item_id) for position, item_id in rows}
 
     def commit(self) -> None:
         """Commit the job's Merkle root, and the global root when one is due."""

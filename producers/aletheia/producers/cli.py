@@ -88,3 +88,6 @@ from aletheia.producers import claims_cli  # noqa: E402 - registered after the o
 main.add_command(claims_cli.cite)
 main.add_command(claims_cli.check)
 main.add_command(claims_cli.audit)
+from aletheia.producers import bench_cli  # noqa: E402 - registered after the other commands
+
+main.add_command(bench_cli.bench)

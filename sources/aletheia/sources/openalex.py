@@ -474,8 +474,10 @@ _FILTER_SYNTAX: Final = re.compile(r"[|,+]")
 
 
 def _filter_text(text: str) -> str:
-    """A free-text value safe inside a `.search` filter (`,` and `|` are filter syntax)."""
-    return " ".join(_FILTER_SYNTAX.sub(" ", text).split())
+    """A free-text value safe inside a `.search` filter (`,` and `|` are filter syntax, and an
+    upper-case AND / OR / NOT is a boolean operator: a title's "NOT" is sent as a word)."""
+    words = _FILTER_SYNTAX.sub(" ", text).split()
+    return " ".join(w.lower() if w in ("AND", "OR", "NOT") else w for w in words)
 
 
 def _openalex_work_id(value: str) -> str:

@@ -31,6 +31,7 @@ ROUTES: dict[str, dict[str, str]] = {
     service.AUDIT: {"queue": "control"},
     service.REDRIVE: {"queue": "control"},
     service.REFRESH_RETRACTIONS: {"queue": "control"},
+    service.COMMIT_AUDIT_ROOT: {"queue": "control"},
     service.EXPAND_DOCUMENTS: {"queue": "parsing"},
     service.VERIFY_ITEM: {"queue": "retrieval"},
     service.VERIFY_CLAIM: {"queue": "evidence"},
@@ -121,6 +122,10 @@ class LazyConfig:
                 "schedule": _crontab(s.retraction_refresh_schedule),
             },
             "redrive": {"task": service.REDRIVE, "schedule": float(s.redrive_interval_seconds)},
+            "audit-root": {
+                "task": service.COMMIT_AUDIT_ROOT,
+                "schedule": float(s.audit_global_commit_seconds),
+            },
         }
 
 

@@ -78,9 +78,15 @@ class SimulatorProcess:
             fh.write(self.config.model_dump_json())
         self._config_file = Path(name)
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "aletheia.pipeline.bench.simproc", str(self.universe_path),
-             str(self.port), str(self._config_file)],
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "aletheia.pipeline.bench.simproc",
+                str(self.universe_path),
+                str(self.port),
+                str(self._config_file),
+            ],
+        )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -110,7 +116,9 @@ class SimulatorProcess:
         if self._proc is None:
             return 0.0
         try:
-            fields = Path(f"/proc/{self._proc.pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+            fields = (
+                Path(f"/proc/{self._proc.pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+            )
         except OSError:
             return 0.0
         ticks = os.sysconf("SC_CLK_TCK")
@@ -133,6 +141,17 @@ def simulator_settings(base_url: str, **overrides: Any) -> Settings:
     urls = {name.removeprefix("ALETHEIA_").lower(): value for name, value in env_for(base_url).items()}
     values: dict[str, Any] = {"mailto": "bench@example.org", **urls, **overrides}
     return Settings(**values)
+
+
+def unthrottled_limits() -> dict[str, Any]:
+    """Client-side politeness lifted, for runs against `SimulatorConfig.unlimited()` whose
+    figures are about accuracy or CPU, not about the sources' limits."""
+    from aletheia.config.settings import SourceLimits
+
+    fast = SourceLimits(rate=100_000, burst=1_000, concurrency=64, search_rate=100_000)
+    return {
+        f"{name}_limits": fast for name in ("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed")
+    }
 
 
 @asynccontextmanager

@@ -23,8 +23,8 @@ import json
 import re
 import tempfile
 import time
-from dataclasses import dataclass
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from aletheia.pipeline.bench.common import (
     parse_bibtex,
     simulated_gateway,
     simulator_settings,
+    unthrottled_limits,
 )
 from aletheia.pipeline.verify import verify_stream
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
@@ -81,7 +82,11 @@ def _authors(field: str) -> list[dict[str, str]]:
         if author.literal:
             out.append({"literal": author.literal})
         elif author.family:
-            out.append({"given": author.given or "", "family": author.family} if author.given else {"family": author.family})
+            out.append(
+                {"given": author.given or "", "family": author.family}
+                if author.given
+                else {"family": author.family}
+            )
     return out
 
 
@@ -95,8 +100,9 @@ def _full_venue(short: str | None, year: int | None) -> str | None:
     return template.format(y=y, d=max(0, min(9, y - 2018)))
 
 
-def work_record(fields: dict[str, str], *, origin: str) -> dict[str, Any]:
-    """A universe line for a real paper cited with these (correct) fields."""
+def work_record(fields: dict[str, str], *, origin: str) -> list[dict[str, Any]]:
+    """Universe lines for a real paper cited with these (correct) fields (two when a preprint and
+    a published version are both implied)."""
     year = int(fields["year"]) if fields.get("year", "").isdigit() else None
     short = fields.get("booktitle") or fields.get("journal")
     record: dict[str, Any] = {
@@ -112,15 +118,39 @@ def work_record(fields: dict[str, str], *, origin: str) -> dict[str, Any]:
     doi = clean_doi(fields.get("doi")) if fields.get("doi") else None
     arxiv = arxiv_id_from_doi(doi) if doi else None
     if arxiv is not None:
+        if venue and not venue.lower().startswith("arxiv"):
+            # Cited (correctly, as a VALID entry) with the arXiv DOI *and* a venue: the paper was
+            # published there. The sources know both versions: the venue's record, linked to the
+            # preprint, at OpenAlex and S2 (no Crossref DOI for NeurIPS/ICML/ICLR papers); S2
+            # merges the versions into one paper, so the preprint itself is only at arXiv.
+            record.update(
+                {"related": {"preprint_arxiv_id": arxiv.id}, "sources": ["openalex", "semantic_scholar"]}
+            )
+            preprint = {
+                **record,
+                "type": "posted-content",
+                "arxiv_id": arxiv.id,
+                "venue": None,
+                "sources": ["arxiv"],
+                "meta": {"origin": origin, "version": "preprint"},
+            }
+            preprint.pop("related")
+            return [record, preprint]
         # OpenAlex indexes arXiv preprints too (under the DataCite DOI).
-        record.update({"type": "posted-content", "arxiv_id": arxiv.id, "venue": None,
-                       "sources": ["arxiv", "semantic_scholar", "openalex"]})  # fmt: skip
+        record.update(
+            {
+                "type": "posted-content",
+                "arxiv_id": arxiv.id,
+                "venue": None,
+                "sources": ["arxiv", "semantic_scholar", "openalex"],
+            }
+        )
     elif doi:
         record["doi"] = doi
     else:
         # Conference papers without a DOI (ICML, NeurIPS, ICLR): OpenAlex and S2 index them.
         record["sources"] = ["openalex", "semantic_scholar"]
-    return record
+    return [record]
 
 
 def build_universe(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
@@ -134,7 +164,7 @@ def build_universe(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
         if title_key in seen:
             return
         seen.add(title_key)
-        records.append(work_record(fields, origin=origin))
+        records.extend(work_record(fields, origin=origin))
 
     for e in entries:
         if e["label"] == "VALID":
@@ -204,7 +234,9 @@ async def _verify(refs: list[Any], settings: Any, concurrency: int) -> list[Any]
     return out
 
 
-def score(entries: list[dict[str, Any]], verdicts: dict[str, Any], coverage: dict[str, str]) -> dict[str, Any]:
+def score(
+    entries: list[dict[str, Any]], verdicts: dict[str, Any], coverage: dict[str, str]
+) -> dict[str, Any]:
     tp = fn = fp = tn = 0
     flagged_tp = flagged_fp = 0
     per_type: dict[str, Counter[str]] = defaultdict(Counter)
@@ -242,19 +274,41 @@ def score(entries: list[dict[str, Any]], verdicts: dict[str, Any], coverage: dic
     return {
         "valid": negatives,
         "hallucinated": positives,
-        "detected": {"detection_rate": round(detection, 4), "false_positive_rate": round(fpr, 4),
-                     "precision": round(precision, 4), "f1": round(f1, 4), "tp": tp, "fp": fp, "fn": fn, "tn": tn},
-        "flagged": {"detection_rate": round(f_det, 4), "false_positive_rate": round(f_fpr, 4),
-                    "precision": round(f_prec, 4), "f1": round(f_f1, 4)},
+        "detected": {
+            "detection_rate": round(detection, 4),
+            "false_positive_rate": round(fpr, 4),
+            "precision": round(precision, 4),
+            "f1": round(f1, 4),
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "tn": tn,
+        },
+        "flagged": {
+            "detection_rate": round(f_det, 4),
+            "false_positive_rate": round(f_fpr, 4),
+            "precision": round(f_prec, 4),
+            "f1": round(f_f1, 4),
+        },
         "false_positive_statuses": dict(fp_statuses),
-        "per_type": {k: {**dict(sorted(c.items())), "rate": round(c["detected"] / c["total"], 4),
-                         "flagged_rate": round(c["flagged"] / c["total"], 4)}
-                     for k, c in sorted(per_type.items())},
-    }  # fmt: skip
+        "per_type": {
+            k: {
+                **dict(sorted(c.items())),
+                "rate": round(c["detected"] / c["total"], 4),
+                "flagged_rate": round(c["flagged"] / c["total"], 4),
+            }
+            for k, c in sorted(per_type.items())
+        },
+    }
 
 
-def run(*, limit: int | None = None, concurrency: int = 64, dataset: Path = DATASET,
-        report_misses: Path | None = None) -> dict[str, Any]:  # fmt: skip
+def run(
+    *,
+    limit: int | None = None,
+    concurrency: int = 64,
+    dataset: Path = DATASET,
+    report_misses: Path | None = None,
+) -> dict[str, Any]:
     entries = load(dataset)
     if limit is not None:
         entries = entries[:limit]
@@ -264,12 +318,12 @@ def run(*, limit: int | None = None, concurrency: int = 64, dataset: Path = DATA
         universe_path = Path(tmp) / "hallmark-universe.jsonl"
         universe_from_records(records, universe_path)
         with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
-            settings = simulator_settings(sim.base_url, data_dir=Path(tmp))
+            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
             started = time.perf_counter()
             outcomes = asyncio.run(_verify(refs, settings, concurrency))
             elapsed = time.perf_counter() - started
     verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
-    verdicts.update({key: INPUT_PROBLEM for key in problems})
+    verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
     figures = score(entries, verdicts, coverage)
     if report_misses is not None:
         with report_misses.open("w", encoding="utf-8") as fh:
@@ -277,12 +331,23 @@ def run(*, limit: int | None = None, concurrency: int = 64, dataset: Path = DATA
                 v = verdicts[e["bibtex_key"]]
                 wrong = (e["label"] == "VALID") == (v.status != VerdictStatus.VERIFIED)
                 if wrong:
-                    fh.write(json.dumps({
-                        "key": e["bibtex_key"], "label": e["label"], "type": e.get("hallucination_type"),
-                        "coverage": coverage.get(e["bibtex_key"]), "status": str(v.status),
-                        "reasons": [str(r) for r in v.reasons], "fields": e["fields"],
-                        "explanation": e["explanation"][:200], "notes": list(v.notes)[:4],
-                    }, ensure_ascii=False) + "\n")  # fmt: skip
+                    fh.write(
+                        json.dumps(
+                            {
+                                "key": e["bibtex_key"],
+                                "label": e["label"],
+                                "type": e.get("hallucination_type"),
+                                "coverage": coverage.get(e["bibtex_key"]),
+                                "status": str(v.status),
+                                "reasons": [str(r) for r in v.reasons],
+                                "fields": e["fields"],
+                                "explanation": e["explanation"][:200],
+                                "notes": list(v.notes)[:4],
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
     coverage_counts = Counter(coverage.values())
     return {
         "benchmark": "hallmark",
@@ -290,6 +355,7 @@ def run(*, limit: int | None = None, concurrency: int = 64, dataset: Path = DATA
         "entries": len(entries),
         "universe_works": len(records),
         "universe_origin": dict(Counter(r["meta"]["origin"] for r in records)),
+        "universe_published_with_preprint": sum(1 for r in records if r["meta"].get("version") == "preprint"),
         "hallucinated_real_paper_in_universe": dict(coverage_counts),
         "input_problems": len(problems),
         "wall_seconds": round(elapsed, 2),
@@ -303,13 +369,17 @@ def format_report(f: dict[str, Any]) -> str:
         f"entries: {f['entries']} ({f['valid']} valid, {f['hallucinated']} hallucinated); universe: "
         f"{f['universe_works']} works {f['universe_origin']}",
         f"real paper of a hallucinated entry in the universe: {f['hallucinated_real_paper_in_universe']}",
-        f"detected (verdict != verified): detection {d['detection_rate']:.1%}  FPR {d['false_positive_rate']:.1%}  "
-        f"F1 {d['f1']:.3f}  (tp {d['tp']} fp {d['fp']} fn {d['fn']} tn {d['tn']})",
-        f"flagged (exit code 1):        detection {fl['detection_rate']:.1%}  FPR {fl['false_positive_rate']:.1%}  "
-        f"F1 {fl['f1']:.3f}",
+        f"detected (verdict != verified): detection {d['detection_rate']:.1%}  "
+        f"FPR {d['false_positive_rate']:.1%}  F1 {d['f1']:.3f}  "
+        f"(tp {d['tp']} fp {d['fp']} fn {d['fn']} tn {d['tn']})",
+        f"flagged (exit code 1):        detection {fl['detection_rate']:.1%}  "
+        f"FPR {fl['false_positive_rate']:.1%}  F1 {fl['f1']:.3f}",
         f"false positives by status: {f['false_positive_statuses']}",
         "per type (detected / total, flagged rate):",
     ]
     for name, c in f["per_type"].items():
-        lines.append(f"  {name:24s} {c['detected']:3d}/{c['total']:3d}  {c['rate']:.1%}  flagged {c['flagged_rate']:.1%}")
+        lines.append(
+            f"  {name:24s} {c['detected']:3d}/{c['total']:3d}  {c['rate']:.1%}  "
+            f"flagged {c['flagged_rate']:.1%}"
+        )
     return "\n".join(lines)

@@ -40,9 +40,9 @@ def documented_buckets(config: SimulatorConfig) -> dict[Bucket, tuple[float, int
     out: dict[Bucket, tuple[float, int]] = {}
     for source, sc in config.sources.items():
         if sc.rate is not None:
-            out[(source, "all")] = (sc.rate, sc.burst or 1)
+            out[(source, "all")] = (sc.rate, int(sc.burst or 1))
         if sc.search_rate is not None:
-            out[(source, "search")] = (sc.search_rate, sc.search_burst or 1)
+            out[(source, "search")] = (sc.search_rate, int(sc.search_burst or 1))
     return out
 
 
@@ -97,9 +97,14 @@ async def _verify_all(
 
 
 def run(
-    *, references: int = 2000, seed: int = 3, concurrency: int = 2000, workdir: Path | None = None,
-    config: SimulatorConfig | None = None, coalesce_window_ms: float | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    *,
+    references: int = 2000,
+    seed: int = 3,
+    concurrency: int = 2000,
+    workdir: Path | None = None,
+    config: SimulatorConfig | None = None,
+    coalesce_window_ms: float | None = None,
+) -> dict[str, Any]:
     config = config or SimulatorConfig.documented(seed=seed)
     works = generate(references, doi_share=0.7, arxiv_share=0.2, seed=seed, distractors=references // 2)
     cited = [w for w in works if w.cite != "none"]
@@ -148,12 +153,22 @@ def run(
         "requests_total": total_requests,
         "requests_per_reference": round(total_requests / len(refs), 3),
         "requests_for_identifier_refs": identifier_requests,
-        "requests_per_identifier_reference": round(identifier_requests / id_bearing, 3) if id_bearing else None,
+        "requests_per_identifier_reference": round(identifier_requests / id_bearing, 3)
+        if id_bearing
+        else None,
         "status_429": stats["totals"]["status_429"],
-        "by_source": {s: {"requests": st["requests"], "by_kind": st.get("by_kind", {}), "by_status": st["by_status"],
-                          "rate_limited": st.get("rate_limited", 0), "concurrency_limited": st.get("concurrency_limited", 0),
-                          "max_in_flight": st.get("max_in_flight")}
-                      for s, st in stats["sources"].items() if st["requests"]},  # fmt: skip
+        "by_source": {
+            s: {
+                "requests": st["requests"],
+                "by_kind": st.get("by_kind", {}),
+                "by_status": st["by_status"],
+                "rate_limited": st.get("rate_limited", 0),
+                "concurrency_limited": st.get("concurrency_limited", 0),
+                "max_in_flight": st.get("max_in_flight"),
+            }
+            for s, st in stats["sources"].items()
+            if st["requests"]
+        },
         "verdicts": dict(verdicts),
         "reasons": dict(reasons.most_common()),
     }
@@ -162,16 +177,22 @@ def run(
 def format_report(figures: dict[str, Any]) -> str:
     lines = [
         f"references: {figures['references']} {figures['mix']}  concurrency {figures['concurrency']}",
-        f"wall time: {figures['wall_seconds']} s   bound (minimal requests): "
-        f"{figures['bound_seconds_minimal_requests']} s   bound (requests made): {figures['bound_seconds_requests_made']} s",
+        f"wall time: {figures['wall_seconds']} s   "
+        f"bound (minimal requests): {figures['bound_seconds_minimal_requests']} s   "
+        f"bound (requests made): {figures['bound_seconds_requests_made']} s",
         f"CPU: pipeline {figures['pipeline_cpu_seconds']} s, simulator {figures['simulator_cpu_seconds']} s",
-        f"within 10% of the bound: {figures['wall_seconds'] <= 1.1 * figures['bound_seconds_minimal_requests']}",
+        "within 10% of the bound: "
+        f"{figures['wall_seconds'] <= 1.1 * figures['bound_seconds_minimal_requests']}",
         f"429 responses: {figures['status_429']}",
         f"requests: {figures['requests_total']} ({figures['requests_per_reference']} per reference; "
         f"{figures['requests_per_identifier_reference']} per identifier-bearing reference)",
         f"requests by bucket: {figures['requests_made']}",
         f"verdicts: {figures['verdicts']}",
-        dump({"bound_by_bucket_minimal_requests": figures["bound_by_bucket_minimal_requests"],
-              "bound_by_bucket_requests_made": figures["bound_by_bucket_requests_made"]}),
-    ]  # fmt: skip
+        dump(
+            {
+                "bound_by_bucket_minimal_requests": figures["bound_by_bucket_minimal_requests"],
+                "bound_by_bucket_requests_made": figures["bound_by_bucket_requests_made"],
+            }
+        ),
+    ]
     return "\n".join(lines)

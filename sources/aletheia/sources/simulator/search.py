@@ -273,8 +273,10 @@ def _lex(query: str, dialect: Dialect) -> list[str | Clause]:
         elif match.group("word") is not None:
             word = match.group("word")
             tag = match.group("tag")
-            if word.upper() in _OPERATORS and tag is None:
-                items.append(_OPERATORS[word.upper()])
+            # Operators are upper case at OpenAlex, arXiv and PubMed alike: "Not at Random" in a
+            # title is three words, not a negation.
+            if word in _OPERATORS and tag is None:
+                items.append(_OPERATORS[word])
             elif tag is not None and dialect == "pubmed":
                 _apply_tag(items, word, tag)
             else:

@@ -33,3 +33,9 @@ def redrive(older_than: float | None = None) -> dict[str, Any]:
 def refresh_retractions() -> int | None:
     """Beat, daily: reload the Retraction Watch data."""
     return service.refresh_retractions(worker_context())
+
+
+@task(name=service.COMMIT_AUDIT_ROOT)
+def commit_audit_root() -> str | None:
+    """Beat, hourly: commit a Merkle root over every job's audit trail not yet covered."""
+    return service.commit_audit_root(worker_context())

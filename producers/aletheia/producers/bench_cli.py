@@ -1,0 +1,96 @@
+"""`aletheia bench {sources,hallmark,realbib,speed}`: run a benchmark and print its figures
+(docs/benchmarks.md has the commands, the figures and the machine they were measured on)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _emit(figures: dict[str, Any], report: str, json_path: Path | None) -> None:
+    from aletheia.pipeline.bench.common import dump
+
+    click.echo(report)
+    click.echo(f"machine: {figures['machine']}")
+    if json_path is not None:
+        json_path.write_text(dump(figures) + "\n", encoding="utf-8")
+
+
+_JSON = click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the figures here.",
+)
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks against the loopback simulator (slow: minutes, not part of `make test`)."""
+
+
+@bench.command()
+@click.option("--references", type=click.IntRange(10), default=2000, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1), default=2000, show_default=True)
+@click.option("--seed", type=int, default=3, show_default=True)
+@_JSON
+def sources(references: int, concurrency: int, seed: int, json_path: Path | None) -> None:
+    """Issue 3: the documented limits, 70% DOI / 20% arXiv / 10% title-only references."""
+    from aletheia.pipeline.bench import sources_bench
+
+    figures = sources_bench.run(references=references, concurrency=concurrency, seed=seed)
+    _emit(figures, sources_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N entries.")
+@click.option(
+    "--misses",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write misses and false positives (JSONL).",
+)
+@_JSON
+def hallmark(limit: int | None, misses: Path | None, json_path: Path | None) -> None:
+    """Issue 4: HALLMARK dev split accuracy (needs ../shared/data/benchmarks/hallmark-dev)."""
+    from aletheia.pipeline.bench import hallmark_bench
+
+    figures = hallmark_bench.run(limit=limit, report_misses=misses)
+    _emit(figures, hallmark_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N entries of each file.")
+@click.option(
+    "--flagged", type=click.Path(dir_okay=False, path_type=Path), help="Write the flagged references (TSV)."
+)
+@_JSON
+def realbib(limit: int | None, flagged: Path | None, json_path: Path | None) -> None:
+    """Issue 4: false alarms on real bibliographies (needs ../shared/data/documents/bibtex-real)."""
+    from aletheia.pipeline.bench import realbib_bench
+
+    figures = realbib_bench.run(limit=limit, report=flagged)
+    _emit(figures, realbib_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option(
+    "--sizes", default="10000,100000", show_default=True, help="Comma-separated numbers of entries."
+)
+@click.option(
+    "--cpu",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Pin `aletheia verify` to this core (-1: no pinning).",
+)
+@_JSON
+def speed(sizes: str, cpu: int, json_path: Path | None) -> None:
+    """Issue 4: references per second on one core and peak memory, unthrottled simulator."""
+    from aletheia.pipeline.bench import speed_bench
+
+    figures = speed_bench.run(
+        sizes=tuple(int(s) for s in sizes.split(",") if s.strip()), cpu=None if cpu < 0 else cpu
+    )
+    _emit(figures, speed_bench.format_report(figures), json_path)

@@ -1,0 +1,63 @@
+"""The benchmark harness itself, on a few dozen references (the full runs are `aletheia bench`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aletheia.pipeline.bench import hallmark_bench, realbib_bench, sources_bench
+from aletheia.pipeline.bench.synthetic import citation_bibtex, generate
+from aletheia.producers.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_synthetic_generator_is_seeded_and_parses() -> None:
+    a = generate(30, doi_share=0.7, arxiv_share=0.2, seed=9, distractors=5)
+    b = generate(30, doi_share=0.7, arxiv_share=0.2, seed=9, distractors=5)
+    assert [w.record for w in a] == [w.record for w in b]
+    assert sorted({w.cite for w in a}) == ["arxiv", "doi", "none", "title"]
+    refs = sources_bench.parse_bibtex("".join(citation_bibtex(w, f"k{i}") for i, w in enumerate(a)), "t.bib")
+    assert len(refs) == 35
+    assert all(r.arxiv_id for r, w in zip(refs, a, strict=True) if w.cite == "arxiv")
+
+
+def test_the_bound_is_the_slowest_bucket() -> None:
+    buckets = {("openalex", "all"): (10.0, 10), ("arxiv_api", "all"): (1 / 3, 1)}
+    seconds = sources_bench.bucket_seconds({("openalex", "all"): 110, ("arxiv_api", "all"): 4}, buckets)
+    assert seconds == {"openalex:all": 10.0, "arxiv_api:all": 9.0}
+
+
+def test_sources_benchmark_on_50_references() -> None:
+    figures = sources_bench.run(references=50, concurrency=50)
+    assert figures["references"] == 50
+    assert sum(figures["verdicts"].values()) == 50
+    assert figures["verdicts"].get("verified") == 50
+    assert figures["requests_total"] > 0
+    assert figures["bound_seconds_minimal_requests"] >= 0
+    assert figures["wall_seconds"] > 0
+
+
+def test_hallmark_benchmark_on_40_entries(shared_data: Path) -> None:
+    figures = hallmark_bench.run(
+        limit=40, dataset=shared_data / "benchmarks" / "hallmark-dev" / "dev_public.jsonl"
+    )
+    assert figures["entries"] == 40
+    assert figures["valid"] + figures["hallucinated"] == 40
+    assert 0.0 <= figures["detected"]["detection_rate"] <= 1.0
+
+
+def test_realbib_benchmark_on_a_few_entries(shared_data: Path) -> None:
+    assert (shared_data / "documents" / "bibtex-real").is_dir()
+    figures = realbib_bench.run(sets=(("d2l", ("d2l/d2l.bib",)),), limit=15)
+    assert figures["references"] == 15
+    assert sum(figures["statuses"].values()) == 15
+
+
+def test_the_bench_command_is_registered() -> None:
+    result = CliRunner().invoke(main, ["bench", "--help"])
+    assert result.exit_code == 0
+    for name in ("sources", "hallmark", "realbib", "speed"):
+        assert name in result.output
