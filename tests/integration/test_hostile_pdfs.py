@@ -119,3 +119,34 @@ def test_pdf_memory_limit_is_the_childs_not_ours(
     list(read_references([InputDocument(name="bomb.pdf", data=pdfs["double_bomb.pdf"])], 10_000_000))
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert after - before < 100 * 1024  # KiB: well under the 600 MB the bomb inflates to
+
+
+@pytest.mark.timeout(120)
+def test_the_claim_pipelines_full_text_reader_is_sandboxed_too(
+    pdfs: dict[str, bytes], limits: None, tmp_path: Path
+) -> None:
+    """`fetch_paper_text`'s PDF path (the parsing pool's `convert_document`) reads hostile PDFs in
+    the same child process under the same limits: a limit hit or a broken file is an error for
+    that document, the caller's process is untouched, and a good PDF still converts."""
+    from aletheia.config import get_settings
+    from aletheia.pipeline.fulltext import (
+        ConversionError,
+        DocumentLimitError,
+        FulltextError,
+        convert_document,
+    )
+    from tests.integration.pdfs import text_pdf
+
+    settings = get_settings()
+    assert settings.pdf_sandbox
+    for name in ("double_bomb.pdf", "operator_bomb.pdf", "endless.pdf", "broken.pdf"):
+        started = time.monotonic()
+        with pytest.raises(FulltextError) as raised:
+            convert_document(pdfs[name], "pdf", settings=settings, cache_dir=tmp_path)
+        assert time.monotonic() - started < 60, name
+        expected = ConversionError if name == "broken.pdf" else DocumentLimitError
+        assert isinstance(raised.value, expected), (name, raised.value)
+    paper = convert_document(
+        text_pdf(["Results", "Aletheia reads this page."]), "pdf", settings=settings, cache_dir=tmp_path
+    )
+    assert "Aletheia reads this page." in paper.text

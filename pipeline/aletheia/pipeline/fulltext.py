@@ -265,33 +265,55 @@ def _heading(line: str) -> str | None:
     return None
 
 
-def _open_pdf(data: bytes, settings: Settings) -> Any:
+def _open_pdf(data: bytes, max_pages: int) -> Any:
     import pypdfium2
 
     try:
         document = pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
         raise ConversionError(f"not a readable PDF: {exc}") from exc
-    if len(document) > settings.max_pdf_pages:
+    if len(document) > max_pages:
         pages = len(document)
         document.close()
-        raise DocumentLimitError(f"PDF has {pages} pages; the limit is {settings.max_pdf_pages}")
+        raise DocumentLimitError(f"PDF has {pages} pages; the limit is {max_pages}")
     return document
 
 
 def _convert_pdf_text(data: bytes, settings: Settings) -> PaperText:
+    """The model-free PDF path; in a sandboxed child process unless `ALETHEIA_PDF_SANDBOX` is off
+    (pdfium is native code reading a file from the outside: docs/reliability.md)."""
+    if not settings.pdf_sandbox:
+        return read_pdf_paper(data, max_pages=settings.max_pdf_pages, timeout=settings.pdf_timeout_seconds)
+    from aletheia.core.bibliography import InputError
+    from aletheia.pipeline.sandbox import SandboxLimitError, paper_text_isolated
+
+    memory = settings.pdf_memory_limit_mb * 1024 * 1024 if settings.pdf_memory_limit_mb > 0 else None
+    try:
+        raw = paper_text_isolated(
+            data,
+            origin="pdf",
+            max_pages=settings.max_pdf_pages,
+            timeout=settings.pdf_timeout_seconds,
+            memory_bytes=memory,
+        )
+    except SandboxLimitError as exc:
+        raise DocumentLimitError(exc.detail) from None
+    except InputError as exc:
+        raise ConversionError(exc.detail) from None
+    return PaperText.model_validate_json(raw)
+
+
+def read_pdf_paper(data: bytes, *, max_pages: int, timeout: float) -> PaperText:
     """pypdfium2 text, page by page, split into blocks at lines that look like headings."""
-    document = _open_pdf(data, settings)
-    deadline = time.monotonic() + settings.pdf_timeout_seconds
+    document = _open_pdf(data, max_pages)
+    deadline = time.monotonic() + timeout
     blocks: list[TextBlock] = []
     section: str | None = None
     try:
         pages = len(document)
         for number in range(pages):
             if time.monotonic() > deadline:
-                raise DocumentLimitError(
-                    f"PDF text extraction passed {settings.pdf_timeout_seconds:g} s at page {number + 1}"
-                )
+                raise DocumentLimitError(f"PDF text extraction passed {timeout:g} s at page {number + 1}")
             page = document[number]
             textpage = page.get_textpage()
             try:
@@ -317,7 +339,7 @@ def _convert_pdf_text(data: bytes, settings: Settings) -> PaperText:
 
 def _convert_pdf_docling(data: bytes, settings: Settings) -> PaperText:
     """Docling's layout pipeline, with its models read from `docling_artifacts_path` (no download)."""
-    document = _open_pdf(data, settings)  # the page limit, checked before any model runs
+    document = _open_pdf(data, settings.max_pdf_pages)  # the page limit, checked before any model runs
     document.close()
     from docling.datamodel.base_models import DocumentStream, InputFormat
     from docling.datamodel.pipeline_options import PdfPipelineOptions

@@ -24,8 +24,16 @@ from typing import Final
 
 from aletheia.core.bibliography import InputError
 
-# The child's own exit codes: 0 text on stdout, 2 an error message (JSON) on stdout.
+# The child's own exit codes: 0 text on stdout, 2 an error message (JSON) on stdout, 4 a limit of
+# the document's own (pages, time between pages) with its message.
 _EXIT_ERROR: Final = 2
+_EXIT_LIMIT: Final = 4
+
+
+class SandboxLimitError(InputError):
+    """The document hit a limit (time, memory, CPU, pages): an error for that document only."""
+
+
 _MESSAGE_LIMIT: Final = 500
 
 
@@ -52,12 +60,44 @@ def pdf_text_isolated(
 ) -> str:
     """`inputs.pdf_text(data, ...)` run in a child process; raises `InputError` for the document on
     a bad PDF (as `pdf_text` does), a limit hit (time, memory), or a crash of the reader."""
+    return _run_child(
+        "references", data, origin=origin, max_pages=max_pages, timeout=timeout, memory_bytes=memory_bytes
+    )
+
+
+def paper_text_isolated(
+    data: bytes,
+    *,
+    origin: str,
+    max_pages: int,
+    timeout: float,
+    memory_bytes: int | None,
+) -> str:
+    """The claim pipeline's full-text reading of a PDF (`fulltext` blocks with sections and pages)
+    in a child process under the same limits; returns the `PaperText` as JSON (validated by the
+    caller, never unpickled)."""
+    return _run_child(
+        "paper", data, origin=origin, max_pages=max_pages, timeout=timeout, memory_bytes=memory_bytes
+    )
+
+
+def _run_child(
+    mode: str,
+    data: bytes,
+    *,
+    origin: str,
+    max_pages: int,
+    timeout: float,
+    memory_bytes: int | None,
+) -> str:
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("ALETHEIA_", "OPENALEX_", "NCBI_", "SEMANTIC_"))
     }
-    env["ALETHEIA_SANDBOX_ARGS"] = json.dumps({"origin": origin, "max_pages": max_pages, "timeout": timeout})
+    env["ALETHEIA_SANDBOX_ARGS"] = json.dumps(
+        {"mode": mode, "origin": origin, "max_pages": max_pages, "timeout": timeout}
+    )
     cpu = max(1, int(timeout) + 1)
     try:
         done = subprocess.run(
@@ -70,24 +110,32 @@ def pdf_text_isolated(
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise InputError(
+        raise SandboxLimitError(
             origin, f"reading took longer than {timeout:.0f} s (ALETHEIA_PDF_TIMEOUT_SECONDS)"
         ) from None
     if done.returncode == 0:
         return done.stdout.decode("utf-8")
-    if done.returncode == _EXIT_ERROR:
+    if done.returncode in (_EXIT_ERROR, _EXIT_LIMIT):
         try:
             message = str(json.loads(done.stdout.decode("utf-8"))["error"])
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             message = "the PDF reader failed"
-        raise InputError(origin, message[:_MESSAGE_LIMIT])
-    raise InputError(origin, _death(done.returncode, done.stderr, memory_bytes, cpu))
+        error = SandboxLimitError if done.returncode == _EXIT_LIMIT else InputError
+        raise error(origin, message[:_MESSAGE_LIMIT])
+    death = _death(done.returncode, done.stderr, memory_bytes, cpu)
+    raise type(death)(origin, death.detail)
 
 
-def _death(returncode: int, stderr: bytes, memory_bytes: int | None, cpu: int) -> str:
+def _death(returncode: int, stderr: bytes, memory_bytes: int | None, cpu: int) -> InputError:
+    """What killed the child, as the error for the document: a limit hit, or a crash."""
+    message, limit = _death_cause(returncode, stderr, memory_bytes, cpu)
+    return (SandboxLimitError if limit else InputError)("", message)
+
+
+def _death_cause(returncode: int, stderr: bytes, memory_bytes: int | None, cpu: int) -> tuple[str, bool]:
     tail = stderr.decode("utf-8", "replace")
     if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL and "CPU" in tail):
-        return f"reading used more than {cpu} s of CPU (ALETHEIA_PDF_TIMEOUT_SECONDS)"
+        return f"reading used more than {cpu} s of CPU (ALETHEIA_PDF_TIMEOUT_SECONDS)", True
     if (
         "MemoryError" in tail
         or "bad_alloc" in tail
@@ -95,19 +143,32 @@ def _death(returncode: int, stderr: bytes, memory_bytes: int | None, cpu: int) -
         or returncode == -signal.SIGABRT
     ):
         limit = f" of {memory_bytes // (1024 * 1024)} MB" if memory_bytes else ""
-        return f"reading exceeded the memory limit{limit} (ALETHEIA_PDF_MEMORY_LIMIT_MB)"
+        return f"reading exceeded the memory limit{limit} (ALETHEIA_PDF_MEMORY_LIMIT_MB)", True
     if returncode < 0:
-        return f"the PDF reader crashed (signal {-returncode})"
-    return f"the PDF reader failed (exit status {returncode})"
+        return f"the PDF reader crashed (signal {-returncode})", False
+    return f"the PDF reader failed (exit status {returncode})", False
 
 
 def _child() -> int:  # pragma: no cover - runs in the child process
-    from aletheia.pipeline.inputs import pdf_text
-
     args = json.loads(os.environ["ALETHEIA_SANDBOX_ARGS"])
     data = sys.stdin.buffer.read()
     try:
-        text = pdf_text(data, origin=args["origin"], max_pages=args["max_pages"], timeout=args["timeout"])
+        if args.get("mode") == "paper":
+            from aletheia.pipeline.fulltext import ConversionError, DocumentLimitError, read_pdf_paper
+
+            try:
+                text = read_pdf_paper(
+                    data, max_pages=args["max_pages"], timeout=args["timeout"]
+                ).model_dump_json()
+            except DocumentLimitError as exc:
+                sys.stdout.write(json.dumps({"error": str(exc)}))
+                return _EXIT_LIMIT
+            except ConversionError as exc:
+                raise InputError(args["origin"], str(exc)) from None
+        else:
+            from aletheia.pipeline.inputs import pdf_text
+
+            text = pdf_text(data, origin=args["origin"], max_pages=args["max_pages"], timeout=args["timeout"])
     except InputError as exc:
         sys.stdout.write(json.dumps({"error": exc.detail}))
         return _EXIT_ERROR
