@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from aletheia.core.audit_chain import (
     GENESIS,
     AuditEntry,
+    MerkleAccumulator,
     NotCanonicalError,
     canonical_json,
     canonical_ts,
@@ -241,3 +242,12 @@ def test_global_leaves_chain_the_prior_root() -> None:
     b = merkle_root(global_leaves("f" * 64, [("job1", "r1", 3)]))
     assert a != b
     assert global_leaves(None, [])[0] == f"prior:{GENESIS}"
+
+
+@given(st.lists(st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), max_size=80))
+def test_the_streaming_accumulator_gives_merkle_root(hashes: list[str]) -> None:
+    accumulator = MerkleAccumulator()
+    for h in hashes:
+        accumulator.add(h)
+    assert accumulator.count == len(hashes)
+    assert accumulator.root() == merkle_root(hashes)

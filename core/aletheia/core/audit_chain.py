@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -149,7 +149,7 @@ class ChainBreak:
     problem: str
 
 
-def verify_chain(entries: Sequence[AuditEntry], *, job_id: str | None = None) -> ChainBreak | None:
+def verify_chain(entries: Iterable[AuditEntry], *, job_id: str | None = None) -> ChainBreak | None:
     """Check a job's entries, ordered by seq: numbering 1..n without gaps, each entry's link to the
     previous hash, each hash against the entry's content, each event id against its body.
 
@@ -217,6 +217,32 @@ def merkle_root(items: Sequence[str]) -> str:
             paired.append(level[-1])
         level = paired
     return level[0].hex()
+
+
+class MerkleAccumulator:
+    """`merkle_root` over items that arrive one at a time, in O(log n) memory: a job of a million
+    events is committed without holding its hashes. Keeps the frontier of perfect subtrees (one per
+    set bit of the count); the root folds them right to left, which is RFC 6962's tree."""
+
+    def __init__(self) -> None:
+        self._frontier: list[tuple[int, bytes]] = []  # (height, hash), heights strictly decreasing
+        self.count = 0
+
+    def add(self, item: str) -> None:
+        height, node = 0, merkle_leaf(item)
+        while self._frontier and self._frontier[-1][0] == height:
+            _, left = self._frontier.pop()
+            height, node = height + 1, _node(left, node)
+        self._frontier.append((height, node))
+        self.count += 1
+
+    def root(self) -> str:
+        if not self._frontier:
+            return sha256_hex(b"")
+        node = self._frontier[-1][1]
+        for _, left in reversed(self._frontier[:-1]):
+            node = _node(left, node)
+        return node.hex()
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from pathlib import Path
@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from aletheia.core.audit_chain import (
     GENESIS,
     AuditEntry,
+    MerkleAccumulator,
     canonical_json,
     canonical_ts,
     content_hash,
@@ -237,11 +238,24 @@ class AuditLog:
         make the edit look legitimate."""
         with self._local_lock(job_id), self.sessions.begin() as s:
             self._db_lock(s, f"job:{job_id}")
-            rows = s.scalars(
-                select(AuditEvent).where(AuditEvent.job_id == job_id).order_by(AuditEvent.seq)
-            ).all()
-            entries = [_row_entry(r) for r in rows]
-            broken = verify_chain(entries, job_id=job_id)
+            # Streamed in chunks, the chain checked and the root folded as rows go by: memory stays
+            # flat however many events the job has (a 100,000-reference job has about a million).
+            accumulator = MerkleAccumulator()
+
+            def streamed() -> Iterator[AuditEntry]:
+                rows = s.scalars(
+                    select(AuditEvent)
+                    .where(AuditEvent.job_id == job_id)
+                    .order_by(AuditEvent.seq)
+                    .execution_options(yield_per=2000)
+                )
+                for row in rows:
+                    entry = _row_entry(row)
+                    accumulator.add(entry.hash)
+                    yield entry
+                    s.expunge(row)
+
+            broken = verify_chain(streamed(), job_id=job_id)
             if broken is not None:
                 raise AuditChainBroken(f"job {job_id}, event seq {broken.seq}: {broken.problem}")
             last = s.scalars(
@@ -250,14 +264,15 @@ class AuditLog:
                 .order_by(MerkleCommit.id.desc())
                 .limit(1)
             ).first()
-            if not entries or (last is not None and last.event_count == len(entries)):
+            count = accumulator.count
+            if not count or (last is not None and last.event_count == count):
                 return None
-            root = merkle_root([e.hash for e in entries])
+            root = accumulator.root()
             row = MerkleCommit(
                 scope=job_id,
                 root=root,
                 prior=last.root if last else None,
-                event_count=len(entries),
+                event_count=count,
                 committed_at=utcnow(),
             )
             s.add(row)
