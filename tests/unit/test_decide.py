@@ -275,3 +275,23 @@ def test_default_deny_no_match_no_verified(statuses: list[Outcome], title: str) 
     assert v.status is not VerdictStatus.VERIFIED
     if any(o is Outcome.FAILED for o in statuses) and v.status not in (VerdictStatus.FABRICATED,):
         assert v.status is VerdictStatus.UNVERIFIABLE
+
+
+def test_a_web_page_without_authors_is_out_of_scope_not_missing() -> None:
+    page = CitedReference(
+        key="ffmpeg",
+        entry_type="misc",
+        fields={"title": "FFmpeg", "howpublished": r"\url{https://ffmpeg.org}"},
+        title="FFmpeg",
+    )
+    v = run(page, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH))
+    assert v.status is VerdictStatus.OUT_OF_SCOPE and not v.flagged
+    # With authors it is a citation like any other, and judged.
+    authored = page.model_copy(update={"authors": (Author(given="Fabrice", family="Bellard"),)})
+    assert (
+        run(authored, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH)).status
+        is VerdictStatus.NOT_FOUND
+    )
+    # An @misc arXiv preprint is not a web page.
+    preprint = page.model_copy(update={"arxiv_id": "2301.00001"})
+    assert run(preprint).status is not VerdictStatus.OUT_OF_SCOPE

@@ -613,6 +613,18 @@ def _retraction(evidence: Evidence, work: Work | None) -> tuple[RetractionKind, 
     return status.kind, status.model_dump(mode="json")
 
 
+def _is_web_resource(cited: CitedReference) -> bool:
+    """An `@misc` (or untyped entry) with a URL and neither authors nor a scholarly identifier is a
+    web page or a piece of software ("FFmpeg", "How much data does Netflix use?"): no source
+    indexes it, so calling it `not_found` would be a false alarm. It is reported, not judged."""
+    if cited.entry_type not in ("misc", None) or cited.raw is not None:
+        return False
+    has_url = bool(cited.url) or any(
+        "http" in cited.fields.get(k, "") for k in ("howpublished", "note", "url")
+    )
+    return has_url and not cited.authors and not (cited.doi or cited.arxiv_id or cited.pmid or cited.isbn)
+
+
 def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> Verdict:
     consulted = evidence.sources_consulted
     # Every source that failed a question, even one it answered another: its failed search can be
@@ -649,7 +661,7 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         )
 
     f = _Findings()
-    if cited.entry_type in OUT_OF_SCOPE_TYPES:
+    if cited.entry_type in OUT_OF_SCOPE_TYPES or _is_web_resource(cited):
         f.add(Reason.OUT_OF_SCOPE_TYPE)
         return verdict(VerdictStatus.OUT_OF_SCOPE, f)
 
