@@ -5,6 +5,7 @@ several N to show whether memory grows with the input."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -63,9 +64,7 @@ def run_one(n: int, *, seed: int = 4, cpu: int | None = 0, concurrency: int = 64
                 cmd = ["taskset", "-c", str(cpu), *cmd]
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            proc = subprocess.run(
-                cmd, env=_child_env(sim, tmp / "data"), capture_output=True, text=True, check=False
-            )
+            proc, peak_kib = _run_sampling_peak(cmd, env=_child_env(sim, tmp / "data"))
             elapsed = time.perf_counter() - started
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             stats = sim.stats()
@@ -80,14 +79,36 @@ def run_one(n: int, *, seed: int = 4, cpu: int | None = 0, concurrency: int = 64
             "wall_seconds": round(elapsed, 2),
             "refs_per_second": round(n / elapsed, 1),
             "cpu_seconds": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 2),
-            # ru_maxrss of RUSAGE_CHILDREN is the largest child so far (KiB on Linux): run_one is
-            # called in a fresh process per size by `run`, so it is this run's verify process.
-            "peak_rss_mib": round(after.ru_maxrss / 1024, 1),
+            "peak_rss_mib": round(peak_kib / 1024, 1),
             "simulator_requests": stats["totals"]["requests"],
             "pinned_cpu": cpu,
         }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_sampling_peak(
+    cmd: list[str], *, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Run `cmd` and return its peak resident memory (KiB) from `VmHWM` in /proc, read until it
+    exits. Not `ru_maxrss`: Linux carries a process's high-water mark across fork and exec, so the
+    child would report this (large) benchmark process's memory as its own."""
+    import tempfile as _tempfile
+
+    with _tempfile.TemporaryFile("w+") as out, _tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True)
+        peak = 0
+        status = Path(f"/proc/{child.pid}/status")
+        while child.poll() is None:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                for line in status.read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak, int(line.split()[1]))
+            time.sleep(0.1)
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(cmd, child.returncode, out.read(), err.read())
+    return done, peak
 
 
 def run(*, sizes: tuple[int, ...] = (10_000, 100_000), cpu: int | None = 0) -> dict[str, Any]:
