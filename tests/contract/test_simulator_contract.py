@@ -19,11 +19,10 @@ import pytest
 import yaml
 
 from aletheia.sources.safe_xml import parse_untrusted_xml
-from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
+from aletheia.sources.simulator import SimulatorServer, Universe
 
 pytestmark = pytest.mark.shared
 
-UNIVERSE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "simulator" / "universe.jsonl"
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
@@ -34,23 +33,6 @@ def _xml(text: str | bytes) -> ET.Element:
 @pytest.fixture(scope="module")
 def samples(shared_data: Path) -> Path:
     return shared_data / "api-samples"
-
-
-@pytest.fixture(scope="module")
-def universe() -> Universe:
-    return Universe.from_jsonl(UNIVERSE_FILE)
-
-
-@pytest.fixture(scope="module")
-def sim(universe: Universe) -> Iterator[SimulatorServer]:
-    with SimulatorServer(universe, SimulatorConfig.unlimited()) as server:
-        yield server
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=5.0) as http:
-        yield http
 
 
 # --- Crossref --------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import asyncio
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -34,27 +33,9 @@ from aletheia.sources.simulator.http import Request
 from aletheia.sources.simulator.limits import TokenBucket, retry_after_header
 from aletheia.sources.simulator.search import BoolOp, Clause, parse_query, tokenize
 
-UNIVERSE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "simulator" / "universe.jsonl"
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
-
-
-@pytest.fixture(scope="module")
-def universe() -> Universe:
-    return Universe.from_jsonl(UNIVERSE_FILE)
-
-
-@pytest.fixture(scope="module")
-def sim(universe: Universe) -> Iterator[SimulatorServer]:
-    with SimulatorServer(universe, SimulatorConfig.unlimited()) as server:
-        yield server
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=5.0) as http:
-        yield http
 
 
 # --- the universe ----------------------------------------------------------------------------------

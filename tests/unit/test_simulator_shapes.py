@@ -4,18 +4,15 @@ there (yet) skips its test instead of failing it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
 from aletheia.core.records import Author, RetractionKind, WorkRecord
-from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
+from aletheia.sources.simulator import SimulatorServer, SimWork, Universe
 from aletheia.sources.simulator.universe import WorkSource
-
-UNIVERSE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "simulator" / "universe.jsonl"
 
 
 def _parser(module: str, name: str) -> Callable[..., Any]:
@@ -24,23 +21,6 @@ def _parser(module: str, name: str) -> Callable[..., Any]:
     if function is None:
         pytest.skip(f"{module}.{name} does not exist yet")
     return function  # type: ignore[no-any-return]
-
-
-@pytest.fixture(scope="module")
-def universe() -> Universe:
-    return Universe.from_jsonl(UNIVERSE_FILE)
-
-
-@pytest.fixture(scope="module")
-def sim(universe: Universe) -> Iterator[SimulatorServer]:
-    with SimulatorServer(universe, SimulatorConfig.unlimited()) as server:
-        yield server
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=5.0) as http:
-        yield http
 
 
 def _known(universe: Universe, source: WorkSource) -> list[SimWork]:
