@@ -240,7 +240,13 @@ def test_a_redis_restart_loses_messages_but_not_the_job(
         time.sleep(1.0)
         redis.start()
 
-        assert json.loads(stack.cli("wait", job_id, "--timeout", "150").stdout)["status"] == "done"
+        # Generous: on a loaded machine the workers' reconnection backoff and the re-drive period
+        # both stretch; the assertion is that the job completes, not how fast.
+        waited = stack.cli("wait", job_id, "--timeout", "300", timeout=330, check=False)
+        if waited.returncode != 0:
+            logs = {name: stack.log_tail(name) for name in ("retrieval", "control", "writer", "beat")}
+            pytest.fail(f"job not done after the restart: {waited.stderr}\n{logs}")
+        assert json.loads(waited.stdout)["status"] == "done"
         assert_complete_without_duplicates(database_url, job_id, len(WORKS))
     finally:
         stack.stop()
