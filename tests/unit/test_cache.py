@@ -119,3 +119,22 @@ def test_ttls_come_from_settings() -> None:
     config = Settings(_env_file=None, cache_ttl_seconds=5, negative_cache_ttl_seconds=2)
     cache = MemoryRawCache.from_settings(config, max_entries=7)
     assert (cache.ttl_seconds, cache.negative_ttl_seconds, cache.max_entries) == (5, 2, 7)
+
+
+async def test_lookup_many_uses_cached_answers_and_fetches_the_rest_in_batches() -> None:
+    from aletheia.sources.cache import lookup_many
+
+    cache = {"a": "A", "b": None}  # b: a cached "not found"
+    batches: list[list[str]] = []
+
+    async def cached(key: str) -> tuple[bool, str | None]:
+        return (key in cache, cache.get(key))
+
+    async def fetch(keys: list[str]) -> dict[str, str | None]:
+        batches.append(keys)
+        return {k: k.upper() for k in keys if k != "x"}
+
+    given = {"A-id": "a", "B-id": "b", "c1": "c", "c2": "c", "d": "d", "e": "e", "x": "x"}
+    answer = await lookup_many(given, cached, fetch, batch=2)
+    assert answer == {"A-id": "A", "B-id": None, "c1": "C", "c2": "C", "d": "D", "e": "E", "x": None}
+    assert batches == [["c", "d"], ["e", "x"]]  # each missing key once, in batches of 2

@@ -36,7 +36,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key
+from aletheia.sources.cache import cache_key, lookup_many
 from aletheia.sources.safe_xml import parse_untrusted_xml
 
 if TYPE_CHECKING:
@@ -127,8 +127,9 @@ def _authors(entry: ET.Element) -> tuple[Author, ...]:
     for author in entry.findall(f"{_ATOM}author"):
         # arXiv metadata is typed by the submitters in TeX ("Schr\"odinger"): render it.
         name = latex_to_unicode(_text(author.find(f"{_ATOM}name")) or "")
-        if name:
-            authors.append(parse_name(name))
+        parsed = parse_name(name) if name else None
+        if parsed is not None and (parsed.family or parsed.given or parsed.literal):  # "," is no author
+            authors.append(parsed)
     return tuple(authors)
 
 
@@ -320,17 +321,7 @@ class ArxivClient:
     async def by_ids(self, ids: Sequence[str]) -> dict[str, SourceRecord | None]:
         """Each id (as given) -> its record or None, in `id_list` queries of up to 100 ids."""
         key_of = {arxiv_id: self._canonical(arxiv_id) for arxiv_id in ids}
-        found: dict[str, SourceRecord | None] = {}
-        missing: list[str] = []
-        for key in dict.fromkeys(key_of.values()):
-            hit, record = await self._cached(key)
-            if hit:
-                found[key] = record
-            else:
-                missing.append(key)
-        for start in range(0, len(missing), MAX_IDS_PER_REQUEST):
-            found.update(await self._fetch(missing[start : start + MAX_IDS_PER_REQUEST]))
-        return {arxiv_id: found.get(key) for arxiv_id, key in key_of.items()}
+        return await lookup_many(key_of, self._cached, self._fetch, batch=MAX_IDS_PER_REQUEST)
 
     async def search(
         self, title: str | None = None, author: str | None = None, *, max_results: int = 10

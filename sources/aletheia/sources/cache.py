@@ -11,11 +11,13 @@ import re
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aletheia.sources.base import CachedRaw
+
+R = TypeVar("R")
 
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings
@@ -112,3 +114,26 @@ class MemoryRawCache:
         self._entries.move_to_end((source, key))
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
+
+
+async def lookup_many(
+    key_of: Mapping[str, str],
+    cached: Callable[[str], Awaitable[tuple[bool, R | None]]],
+    fetch: Callable[[list[str]], Awaitable[dict[str, R | None]]],
+    *,
+    batch: int,
+) -> dict[str, R | None]:
+    """The batch lookup every client shares: `key_of` maps each id as given to its canonical key;
+    cached answers (found or not) are used as they are, the rest are fetched `batch` keys at a
+    time, and the answer is keyed by the ids as given (None: the source has no such work)."""
+    found: dict[str, R | None] = {}
+    missing: list[str] = []
+    for key in dict.fromkeys(key_of.values()):
+        hit, record = await cached(key)
+        if hit:
+            found[key] = record
+        else:
+            missing.append(key)
+    for start in range(0, len(missing), batch):
+        found.update(await fetch(missing[start : start + batch]))
+    return {given: found.get(key) for given, key in key_of.items()}

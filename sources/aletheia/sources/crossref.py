@@ -32,7 +32,7 @@ from aletheia.core.records import Author, RetractionKind, RetractionNotice, Sour
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key
+from aletheia.sources.cache import cache_key, lookup_many
 
 if TYPE_CHECKING:
     import httpx
@@ -669,17 +669,7 @@ class CrossrefClient:
             if canonical is None:
                 raise ValueError(f"not a DOI: {doi!r}")
             canonical_of[doi] = canonical
-        found: dict[str, SourceRecord | None] = {}
-        missing: list[str] = []
-        for canonical in dict.fromkeys(canonical_of.values()):
-            hit, record = await self._cached(canonical)
-            if hit:
-                found[canonical] = record
-            else:
-                missing.append(canonical)
-        for start in range(0, len(missing), MAX_DOIS_PER_FILTER):
-            found.update(await self._fetch_doi_batch(missing[start : start + MAX_DOIS_PER_FILTER]))
-        return {doi: found.get(canonical) for doi, canonical in canonical_of.items()}
+        return await lookup_many(canonical_of, self._cached, self._fetch_doi_batch, batch=MAX_DOIS_PER_FILTER)
 
     async def _fetch_doi_batch(self, dois: list[str]) -> dict[str, SourceRecord | None]:
         """Canonical DOIs -> records, uncached. A lone DOI, or one the filter syntax cannot carry,

@@ -47,7 +47,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key
+from aletheia.sources.cache import cache_key, lookup_many
 from aletheia.sources.safe_xml import parse_untrusted_xml
 
 if TYPE_CHECKING:
@@ -725,17 +725,9 @@ class PubMedClient:
         fetch: Callable[[list[str]], Awaitable[dict[str, SourceRecord | None]]],
     ) -> dict[str, SourceRecord | None]:
         key_of = {str(pmid): self._canonical(pmid) for pmid in pmids}
-        found: dict[str, SourceRecord | None] = {}
-        missing: list[str] = []
-        for key in dict.fromkeys(key_of.values()):
-            hit, record = await self._cached(kind, key)
-            if hit:
-                found[key] = record
-            else:
-                missing.append(key)
-        for start in range(0, len(missing), MAX_IDS_PER_REQUEST):
-            found.update(await fetch(missing[start : start + MAX_IDS_PER_REQUEST]))
-        return {pmid: found.get(key) for pmid, key in key_of.items()}
+        return await lookup_many(
+            key_of, lambda key: self._cached(kind, key), fetch, batch=MAX_IDS_PER_REQUEST
+        )
 
     async def _cached(self, kind: str, pmid: str) -> tuple[bool, SourceRecord | None]:
         if self.cache is None:

@@ -31,7 +31,7 @@ from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key
+from aletheia.sources.cache import cache_key, lookup_many
 
 if TYPE_CHECKING:
     import httpx
@@ -111,7 +111,9 @@ def _authors(value: Any) -> tuple[tuple[Author, ...], bool]:
     if names and names[-1] is not None and names[-1].lower() in _TRUNCATION_MARKERS:
         truncated = True
         names = names[:-1]
-    return tuple(parse_name(name) for name in names if name), truncated
+    parsed = (parse_name(name) for name in names if name)
+    # A name that is only punctuation parses to nothing: it is no author.
+    return tuple(a for a in parsed if a.family or a.given or a.literal), truncated
 
 
 def _year(value: Any) -> int | None:
@@ -278,17 +280,7 @@ class SemanticScholarClient:
     async def papers_batch(self, ids: Sequence[str]) -> dict[str, SourceRecord | None]:
         """Each id (as given) -> its paper or None; `POST paper/batch` in slices of 500."""
         canonical_of = {paper_id: self._canonical(paper_id) for paper_id in ids}
-        found: dict[str, SourceRecord | None] = {}
-        missing: list[str] = []
-        for canonical in dict.fromkeys(canonical_of.values()):
-            hit, record = await self._cached(canonical)
-            if hit:
-                found[canonical] = record
-            else:
-                missing.append(canonical)
-        for start in range(0, len(missing), MAX_BATCH_IDS):
-            found.update(await self._fetch(missing[start : start + MAX_BATCH_IDS]))
-        return {paper_id: found.get(canonical) for paper_id, canonical in canonical_of.items()}
+        return await lookup_many(canonical_of, self._cached, self._fetch, batch=MAX_BATCH_IDS)
 
     async def search(
         self, query: str, *, year: int | str | None = None, limit: int = 10
