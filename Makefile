@@ -17,3 +17,10 @@ contracts:
 
 pytest:
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The benchmarks (minutes, not part of `make test`); figures go to docs/benchmarks.md.
+bench:
+	aletheia bench sources
+	aletheia bench hallmark
+	aletheia bench realbib
+	aletheia bench speed

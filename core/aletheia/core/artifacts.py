@@ -997,3 +997,21 @@ def parse_artifact(text: str) -> CitationArtifact:
         return CitationArtifact(frontmatter=front, body=body)
     except ValidationError as exc:
         raise ArtifactFormatError(_describe(exc, "artifact.")) from exc
+
+
+def record_of_artifact(artifact: CitationArtifact) -> WorkRecord:
+    """The identity an artifact records, as a `WorkRecord` of its primary source (for slugs and for
+    re-checking the artifact against the sources)."""
+    from aletheia.core.authors import parse_name
+
+    front = artifact.frontmatter
+    return WorkRecord(
+        source=front.triangulation.primary_source,
+        title=front.title,
+        authors=tuple(parse_name(name) for name in front.authors),
+        year=front.year,
+        venue=front.venue,
+        doi=front.doi,
+        arxiv_id=front.arxiv_id,
+        pmid=front.pmid,
+    )

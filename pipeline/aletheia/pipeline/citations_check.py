@@ -30,8 +30,13 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from aletheia.core.artifacts import ArtifactFormatError, CitationArtifact, parse_artifact, validate_slug
-from aletheia.core.authors import parse_name
+from aletheia.core.artifacts import (
+    ArtifactFormatError,
+    CitationArtifact,
+    parse_artifact,
+    record_of_artifact,
+    validate_slug,
+)
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
@@ -335,20 +340,6 @@ class AuditReport(BaseModel):
         return 3 if self.unreachable else 0
 
 
-def _recorded_work(artifact: CitationArtifact) -> WorkRecord:
-    front = artifact.frontmatter
-    return WorkRecord(
-        source=front.triangulation.primary_source,
-        title=front.title,
-        authors=tuple(parse_name(name) for name in front.authors),
-        year=front.year,
-        venue=front.venue,
-        doi=front.doi,
-        arxiv_id=front.arxiv_id,
-        pmid=front.pmid,
-    )
-
-
 Lookup = tuple[SourceName, str, Callable[[], Awaitable[Any]]]
 
 
@@ -385,7 +376,7 @@ async def _audit_one(gateway: Any, path: Path, relative: str) -> ArtifactAudit:
     except (ArtifactFormatError, UnicodeDecodeError, OSError) as exc:
         audit.drifts.append(Drift(kind="unreadable", detail=str(exc)))
         return audit
-    recorded = _recorded_work(artifact)
+    recorded = record_of_artifact(artifact)
     found_records: list[WorkRecord] = []
     seen: set[tuple[str, str | None]] = set()
 

@@ -39,6 +39,7 @@ from aletheia.core.artifacts import (
     Triangulation,
     artifact_path,
     frontmatter_from_record,
+    record_of_artifact,
     render_artifact,
     slug_for_record,
 )
@@ -378,7 +379,7 @@ def write_citation_artifact(
     root = Path(project_root).resolve()
     if not root.is_dir():
         raise ArtifactPathError(f"project root {root} is not a directory")
-    slug = slug or slug_for_record(_record_of(artifact))
+    slug = slug or slug_for_record(record_of_artifact(artifact))
     relative = artifact_path(slug, CITATIONS_DIR)
     directory = _refuse_symlinks(root, CITATIONS_DIR)
     directory.mkdir(parents=True, exist_ok=True)
@@ -400,21 +401,6 @@ def write_citation_artifact(
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
-
-
-def _record_of(artifact: CitationArtifact) -> WorkRecord:
-    front = artifact.frontmatter
-    from aletheia.core.authors import parse_name
-
-    return WorkRecord(
-        source=front.triangulation.primary_source,
-        title=front.title,
-        authors=tuple(parse_name(name) for name in front.authors),
-        year=front.year,
-        doi=front.doi,
-        arxiv_id=front.arxiv_id,
-        pmid=front.pmid,
-    )
 
 
 # --- verify_and_cite ----------------------------------------------------------------------------------
