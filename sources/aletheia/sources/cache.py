@@ -15,7 +15,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from aletheia.sources.base import CachedRaw
+from aletheia.core.records import WorkRecord
+from aletheia.sources.base import CachedRaw, RawCache, SourceRecord, SourceStats
 
 R = TypeVar("R")
 
@@ -137,3 +138,23 @@ async def lookup_many(
     for start in range(0, len(missing), batch):
         found.update(await fetch(missing[start : start + batch]))
     return {given: found.get(key) for given, key in key_of.items()}
+
+
+async def read_cached(
+    cache: RawCache | None,
+    source: str,
+    key: str,
+    stats: SourceStats,
+    parse: Callable[[Any], WorkRecord],
+) -> tuple[bool, SourceRecord | None]:
+    """A client's cache read: (hit, record), where a hit with None is a cached "not found". The
+    stored payload is parsed again (so a parser fix applies to cached answers too)."""
+    if cache is None:
+        return False, None
+    cached = await cache.get(source, key)
+    if cached is None:
+        return False, None
+    stats.cache_hits += 1
+    if not cached.found:
+        return True, None
+    return True, SourceRecord(parse(cached.raw), cached.raw, cached.fetched_at, cached.url, from_cache=True)

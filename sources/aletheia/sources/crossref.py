@@ -32,7 +32,7 @@ from aletheia.core.records import Author, RetractionKind, RetractionNotice, Sour
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key, lookup_many
+from aletheia.sources.cache import cache_key, lookup_many, read_cached
 
 if TYPE_CHECKING:
     import httpx
@@ -636,16 +636,9 @@ class CrossrefClient:
         return await self._doi_singleton(canonical)
 
     async def _cached(self, canonical: str) -> tuple[bool, SourceRecord | None]:
-        if self.cache is None:
-            return False, None
-        cached = await self.cache.get(SOURCE, cache_key("doi", canonical))
-        if cached is None:
-            return False, None
-        self.transport.stats.cache_hits += 1
-        if not cached.found:
-            return True, None
-        record = self._single(cached.raw)
-        return True, SourceRecord(record, cached.raw, cached.fetched_at, cached.url, from_cache=True)
+        return await read_cached(
+            self.cache, SOURCE, cache_key("doi", canonical), self.transport.stats, self._single
+        )
 
     async def _doi_singleton(self, canonical: str) -> SourceRecord | None:
         key = cache_key("doi", canonical)

@@ -31,7 +31,7 @@ from aletheia.core.records import Author, RetractionKind, RetractionNotice, Sour
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key
+from aletheia.sources.cache import cache_key, read_cached
 from aletheia.sources.crossref import markup_to_text
 
 if TYPE_CHECKING:
@@ -552,17 +552,7 @@ class OpenAlexClient:
 
     async def _cached(self, key: str) -> tuple[bool, SourceRecord | None]:
         """(hit, record): a hit with record None is a cached "not found"."""
-        if self.cache is None:
-            return False, None
-        cached = await self.cache.get(SOURCE, key)
-        if cached is None:
-            return False, None
-        self.transport.stats.cache_hits += 1
-        if not cached.found:
-            return True, None
-        return True, SourceRecord(
-            parse_openalex_work(cached.raw), cached.raw, cached.fetched_at, cached.url, from_cache=True
-        )
+        return await read_cached(self.cache, SOURCE, key, self.transport.stats, parse_openalex_work)
 
     async def _store(self, key: str, raw: Any, url: str) -> None:
         if self.cache is not None:

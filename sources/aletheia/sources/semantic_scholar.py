@@ -31,7 +31,7 @@ from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key, lookup_many
+from aletheia.sources.cache import cache_key, lookup_many, read_cached
 
 if TYPE_CHECKING:
     import httpx
@@ -322,16 +322,9 @@ class SemanticScholarClient:
     # --- cache and fetch ---------------------------------------------------------------------------
 
     async def _cached(self, canonical: str) -> tuple[bool, SourceRecord | None]:
-        if self.cache is None:
-            return False, None
-        cached = await self.cache.get(SOURCE, cache_key("paper", canonical))
-        if cached is None:
-            return False, None
-        self.transport.stats.cache_hits += 1
-        if not cached.found:
-            return True, None
-        record = parse_s2_paper(cached.raw)
-        return True, SourceRecord(record, cached.raw, cached.fetched_at, cached.url, from_cache=True)
+        return await read_cached(
+            self.cache, SOURCE, cache_key("paper", canonical), self.transport.stats, parse_s2_paper
+        )
 
     async def _fetch(self, canonical_ids: list[str]) -> dict[str, SourceRecord | None]:
         """Ask S2 for ids not in the cache: one GET for a lone id, one batch POST for several."""
