@@ -101,6 +101,21 @@ class WorkRecord(BaseModel):
     notice_for: tuple[str, ...] = ()
     is_preprint: bool = False
     score: float | None = None  # the source's own relevance score, for search hits
+    # Other names the source itself publishes for `venue`: Semantic Scholar
+    # `publicationVenue.alternate_names`, OpenAlex source `abbreviated_title`/`alternate_titles`,
+    # Crossref `short-container-title`. A cited acronym is compared with these, not with a table.
+    venue_aliases: tuple[str, ...] = ()
+    # Other venues the source places the work in: OpenAlex locations besides the primary one (the
+    # primary is often an institutional repository), Crossref container-titles beyond the first
+    # (a series such as "Lecture Notes in Computer Science" beside the proceedings title).
+    other_venues: tuple[str, ...] = ()
+    issn: tuple[str, ...] = ()
+    # The DBLP key the source knows (Semantic Scholar `externalIds.DBLP`): "conf/nips/..." places
+    # the work at a venue; "journals/corr/..." is only the arXiv copy.
+    dblp_key: str | None = None
+    # The source says the work appeared at a venue, though this record may be its preprint view
+    # (Semantic Scholar `publicationVenue`/`journal` of a paper it also knows by an arXiv id).
+    published_venue: str | None = None
 
     @property
     def first_author(self) -> Author | None:

@@ -77,6 +77,16 @@ class Reason(StrEnum):
     PREPRINT_CITED_AS_PUBLISHED = "preprint_cited_as_published"
     PREPRINT_OF_PUBLISHED = "preprint_of_published"
     ARXIV_VERSION_MISMATCH = "arxiv_version_mismatch"
+    # the arXiv id resolves, same authors, but the current title differs: a title that changed
+    # between versions (minor, both titles shown)
+    TITLE_CHANGED_BETWEEN_VERSIONS = "title_changed_between_versions"
+    # a venue disagreement the sources' own names cannot resolve, and no known other venue (minor)
+    VENUE_UNRESOLVED = "venue_unresolved"
+    # a venue is cited, only the preprint is visible, and no source says it is preprint-only (minor)
+    PUBLISHED_VERSION_UNCONFIRMED = "published_version_unconfirmed"
+    # the citation lists authors that the one source with an author list lacks (minor: sources
+    # drop co-authors); two sources agreeing on the shorter list make it `author_list_differs`
+    AUTHOR_LIST_UNCONFIRMED = "author_list_unconfirmed"
     # fabrication evidence
     FUTURE_YEAR = "future_year"
     PLACEHOLDER_AUTHORS = "placeholder_authors"
@@ -95,6 +105,11 @@ class Reason(StrEnum):
     TRIANGULATION_CONFLICT = "triangulation_conflict"
     SOURCE_UNAVAILABLE = "source_unavailable"
     INSUFFICIENT_METADATA = "insufficient_metadata"
+    # not every source that could hold the work was searched successfully: no accusation
+    SEARCH_INCOMPLETE = "search_incomplete"
+    # a kind of work the scholarly indexes do not cover well (a book, a report, a thesis, a work
+    # before the indexes' coverage): not found there is no evidence of invention
+    UNINDEXED_KIND = "unindexed_kind"
     OUT_OF_SCOPE_TYPE = "out_of_scope_type"
     LIBRARY_HIT = "library_hit"
 

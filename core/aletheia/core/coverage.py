@@ -1,0 +1,218 @@
+"""Which sources could hold a cited work, and which kinds of work the scholarly indexes do not hold.
+
+An accusation needs positive evidence (docs/verdicts.md). "No source has this work" is evidence
+only when every source that could hold the work was asked and answered; and it is no evidence at
+all for a web page, a code repository, a newspaper article or a book of 1950, which the indexes
+were never meant to hold. The pipeline asks the sources `search_coverage` names before it lets
+`decide` say `not_found`; `decide` checks that they answered.
+
+The tables are data: a new repository host or a new biomedical venue word is a row.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlsplit
+
+from aletheia.core.records import CitedReference, SourceName
+from aletheia.core.text import fold
+from aletheia.core.venues import is_no_venue_claim
+
+# The general indexes: every scholarly work could be in any of them.
+GENERAL_INDEXES: Final = (SourceName.OPENALEX, SourceName.CROSSREF, SourceName.SEMANTIC_SCHOLAR)
+# arXiv began in August 1991.
+ARXIV_FIRST_YEAR: Final = 1991
+# Before this year the indexes' coverage of conference papers, reports and books is thin: a work
+# they do not have is not evidence of invention (works before 1970 in the issue's false alarms).
+INDEX_COVERAGE_YEAR: Final = 1970
+
+# Venue words of the life sciences: PubMed could hold the work.
+_BIOMEDICAL: Final = re.compile(
+    r"(?<![a-z])(?:medic\w*|clinic\w*|health|lancet|jama|nejm|bmj|cell|genet\w*|genom\w*|"
+    r"neuro\w*|cancer|oncol\w*|pharm\w*|patholog\w*|nurs\w*|epidemiol\w*|immun\w*|physiol\w*|"
+    r"psychiatr\w*|cardio\w*|surg\w*|pediatr\w*|paediatr\w*|plos|bmc|biolog\w*|bioinformatics|"
+    r"biochem\w*|biophys\w*|molecular|microbio\w*|virol\w*|radiol\w*|dermatol\w*|endocrin\w*|"
+    r"gastro\w*|hepatol\w*|nephrol\w*|ophthalmol\w*|obstet\w*|gynecol\w*|dental|dentistry|"
+    r"veterinar\w*|toxicol\w*|nutrition|psycholog\w*|brain|elife|pnas|"
+    r"national academy of sciences|nature medicine|scientific reports)(?![a-z])"
+)
+
+# Hosts whose pages are software, data or web content, never an indexed paper.
+_CODE_HOSTS: Final = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "pypi.org", "npmjs.com")
+_DATA_HOSTS: Final = ("zenodo.org", "figshare.com", "kaggle.com", "datadryad.org", "dataverse")
+_NEWS_HOSTS: Final = (
+    "nytimes.com",
+    "washingtonpost.com",
+    "theguardian.com",
+    "bbc.co.uk",
+    "bbc.com",
+    "reuters.com",
+    "bloomberg.com",
+    "wsj.com",
+    "ft.com",
+    "forbes.com",
+    "techcrunch.com",
+    "theverge.com",
+    "wired.com",
+    "economist.com",
+    "cnn.com",
+    "medium.com",
+    "substack.com",
+)
+_BOOK_HOSTS: Final = ("books.google.", "amazon.", "oreilly.com", "packtpub.com", "manning.com")
+# DOI registrants that are not Crossref (DataCite and others): Crossref's 404 says nothing.
+NON_CROSSREF_DOI_PREFIXES: Final = frozenset(
+    {
+        "10.5281",  # Zenodo
+        "10.6084",  # figshare
+        "10.5061",  # Dryad
+        "10.17632",  # Mendeley Data
+        "10.48550",  # arXiv
+        "10.7910",  # Harvard Dataverse
+        "10.24433",  # Code Ocean
+        "10.5522",  # PANGAEA ... (DataCite)
+        "10.25080",  # SciPy proceedings (DataCite)
+    }
+)
+
+# Entry types of works outside the indexes (reported, not judged) and of works the indexes hold
+# only in part (books, reports, theses: not found there is no evidence of invention).
+OUT_OF_SCOPE_TYPES: Final = frozenset(
+    {
+        "software",
+        "online",
+        "www",
+        "webpage",
+        "electronic",
+        "standard",
+        "patent",
+        "legislation",
+        "legal",
+        "jurisdiction",
+        "dataset",
+        "video",
+        "audio",
+        "artwork",
+        "image",
+        "newspaper",
+        "news",
+        "blog",
+        "repository",
+        "code",
+    }
+)
+PARTLY_INDEXED_TYPES: Final = frozenset(
+    {"book", "booklet", "manual", "techreport", "report", "phdthesis", "mastersthesis", "thesis", "unpublished"}
+)
+_OUT_OF_SCOPE_WORDS: Final = re.compile(
+    r"(?<![a-z])(?:github|gitlab|software|source code|code repository|dataset|data set|blog|"
+    r"newspaper|news|press release|website|web page|webpage|online|accessed|retrieved|"
+    r"standard|rfc \d+|iso \d+|white ?paper|documentation|model card|system card|technical report)(?![a-z])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """What kind of thing a reference cites, when it is not an indexed paper.
+
+    `out_of_scope`: the indexes do not hold such things at all (web pages, software, data, news):
+    reported, not judged. Otherwise the indexes hold it only in part (books, reports, theses, old
+    works): a search that finds nothing leaves it `unverifiable`, never `not_found`.
+    """
+
+    name: str
+    out_of_scope: bool
+    why: str
+
+
+def _host(url: str | None) -> str:
+    if not url:
+        return ""
+    try:
+        return (urlsplit(url.strip()).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _urls(cited: CitedReference) -> list[str]:
+    urls = [cited.url] if cited.url else []
+    for name in ("url", "howpublished", "note"):
+        value = cited.fields.get(name, "")
+        urls.extend(re.findall(r"https?://[^\s{}\\]+", value))
+    return urls
+
+
+def _host_in(host: str, hosts: tuple[str, ...]) -> bool:
+    return any(host == h or host.endswith("." + h) or (h.endswith(".") and h in host) for h in hosts)
+
+
+def doi_registrant(doi: str | None) -> str | None:
+    return doi.split("/", 1)[0] if doi and "/" in doi else None
+
+
+def classify_kind(cited: CitedReference) -> Kind | None:
+    """The kind of a reference outside the indexes' core (None for an ordinary paper)."""
+    entry_type = (cited.entry_type or "").lower()
+    scholarly_id = bool(cited.arxiv_id or cited.pmid)
+    registrant = doi_registrant(cited.doi)
+    if entry_type in OUT_OF_SCOPE_TYPES:
+        return Kind(entry_type, True, f"entry type @{entry_type}")
+    hosts = [_host(u) for u in _urls(cited)]
+    if registrant in {"10.5281", "10.6084", "10.5061", "10.17632", "10.7910", "10.24433"} and not scholarly_id:
+        return Kind("dataset or software", True, f"a DataCite DOI ({registrant}) of a data or software archive")
+    if not scholarly_id and not cited.doi:
+        for host in hosts:
+            if _host_in(host, _CODE_HOSTS):
+                return Kind("code repository", True, f"a URL at {host}")
+            if _host_in(host, _DATA_HOSTS):
+                return Kind("dataset", True, f"a URL at {host}")
+            if _host_in(host, _NEWS_HOSTS):
+                return Kind("news or blog article", True, f"a URL at {host}")
+    venue_text = fold(" ".join(x for x in (cited.venue or "", cited.fields.get("howpublished", "")) if x))
+    if not (cited.doi or scholarly_id):
+        if venue_text and _OUT_OF_SCOPE_WORDS.search(venue_text) and not cited.fields.get("journal"):
+            return Kind("web or software resource", True, f"published as {venue_text!r}")
+        if entry_type in ("misc", "") and hosts and not cited.authors:
+            return Kind("web page", True, f"a URL at {hosts[0]} with no authors")
+    if entry_type in PARTLY_INDEXED_TYPES:
+        return Kind(entry_type, False, f"entry type @{entry_type}: the indexes hold such works only in part")
+    if any(_host_in(h, _BOOK_HOSTS) for h in hosts) and not scholarly_id:
+        return Kind("book", False, "a bookseller or book-search URL")
+    if cited.isbn and not (cited.doi or scholarly_id):
+        return Kind("book", False, "cited with an ISBN")
+    if cited.year is not None and cited.year < INDEX_COVERAGE_YEAR and not (cited.doi or scholarly_id):
+        return Kind("early work", False, f"published in {cited.year}, before the indexes' coverage")
+    return None
+
+
+def is_biomedical(cited: CitedReference) -> bool:
+    if cited.pmid or cited.pmcid:
+        return True
+    text = fold(" ".join(x for x in (cited.venue or "", cited.fields.get("journal", "")) if x))
+    return bool(text and _BIOMEDICAL.search(text))
+
+
+def could_be_on_arxiv(cited: CitedReference) -> bool:
+    """arXiv could hold the work: cited as a preprint (or with no venue), or with an arXiv id."""
+    if cited.arxiv_id:
+        return True
+    if cited.year is not None and cited.year < ARXIV_FIRST_YEAR:
+        return False
+    return is_no_venue_claim(cited.venue)
+
+
+def search_coverage(cited: CitedReference) -> tuple[SourceName, ...]:
+    """The sources whose searches must all have answered before "no source has it" is evidence.
+
+    The three general indexes always; arXiv for a work cited as a preprint or without a venue;
+    PubMed for a work in a life-science venue. (Semantic Scholar holds all of arXiv, but arXiv's
+    own search finds a preprint whose title Semantic Scholar holds in another version.)
+    """
+    sources: list[SourceName] = list(GENERAL_INDEXES)
+    if could_be_on_arxiv(cited):
+        sources.append(SourceName.ARXIV)
+    if is_biomedical(cited):
+        sources.append(SourceName.PUBMED)
+    return tuple(sources)
