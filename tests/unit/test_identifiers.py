@@ -19,10 +19,13 @@ from aletheia.core.identifiers import (
     clean_arxiv_id,
     clean_doi,
     clean_isbn,
+    clean_issn,
     clean_pmcid,
     clean_pmid,
+    doi_version_base,
     extract_identifiers,
     is_doi,
+    same_doi,
     url_kind,
 )
 
@@ -114,6 +117,106 @@ def test_clean_doi_is_idempotent_and_total(raw: str) -> None:
     if once is not None:
         assert clean_doi(once) == once
         assert once == once.lower().strip()
+
+
+# --- versioned DOIs -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("doi", "base"),
+    [
+        ("10.1101/2023.10.11.561234v1", "10.1101/2023.10.11.561234"),
+        ("https://doi.org/10.1101/2023.10.11.561234V2", "10.1101/2023.10.11.561234"),
+        ("10.1101/123456v3", "10.1101/123456"),  # bioRxiv's older six-digit DOIs
+        ("10.6084/m9.figshare.1234567.v2", "10.6084/m9.figshare.1234567"),
+        ("10.6084/m9.figshare.c.4561234.v1", "10.6084/m9.figshare.c.4561234"),
+        ("10.21203/rs.3.rs-123456/v1", "10.21203/rs.3.rs-123456"),
+        ("10.26434/chemrxiv.12345678.v2", "10.26434/chemrxiv.12345678"),
+        ("10.26434/chemrxiv-2021-x1b2c-v3", "10.26434/chemrxiv-2021-x1b2c"),
+        ("10.20944/preprints202001.0001.v1", "10.20944/preprints202001.0001"),
+        # No version suffix: the bases themselves, Cold Spring Harbor journals on bioRxiv's prefix,
+        # ordinary DOIs that happen to end in "v1", and no DOI at all.
+        ("10.1101/2023.10.11.561234", None),
+        ("10.6084/m9.figshare.1234567", None),
+        ("10.1101/gr.123456.110", None),
+        ("10.1101/gad.1234v1", None),
+        ("10.1000/xyz.v1", None),
+        ("10.48550/arxiv.1706.03762", None),
+        ("not a doi", None),
+        ("", None),
+    ],
+)
+def test_doi_version_base(doi: str, base: str | None) -> None:
+    assert doi_version_base(doi) == base
+
+
+def test_same_doi() -> None:
+    assert same_doi("10.1101/2023.10.11.561234v1", "https://doi.org/10.1101/2023.10.11.561234v2")
+    assert same_doi("10.1101/2023.10.11.561234", "10.1101/2023.10.11.561234v1")
+    assert same_doi("doi:10.1000/ABC", "https://doi.org/10.1000/abc.")
+    assert not same_doi("10.1101/2023.10.11.561234v1", "10.1101/2023.10.11.561235v1")
+    assert not same_doi("10.6084/m9.figshare.1234567.v2", "10.6084/m9.figshare.7654321.v2")
+    assert not same_doi("10.1000/a", "10.1000/b")
+    assert not same_doi(None, None) and not same_doi("x", "x")
+
+
+VERSIONED_DOI = st.one_of(
+    st.builds(
+        lambda y, m, d, n, v: f"10.1101/{y}.{m:02d}.{d:02d}.{n}v{v}",
+        st.integers(2013, 2030),
+        st.integers(1, 12),
+        st.integers(1, 28),
+        st.integers(10_000, 9_999_999),
+        st.integers(1, 99),
+    ),
+    st.builds(lambda n, v: f"10.6084/m9.figshare.{n}.v{v}", st.integers(1, 10**9), st.integers(1, 99)),
+    st.builds(lambda n, v: f"10.21203/rs.3.rs-{n}/v{v}", st.integers(1, 10**7), st.integers(1, 99)),
+)
+ANY_DOI = st.one_of(DOI_LIKE, VERSIONED_DOI, st.text(max_size=40))
+
+
+@settings(max_examples=300)
+@given(ANY_DOI)
+def test_doi_version_base_is_idempotent(doi: str) -> None:
+    base = doi_version_base(doi)
+    if base is not None:
+        assert doi_version_base(base) is None  # a base has no base of its own
+        assert clean_doi(base) == base
+        assert same_doi(doi, base)
+
+
+@settings(max_examples=300)
+@given(VERSIONED_DOI)
+def test_every_version_suffix_is_recognised(doi: str) -> None:
+    base = doi_version_base(doi)
+    assert base is not None and doi.startswith(base)
+
+
+@settings(max_examples=300)
+@given(ANY_DOI, ANY_DOI)
+def test_same_doi_is_symmetric_and_reflexive(a: str, b: str) -> None:
+    assert same_doi(a, b) == same_doi(b, a)
+    if clean_doi(a) is not None:
+        assert same_doi(a, a)
+        assert same_doi(a, clean_doi(a))
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("0028-0836", "0028-0836"),
+        ("1476-468x", "1476-468X"),
+        ("ISSN 1476-4687", "1476-4687"),
+        ("00280836", "0028-0836"),
+        ("0028\u20110836", "0028-0836"),
+        ("0028-08", None),
+        ("978-3-16-148410-0", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_clean_issn(raw: str | None, expected: str | None) -> None:
+    assert clean_issn(raw) == expected
 
 
 # --- arXiv --------------------------------------------------------------------------------------

@@ -9,6 +9,13 @@ valid identifier of its kind. Canonical forms:
   (`math.GT/0309136` -> `math/0309136`), which arXiv treats as an alias.
 - PMID: decimal digits without leading zeros; PMCID: `PMC` + digits.
 - ISBN: the 13 digits of the ISBN-13 (an ISBN-10 is converted).
+- ISSN: `NNNN-NNNC` with an upper-case check character (`clean_issn`; the checksum is not checked:
+  the sources publish what was registered, and this is only for comparing their spellings).
+
+Versioned DOIs: some preprint servers and repositories mint one DOI per version, the version as a
+suffix (bioRxiv/medRxiv `10.1101/2023.10.11.561234v1`, figshare `10.6084/m9.figshare.1234567.v2`,
+Research Square, ChemRxiv, Preprints.org). `doi_version_base` strips that suffix and `same_doi` takes
+two such DOIs of one work for the same DOI.
 
 Libraries: ISBN checksums and ISBN-10 -> 13 conversion come from python-stdnum (`stdnum.isbn`),
 which is maintained, typed, pure and already does exactly that. `idutils` (inveniosoftware) was
@@ -34,10 +41,13 @@ __all__ = [
     "clean_arxiv_id",
     "clean_doi",
     "clean_isbn",
+    "clean_issn",
     "clean_pmcid",
     "clean_pmid",
+    "doi_version_base",
     "extract_identifiers",
     "is_doi",
+    "same_doi",
     "url_kind",
 ]
 
@@ -127,6 +137,48 @@ def clean_doi(raw: str | None) -> str | None:
 def is_doi(s: str | None) -> bool:
     """Whether `s` names a DOI, in any spelling `clean_doi` accepts (bare, `doi:`, doi.org URL)."""
     return clean_doi(s) is not None
+
+
+# Version suffixes of DOIs minted per version: (the unversioned DOI)(the version suffix). Each base
+# ends in a character its suffix pattern cannot end with, so a base never has a base of its own.
+_VERSIONED_DOIS: Final = (
+    # bioRxiv / medRxiv: 10.1101/2023.10.11.561234v1, and the older 10.1101/123456v2. Cold Spring
+    # Harbor's journals share the prefix (10.1101/gr.123.110): only these two forms are taken.
+    re.compile(r"(10\.1101/(?:\d{6}|\d{4}\.\d{2}\.\d{2}\.\d{5,7}))v\d{1,3}"),
+    # figshare (items and collections): 10.6084/m9.figshare.1234567.v2
+    re.compile(r"(10\.6084/m9\.figshare\.(?:c\.)?\d+)\.v\d{1,3}"),
+    # Research Square: 10.21203/rs.3.rs-123456/v1
+    re.compile(r"(10\.21203/rs\.\d\.rs-\d+)/v\d{1,3}"),
+    # ChemRxiv: 10.26434/chemrxiv.12345678.v2 and 10.26434/chemrxiv-2021-abc12-v2
+    re.compile(r"(10\.26434/chemrxiv\.\d+)\.v\d{1,3}"),
+    re.compile(r"(10\.26434/chemrxiv-\d{4}-[a-z0-9]+)-v\d{1,3}"),
+    # Preprints.org: 10.20944/preprints202001.0001.v1
+    re.compile(r"(10\.20944/preprints\d{6}\.\d{4})\.v\d{1,3}"),
+)
+
+
+def doi_version_base(doi: str) -> str | None:
+    """The unversioned DOI of a DOI minted for one version, or None when `doi` carries no version
+    suffix (or is no DOI): `10.1101/2023.10.11.561234v1` -> `10.1101/2023.10.11.561234`."""
+    cleaned = clean_doi(doi)
+    if cleaned is None:
+        return None
+    for pattern in _VERSIONED_DOIS:
+        match = pattern.fullmatch(cleaned)
+        if match is not None:
+            return match.group(1)
+    return None
+
+
+def same_doi(a: str | None, b: str | None) -> bool:
+    """Whether two strings name the same DOI: equal once cleaned, or two versions (or a version
+    and the base) of one versioned DOI. Strings that are no DOI are never the same DOI."""
+    clean_a, clean_b = clean_doi(a), clean_doi(b)
+    if clean_a is None or clean_b is None:
+        return False
+    if clean_a == clean_b:
+        return True
+    return (doi_version_base(clean_a) or clean_a) == (doi_version_base(clean_b) or clean_b)
 
 
 # --- arXiv --------------------------------------------------------------------------------------
@@ -343,6 +395,20 @@ def clean_isbn(raw: str | None) -> str | None:
         return str(stdnum_isbn.to_isbn13(stdnum_isbn.validate(text)))
     except ValidationError:
         return None
+
+
+# --- ISSN ---------------------------------------------------------------------------------------
+
+_ISSN: Final = re.compile(r"(?:issn\s*:?\s*)?(\d{4})\s*[-\u2010-\u2015]?\s*(\d{3}[\dxX])", re.IGNORECASE)
+
+
+def clean_issn(raw: str | None) -> str | None:
+    """An ISSN as `NNNN-NNNC` (check character upper-cased), from `0028-0836`, `00280836`,
+    `ISSN 1476-4687`; else None. The check digit is not verified."""
+    if not raw or len(raw) > 64:
+        return None
+    match = _ISSN.fullmatch(raw.strip())
+    return f"{match.group(1)}-{match.group(2).upper()}" if match else None
 
 
 # --- URLs ---------------------------------------------------------------------------------------
