@@ -2,10 +2,12 @@
 
 Order, as the design asks: identifiers first (DOI -> Crossref + OpenAlex; arXiv -> arXiv +
 Semantic Scholar; PMID -> PubMed + OpenAlex), each checked against the title and first author it
-is cited with; searches by title and first author only when no identifier settles the identity;
-then, when the matched work has been seen by one source only, a second source is asked so the
-decisive fields can be triangulated. Every answer (and every failure) is recorded, with the raw
-payload, so that the decision can be replayed.
+is cited with; searches, in stages from the cheapest, of every source that could hold the work
+(`core.coverage.search_coverage`) only when no identifier settles the identity; then, when the
+matched work has been seen by one source only, a second source is asked so the decisive fields
+can be triangulated. A web page, a code repository, a dataset cited without a scholarly
+identifier is asked of no source at all (`needs_no_lookups`). Every answer (and every failure)
+is recorded, with the raw payload, so that the decision can be replayed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from aletheia.core.coverage import classify_kind
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import arxiv_id_from_doi
@@ -85,19 +88,6 @@ async def _ask(
     return records
 
 
-def _search_text(cited: CitedReference) -> str | None:
-    if cited.title:
-        parts = [cited.title]
-        if cited.authors and cited.authors[0].family:
-            parts.append(cited.authors[0].family)
-        elif cited.authors and cited.authors[0].literal:
-            parts.append(cited.authors[0].literal)
-        if cited.year:
-            parts.append(str(cited.year))
-        return " ".join(parts)
-    return cited.raw
-
-
 async def _identifier_lookups(cited: CitedReference, gw: SourceGateway, g: Gathered) -> None:
     calls: list[Awaitable[list[SourceRecord]]] = []
     doi, arxiv = cited.doi, cited.arxiv_id
@@ -131,22 +121,24 @@ def _found_by_search(cited: CitedReference, gw: SourceGateway, g: Gathered, curr
 
 
 async def _searches(cited: CitedReference, gw: SourceGateway, g: Gathered, *, current_year: int) -> None:
-    """Search stage by stage (gateway.search_stages): a later, costlier search runs only when the
-    earlier ones did not find the work. A near miss, a wrong author or nothing at all still asks
-    every stage, so a better match elsewhere is never missed."""
-    text = _search_text(cited)
-    if not text:
-        return
-    first_author = None
-    if cited.authors:
-        first_author = cited.authors[0].family or cited.authors[0].literal
-    stages = gw.search_stages(title=cited.title, author=first_author, year=cited.year, text=text)
-    for number, stage in enumerate(stages):
+    """Search stage by stage (gateway.search_stages, over every source in `search_coverage`): a
+    later, costlier search runs only when the earlier ones did not find the work. A near miss, a
+    wrong author or nothing at all still asks every stage, so a better match elsewhere is never
+    missed, and "not found" is said only after every source that could hold the work answered."""
+    for number, stage in enumerate(gw.search_stages(cited)):
         if number and _found_by_search(cited, gw, g, current_year):
             return
-        calls = [_ask(g, source, QueryKind.SEARCH, text, call) for source, call in stage]
-        if calls:
-            await asyncio.gather(*calls)
+        await asyncio.gather(*(_ask(g, s.source, QueryKind.SEARCH, s.query, s.call) for s in stage))
+
+
+def needs_no_lookups(cited: CitedReference) -> bool:
+    """A kind the indexes do not hold at all (a web page, a code repository, a dataset, news:
+    `classify_kind(...).out_of_scope`) is reported, not judged: no source is asked about it. A
+    DOI, arXiv id or PMID it carries is still looked up, as for any reference."""
+    if cited.doi or cited.arxiv_id or cited.pmid:
+        return False
+    kind = classify_kind(cited)
+    return kind is not None and kind.out_of_scope
 
 
 async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bool:
@@ -203,6 +195,10 @@ async def verify_reference(
 ) -> ReferenceOutcome:
     """Verify one reference: ask the sources in stages and decide after each stage."""
     g = Gathered()
+    if needs_no_lookups(cited):
+        evidence = g.evidence(gw, cited)
+        verdict = decide(cited, evidence, current_year=current_year)
+        return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)
     library_hit = await gw.library_lookup(cited, g.answers, g.raw)
     if not library_hit:
         await _identifier_lookups(cited, gw, g)

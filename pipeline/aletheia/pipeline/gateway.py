@@ -8,14 +8,15 @@ the gatherer can record each answer, including failures, without knowing any cli
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import httpx
 
 from aletheia.config import Settings
+from aletheia.core.coverage import search_coverage
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, RetractionNotice, SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceRecord, SourceStats
+from aletheia.sources.base import PermanentSourceError, RawCache, SourceRecord, SourceStats
 from aletheia.sources.breaker import CircuitBreaker
 from aletheia.sources.ratelimit import RateLimiter
 
@@ -23,6 +24,43 @@ if TYPE_CHECKING:
     from aletheia.sources.retraction_watch import RetractionIndex
 
 Lookup = Callable[[], Awaitable[Any]]
+# How many PMIDs of a PubMed title search are fetched (esearch ranks by relevance).
+PUBMED_SEARCH_RESULTS = 3
+
+
+class SearchCall(NamedTuple):
+    """One search of one source: what is asked (recorded as the answer's query) and the call."""
+
+    source: SourceName
+    query: str
+    call: Lookup
+
+
+def first_author(cited: CitedReference) -> str | None:
+    if not cited.authors:
+        return None
+    return cited.authors[0].family or cited.authors[0].literal or None
+
+
+def search_text(cited: CitedReference) -> str | None:
+    """The bibliographic query: title, first author's surname and year; else the raw string."""
+    if cited.title:
+        author = first_author(cited)
+        return " ".join(p for p in (cited.title, author, str(cited.year) if cited.year else None) if p)
+    return cited.raw
+
+
+def _searchable(source: SourceName, call: Lookup) -> Lookup:
+    """A client refuses (ValueError) a title with no searchable word for it: that source could not
+    be asked, which is a failed answer (the verdict stays unverifiable), never a "no such work"."""
+
+    async def run() -> Any:
+        try:
+            return await call()
+        except ValueError as exc:
+            raise PermanentSourceError(source.value, f"no searchable query: {exc}") from None
+
+    return run
 
 
 class WorksLibrary(Protocol):
@@ -131,31 +169,73 @@ class SourceGateway:
         ]
 
     def searches(
-        self, *, title: str | None, author: str | None, year: int | None, text: str
-    ) -> list[tuple[SourceName, Lookup]]:
-        return [
-            lookup
-            for stage in self.search_stages(title=title, author=author, year=year, text=text)
-            for lookup in stage
-        ]
+        self, cited: CitedReference, *, coverage: Sequence[SourceName] | None = None
+    ) -> list[SearchCall]:
+        """Every search of `search_stages`, flattened (for callers that run them all at once)."""
+        return [call for stage in self.search_stages(cited, coverage=coverage) for call in stage]
 
     def search_stages(
-        self, *, title: str | None, author: str | None, year: int | None, text: str
-    ) -> list[list[tuple[SourceName, Lookup]]]:
-        """Searches in the order to try them; a later stage runs only when the earlier ones did
-        not find the work. OpenAlex first: it allows 10 requests/s where Crossref's search pool
-        allows 3, and it indexes conference papers without DOIs (NeurIPS, ICLR, ...) that
-        Crossref lacks. Crossref's bibliographic search is the fallback (and the only search for
-        a reference without a title, as it matches a whole reference string)."""
-        crossref: list[tuple[SourceName, Lookup]] = [
-            (SourceName.CROSSREF, lambda: self.crossref.search(text, rows=5))
-        ]
+        self, cited: CitedReference, *, coverage: Sequence[SourceName] | None = None
+    ) -> list[list[SearchCall]]:
+        """Searches in the order to try them, cheapest first; a later stage runs only when the
+        earlier ones did not find the work. Every source in `coverage` (default
+        `search_coverage(cited)`: the sources that could hold the work) is in some stage, so that
+        "no source has it" is only ever said after all of them answered (docs/sources.md):
+
+        1. OpenAlex title search (10 requests/s, and it indexes conference papers without DOIs
+           that Crossref lacks);
+        2. Crossref bibliographic search (3 searches/s) and Semantic Scholar's title match (1/s;
+           its 404 "Title match not found" is a NOT_FOUND answer);
+        3. arXiv title search (one request every 3 s) when arXiv could hold the work, and PubMed
+           title search (esearch, then efetch of the best PMIDs) when PubMed could.
+
+        A reference without a title: Crossref's bibliographic search of the raw reference string
+        (it matches whole reference strings), then Semantic Scholar's relevance search of it.
+        Disabled sources and offline mode are not special here: their clients fail fast without a
+        request, the answer is recorded FAILED, and the verdict is `unverifiable`."""
+        wanted = frozenset(search_coverage(cited) if coverage is None else coverage)
+        text = search_text(cited)
+        if not text:
+            return []
+        title = cited.title
+        crossref = SearchCall(SourceName.CROSSREF, text, lambda: self.crossref.search(text, rows=5))
+        stages: list[list[SearchCall]]
         if not title:
-            return [crossref]
-        openalex: list[tuple[SourceName, Lookup]] = [
-            (SourceName.OPENALEX, lambda: self.openalex.search(title=title, author=author, per_page=5))
-        ]
-        return [openalex, crossref]
+            s2_search = SearchCall(
+                SourceName.SEMANTIC_SCHOLAR, text, lambda: self.semantic_scholar.search(text, limit=5)
+            )
+            stages = [[crossref], [s2_search]]
+        else:
+            author = first_author(cited)
+            openalex = SearchCall(
+                SourceName.OPENALEX,
+                f"{title} | author: {author}" if author else title,
+                _searchable(
+                    SourceName.OPENALEX, lambda: self.openalex.search(title=title, author=author, per_page=5)
+                ),
+            )
+            s2_match = SearchCall(
+                SourceName.SEMANTIC_SCHOLAR, title, lambda: self.semantic_scholar.match_title(title)
+            )
+            arxiv = SearchCall(
+                SourceName.ARXIV,
+                title,
+                _searchable(SourceName.ARXIV, lambda: self.arxiv.search(title=title, max_results=5)),
+            )
+            pubmed = SearchCall(
+                SourceName.PUBMED, title, _searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
+            )
+            stages = [[openalex], [crossref, s2_match], [arxiv, pubmed]]
+        stages = [[call for call in stage if call.source in wanted] for stage in stages]
+        return [stage for stage in stages if stage]
+
+    async def _pubmed_search(self, title: str) -> list[SourceRecord]:
+        """PubMed's title search gives PMIDs; their records come from efetch (cached by PMID)."""
+        pmids = await self.pubmed.search(title=title, retmax=PUBMED_SEARCH_RESULTS)
+        if not pmids:
+            return []
+        found = await self.pubmed.by_pmids(pmids)
+        return [record for pmid in pmids if (record := found.get(pmid)) is not None]
 
     # --- Tier 0 --------------------------------------------------------------------------------
 
