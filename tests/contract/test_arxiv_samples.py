@@ -61,6 +61,7 @@ def test_every_feed_parses(shared_data: Path) -> None:
             assert record.arxiv_version is not None and record.arxiv_version >= 1
             assert record.authors and all(a.family or a.literal for a in record.authors)
             assert record.doi is None and record.is_preprint
+            assert record.published_venue == record.venue  # the journal_ref, as the authors wrote it
             assert all(doi.startswith("10.") for doi in record.related_dois)
             assert record.urls["abs"].startswith("https://arxiv.org/abs/")
             assert entry.published is not None and entry.primary_category

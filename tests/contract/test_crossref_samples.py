@@ -27,6 +27,7 @@ from aletheia.sources.crossref import (
     parse_crossref_message,
     parse_crossref_work,
 )
+from tests.contract.precision_fields import assert_precision_fields_well_typed
 
 pytestmark = pytest.mark.shared
 
@@ -91,6 +92,10 @@ def check_record(record: WorkRecord, item: dict[str, Any]) -> None:
     assert record.abstract is None or "<jats:" not in record.abstract, label
     assert record.title is None or not INLINE_MARKUP.search(record.title), label
     assert record.notice_for == () or record.work_type == "notice", label
+    assert_precision_fields_well_typed(record)
+    titles = item.get("container-title")
+    if isinstance(titles, list) and len(titles) > 1:
+        assert record.venue and record.other_venues, label
 
 
 def test_every_habanero_interaction_is_parsed_or_refused(crossref_dir: Path) -> None:
@@ -161,3 +166,14 @@ def test_every_refchecker_search_item_parses(crossref_dir: Path) -> None:
     assert preprints and all(r.is_preprint for r in preprints)
     # Organisations deposited as `name` are kept whole, not split into given/family.
     assert any(author.literal == "Axioms Editorial Office" for r in records for author in r.authors)
+
+
+def test_series_beside_the_proceedings_are_read(crossref_dir: Path) -> None:
+    records = [
+        parse_crossref_work(item)
+        for path in sorted((crossref_dir / "refchecker-cache").glob("*.json"))
+        for item in json.loads(path.read_text(encoding="utf-8"))
+    ]
+    with_series = [r for r in records if r.other_venues]
+    assert len(with_series) >= 10
+    assert any("Lecture Notes in Computer Science" in (r.venue, *r.other_venues) for r in with_series)

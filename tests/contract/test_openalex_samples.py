@@ -16,6 +16,7 @@ import pytest
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
 from aletheia.core.records import WorkRecord
 from aletheia.sources.openalex import parse_openalex_list, parse_openalex_work
+from tests.contract.precision_fields import assert_precision_fields_well_typed
 
 pytestmark = pytest.mark.shared
 
@@ -56,7 +57,8 @@ def test_every_work_parses_into_a_plausible_record(works: list[tuple[dict[str, A
         for arxiv_id in (*record.related_arxiv_ids, *([record.arxiv_id] if record.arxiv_id else [])):
             parsed = clean_arxiv_id(arxiv_id)
             assert parsed is not None and parsed.id == arxiv_id, label
-        assert record.arxiv_id is None or record.is_preprint, label
+        assert record.arxiv_id is None or record.is_preprint or record.published_venue, label
+        assert_precision_fields_well_typed(record)
 
 
 def test_arxiv_preprints_are_recognised(works: list[tuple[dict[str, Any], WorkRecord]]) -> None:
@@ -89,3 +91,24 @@ def test_team_bylines_stay_whole(works: list[tuple[dict[str, Any], WorkRecord]])
 def test_a_results_envelope_of_recorded_works(works: list[tuple[dict[str, Any], WorkRecord]]) -> None:
     raw = [work for work, _ in works[:25]]
     assert parse_openalex_list({"meta": {"count": 25}, "results": raw}) == [r for _, r in works[:25]]
+
+
+def test_locations_issns_and_repositories_are_read(works: list[tuple[dict[str, Any], WorkRecord]]) -> None:
+    assert sum(1 for _, r in works if r.issn) >= 100
+    assert sum(1 for _, r in works if r.other_venues) >= 100
+    for work, record in works:
+        source = (work.get("primary_location") or {}).get("source") or {}
+        if source.get("issn_l") and record.published_venue is None:
+            assert source["issn_l"] in record.issn, work["id"]
+    # Works whose primary location is a repository while another is a journal or book: that venue
+    # is the record's (the repository among the other venues), and the work is published, unless
+    # its own DOI is the arXiv preprint's.
+    moved = [(w, r) for w, r in works if r.published_venue is not None]
+    assert len(moved) >= 3
+    for work, record in moved:
+        primary = (work["primary_location"].get("source") or {}).get("display_name")
+        if record.doi and record.doi.startswith("10.48550/"):
+            assert record.is_preprint and record.venue == primary, work["id"]
+        else:
+            assert not record.is_preprint and record.venue == record.published_venue, work["id"]
+            assert primary in record.other_venues, work["id"]

@@ -16,6 +16,7 @@ from aletheia.core.records import RetractionKind
 from aletheia.sources.base import SourceParseError
 from aletheia.sources.pubmed import parse_efetch_xml, parse_esearch, parse_esummary_xml
 from aletheia.sources.safe_xml import parse_untrusted_xml
+from tests.contract.precision_fields import assert_precision_fields_well_typed
 
 pytestmark = pytest.mark.shared
 
@@ -68,6 +69,7 @@ def check_efetch(path: Path, text: str) -> int:
             assert re.fullmatch(r"PMC\d+", record.pmcid)
         for notice in record.retraction_notices:
             assert notice.detail
+        assert_precision_fields_well_typed(record)
     return len(records)
 
 
@@ -154,3 +156,17 @@ def test_every_other_file_is_parsed_or_recognised(shared_data: Path) -> None:
     assert counts["esearch"] >= 7
     assert counts["esummary"] >= 7
     assert counts["other"] >= 10
+
+
+def test_journal_abbreviations_and_issns_are_read(shared_data: Path) -> None:
+    directory = pubmed_dir(shared_data) / "metapub-tests" / "fixtures" / "pmid_xml"
+    records = [
+        r
+        for path in sorted(directory.glob("*.xml"))
+        for r in parse_efetch_xml(path.read_text(encoding="utf-8"))
+    ]
+    assert sum(1 for r in records if r.venue_aliases) >= 100  # ISO abbreviation / MedlineTA
+    assert sum(1 for r in records if r.issn) >= 100
+    [anxiety] = parse_efetch_xml((directory / "38147649.xml").read_text(encoding="utf-8"))
+    assert anxiety.venue == "Proceedings of the National Academy of Sciences of the United States of America"
+    assert "Proc Natl Acad Sci U S A" in anxiety.venue_aliases

@@ -20,6 +20,7 @@ import yaml
 from aletheia.core.identifiers import clean_arxiv_id
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.semantic_scholar import parse_s2_paper
+from tests.contract.precision_fields import assert_precision_fields_well_typed
 
 pytestmark = pytest.mark.shared
 
@@ -75,6 +76,16 @@ def papers_in_response(path: str, body: Any) -> list[Any] | None:
 
 def check_paper(payload: dict[str, Any]) -> None:
     record = parse_s2_paper(payload)
+    assert_precision_fields_well_typed(record)
+    venue = payload.get("publicationVenue") or {}
+    for alias in venue.get("alternate_names") or []:
+        if (
+            normalize_whitespace(alias)
+            and normalize_whitespace(alias).casefold() != (record.venue or "").casefold()
+        ):
+            assert normalize_whitespace(alias) in record.venue_aliases, (alias, record.venue_aliases)
+    if venue.get("issn"):
+        assert venue["issn"].upper() in record.issn
     if payload.get("paperId") is not None:  # null for papers outside the S2 corpus
         assert record.source_id is not None and re.fullmatch(r"[0-9a-f]{40}", record.source_id)
     title = payload.get("title")
@@ -94,6 +105,16 @@ def check_paper(payload: dict[str, Any]) -> None:
         assert record.arxiv_id is not None and clean_arxiv_id(record.arxiv_id) is not None
     if external.get("PubMed"):
         assert record.pmid == str(int(external["PubMed"]))
+    assert record.dblp_key == (external.get("DBLP") or None)
+    # S2 merges a preprint with its published version: a paper it places at a venue is a
+    # published record, arXiv id or not.
+    assert not record.is_preprint
+    if record.published_venue is not None:
+        assert record.published_venue in {
+            venue.get("name"),
+            (payload.get("journal") or {}).get("name"),
+            payload.get("venue"),
+        }
 
 
 def test_every_cassette(shared_data: Path) -> None:
@@ -153,3 +174,19 @@ def test_refchecker_cache(shared_data: Path) -> None:
                 scored += 1
                 assert parse_s2_paper(paper).score == pytest.approx(paper["matchScore"])
     assert scored > 0
+
+
+def test_refchecker_cache_precision_fields(shared_data: Path) -> None:
+    """The real answers carry alternate names, ISSNs, DBLP keys and published venues: they are read."""
+    records = []
+    for path in sorted((s2_dir(shared_data) / "refchecker-cache").glob("*.json")):
+        body = json.loads(path.read_text(encoding="utf-8"))
+        records.extend(parse_s2_paper(paper) for paper in (body if isinstance(body, list) else [body]))
+    assert sum(1 for r in records if r.venue_aliases) >= 10
+    assert sum(1 for r in records if r.issn) >= 5
+    assert sum(1 for r in records if r.dblp_key) >= 10
+    assert any(r.dblp_key and r.dblp_key.startswith("conf/") for r in records)
+    # Papers S2 knows by an arXiv id and places at a venue: published, with that venue.
+    published_with_arxiv = [r for r in records if r.arxiv_id and r.published_venue]
+    assert published_with_arxiv
+    assert all(not r.is_preprint and r.venue for r in published_with_arxiv)

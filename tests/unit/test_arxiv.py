@@ -342,3 +342,15 @@ def test_any_entry_text_parses(title: str, name: str, summary: str) -> None:
 def test_any_body_parses_or_is_a_parse_error(body: str) -> None:
     with contextlib.suppress(SourceParseError):  # anything else escaping fails the test
         parse_arxiv_atom(body)
+
+
+def test_journal_ref_is_the_published_venue() -> None:
+    published = entry("1706.03762v5").replace(
+        "</entry>",
+        '<arxiv:journal_ref xmlns:arxiv="http://arxiv.org/schemas/atom">'
+        "NeurIPS 2017</arxiv:journal_ref></entry>",
+    )
+    with_ref, without_ref = parse_arxiv_atom(feed(published, entry("2106.09685v2"))).entries
+    assert with_ref.record.venue == with_ref.record.published_venue == "NeurIPS 2017"
+    assert with_ref.record.is_preprint  # the arXiv record is the preprint, wherever it appeared
+    assert without_ref.record.published_venue is None

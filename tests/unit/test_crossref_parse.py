@@ -28,6 +28,7 @@ USED_FIXTURES = {
     "posted_content_preprint.json",
     "search_results.json",
     "notices_search.json",
+    "proceedings_series.json",
 }
 
 
@@ -208,3 +209,22 @@ def test_markup_to_text_of_plain_text_in_a_paragraph_is_the_text(text: str) -> N
 def test_markup_to_text_is_total(text: str) -> None:
     result = markup_to_text(text)
     assert result == result.strip()
+
+
+def test_a_proceedings_chapter_with_its_series_and_event() -> None:
+    [record] = parse_crossref_message(load("proceedings_series.json"))
+    assert record.venue == "Computer Vision \u2013 ECCV 2020"
+    assert record.other_venues == (
+        "Lecture Notes in Computer Science",
+        "European Conference on Computer Vision",
+    )
+    assert record.venue_aliases == ("ECCV 2020", "LNCS")
+    assert record.issn == ("0302-9743", "1611-3349")
+    assert record.published_venue is None and record.dblp_key is None
+
+
+def test_csl_json_container_title_string_has_no_other_venues() -> None:
+    record = parse_crossref_work(
+        {"DOI": "10.1000/x", "type": "article-journal", "container-title": "Nature", "ISSN": "0028-0836"}
+    )
+    assert record.venue == "Nature" and record.other_venues == () and record.issn == ("0028-0836",)

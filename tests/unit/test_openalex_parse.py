@@ -20,7 +20,12 @@ from aletheia.sources.openalex import (
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openalex"
-USED_FIXTURES = {"work_arxiv_preprint.json", "work_retracted.json", "work_published_with_preprint.json"}
+USED_FIXTURES = {
+    "work_arxiv_preprint.json",
+    "work_retracted.json",
+    "work_published_with_preprint.json",
+    "work_repository_primary.json",
+}
 
 
 def load(name: str) -> Any:
@@ -134,3 +139,66 @@ def test_inverted_index_round_trip_keeps_every_placed_word(index: dict[str, list
 def test_an_absurd_inverted_index_is_refused() -> None:
     assert abstract_from_inverted_index({"word": list(range(30_000))}) is None
     assert abstract_from_inverted_index({"a": [1], "b": "not positions"}) == "a"
+
+
+def test_a_repository_primary_location_gives_way_to_the_journal() -> None:
+    """OpenAlex makes an institutional repository the primary location of a JMLR article."""
+    record = parse_openalex_work(load("work_repository_primary.json"))
+    assert record.venue == "Journal of Machine Learning Research"
+    assert record.published_venue == "Journal of Machine Learning Research"
+    assert not record.is_preprint
+    assert record.work_type == "journal-article"
+    assert record.other_venues == (
+        "Lancaster EPrints (Lancaster University)",
+        "Bristol Research (University of Bristol)",
+    )
+    assert record.venue_aliases == ("J. Mach. Learn. Res.", "JMLR")
+    assert record.issn == ("1532-4435", "1533-7928")
+
+
+def test_an_arxiv_primary_with_a_conference_location_is_published() -> None:
+    work = load("work_repository_primary.json")
+    arxiv = {
+        "id": "https://openalex.org/S4306400194",
+        "display_name": "arXiv (Cornell University)",
+        "type": "repository",
+    }
+    conference = {
+        "id": "https://openalex.org/S9",
+        "display_name": "Neural Information Processing Systems",
+        "type": "conference",
+    }
+    work["doi"] = work["ids"]["doi"] = None
+    work["type"], work["type_crossref"] = "preprint", None
+    work["primary_location"] = {
+        "source": arxiv,
+        "landing_page_url": "https://arxiv.org/abs/1706.03762v5",
+        "version": "submittedVersion",
+    }
+    work["locations"] = [
+        work["primary_location"],
+        {"source": conference, "landing_page_url": "https://papers.nips.cc/paper/7181"},
+    ]
+    record = parse_openalex_work(work)
+    assert (record.venue, record.published_venue) == ("Neural Information Processing Systems",) * 2
+    assert not record.is_preprint and record.work_type == "proceedings-article"
+    assert record.arxiv_id == "1706.03762"  # the copy it also knows, as Semantic Scholar keeps it
+    assert record.other_venues == ("arXiv (Cornell University)",)
+
+
+def test_an_arxiv_category_posing_as_a_conference_is_no_publication() -> None:
+    """OpenAlex has `conference` sources named after arXiv categories, located on arXiv pages."""
+    work = load("work_arxiv_preprint.json")
+    for location in work["locations"]:
+        if location["source"]["type"] == "conference":
+            location["source"]["display_name"] = "Computer Vision and Pattern Recognition"
+            location["landing_page_url"] = "http://export.arxiv.org/pdf/2104.05678"
+    record = parse_openalex_work(work)
+    assert record.published_venue is None and record.is_preprint
+    assert "Computer Vision and Pattern Recognition" in record.other_venues
+
+
+def test_the_arxiv_doi_record_stays_the_preprint_and_learns_the_venue() -> None:
+    record = parse_openalex_work(load("work_arxiv_preprint.json"))
+    assert record.is_preprint and record.venue == "arXiv (Cornell University)"
+    assert record.published_venue == "Workshop on Marine Machine Learning"

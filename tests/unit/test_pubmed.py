@@ -448,3 +448,30 @@ async def test_every_stored_raw_parses_back() -> None:
     assert parse_pubmed_raw(json.loads(fixture_text("pubmed", "esummary.json")))[0] == light.record
     with pytest.raises(SourceParseError):
         parse_pubmed_raw(42)
+
+
+def test_journal_abbreviations_and_issns() -> None:
+    """The ISO abbreviation and MedlineTA are other names for the full journal title."""
+    retracted, _, _ = parse_efetch_xml(fixture_text("pubmed", "efetch_standing.xml"))
+    assert retracted.venue == "Journal of Imaginary Medicine"
+    assert retracted.venue_aliases == ("J Imag Med",)
+    xml = (
+        "<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>4242</PMID><Article>"
+        "<Journal><ISSN IssnType='Electronic'>1476-4687</ISSN><Title>Nature</Title>"
+        "<ISOAbbreviation>Nature</ISOAbbreviation><JournalIssue><PubDate><Year>2020</Year></PubDate>"
+        "</JournalIssue></Journal><ArticleTitle>A letter.</ArticleTitle></Article>"
+        "<MedlineJournalInfo><MedlineTA>Nature</MedlineTA><ISSNLinking>0028-0836</ISSNLinking>"
+        "</MedlineJournalInfo></MedlineCitation></PubmedArticle></PubmedArticleSet>"
+    )
+    [nature] = parse_efetch_xml(xml)
+    assert nature.venue == "Nature" and nature.venue_aliases == ()  # the same name is no alias
+    assert nature.issn == ("1476-4687", "0028-0836")
+
+
+def test_esummary_journal_abbreviation_and_issns() -> None:
+    payload = json.loads(fixture_text("pubmed", "esummary.json"))
+    uid = payload["result"]["uids"][0]
+    payload["result"][uid] |= {"issn": "1234-5678", "essn": "8765-432x"}
+    first, _ = parse_esummary_json(payload)
+    assert first.venue == "Imaginary reports" and first.venue_aliases == ("Imag Rep",)
+    assert first.issn == ("1234-5678", "8765-432X")

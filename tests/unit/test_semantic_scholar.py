@@ -357,3 +357,45 @@ def test_any_payload_parses_or_is_a_parse_error(payload: dict[str, Any]) -> None
     except SourceParseError:
         return
     assert record.source is SourceName.SEMANTIC_SCHOLAR
+
+
+def test_publication_venue_names_dblp_key_and_published_venue() -> None:
+    record = parse_s2_paper(fixture("paper_venue_aliases.json"))
+    # An arXiv id beside a venue: S2's merged record of a published paper, not a preprint.
+    assert record.arxiv_id == "1706.03762"
+    assert record.venue == "Neural Information Processing Systems" and not record.is_preprint
+    assert record.work_type == "proceedings-article"
+    assert record.venue_aliases == ("Neural Inf Process Syst", "NeurIPS", "NIPS")
+    assert record.other_venues == ()  # journal.name "ArXiv" is the preprint server, no venue
+    assert record.dblp_key == "conf/nips/VaswaniSPUJGKP17"
+    assert record.urls["dblp"] == "https://dblp.org/rec/conf/nips/VaswaniSPUJGKP17"
+    assert record.published_venue == "Neural Information Processing Systems"
+
+
+def test_venue_forms_issns_and_preprint_only_papers() -> None:
+    paper = fixture("paper_venue_aliases.json")
+    paper["venue"] = "NeurIPS"
+    paper["publicationVenue"]["issn"] = "1049-5258"
+    paper["journal"] = {"name": "Advances in Neural Information Processing Systems 30"}
+    record = parse_s2_paper(paper)
+    assert record.venue == "NeurIPS"
+    # publicationVenue.name is another form of `venue`; `venue` itself is not repeated.
+    assert record.venue_aliases == (
+        "Neural Information Processing Systems",
+        "Neural Inf Process Syst",
+        "NIPS",
+    )
+    assert record.other_venues == ("Advances in Neural Information Processing Systems 30",)
+    assert record.issn == ("1049-5258",)
+
+    preprint = fixture("paper_venue_aliases.json")
+    preprint["venue"] = "arXiv.org"
+    preprint["publicationVenue"] = {"name": "arXiv.org", "alternate_names": ["ArXiv"], "type": "journal"}
+    preprint["externalIds"] = {"ArXiv": "2106.09685", "DBLP": "journals/corr/abs-2106-09685"}
+    record = parse_s2_paper(preprint)
+    assert record.published_venue is None and record.venue_aliases == ("ArXiv",)
+    assert record.dblp_key == "journals/corr/abs-2106-09685"
+
+
+def test_the_requested_fields_include_the_venue_objects() -> None:
+    assert {"venue", "publicationVenue", "journal", "externalIds"} <= set(PAPER_FIELDS)

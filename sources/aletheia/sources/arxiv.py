@@ -5,8 +5,8 @@ Parser choices, all visible in `parse_arxiv_atom`:
 - The entry `<id>` (`http://arxiv.org/abs/2104.12255v1`) gives the arXiv id and the version the
   feed describes; `published` is always the v1 date, so `year` is the year of first submission.
 - `arxiv:doi` is the DOI of the *published* version (a journal article), not of this preprint, so
-  it goes to `related_dois` and `doi` stays None; `arxiv:journal_ref` is kept as `venue`, as the
-  authors wrote it. A record never claims a DOI it does not own.
+  it goes to `related_dois` and `doi` stays None; `arxiv:journal_ref` is kept as `venue` and as
+  `published_venue`, as the authors wrote it. A record never claims a DOI it does not own.
 - arXiv answers a malformed id with an Atom feed holding one "Error" entry (and HTTP 400); the
   parser recognises it and reports it in `ArxivFeed.errors` instead of returning a record. A feed
   that is not Atom, or an entry without an arXiv id, is a `SourceParseError`.
@@ -171,13 +171,14 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
             related_dois.append(doi)
 
     primary = entry.find(f"{_ARXIV}primary_category")
+    journal_ref = _text(entry.find(f"{_ARXIV}journal_ref"))
     record = WorkRecord(
         source=SOURCE,
         source_id=versioned_id,
         title=(latex_to_unicode(title) or None) if title else None,
         authors=_authors(entry),
         year=int(year_match.group(1)) if year_match else None,
-        venue=_text(entry.find(f"{_ARXIV}journal_ref")),
+        venue=journal_ref,
         work_type="preprint",
         doi=None,
         arxiv_id=parsed.id,
@@ -186,6 +187,7 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
         urls=urls,
         related_dois=tuple(related_dois),
         is_preprint=True,
+        published_venue=journal_ref,
     )
     return ArxivEntry(
         record=record,

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from html.parser import HTMLParser
 from typing import Any, Final
 
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_isbn
+from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_isbn, clean_issn
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import SourceParseError
@@ -121,6 +121,25 @@ def _first_text(value: Any) -> str | None:
             if text:
                 return text
     return None
+
+
+def _texts(value: Any) -> list[str]:
+    """Every non-empty string of a Crossref list field (or the string itself, CSL-JSON)."""
+    candidates = value if isinstance(value, list) else [value]
+    return [
+        text for candidate in candidates if isinstance(candidate, str) and (text := markup_to_text(candidate))
+    ]
+
+
+def _distinct(names: list[str], *, exclude: str | None) -> tuple[str, ...]:
+    """The names, each once (case-insensitive), without `exclude`."""
+    seen = {exclude.casefold()} if exclude else set()
+    kept: list[str] = []
+    for name in names:
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            kept.append(name)
+    return tuple(kept)
 
 
 def _date_parts(value: Any) -> list[int] | None:
@@ -410,6 +429,26 @@ def _venue(item: Mapping[str, Any], work_type: str | None) -> str | None:
     return None
 
 
+def _other_venues(item: Mapping[str, Any], venue: str | None) -> tuple[str, ...]:
+    """Container titles beyond the first (a series beside the proceedings or book title, in either
+    order) and the event's name (a conference beside its proceedings)."""
+    names = _texts(item.get("container-title"))[1:]
+    event = item.get("event")
+    if isinstance(event, Mapping):
+        names.extend(_texts(event.get("name")))
+    return _distinct(names, exclude=venue)
+
+
+def _issns(item: Mapping[str, Any]) -> tuple[str, ...]:
+    values = _texts(item.get("ISSN"))
+    values.extend(
+        entry["value"]
+        for entry in _update_entries(item.get("issn-type"))
+        if isinstance(entry.get("value"), str)
+    )
+    return tuple(dict.fromkeys(issn for value in values if (issn := clean_issn(value))))
+
+
 def _urls(item: Mapping[str, Any], doi: str | None) -> dict[str, str]:
     urls: dict[str, str] = {}
     if doi:
@@ -469,6 +508,7 @@ def parse_crossref_work(item: Mapping[str, Any]) -> WorkRecord:
     related_dois, related_arxiv = _related_ids(item.get("relation"), doi)
     arxiv = arxiv_id_from_doi(doi) if doi else None
     score = item.get("score")
+    venue = _venue(item, work_type)
 
     return WorkRecord(
         source=SOURCE,
@@ -478,7 +518,7 @@ def parse_crossref_work(item: Mapping[str, Any]) -> WorkRecord:
         authors=authors,
         authors_truncated=truncated,
         year=_year(item),
-        venue=_venue(item, work_type),
+        venue=venue,
         work_type=work_type,
         doi=doi,
         arxiv_id=arxiv.id if arxiv else None,
@@ -492,6 +532,9 @@ def parse_crossref_work(item: Mapping[str, Any]) -> WorkRecord:
         notice_for=tuple(notice_for),
         is_preprint=is_preprint or arxiv is not None,
         score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+        venue_aliases=_distinct(_texts(item.get("short-container-title")), exclude=venue),
+        other_venues=_other_venues(item, venue),
+        issn=_issns(item),
     )
 
 

@@ -13,7 +13,14 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
+from aletheia.core.identifiers import (
+    arxiv_id_from_doi,
+    clean_arxiv_id,
+    clean_doi,
+    clean_issn,
+    clean_pmcid,
+    clean_pmid,
+)
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import SourceParseError
@@ -308,6 +315,71 @@ def _primary_is_published(primary: Mapping[str, Any], primary_source: Mapping[st
     return published and primary_source.get("type") in _PUBLISHED_SOURCE_TYPES
 
 
+def _published_location(work: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The location in a journal, proceedings or book (not arXiv), for a work whose primary location
+    is a repository: a published version first, else the first such location."""
+    candidates = [
+        location
+        for location in _locations(work)
+        if _mapping(location.get("source")).get("type") in _PUBLISHED_SOURCE_TYPES
+        and not _is_arxiv_source(_mapping(location.get("source")))
+        # OpenAlex has "conference" sources named after arXiv categories ("Computer Vision and
+        # Pattern Recognition" for cs.CV) whose locations are arXiv pages: not a publication.
+        and _location_arxiv(location) is None
+        and _source_name(location)
+    ]
+    published = [
+        location
+        for location in candidates
+        if location.get("version") == "publishedVersion" or location.get("is_published") is True
+    ]
+    return (published or candidates)[0] if candidates else None
+
+
+_URL_LIKE: Final = re.compile(r"^(?:https?|ftp)://|^www\.", re.IGNORECASE)
+
+
+def _source_name(location: Mapping[str, Any]) -> str | None:
+    """The location's source name, else its `raw_source_name` unless that is a URL."""
+    name = _mapping(location.get("source")).get("display_name")
+    if not (isinstance(name, str) and name.strip()):
+        name = location.get("raw_source_name")
+        if isinstance(name, str) and _URL_LIKE.match(name.strip()):
+            return None
+    return " ".join(name.split()) if isinstance(name, str) and name.strip() else None
+
+
+def _distinct(names: list[Any], *, exclude: str | None) -> tuple[str, ...]:
+    """The string names, whitespace-normalised, each once (case-insensitive), without `exclude`."""
+    seen = {exclude.casefold()} if exclude else set()
+    kept: list[str] = []
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            continue
+        text = " ".join(name.split())
+        if text.casefold() not in seen:
+            seen.add(text.casefold())
+            kept.append(text)
+    return tuple(kept)
+
+
+def _venue_aliases(source: Mapping[str, Any], venue: str | None) -> tuple[str, ...]:
+    """The source's other names: `abbreviated_title` and `alternate_titles` (full source objects
+    carry them; the dehydrated sources inside a work usually do not)."""
+    alternates = source.get("alternate_titles")
+    return _distinct(
+        [source.get("abbreviated_title"), *(alternates if isinstance(alternates, list) else [])],
+        exclude=venue,
+    )
+
+
+def _issns(source: Mapping[str, Any]) -> tuple[str, ...]:
+    raw = source.get("issn")
+    values = [*(raw if isinstance(raw, list) else [raw]), source.get("issn_l")]
+    cleaned = [clean_issn(value) for value in values if isinstance(value, str)]
+    return tuple(dict.fromkeys(issn for issn in cleaned if issn))
+
+
 def _work_type(
     work: Mapping[str, Any], primary_source: Mapping[str, Any], *, is_preprint: bool, published: bool
 ) -> str | None:
@@ -373,6 +445,18 @@ def parse_openalex_work(work: Mapping[str, Any]) -> WorkRecord:
     # OpenAlex merges a preprint and its published version into one work and does not always
     # update the type: a primary location that is a published version wins over "preprint".
     published = not primary_is_arxiv and _primary_is_published(primary, primary_source)
+    # It also often makes a repository copy (arXiv, an institutional repository) the primary
+    # location of a published work: the journal or proceedings location then gives the venue
+    # (`published_venue` too), and the work is published. Unless its own DOI is the preprint's (an
+    # arXiv or posted-content DOI): that record is the preprint's view, which keeps the repository
+    # as its venue and only learns where the work appeared (`published_venue`).
+    primary_is_repository = primary_is_arxiv or primary_source.get("type") == "repository"
+    published_location = _published_location(work) if primary_is_repository else None
+    doi_is_preprint = own_arxiv is not None or work.get("type_crossref") == "posted-content"
+    venue_location = primary
+    if published_location is not None and not doi_is_preprint:
+        published, venue_location = True, published_location
+    venue_source = _mapping(venue_location.get("source"))
     is_preprint = not published and (
         (isinstance(raw_type, str) and raw_type.lower() in ("preprint", "posted-content"))
         or work.get("type_crossref") == "posted-content"
@@ -404,9 +488,7 @@ def parse_openalex_work(work: Mapping[str, Any]) -> WorkRecord:
                 RetractionNotice(kind=marked, source=SOURCE, detail=f"title marked {marked.value}")
             )
 
-    venue = primary_source.get("display_name")
-    if not (isinstance(venue, str) and venue.strip()):
-        venue = primary.get("raw_source_name")
+    venue = _source_name(venue_location)
     year = work.get("publication_year")
     openalex_id = work.get("id")
     score = work.get("relevance_score")
@@ -418,8 +500,8 @@ def parse_openalex_work(work: Mapping[str, Any]) -> WorkRecord:
         authors=_authors(work.get("authorships")),
         authors_truncated=work.get("is_authors_truncated") is True,
         year=year if isinstance(year, int) and not isinstance(year, bool) else None,
-        venue=venue.strip() if isinstance(venue, str) and venue.strip() else None,
-        work_type=_work_type(work, primary_source, is_preprint=is_preprint, published=published),
+        venue=venue,
+        work_type=_work_type(work, venue_source, is_preprint=is_preprint, published=published),
         doi=doi,
         arxiv_id=arxiv_id,
         pmid=pmid,
@@ -431,6 +513,10 @@ def parse_openalex_work(work: Mapping[str, Any]) -> WorkRecord:
         related_arxiv_ids=tuple(related_arxiv),
         is_preprint=is_preprint,
         score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+        venue_aliases=_venue_aliases(venue_source, venue),
+        other_venues=_distinct([_source_name(location) for location in _locations(work)], exclude=venue),
+        issn=_issns(venue_source),
+        published_venue=_source_name(published_location) if published_location is not None else None,
     )
 
 

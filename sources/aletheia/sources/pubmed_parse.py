@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import clean_doi, clean_pmcid
+from aletheia.core.identifiers import clean_doi, clean_issn, clean_pmcid
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import PermanentSourceError, SourceParseError
@@ -114,6 +114,21 @@ def _work_type(publication_types: Sequence[str], *, container: str = "journal-ar
     if any(t.lower() == "preprint" for t in publication_types):
         return "preprint"
     return container
+
+
+def _distinct(names: Sequence[str | None], *, exclude: str | None) -> tuple[str, ...]:
+    """The names, each once (case-insensitive), without `exclude` (the venue they are aliases of)."""
+    seen = {exclude.casefold()} if exclude else set()
+    kept: list[str] = []
+    for name in names:
+        if name and name.casefold() not in seen:
+            seen.add(name.casefold())
+            kept.append(name)
+    return tuple(kept)
+
+
+def _issns(values: Sequence[str | None]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(issn for value in values if (issn := clean_issn(value))))
 
 
 # --- efetch XML -----------------------------------------------------------------------------------
@@ -220,8 +235,15 @@ def _parse_pubmed_article(article_xml: ET.Element) -> WorkRecord:
                 break
 
     venue = None
+    aliases: list[str | None] = []
+    issns = [_text(journal.find("ISSN")) if journal is not None else None]
     if journal is not None:
         venue = _text(journal.find("Title")) or _text(journal.find("ISOAbbreviation"))
+        aliases.append(_text(journal.find("ISOAbbreviation")))
+    journal_info = citation.find("MedlineJournalInfo")
+    if journal_info is not None:
+        aliases.append(_text(journal_info.find("MedlineTA")))
+        issns.append(_text(journal_info.find("ISSNLinking")))
     urls = {"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"}
     pmcid = clean_pmcid(ids.get("pmc"))
     if pmcid:
@@ -243,6 +265,8 @@ def _parse_pubmed_article(article_xml: ET.Element) -> WorkRecord:
         retraction_notices=_notices(publication_types, links),
         notice_for=_notice_for(links),
         is_preprint=any(t.lower() == "preprint" for t in publication_types),
+        venue_aliases=_distinct(aliases, exclude=venue),
+        issn=_issns(issns),
     )
 
 
@@ -380,6 +404,7 @@ def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
         for ref in _doc_objects(doc, "references")
     ]
     container = {"book": "book", "chapter": "book-chapter"}.get((_doc_str(doc, "doctype") or "").lower())
+    venue = _doc_str(doc, "fulljournalname") or _doc_str(doc, "source") or _doc_str(doc, "bookname")
     pmcid = clean_pmcid(ids.get("pmc"))
     urls = {"pubmed": f"https://pubmed.ncbi.nlm.nih.gov/{uid}/"}
     if pmcid:
@@ -390,7 +415,7 @@ def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
         title=_clean_title(_doc_str(doc, "title") or _doc_str(doc, "booktitle")),
         authors=tuple(authors),
         year=_year_of(_doc_str(doc, "pubdate"), _doc_str(doc, "sortpubdate"), _doc_str(doc, "epubdate")),
-        venue=_doc_str(doc, "fulljournalname") or _doc_str(doc, "source") or _doc_str(doc, "bookname"),
+        venue=venue,
         work_type=_work_type(publication_types, container=container or "journal-article"),
         doi=doi,
         pmid=uid,
@@ -399,6 +424,9 @@ def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
         retraction_notices=_notices(publication_types, links),
         notice_for=_notice_for(links),
         is_preprint=any(t.lower() == "preprint" for t in publication_types),
+        # `source` is the journal's MEDLINE abbreviation ("Nature", "J Biol Chem").
+        venue_aliases=_distinct([_doc_str(doc, "source")], exclude=venue),
+        issn=_issns([_doc_str(doc, "issn"), _doc_str(doc, "essn")]),
     )
 
 

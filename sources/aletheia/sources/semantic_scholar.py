@@ -8,7 +8,13 @@ when there is none). Ids take S2's prefixed forms: `DOI:`, `ARXIV:`, `PMID:`, `P
 
 Parser choices, all visible in `parse_s2_paper`:
 
-- `venue` is S2's `venue` string, else `publicationVenue.name`, else `journal.name`.
+- `venue` is S2's `venue` string, else `publicationVenue.name`, else `journal.name`. The names S2
+  publishes besides it are kept: `publicationVenue.alternate_names` (and `publicationVenue.name`
+  when `venue` is another form of it) in `venue_aliases`, a different `journal.name` in
+  `other_venues`, `publicationVenue.issn`/`alternate_issns` in `issn`, `externalIds.DBLP` in
+  `dblp_key`. The first of `publicationVenue.name`, `journal.name`, `venue` that is not a preprint
+  server is `published_venue`: S2 merges a preprint and its published version, so a paper known by
+  an arXiv id is a published record as soon as S2 names a venue (it is never marked a preprint).
 - `externalIds` fill `doi`, `arxiv_id`, `pmid`, `pmcid`; S2 merges a preprint and its published
   version into one paper, so one record may carry both a DOI and an arXiv id.
 - S2 has no flag for a cut author list; the list counts as truncated only when the payload itself
@@ -29,6 +35,7 @@ from aletheia.core.authors import parse_name
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
+from aletheia.core.venues import is_no_venue_claim
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import cache_key, lookup_many, read_cached
@@ -124,6 +131,46 @@ def _year(value: Any) -> int | None:
     return value
 
 
+def _str_list(value: Any, what: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SourceParseError(SOURCE, f"{what} is not a list: {type(value).__name__}")
+    return [text for item in value if (text := _str(item, what))]
+
+
+def _distinct(
+    names: Sequence[str | None], *, exclude: Sequence[str | None] = (), claims_only: bool = False
+) -> tuple[str, ...]:
+    """The names, each once (case-insensitive), without the excluded ones (and, with `claims_only`,
+    without preprint-server names such as "ArXiv")."""
+    seen = {name.casefold() for name in exclude if name}
+    kept: list[str] = []
+    for name in names:
+        if not name or name.casefold() in seen or (claims_only and is_no_venue_claim(name)):
+            continue
+        seen.add(name.casefold())
+        kept.append(name)
+    return tuple(kept)
+
+
+def _venue_aliases(
+    publication_venue: Mapping[str, Any], venue: str | None, pv_name: str | None
+) -> tuple[str, ...]:
+    alternates = _str_list(publication_venue.get("alternate_names"), "publicationVenue.alternate_names")
+    return _distinct([pv_name, *alternates], exclude=(venue,))
+
+
+def _issns(publication_venue: Mapping[str, Any]) -> tuple[str, ...]:
+    values = [
+        *_str_list(publication_venue.get("issn"), "publicationVenue.issn"),
+        *_str_list(publication_venue.get("alternate_issns"), "publicationVenue.alternate_issns"),
+    ]
+    return _distinct([value.upper() for value in values])
+
+
 def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
     """One S2 paper object (any subset of `PAPER_FIELDS`, plus `paperId`) as a `WorkRecord`."""
     if not isinstance(p, Mapping):
@@ -132,11 +179,11 @@ def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
     external = _mapping(p.get("externalIds"), "externalIds")
     authors, truncated = _authors(p.get("authors"))
 
-    venue = (
-        _str(p.get("venue"), "venue")
-        or _str(_mapping(p.get("publicationVenue"), "publicationVenue").get("name"), "publicationVenue.name")
-        or _str(_mapping(p.get("journal"), "journal").get("name"), "journal.name")
-    )
+    publication_venue = _mapping(p.get("publicationVenue"), "publicationVenue")
+    venue_field = _str(p.get("venue"), "venue")
+    pv_name = _str(publication_venue.get("name"), "publicationVenue.name")
+    journal_name = _str(_mapping(p.get("journal"), "journal").get("name"), "journal.name")
+    venue = venue_field or pv_name or journal_name
     types = p.get("publicationTypes") or []
     if not isinstance(types, list):
         raise SourceParseError(SOURCE, "publicationTypes is not a list")
@@ -159,6 +206,7 @@ def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
     if external.get("CorpusId") is not None:
         urls["corpus"] = f"https://api.semanticscholar.org/CorpusId:{external['CorpusId']}"
 
+    dblp = _str(external.get("DBLP"), "externalIds.DBLP") if external.get("DBLP") else None
     score = p.get("matchScore")
     if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
         raise SourceParseError(SOURCE, f"matchScore is not a number: {score!r}")
@@ -178,6 +226,13 @@ def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
         abstract=_str(p.get("abstract"), "abstract"),
         urls=urls,
         score=float(score) if score is not None else None,
+        venue_aliases=_venue_aliases(publication_venue, venue, pv_name),
+        other_venues=_distinct((journal_name,), exclude=(venue,), claims_only=True),
+        issn=_issns(publication_venue),
+        dblp_key=dblp,
+        published_venue=next(
+            (v for v in (pv_name, journal_name, venue_field) if not is_no_venue_claim(v)), None
+        ),
     )
 
 
