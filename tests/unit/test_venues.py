@@ -10,15 +10,17 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aletheia.core.venues import (
-    VENUE_ALIASES,
     VenueAlias,
     canonical_venue,
     clean_venue,
     is_no_venue_claim,
+    venue_aliases,
     venue_name,
     venue_similarity,
     venues_agree,
 )
+
+VENUE_ALIASES = venue_aliases()
 
 
 @pytest.mark.parametrize(

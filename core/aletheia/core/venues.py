@@ -1,420 +1,78 @@
-"""Venue names: a hand-kept alias table and a tolerant comparison (seed 000 §5.3).
+"""Venue names: an alias table, acronyms, and a tolerant comparison (seed 000 §5.3).
 
 Venue is never decisive. A venue string is first checked for being no claim at all (arXiv, CoRR,
 bioRxiv, "preprint", empty): such a string can never be a mismatch by itself. Otherwise it is mapped
-to a canonical key ("neurips", "icml", ...) through `VENUE_ALIASES`, which knows each venue's full
-names, its ISO-4/DBLP abbreviations and its acronyms, so that year and edition noise ("Proceedings
-of the 40th ...", "NeurIPS 2023", "Advances in ... Systems 33", "In CVPR", "Proc. of ACL") does not
-matter. Venues outside the table agree only when every content word of each aligns with a word
-of the other, an abbreviation with the word it abbreviates ("Phys. Rev. Lett." = "Physical Review
-Letters"): one word more makes another venue ("Pattern Recognition" / "Pattern Recognition
-Letters", "Journal of Physics A" / "... B").
+to a canonical key ("neurips", "icml", ...) through the alias table, data shipped with the package
+(`data/venue_aliases.json`, read on first use by `aletheia.core.venue_data`), which knows each
+venue's full names, its ISO-4/DBLP abbreviations and its acronyms, so that year and edition noise
+("Proceedings of the 40th ...", "NeurIPS 2023", "Advances in ... Systems 33", "In CVPR", "Proc. of
+ACL") does not matter. Venues outside the table agree only when every content word of each aligns
+with a word of the other, an abbreviation with the word it abbreviates ("Phys. Rev. Lett." =
+"Physical Review Letters"): one word more makes another venue ("Pattern Recognition" / "Pattern
+Recognition Letters", "Journal of Physics A" / "... B").
 
 Workshops, companions and symposia attached to a conference are not the conference: "NeurIPS
 Workshop on X" maps to no key, so it never agrees with "NeurIPS". Findings of ACL/EMNLP/NAACL have
 keys of their own. PMLR publishes many conferences (ICML, AISTATS, COLT, UAI, CoRL, ...), so "pmlr"
 is a weak key: against one of the venues it hosts it is "not comparable" (None), never agreement.
+
+`venues_agree` compares two strings. `venue_relation` compares a cited venue with every name the
+sources publish for the work's venue (its venue, the source's own aliases and abbreviations, other
+locations, series), and also reads acronyms off names (`venue_acronyms`), and knows that a
+publisher ("Springer", "IEEE"), a book series ("Lecture Notes in Computer Science") or a
+repository is no venue to compare with.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from enum import StrEnum
 from typing import Final
 
 from rapidfuzz import fuzz
 
 from aletheia.core.text import fold
+from aletheia.core.venue_acronyms import acronym_candidates, acronym_matches
+from aletheia.core.venue_data import VenueAlias, venue_tables
 
 __all__ = [
-    "PMLR_HOSTED",
-    "VENUE_ALIASES",
     "VenueAlias",
+    "VenueRelation",
+    "acronym_matches",
+    "book_series_key",
     "canonical_venue",
     "clean_venue",
     "is_no_venue_claim",
+    "is_platform",
+    "is_publisher",
+    "venue_aliases",
     "venue_name",
+    "venue_relation",
     "venue_similarity",
+    "venue_table_version",
     "venues_agree",
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class VenueAlias:
-    """One venue: its key, its display name, and the forms it is cited under.
-
-    `phrases` are regular expressions searched in the folded venue string (word-bounded);
-    `acronyms` are whole tokens; `exact` forms must be the whole cleaned string (for venues whose
-    names are common words: "Nature", "Science", "Machine Learning").
-    """
-
-    key: str
-    name: str
-    phrases: tuple[str, ...] = ()
-    acronyms: tuple[str, ...] = ()
-    exact: tuple[str, ...] = ()
+def venue_aliases() -> tuple[VenueAlias, ...]:
+    """The alias table (read from `data/venue_aliases.json` on first use)."""
+    return venue_tables().aliases
 
 
-VENUE_ALIASES: Final[tuple[VenueAlias, ...]] = (
-    # --- machine learning -----------------------------------------------------------------------
-    VenueAlias(
-        "neurips",
-        "Advances in Neural Information Processing Systems",
-        phrases=(
-            r"neural information processing systems",
-            r"adv neural inf process syst",
-            r"conference on neural information processing",
-        ),
-        acronyms=("neurips", "nips", "nourips"),
-    ),
-    VenueAlias(
-        "icml",
-        "International Conference on Machine Learning",
-        phrases=(
-            r"international conference on machine learning(?! and applications| and cybernetics)",
-            r"int conf mach learn",
-        ),
-        acronyms=("icml",),
-    ),
-    VenueAlias(
-        "iclr",
-        "International Conference on Learning Representations",
-        phrases=(r"international conference on learning representations", r"int conf learn represent"),
-        acronyms=("iclr",),
-    ),
-    VenueAlias(
-        "aistats",
-        "International Conference on Artificial Intelligence and Statistics",
-        phrases=(r"artificial intelligence and statistics", r"artif intell stat"),
-        acronyms=("aistats",),
-    ),
-    VenueAlias(
-        "uai",
-        "Conference on Uncertainty in Artificial Intelligence",
-        phrases=(r"uncertainty in artificial intelligence", r"uncertain artif intell"),
-        acronyms=("uai",),
-    ),
-    VenueAlias(
-        "colt",
-        "Conference on Learning Theory",
-        phrases=(r"(?<!algorithmic )conference on learning theory", r"computational learning theory"),
-        acronyms=("colt",),
-    ),
-    VenueAlias(
-        "corl",
-        "Conference on Robot Learning",
-        phrases=(r"conference on robot learning",),
-        acronyms=("corl",),
-    ),
-    VenueAlias(
-        "jmlr",
-        "Journal of Machine Learning Research",
-        phrases=(r"journal of machine learning research", r"j mach learn res"),
-        acronyms=("jmlr",),
-    ),
-    VenueAlias(
-        "tmlr",
-        "Transactions on Machine Learning Research",
-        phrases=(r"transactions on machine learning research", r"trans mach learn res"),
-        acronyms=("tmlr",),
-    ),
-    VenueAlias("mlj", "Machine Learning", exact=("machine learning", "mach learn")),
-    VenueAlias(
-        "neural-computation",
-        "Neural Computation",
-        exact=("neural computation", "neural comput"),
-    ),
-    # --- artificial intelligence ------------------------------------------------------------------
-    VenueAlias(
-        "icwsm",
-        "International AAAI Conference on Web and Social Media",
-        phrases=(r"conference on web and social media", r"weblogs and social media"),
-        acronyms=("icwsm",),
-    ),
-    VenueAlias(
-        "aaai",
-        "AAAI Conference on Artificial Intelligence",
-        phrases=(
-            r"aaai conference on artificial intelligence",
-            r"national conference on artificial intelligence",
-        ),
-        acronyms=("aaai",),
-    ),
-    VenueAlias(
-        "ijcai",
-        "International Joint Conference on Artificial Intelligence",
-        phrases=(
-            r"international joint conference on artificial intelligence",
-            r"int joint conf artif intell",
-        ),
-        acronyms=("ijcai",),
-    ),
-    VenueAlias(
-        "jair",
-        "Journal of Artificial Intelligence Research",
-        phrases=(r"journal of artificial intelligence research", r"j artif intell res"),
-        acronyms=("jair",),
-    ),
-    VenueAlias("aij", "Artificial Intelligence", exact=("artificial intelligence", "artif intell")),
-    # --- computer vision -----------------------------------------------------------------------
-    VenueAlias(
-        "cvpr",
-        "IEEE/CVF Conference on Computer Vision and Pattern Recognition",
-        phrases=(r"computer vision and pattern recognition", r"comput vis pattern recognit"),
-        acronyms=("cvpr",),
-    ),
-    VenueAlias(
-        "iccv",
-        "IEEE/CVF International Conference on Computer Vision",
-        phrases=(
-            r"international conference on computer vision(?! systems| theory| and)",
-            r"int conf comput vis(?! syst)",
-        ),
-        acronyms=("iccv",),
-    ),
-    VenueAlias(
-        "eccv",
-        "European Conference on Computer Vision",
-        phrases=(r"european conference on computer vision", r"eur conf comput vis"),
-        acronyms=("eccv",),
-    ),
-    VenueAlias(
-        "wacv",
-        "IEEE/CVF Winter Conference on Applications of Computer Vision",
-        phrases=(r"winter conference on applications of computer vision",),
-        acronyms=("wacv",),
-    ),
-    VenueAlias(
-        "bmvc",
-        "British Machine Vision Conference",
-        phrases=(r"british machine vision conference",),
-        acronyms=("bmvc",),
-    ),
-    VenueAlias(
-        "tpami",
-        "IEEE Transactions on Pattern Analysis and Machine Intelligence",
-        phrases=(
-            r"transactions on pattern analysis and machine intelligence",
-            r"trans pattern anal mach intell",
-        ),
-        acronyms=("tpami", "pami"),
-    ),
-    VenueAlias(
-        "ijcv",
-        "International Journal of Computer Vision",
-        phrases=(r"international journal of computer vision", r"int j comput vis"),
-        acronyms=("ijcv",),
-    ),
-    VenueAlias(
-        "tip",
-        "IEEE Transactions on Image Processing",
-        phrases=(r"transactions on image processing", r"trans image process"),
-    ),
-    VenueAlias(
-        "miccai",
-        "Medical Image Computing and Computer-Assisted Intervention",
-        phrases=(r"medical image computing and computer assisted intervention",),
-        acronyms=("miccai",),
-    ),
-    # --- natural language processing ---------------------------------------------------------------
-    VenueAlias(
-        "tacl",
-        "Transactions of the Association for Computational Linguistics",
-        phrases=(
-            r"transactions of the association for computational linguistics",
-            r"trans assoc comput linguist(?:ics)?",
-        ),
-        acronyms=("tacl",),
-    ),
-    VenueAlias(
-        "naacl",
-        "Conference of the North American Chapter of the Association for Computational Linguistics",
-        phrases=(r"north american chapter of the association for computational linguistics",),
-        acronyms=("naacl",),
-    ),
-    VenueAlias(
-        "eacl",
-        "Conference of the European Chapter of the Association for Computational Linguistics",
-        phrases=(r"european chapter of the association for computational linguistics",),
-        acronyms=("eacl",),
-    ),
-    VenueAlias(
-        "aacl",
-        "Conference of the Asia-Pacific Chapter of the Association for Computational Linguistics",
-        phrases=(r"asia pacific chapter of the association for computational linguistics",),
-        acronyms=("aacl",),
-    ),
-    VenueAlias(
-        "emnlp",
-        "Conference on Empirical Methods in Natural Language Processing",
-        phrases=(r"empirical methods in natural language processing",),
-        acronyms=("emnlp",),
-    ),
-    VenueAlias(
-        "acl",
-        "Annual Meeting of the Association for Computational Linguistics",
-        phrases=(
-            r"meeting of the association for computational linguistics",
-            r"annu meet assoc comput linguist",
-        ),
-        acronyms=("acl",),
-    ),
-    VenueAlias(
-        "coling",
-        "International Conference on Computational Linguistics",
-        phrases=(r"international conference on computational linguistics",),
-        acronyms=("coling",),
-    ),
-    VenueAlias(
-        "interspeech",
-        "Interspeech",
-        phrases=(r"annual conference of the international speech communication association",),
-        acronyms=("interspeech",),
-    ),
-    VenueAlias(
-        "icassp",
-        "IEEE International Conference on Acoustics, Speech and Signal Processing",
-        phrases=(r"international conference on acoustics speech and signal processing",),
-        acronyms=("icassp",),
-    ),
-    # --- data mining, information retrieval, web ----------------------------------------------------
-    VenueAlias(
-        "pakdd",
-        "Pacific-Asia Conference on Knowledge Discovery and Data Mining",
-        phrases=(r"pacific asia conference on knowledge discovery and data mining",),
-        acronyms=("pakdd",),
-    ),
-    VenueAlias(
-        "kdd",
-        "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
-        phrases=(r"knowledge discovery (?:and|in) data mining",),
-        acronyms=("kdd", "sigkdd"),
-    ),
-    VenueAlias(
-        "www",
-        "The Web Conference",
-        phrases=(
-            r"the web conference",
-            r"acm web conference",
-            r"world wide web conference",
-            r"international conference on world wide web",
-        ),
-        acronyms=("www", "thewebconf"),
-    ),
-    VenueAlias(
-        "sigir",
-        "International ACM SIGIR Conference on Research and Development in Information Retrieval",
-        phrases=(r"research and development in information retrieval",),
-        acronyms=("sigir",),
-    ),
-    VenueAlias(
-        "wsdm",
-        "ACM International Conference on Web Search and Data Mining",
-        phrases=(r"web search and data mining",),
-        acronyms=("wsdm",),
-    ),
-    VenueAlias(
-        "cikm",
-        "ACM International Conference on Information and Knowledge Management",
-        phrases=(r"conference on information and knowledge management",),
-        acronyms=("cikm",),
-    ),
-    # --- robotics, systems, theory, HCI ---------------------------------------------------------------
-    VenueAlias(
-        "icra",
-        "IEEE International Conference on Robotics and Automation",
-        phrases=(r"international conference on robotics and automation",),
-        acronyms=("icra",),
-    ),
-    VenueAlias(
-        "iros",
-        "IEEE/RSJ International Conference on Intelligent Robots and Systems",
-        phrases=(r"international conference on intelligent robots and systems",),
-        acronyms=("iros",),
-    ),
-    VenueAlias(
-        "chi",
-        "CHI Conference on Human Factors in Computing Systems",
-        phrases=(r"human factors in computing systems",),
-        acronyms=("chi",),
-    ),
-    VenueAlias(
-        "stoc",
-        "ACM Symposium on Theory of Computing",
-        phrases=(r"symposium on theory of computing",),
-        acronyms=("stoc",),
-    ),
-    VenueAlias(
-        "focs",
-        "IEEE Symposium on Foundations of Computer Science",
-        phrases=(r"symposium on foundations of computer science",),
-        acronyms=("focs",),
-    ),
-    VenueAlias(
-        "soda",
-        "ACM-SIAM Symposium on Discrete Algorithms",
-        phrases=(r"symposium on discrete algorithms",),
-        acronyms=("soda",),
-    ),
-    VenueAlias(
-        "sigmod",
-        "ACM SIGMOD International Conference on Management of Data",
-        phrases=(r"international conference on management of data",),
-        acronyms=("sigmod",),
-    ),
-    VenueAlias(
-        "vldb",
-        "Proceedings of the VLDB Endowment",
-        phrases=(r"vldb endowment", r"very large data bases"),
-        acronyms=("vldb", "pvldb"),
-    ),
-    VenueAlias(
-        "osdi",
-        "USENIX Symposium on Operating Systems Design and Implementation",
-        phrases=(r"operating systems design and implementation",),
-        acronyms=("osdi",),
-    ),
-    # --- general science journals ---------------------------------------------------------------------
-    VenueAlias("nature", "Nature", exact=("nature", "nature london")),
-    VenueAlias("science", "Science", exact=("science", "science new york n y", "science new york ny")),
-    VenueAlias(
-        "pnas",
-        "Proceedings of the National Academy of Sciences",
-        phrases=(r"proceedings of the national academy of sciences", r"proc natl acad sci"),
-        acronyms=("pnas",),
-    ),
-    # --- the weak key: a publisher of many conferences ------------------------------------------------
-    VenueAlias(
-        "pmlr",
-        "Proceedings of Machine Learning Research",
-        phrases=(
-            r"proceedings of machine learning research",
-            r"proc mach learn res",
-            r"jmlr w ?cp",
-            r"jmlr workshop and conference proceedings",
-        ),
-        acronyms=("pmlr",),
-    ),
-)
-
-_BY_KEY: Final = {alias.key: alias for alias in VENUE_ALIASES}
-
-# Venues whose proceedings PMLR publishes: against "pmlr" they are not comparable, not different.
-PMLR_HOSTED: Final = frozenset({"icml", "aistats", "uai", "colt", "corl", "pmlr"})
-
-_FINDINGS_OF: Final = ("emnlp", "naacl", "eacl", "aacl", "acl")
+def venue_table_version() -> str:
+    """The version of the venue data file."""
+    return venue_tables().version
 
 
-def _compile_phrase(pattern: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![a-z0-9]){pattern}(?![a-z0-9])")
+def __getattr__(name: str) -> tuple[VenueAlias, ...] | frozenset[str]:
+    # The table is data, read on first use: `VENUE_ALIASES` and `PMLR_HOSTED` are served lazily.
+    if name == "VENUE_ALIASES":
+        return venue_tables().aliases
+    if name == "PMLR_HOSTED":
+        return venue_tables().pmlr_hosted
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-_PHRASES: Final = tuple(
-    (alias.key, _compile_phrase(phrase)) for alias in VENUE_ALIASES for phrase in alias.phrases
-)
-_ACRONYMS: Final = tuple((alias.key, acronym) for alias in VENUE_ALIASES for acronym in alias.acronyms)
-_EXACT: Final = {form: alias.key for alias in VENUE_ALIASES for form in alias.exact}
-_PMLR_PATTERNS: Final = tuple(_compile_phrase(phrase) for phrase in _BY_KEY["pmlr"].phrases)
 
 # Events attached to a conference that are not the conference itself.
 _SUB_VENUE = re.compile(
@@ -533,21 +191,23 @@ def canonical_venue(venue: str | None) -> str | None:
     folded = " ".join(_EDITION_NOISE.sub(" ", fold(venue)).split())
     if _SUB_VENUE.search(folded):
         # JMLR W&CP names itself after workshops; it is PMLR, the weak key.
-        return "pmlr" if any(p.search(folded) for p in _PMLR_PATTERNS) else None
+        pmlr = (p for k, p in venue_tables().phrases if k == "pmlr")
+        return "pmlr" if any(p.search(folded) for p in pmlr) else None
+    tables = venue_tables()
     tokens = set(folded.split())
     if "findings" in tokens:
-        for key in _FINDINGS_OF:
-            if key in tokens or any(p.search(folded) for k, p in _PHRASES if k == key):
+        for key in tables.findings_of:
+            if key in tokens or any(p.search(folded) for k, p in tables.phrases if k == key):
                 return f"findings-{key}"
         if "computational linguistics" in folded:
             return "findings-acl"
-    exact = _EXACT.get(_strip_lead(folded))
+    exact = tables.exact.get(_strip_lead(folded))
     if exact is not None:
         return exact
-    for key, phrase in _PHRASES:
+    for key, phrase in tables.phrases:
         if phrase.search(folded):
             return key
-    for key, acronym in _ACRONYMS:
+    for key, acronym in tables.acronyms:
         if acronym in tokens:
             return key
     return None
@@ -560,9 +220,9 @@ def _is_sub_venue(venue: str | None) -> bool:
 def venue_name(key: str) -> str | None:
     """The display name of an alias key ("neurips" -> "Advances in Neural Information ...")."""
     if key.startswith("findings-"):
-        inner = _BY_KEY.get(key.removeprefix("findings-"))
+        inner = venue_tables().by_key.get(key.removeprefix("findings-"))
         return f"Findings of {inner.acronyms[0].upper()}" if inner and inner.acronyms else None
-    alias = _BY_KEY.get(key)
+    alias = venue_tables().by_key.get(key)
     return alias.name if alias else None
 
 
@@ -647,7 +307,136 @@ def venues_agree(cited: str | None, found: str | None) -> bool | None:
     if key_cited is not None and key_found is not None:
         if key_cited == key_found:
             return True
-        if "pmlr" in (key_cited, key_found) and {key_cited, key_found} <= PMLR_HOSTED:
+        if "pmlr" in (key_cited, key_found) and {key_cited, key_found} <= venue_tables().pmlr_hosted:
             return None
         return False
     return venue_similarity(cited, found) >= 1.0
+
+
+# --- a cited venue against every name the sources give ------------------------------------------
+
+
+class VenueRelation(StrEnum):
+    """How a cited venue relates to the names the sources give for the work's venue."""
+
+    AGREES = "agrees"  # some found name is the cited venue
+    NOT_COMPARABLE = "not_comparable"  # no claim on a side, a publisher, a series, PMLR vs its venue
+    OTHER_KNOWN_VENUE = "other_known_venue"  # positively another venue (ICML vs NeurIPS, a workshop)
+    UNRESOLVED = "unresolved"  # they differ and nothing resolves it: minor, not flagged
+
+
+# Words naming the kind of event, which citations drop ("USENIX Security" for "... Symposium").
+_EVENT_WORDS: Final = frozenset(
+    {"conference", "symposium", "international", "annual", "meeting", "joint", "congress", "forum"}
+)
+_PARENTHESES: Final = re.compile(r"\([^()]*\)")
+
+
+def _normal(venue: str) -> str:
+    return " ".join(_EDITION_NOISE.sub(" ", fold(venue)).split())
+
+
+def is_publisher(venue: str | None) -> bool:
+    """Whether a venue string is only a publisher's name: "Springer", "Springer, Cham", "Elsevier",
+    "IEEE", "ACM Press", "Packt Publishing Ltd", "O'Reilly Media", "MIT Press", "Curran Associates",
+    "PMLR", "OpenReview.net". Journals named after a publisher ("Proceedings of the IEEE", "IEEE
+    Access", "Nature") are not."""
+    return bool(venue) and bool(venue_tables().publisher.fullmatch(_normal(venue or "")))
+
+
+def book_series_key(venue: str | None) -> str | None:
+    """The key of a book series ("lncs" for "Lecture Notes in Computer Science" or "LNCS", "ceur",
+    "lipics", ...) when the string names a series and no venue of the alias table."""
+    if not venue or canonical_venue(venue) is not None:
+        return None
+    tables = venue_tables()
+    folded = _normal(venue)
+    for key, phrase in tables.series_phrases:
+        if phrase.search(folded):
+            return key
+    words = [w for w in folded.split() if w not in ("vol", "volume", "series")]
+    return tables.series_acronyms.get(words[0]) if len(words) == 1 else None
+
+
+def is_platform(venue: str | None) -> bool:
+    """Whether a venue string names where a work is kept, not where it appeared: an institutional
+    repository ("Apollo (University of Cambridge)", "eScholarship"), PubMed Central, IEEE Xplore."""
+    if not venue or canonical_venue(venue) is not None:
+        return False
+    tables = venue_tables()
+    return bool(tables.platform.search(_normal(venue)) or tables.platform_host.search(venue))
+
+
+def _no_venue(name: str) -> bool:
+    return is_publisher(name) or book_series_key(name) is not None or is_platform(name)
+
+
+def _event_free_tokens(venue: str) -> list[str]:
+    return [t for t in _venue_tokens(_PARENTHESES.sub(" ", venue)) if t not in _EVENT_WORDS]
+
+
+def _names_agree(cited: str, name: str) -> bool:
+    if venues_agree(cited, name):
+        return True
+    if _is_sub_venue(cited) != _is_sub_venue(name):
+        return False
+    if canonical_venue(cited) is not None and canonical_venue(name) is not None:
+        return False  # two known venues: `venues_agree` has decided
+    series = book_series_key(cited)
+    if series is not None and series == book_series_key(name):
+        return True
+    if any(acronym_matches(a, name) for a in acronym_candidates(cited)):
+        return True
+    if any(acronym_matches(a, cited) for a in acronym_candidates(name)):
+        return True
+    left, right = _event_free_tokens(cited), _event_free_tokens(name)
+    return bool(left and right) and _matched_tokens(left, right) == len(left) == len(right)
+
+
+def _host_key(venue: str) -> str | None:
+    """The alias key of a venue, or of the conference a workshop or companion belongs to."""
+    if not _is_sub_venue(venue):
+        return canonical_venue(venue)
+    return canonical_venue(_SUB_VENUE.sub(" ", fold(venue)))
+
+
+def _other_known(cited: str, name: str) -> bool:
+    key_cited, key_name = _host_key(cited), _host_key(name)
+    if key_cited is None or key_name is None:
+        return False
+    if _is_sub_venue(cited) != _is_sub_venue(name):
+        return True  # a workshop is not its conference, nor another one
+    if key_cited == key_name:
+        return False
+    return not ("pmlr" in (key_cited, key_name) and {key_cited, key_name} <= venue_tables().pmlr_hosted)
+
+
+def venue_relation(cited: str | None, found_names: Sequence[str]) -> VenueRelation:
+    """How a cited venue relates to every name the sources give for the work's venue
+    (`found_names`: a record's `venue`, `venue_aliases`, `other_venues`, `published_venue`).
+
+    AGREES when one name agrees: same alias key, every content word aligned (event words such as
+    "Symposium" aside), the cited string an acronym of the name or the name of it ("SOUPS" /
+    "Symposium on Usable Privacy and Security"), one of the source's own abbreviations, or the same
+    book series. NOT_COMPARABLE when either side claims nothing (arXiv, empty), the citation names
+    a publisher ("Springer", "IEEE", "Packt Publishing") or a series none of the names is, the
+    names are only publishers, series and repositories, or PMLR meets a venue PMLR publishes.
+    OTHER_KNOWN_VENUE when the cited venue is positively another: both sides have different
+    alias keys (ICML / NeurIPS, Findings of ACL / ACL), or a workshop meets a main conference.
+    UNRESOLVED otherwise: they differ and nothing resolves it.
+    """
+    if cited is None or is_no_venue_claim(cited) or is_publisher(cited):
+        return VenueRelation.NOT_COMPARABLE
+    names = list(dict.fromkeys(n.strip() for n in found_names if n and not is_no_venue_claim(n)))
+    if not names:
+        return VenueRelation.NOT_COMPARABLE
+    if any(_names_agree(cited, name) for name in names):
+        return VenueRelation.AGREES
+    comparable = [name for name in names if not _no_venue(name)]
+    if not comparable or book_series_key(cited) is not None:
+        return VenueRelation.NOT_COMPARABLE
+    if any(_other_known(cited, name) for name in comparable):
+        return VenueRelation.OTHER_KNOWN_VENUE
+    if all(venues_agree(cited, name) is None for name in comparable):
+        return VenueRelation.NOT_COMPARABLE
+    return VenueRelation.UNRESOLVED
