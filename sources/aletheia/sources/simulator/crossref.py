@@ -366,8 +366,15 @@ def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score
     if work.issue:
         item["issue"] = work.issue
     item["content-domain"] = {"domain": [], "crossmark-restriction": False}
-    if work.venue and work.type == "journal-article":
+    if work.venue_aliases:
+        item["short-container-title"] = list(work.venue_aliases)
+    elif work.venue and work.type == "journal-article":
         item["short-container-title"] = [work.venue]
+    if work.issn:
+        item["ISSN"] = list(work.issn)
+        item["issn-type"] = [
+            {"value": issn, "type": "print" if n == 0 else "electronic"} for n, issn in enumerate(work.issn)
+        ]
     if work.abstract:
         item["abstract"] = f"<jats:p>{_jats_escape(work.abstract)}</jats:p>"
     item["DOI"] = work.doi
@@ -403,7 +410,12 @@ def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score
     if isinstance(target, str):
         item["update-to"] = [_update(target, year, "upd")]
         item["update-policy"] = f"https://doi.org/{item['prefix']}/crossmark-policy"
-    item["container-title"] = [work.venue] if work.venue and work.type != "posted-content" else []
+    # A series (Lecture Notes in Computer Science) follows the proceedings or book title.
+    item["container-title"] = (
+        [work.venue, *([work.series] if work.series else [])]
+        if work.venue and work.type != "posted-content"
+        else []
+    )
     item["original-title"] = []
     item["language"] = "en"
     item["link"] = [

@@ -315,19 +315,49 @@ def _source(work: SimWork) -> dict[str, Any] | None:
         kind = "repository"
     if work.type in ("book", "book-chapter", "monograph"):
         kind = "book series"
+    source = _named_source(work.venue, kind, work.publisher, issn=work.issn)
+    if work.venue_aliases:
+        # Full source objects carry these; OpenAlex's nested ones may too.
+        source["abbreviated_title"] = work.venue_aliases[0]
+        source["alternate_titles"] = list(work.venue_aliases)
+    return source
+
+
+def _named_source(
+    name: str, kind: str, publisher: str | None, *, issn: tuple[str, ...] = ()
+) -> dict[str, Any]:
     return {
-        "id": f"https://openalex.org/S{4_300_000_000 + stable_int('source', work.venue)}",
-        "display_name": work.venue,
-        "issn_l": None,
-        "issn": None,
-        "is_oa": False,
+        "id": f"https://openalex.org/S{4_300_000_000 + stable_int('source', name)}",
+        "display_name": name,
+        "issn_l": issn[0] if issn else None,
+        "issn": list(issn) if issn else None,
+        "is_oa": kind == "repository",
         "is_in_doaj": False,
         "is_core": kind == "journal",
         "host_organization": None,
-        "host_organization_name": work.publisher,
+        "host_organization_name": publisher,
         "host_organization_lineage": [],
         "host_organization_lineage_names": [],
         "type": kind,
+    }
+
+
+def _extra_location(work: SimWork, name: str, kind: str, *, published: bool) -> dict[str, Any]:
+    """A location in another source: a book series beside the proceedings, or a repository copy."""
+    slug = stable_hex(kind, name, work.key)[:12]
+    return {
+        "id": f"{kind.replace(' ', '-')}:{slug}",
+        "is_oa": not published,
+        "landing_page_url": f"https://{'series' if published else 'repository'}.example.org/{slug}",
+        "pdf_url": None if published else f"https://repository.example.org/{slug}.pdf",
+        "source": _named_source(name, kind, work.publisher if published else None),
+        "license": None,
+        "license_id": None,
+        "version": "publishedVersion" if published else "acceptedVersion",
+        "is_accepted": True,
+        "is_published": published,
+        "raw_source_name": name,
+        "raw_type": work.type if published else None,
     }
 
 
@@ -386,6 +416,11 @@ def _locations(work: SimWork) -> list[dict[str, Any]]:
                 "raw_type": work.type,
             }
         )
+    if work.series and locations:
+        locations.append(_extra_location(work, work.series, "book series", published=True))
+    if work.repository_primary:
+        # OpenAlex often makes a repository copy the primary location of a published work.
+        locations.insert(0, _extra_location(work, work.repository_primary, "repository", published=False))
     arxiv_id = work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None)
     if arxiv_id:
         locations.append(

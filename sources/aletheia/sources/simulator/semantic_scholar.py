@@ -302,16 +302,27 @@ def render_paper(work: SimWork) -> dict[str, Any]:
         external["PubMed"] = work.pmid
     if work.pmcid:
         external["PubMedCentral"] = work.pmcid.removeprefix("PMC")
+    if work.dblp_key:
+        external["DBLP"] = work.dblp_key
     external["CorpusId"] = work.derived_corpus_id
     arxiv_only = bool(work.arxiv_id) and not work.doi and work.type == "posted-content"
-    venue = work.venue or ("arXiv.org" if arxiv_only else "")
-    if work.venue:
-        publication_venue: dict[str, Any] | None = {
-            "id": _uuid(stable_hex("venue", work.venue)),
-            "name": work.venue,
-            "type": "conference" if work.type == "proceedings-article" else "journal",
-            "alternate_names": [],
+    # `s2_publication_venue`: S2 knows where the work appeared though the others see a preprint.
+    known_venue = work.s2_publication_venue or work.venue
+    venue = known_venue or ("arXiv.org" if arxiv_only else "")
+    if known_venue:
+        named: dict[str, Any] = {
+            "id": _uuid(stable_hex("venue", known_venue)),
+            "name": known_venue,
+            "type": "conference"
+            if work.type == "proceedings-article" or work.s2_publication_venue
+            else "journal",
+            "alternate_names": list(work.venue_aliases),
         }
+        if work.issn:
+            named["issn"] = work.issn[0]
+            if len(work.issn) > 1:
+                named["alternate_issns"] = list(work.issn[1:])
+        publication_venue: dict[str, Any] | None = named
     elif arxiv_only:
         publication_venue = dict(_ARXIV_VENUE)
     else:

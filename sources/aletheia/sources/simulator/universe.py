@@ -170,6 +170,15 @@ class SimWork(BaseModel):
     related: Related | None = None
     fulltext_html: str | None = None
     fulltext_pdf_path: str | None = None
+    # Real source noise (docs/simulator.md): other names of the venue, a series beside it, a
+    # repository copy OpenAlex takes for the primary location, DBLP key, ISSNs, and a venue only
+    # Semantic Scholar knows (the others see a preprint).
+    venue_aliases: tuple[str, ...] = ()
+    series: str | None = None
+    repository_primary: str | None = None
+    dblp_key: str | None = None
+    issn: tuple[str, ...] = ()
+    s2_publication_venue: str | None = None
     # Source-specific ids; derived from the work's key when absent.
     openalex_id: str | None = None
     s2_paper_id: str | None = None
@@ -196,6 +205,14 @@ class SimWork(BaseModel):
     @classmethod
     def _pmcid(cls, value: str | None) -> str | None:
         return normalize_pmcid(value) if value else None
+
+    @field_validator("issn")
+    @classmethod
+    def _issn(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for issn in value:
+            if not re.fullmatch(r"\d{4}-\d{3}[\dX]", issn):
+                raise ValueError(f"an ISSN is written NNNN-NNNC: {issn!r}")
+        return value
 
     @field_validator("openalex_id")
     @classmethod
