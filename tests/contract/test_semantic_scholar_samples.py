@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from aletheia.core.identifiers import clean_arxiv_id
+from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.semantic_scholar import parse_s2_paper
 from tests.contract.precision_fields import assert_precision_fields_well_typed
@@ -178,7 +179,7 @@ def test_refchecker_cache(shared_data: Path) -> None:
 
 def test_refchecker_cache_precision_fields(shared_data: Path) -> None:
     """The real answers carry alternate names, ISSNs, DBLP keys and published venues: they are read."""
-    records = []
+    records: list[WorkRecord] = []
     for path in sorted((s2_dir(shared_data) / "refchecker-cache").glob("*.json")):
         body = json.loads(path.read_text(encoding="utf-8"))
         records.extend(parse_s2_paper(paper) for paper in (body if isinstance(body, list) else [body]))
