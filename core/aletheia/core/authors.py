@@ -12,6 +12,10 @@ surnames ("van der Maaten" / "Maaten", "De Cao" / "Cao", "García Márquez" / "M
 names are never decisive: an initial matches any name with that initial ("J. Smith" ~ "John
 Smith"); two full first names that differ ("Rui" / "Ruoxuan") are reported as evidence only.
 Romanised East Asian names are written in either order, so "Zhang Heyi" and "Heyi Zhang" match.
+
+Sources file groups as people and suffixes as surnames ("Initiative, Alzheimer's Disease
+Neuroimaging"; PMLR's "Iii, Hal Daumé"): `compare_author_lists` reads both lists through
+`normalize_source_author` and compares group authors apart (`author_kinds`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,17 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
 
+from aletheia.core.author_cjk import has_cjk, split_cjk
+from aletheia.core.author_kinds import (
+    NAME_SUFFIXES,
+    PARTICLES,
+    groups_match,
+    has_placeholder_authors,
+    is_group_author,
+    is_organisation_name,
+    is_placeholder_author,
+    normalize_source_author,
+)
 from aletheia.core.records import Author
 from aletheia.core.text import fold, fold_name, latex_to_unicode, normalize_whitespace
 
@@ -31,38 +46,16 @@ __all__ = [
     "compare_author_lists",
     "given_names_compatible",
     "has_placeholder_authors",
+    "is_group_author",
     "is_organisation_name",
     "is_placeholder_author",
+    "normalize_source_author",
     "parse_author_list",
     "parse_name",
     "surname_key",
     "surnames_match",
 ]
 
-# Lower-case words that belong to the family name when they precede it ("van der Maaten").
-_PARTICLES: Final = frozenset(
-    {
-        *("van", "von", "vom", "der", "den", "de", "del", "della", "delle", "dei", "degli"),
-        *("di", "da", "das", "dos", "do", "du", "des", "la", "le", "les", "lo", "ter", "ten"),
-        *("te", "zu", "zum", "zur", "af", "av", "bin", "binti", "binte", "ibn", "al", "el"),
-        *("ben", "abu", "st", "mac", "y", "e", "op", "vd", "vander", "vanden", "van't"),
-    }
-)
-_SUFFIXES: Final = frozenset({"jr", "sr", "junior", "senior", "ii", "iii", "iv", "2nd", "3rd", "4th"})
-# Words that make a name an organisation ("The ATLAS Collaboration", "Gemini Team").
-_ORG_WORDS: Final = frozenset(
-    {
-        *("collaboration", "collaborations", "consortium", "team", "group", "inc", "incorporated"),
-        *("institute", "institution", "organization", "organisation", "committee", "association"),
-        *("university", "universitat", "universite", "universidad", "laboratory", "laboratories"),
-        *("lab", "labs", "corporation", "corp", "company", "ltd", "llc", "gmbh", "foundation"),
-        *("society", "council", "project", "initiative", "agency", "ministry", "department"),
-        *("centre", "center", "network", "alliance", "federation", "board", "office", "authority"),
-        *("commission", "bureau", "program", "programme", "research", "contributors", "developers"),
-        *("community", "working", "taskforce", "academy", "services", "systems", "technologies"),
-        *("partnership", "study", "investigators", "registry", "trialists", "writing"),
-    }
-)
 _DBLP_HOMONYM = re.compile(r"^\d{4}$")
 _TRAILING_HOMONYM = re.compile(r"(?<=\S)\s+\d{4}$")
 # Vancouver style: the initials follow the surname, capitals without dots ("Smith JR").
@@ -75,45 +68,6 @@ _TRUNCATION_TAIL = re.compile(
 _TRUNCATION_ITEM = re.compile(r"^(?:and\s+|&\s*)?(?:et\.?\s*al(?:ii|ia)?\.?|others)$", re.IGNORECASE)
 _AND_SEPARATOR = re.compile(r"\s+and\s+|\s*(?<!\\)&\s*", re.IGNORECASE)
 _UNESCAPED_TILDE = re.compile(r"(?<!\\)~")
-
-
-# --- character classes -----------------------------------------------------------------------------
-
-
-def _is_cjk_char(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
-        or 0x3400 <= code <= 0x4DBF  # extension A
-        or 0x20000 <= code <= 0x2EBEF  # extensions B-F
-        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
-        or 0x3040 <= code <= 0x30FF  # hiragana, katakana
-        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
-        or 0x1100 <= code <= 0x11FF  # Hangul jamo
-    )
-
-
-def _has_cjk(text: str) -> bool:
-    return any(_is_cjk_char(char) for char in text)
-
-
-def _has_kana(text: str) -> bool:
-    return any(0x3040 <= ord(char) <= 0x30FF for char in text)
-
-
-def _is_hangul(text: str) -> bool:
-    return all(0xAC00 <= ord(char) <= 0xD7AF for char in text)
-
-
-# Two-character Chinese and Korean surnames; anything else written without a space is split after
-# its first character.
-_COMPOUND_CJK_SURNAMES: Final = frozenset(
-    {
-        *("欧阳", "歐陽", "司马", "司馬", "上官", "诸葛", "諸葛", "东方", "東方", "皇甫", "尉迟"),
-        *("尉遲", "公孙", "公孫", "慕容", "令狐", "夏侯", "长孙", "長孫", "宇文", "司徒", "端木"),
-        *("南宫", "南宮", "西门", "西門", "独孤", "獨孤", "남궁", "선우", "제갈", "황보", "독고"),
-    }
-)
 
 
 # --- brace-aware splitting ---------------------------------------------------------------------------
@@ -170,7 +124,7 @@ def _bare(token: str) -> str:
 
 def _is_suffix(piece: str) -> bool:
     # "JR" and "SR" in capitals are Vancouver initials ("Smith JR"), not Junior and Senior.
-    return _bare(piece) in _SUFFIXES and piece.strip() not in ("JR", "SR")
+    return _bare(piece) in NAME_SUFFIXES and piece.strip() not in ("JR", "SR")
 
 
 def _is_particle(token: str) -> bool:
@@ -178,15 +132,7 @@ def _is_particle(token: str) -> bool:
     stripped = token.strip()
     if len(_bare(stripped)) == 1 and (stripped.endswith(".") or stripped.isupper()):
         return False
-    return _bare(token) in _PARTICLES
-
-
-def is_organisation_name(name: str) -> bool:
-    """Whether a name is an organisation's: it starts with "The" or has a word such as
-    Collaboration, Consortium, Team, Group, Inc, Institute, Committee, University.
-    """
-    words = fold(name).split()
-    return bool(words) and (words[0] == "the" or any(word in _ORG_WORDS for word in words))
+    return _bare(token) in PARTICLES
 
 
 def _looks_like_personal_name(text: str) -> bool:
@@ -210,26 +156,15 @@ def _drop_homonym_numbers(tokens: list[str]) -> list[str]:
     return kept or tokens
 
 
-def _split_cjk(token: str) -> Author:
-    """A CJK name written without a space: family name first."""
-    if _has_kana(token) or len(token) < 2:
-        return Author(literal=token)  # Japanese: where the family name ends is not written
-    if token[:2] in _COMPOUND_CJK_SURNAMES and len(token) >= 3:
-        return Author(family=token[:2], given=token[2:])
-    if len(token) <= 3 or (_is_hangul(token) and len(token) <= 4):
-        return Author(family=token[:1], given=token[1:])
-    return Author(literal=token)
-
-
 def _without_comma(tokens: list[str], suffix: str | None) -> Author:
     tokens = _drop_homonym_numbers(tokens)
     while len(tokens) > 1 and _is_suffix(tokens[-1]) and suffix is None:
         suffix = tokens.pop()
     if not tokens:
         return Author(suffix=suffix)
-    if any(_has_cjk(token) for token in tokens):
+    if any(has_cjk(token) for token in tokens):
         if len(tokens) == 1:
-            return _split_cjk(tokens[0]).model_copy(update={"suffix": suffix})
+            return split_cjk(tokens[0]).model_copy(update={"suffix": suffix})
         return Author(family=tokens[0], given=" ".join(tokens[1:]), suffix=suffix)
     if len(tokens) == 1:
         return Author(family=tokens[0], suffix=suffix)
@@ -424,7 +359,7 @@ def surname_key(author: Author) -> str:
 def _core_surname_words(family: str) -> frozenset[str]:
     words = [fold_name(word) for word in re.split(r"[\s\-‐‑–]+", latex_to_unicode(family))]
     words = [word for word in words if word]
-    core = [word for word in words if word not in _PARTICLES]
+    core = [word for word in words if word not in PARTICLES]
     return frozenset(core or words)
 
 
@@ -482,53 +417,6 @@ def authors_match(a: Author, b: Author) -> bool:
     return surnames_match(a, b) or _order_swapped_match(a, b) or _order_swapped_match(b, a)
 
 
-# --- placeholders -----------------------------------------------------------------------------------
-
-_PLACEHOLDER_NAMES: Final = frozenset(
-    {
-        *("author", "authors", "the author", "the authors", "unknown", "unknown author"),
-        *("unknown authors", "anonymous", "anon", "anonymous author", "anonymous authors"),
-        *("anonymized", "anonymised", "anonymous for review", "anonymized for review"),
-        *("john doe", "jane doe", "j doe", "doe john", "doe jane", "doe j", "richard roe"),
-        *("first author", "second author", "third author", "fourth author", "last author"),
-        *("corresponding author", "co author", "coauthor", "author one", "author two"),
-        *("author three", "author name", "author names", "authors names", "name of author"),
-        *("firstname lastname", "first name last name", "lastname firstname", "first last"),
-        *("last name first name", "last first", "surname name", "name surname", "surname"),
-        *("surname firstname", "firstname surname", "given family", "family given"),
-        *("given name family name", "your name", "name", "names", "et al", "others", "n a"),
-        *("na", "none", "null", "tbd", "tba", "todo", "placeholder", "foo bar", "foo", "bar"),
-        *("lorem ipsum", "max mustermann", "erika mustermann", "someone", "somebody", "nobody"),
-        *("test author", "sample author", "example author", "some author", "dummy author"),
-        *("a n other", "x", "xx", "xxx", "xxxx"),
-    }
-)
-_PLACEHOLDER_PATTERN = re.compile(
-    r"(?:author ?\d{1,2}|[a-z] author|author [a-z]|(?:[a-z] )?(?:doe|author)\d*)"
-)
-
-
-def is_placeholder_author(author: Author) -> bool:
-    """Whether a name is a template rather than a person: "Author", "Anonymous", "John Doe",
-    "A. Author", "Lastname, Firstname", "et al." alone, "First Author", "Author 1".
-
-    Only the classic template names: fabricated lists of plausible names ("Elena Garcia and
-    Kenji Tanaka") look like real people and are caught by comparison with the sources, never here.
-    """
-    forms = {fold(author.display)}
-    if author.family or author.given:
-        forms.add(fold(" ".join(p for p in (author.family, author.given) if p)))
-    forms.discard("")
-    if not forms:
-        return True
-    return any(form in _PLACEHOLDER_NAMES or _PLACEHOLDER_PATTERN.fullmatch(form) for form in forms)
-
-
-def has_placeholder_authors(authors: Sequence[Author]) -> bool:
-    """Whether any author of a list is a placeholder (see `is_placeholder_author`)."""
-    return any(is_placeholder_author(author) for author in authors)
-
-
 # --- list comparison --------------------------------------------------------------------------------
 
 
@@ -540,6 +428,11 @@ class AuthorComparison:
     surname matches (a multiset). With a truncation marker ("et al.") on the cited side, the
     source's authors after the cited ones are not `missing`; with a truncated source list, the
     cited authors past its end are not `extra`.
+
+    Group authors (consortia, collaborations, organisations) are not aligned: a citation may omit
+    "the ADNI consortium" and a source may add it. A cited group that matches a found group counts
+    as matched (and in both counts); the other groups are `groups_ignored`. Counts, order and
+    positions are those of the compared authors.
     """
 
     first_author_agrees: bool | None  # None when either list is empty
@@ -554,6 +447,7 @@ class AuthorComparison:
     missing: tuple[str, ...]  # source names the citation does not have
     given_name_conflicts: tuple[tuple[str, str], ...]  # (cited, found): same surname, other first name
     similarity: float  # matched / (compared cited + compared found - matched), Jaccard-like
+    groups_ignored: int = 0  # group authors on either side left out of the comparison
 
 
 def _match_lists(cited: Sequence[Author], found: Sequence[Author]) -> dict[int, int]:
@@ -598,6 +492,25 @@ def _match_lists(cited: Sequence[Author], found: Sequence[Author]) -> dict[int, 
     return pairs
 
 
+def _people_and_groups(authors: Sequence[Author]) -> tuple[list[Author], list[Author]]:
+    people: list[Author] = []
+    groups: list[Author] = []
+    for author in authors:
+        normal = normalize_source_author(author)
+        (groups if is_group_author(normal) else people).append(normal)
+    return people, groups
+
+
+def _matched_groups(cited: Sequence[Author], found: Sequence[Author]) -> int:
+    used: set[int] = set()
+    for group in cited:
+        for j, other in enumerate(found):
+            if j not in used and groups_match(group, other):
+                used.add(j)
+                break
+    return len(used)
+
+
 def compare_author_lists(
     cited: Sequence[Author],
     found: Sequence[Author],
@@ -605,10 +518,23 @@ def compare_author_lists(
     cited_truncated: bool = False,
     found_truncated: bool = False,
 ) -> AuthorComparison:
-    """Compare a cited author list with a source's (see `AuthorComparison`)."""
+    """Compare a cited author list with a source's (see `AuthorComparison`).
+
+    Both lists are read through `normalize_source_author` (a source's "Iii, Hal Daumé" is Hal
+    Daumé III; family "Initiative", given "Alzheimer's Disease Neuroimaging" is a group), and
+    group authors are compared apart (see `AuthorComparison`).
+    """
+    cited, cited_groups = _people_and_groups(cited)
+    found, found_groups = _people_and_groups(found)
+    groups_matched = _matched_groups(cited_groups, found_groups)
     pairs = _match_lists(cited, found)
     matched_found = set(pairs.values())
-    first_agrees = None if not cited or not found else authors_match(cited[0], found[0])
+    if cited and found:
+        first_agrees: bool | None = authors_match(cited[0], found[0])
+    elif cited_groups and found_groups and not (cited and found):
+        first_agrees = groups_matched > 0  # the only comparable authors are groups
+    else:
+        first_agrees = None
     found_order = [pairs[i] for i in sorted(pairs)]
     order_agrees = all(x < y for x, y in pairwise(found_order))
     cited_first_later = first_agrees is False and 0 in pairs and pairs[0] != 0
@@ -630,12 +556,13 @@ def compare_author_lists(
         for i, j in sorted(pairs.items())
         if surnames_match(cited[i], found[j]) and not given_names_compatible(cited[i].given, found[j].given)
     )
-    compared = len(pairs) + len(extra) + len(missing)
+    matched = len(pairs) + groups_matched
+    compared = matched + len(extra) + len(missing)
     return AuthorComparison(
         first_author_agrees=first_agrees,
-        cited_count=len(cited),
-        found_count=len(found),
-        matched_count=len(pairs),
+        cited_count=len(cited) + groups_matched,
+        found_count=len(found) + groups_matched,
+        matched_count=matched,
         order_agrees=order_agrees,
         swapped=not order_agrees or cited_first_later,
         truncated=truncated,
@@ -643,5 +570,6 @@ def compare_author_lists(
         extra=extra,
         missing=missing,
         given_name_conflicts=conflicts,
-        similarity=len(pairs) / compared if compared else 0.0,
+        similarity=matched / compared if compared else 0.0,
+        groups_ignored=len(cited_groups) + len(found_groups) - 2 * groups_matched,
     )
