@@ -166,10 +166,12 @@ def test_a_source_down_entirely(sim: SimulatorServer, tmp_path: Path, down: str,
 def test_openalex_down_leaves_its_only_works_unverifiable_not_missing(
     sim: SimulatorServer, tmp_path: Path
 ) -> None:
-    """Works only OpenAlex indexes (no DOI) cannot be checked while it is down; Crossref's search
-    returning other works is no evidence that they do not exist (the bug this test was written for:
-    they came out `not_found`)."""
-    run, _ = run_with(sim, tmp_path, {"sources": {"openalex": {"faults": {"error_503": 1.0}}}})
+    """Works only OpenAlex (and Semantic Scholar) index (no DOI) cannot be checked while both are
+    down; Crossref's search returning other works is no evidence that they do not exist (the bug
+    this test was written for: they came out `not_found`). Semantic Scholar is faulted too: since
+    logic 2.0 its title match is asked before any verdict, and would find them."""
+    faults = {"faults": {"error_503": 1.0}}
+    run, _ = run_with(sim, tmp_path, {"sources": {"openalex": faults, "semantic_scholar": faults}})
     only_openalex = {
         f"ref{i}" for i, w in enumerate(WORKS) if w.get("sources") == ["openalex", "semantic_scholar"]
     }

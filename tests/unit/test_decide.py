@@ -146,6 +146,7 @@ def test_doi_resolving_nowhere_with_no_title_match_is_fabricated() -> None:
         missing(O, QueryKind.DOI),
         missing(C, QueryKind.SEARCH),
         missing(O, QueryKind.SEARCH),
+        missing(S, QueryKind.SEARCH),  # logic 2.0: every general index searched
     )
     assert v.status is VerdictStatus.FABRICATED
     assert Reason.IDENTIFIER_RESOLVES_NOWHERE in v.reasons
@@ -167,8 +168,11 @@ def test_failed_sources_give_unverifiable_never_not_found() -> None:
 
 def test_every_source_answering_no_is_not_found() -> None:
     cited = cite(doi=None, title="A Study of Things That Were Never Written")
-    v = run(cited, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH))
+    v = run(cited, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH), missing(S, QueryKind.SEARCH))
     assert v.status is VerdictStatus.NOT_FOUND and v.flagged
+    # Logic 2.0: without Semantic Scholar's answer the absence is not yet evidence.
+    v = run(cited, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH))
+    assert v.status is VerdictStatus.UNVERIFIABLE and not v.flagged
 
 
 def test_search_results_that_do_not_match_are_not_a_verification() -> None:
@@ -179,7 +183,12 @@ def test_search_results_that_do_not_match_are_not_a_verification() -> None:
         doi="10.1109/cvpr.2018.00745",
     )
     cited = cite(doi=None, title="Residual Squeeze Networks for Everything")
-    v = run(cited, found(C, QueryKind.SEARCH, unrelated))
+    v = run(
+        cited,
+        found(C, QueryKind.SEARCH, unrelated),
+        missing(O, QueryKind.SEARCH),
+        missing(S, QueryKind.SEARCH),
+    )
     assert v.status is VerdictStatus.NOT_FOUND
 
 
@@ -211,7 +220,8 @@ def test_future_year_and_placeholder_authors_are_fabricated() -> None:
     assert v.status is VerdictStatus.FABRICATED and Reason.PLACEHOLDER_AUTHORS in v.reasons
 
 
-def test_preprint_cited_as_published_is_major_but_citing_the_arxiv_version_is_fine() -> None:
+def test_preprint_cited_as_published_is_unconfirmed_and_citing_the_arxiv_version_is_fine() -> None:
+    # Logic 2.0: only the preprint visible is absence of evidence of publication: minor, not flagged.
     preprint = work(A, doi=None, arxiv_id="2301.00001", venue=None, is_preprint=True)
     cited = cite(doi=None, arxiv_id="2301.00001", venue="CVPR")
     v = run(
@@ -219,7 +229,8 @@ def test_preprint_cited_as_published_is_major_but_citing_the_arxiv_version_is_fi
         found(A, QueryKind.ARXIV, preprint),
         found(S, QueryKind.ARXIV, preprint.model_copy(update={"source": S})),
     )
-    assert v.status is VerdictStatus.METADATA_ERROR and Reason.PREPRINT_CITED_AS_PUBLISHED in v.reasons
+    assert v.status is VerdictStatus.METADATA_ERROR and Reason.PUBLISHED_VERSION_UNCONFIRMED in v.reasons
+    assert not v.flagged
     published = work(C, arxiv_id=None, related_arxiv_ids=("2301.00001",))
     v = run(cited, found(A, QueryKind.ARXIV, preprint), found(C, QueryKind.SEARCH, published))
     assert v.status is VerdictStatus.VERIFIED
@@ -288,10 +299,8 @@ def test_a_web_page_without_authors_is_out_of_scope_not_missing() -> None:
     assert v.status is VerdictStatus.OUT_OF_SCOPE and not v.flagged
     # With authors it is a citation like any other, and judged.
     authored = page.model_copy(update={"authors": (Author(given="Fabrice", family="Bellard"),)})
-    assert (
-        run(authored, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH)).status
-        is VerdictStatus.NOT_FOUND
-    )
+    searched = (missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH), missing(S, QueryKind.SEARCH))
+    assert run(authored, *searched, missing(A, QueryKind.SEARCH)).status is VerdictStatus.NOT_FOUND
     # An @misc arXiv preprint is not a web page.
     preprint = page.model_copy(update={"arxiv_id": "2301.00001"})
     assert run(preprint).status is not VerdictStatus.OUT_OF_SCOPE

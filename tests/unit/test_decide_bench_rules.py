@@ -127,14 +127,16 @@ def test_a_reference_cited_without_a_doi_is_not_judged_on_the_second_sources_doi
 # --- a preprint server as the only venue is no evidence of publication -----------------------------
 
 
-def test_venue_claimed_for_a_paper_only_on_arxiv_is_preprint_cited_as_published() -> None:
+def test_venue_claimed_for_a_paper_only_on_arxiv_is_an_unconfirmed_publication() -> None:
+    # Logic 2.0 (issue 10): S2's "arXiv.org" is the published record not being visible, not
+    # positive evidence that the paper is preprint-only: reported (minor), not flagged.
     arxiv_id = "2602.04242"
     preprint = record(A, doi=None, venue=None, arxiv_id=arxiv_id, is_preprint=True, work_type="preprint")
     s2 = record(S, doi=None, venue="arXiv.org", arxiv_id=arxiv_id)  # S2 gives no preprint type
     cited = cite(doi=None, arxiv_id=arxiv_id, venue="International Conference on Machine Learning")
     v = run(cited, answer(A, QueryKind.ARXIV, arxiv_id, preprint), answer(S, QueryKind.ARXIV, arxiv_id, s2))
-    assert v.status is VerdictStatus.METADATA_ERROR
-    assert Reason.PREPRINT_CITED_AS_PUBLISHED in v.reasons
+    assert v.status is VerdictStatus.METADATA_ERROR and not v.flagged
+    assert Reason.PUBLISHED_VERSION_UNCONFIRMED in v.reasons
 
 
 def test_citing_the_arxiv_preprint_as_arxiv_is_fine() -> None:

@@ -104,12 +104,27 @@ OUT_OF_SCOPE_TYPES: Final = frozenset(
     }
 )
 PARTLY_INDEXED_TYPES: Final = frozenset(
-    {"book", "booklet", "manual", "techreport", "report", "phdthesis", "mastersthesis", "thesis", "unpublished"}
+    {
+        "book",
+        "booklet",
+        "manual",
+        "techreport",
+        "report",
+        "phdthesis",
+        "mastersthesis",
+        "thesis",
+        "unpublished",
+    }
 )
 _OUT_OF_SCOPE_WORDS: Final = re.compile(
     r"(?<![a-z])(?:github|gitlab|software|source code|code repository|dataset|data set|blog|"
-    r"newspaper|news|press release|website|web page|webpage|online|accessed|retrieved|"
-    r"standard|rfc \d+|iso \d+|white ?paper|documentation|model card|system card|technical report)(?![a-z])"
+    r"newspaper|press release|website|web page|webpage|accessed|retrieved|"
+    r"standard|rfc \d+|iso \d+|documentation|model card)(?![a-z])"
+)
+# Reports, theses and white papers: some are indexed (arXiv technical reports), many are not.
+_REPORT_WORDS: Final = re.compile(
+    r"(?<![a-z])(?:technical report|tech rep|white ?paper|system card|report|thesis|dissertation|"
+    r"book|press|publishing|publishers?)(?![a-z])"
 )
 
 
@@ -160,8 +175,13 @@ def classify_kind(cited: CitedReference) -> Kind | None:
     if entry_type in OUT_OF_SCOPE_TYPES:
         return Kind(entry_type, True, f"entry type @{entry_type}")
     hosts = [_host(u) for u in _urls(cited)]
-    if registrant in {"10.5281", "10.6084", "10.5061", "10.17632", "10.7910", "10.24433"} and not scholarly_id:
-        return Kind("dataset or software", True, f"a DataCite DOI ({registrant}) of a data or software archive")
+    if (
+        registrant in {"10.5281", "10.6084", "10.5061", "10.17632", "10.7910", "10.24433"}
+        and not scholarly_id
+    ):
+        return Kind(
+            "dataset or software", True, f"a DataCite DOI ({registrant}) of a data or software archive"
+        )
     if not scholarly_id and not cited.doi:
         for host in hosts:
             if _host_in(host, _CODE_HOSTS):
@@ -178,6 +198,8 @@ def classify_kind(cited: CitedReference) -> Kind | None:
             return Kind("web page", True, f"a URL at {hosts[0]} with no authors")
     if entry_type in PARTLY_INDEXED_TYPES:
         return Kind(entry_type, False, f"entry type @{entry_type}: the indexes hold such works only in part")
+    if venue_text and _REPORT_WORDS.search(venue_text) and not (cited.doi or scholarly_id):
+        return Kind("report or book", False, f"published as {venue_text!r}")
     if any(_host_in(h, _BOOK_HOSTS) for h in hosts) and not scholarly_id:
         return Kind("book", False, "a bookseller or book-search URL")
     if cited.isbn and not (cited.doi or scholarly_id):

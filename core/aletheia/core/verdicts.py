@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from aletheia.core.records import SourceName, WorkRecord
 
-LOGIC_VERSION = "1.3.0"
+LOGIC_VERSION = "2.0.0"
 
 
 class VerdictStatus(StrEnum):

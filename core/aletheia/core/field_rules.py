@@ -1,0 +1,477 @@
+"""Field rules: how each cited field compares with what the work's sources say, as a table.
+
+`field_facts` measures (title, authors against every source, year, identifiers, venue against
+every name the sources publish); `FIELD_RULES` is the table a reviewer reads: each row names a
+condition over those facts, the reason code it adds, its severity (`MAJOR` flags the reference,
+`MINOR` reports it, `None` only annotates) and the test that pins it. A precision change is a row.
+
+The rows follow one principle (docs/verdicts.md): a reference is accused only of what a source
+positively contradicts. One source's author list is not the truth when another agrees with the
+citation; a venue the sources' own names cannot resolve is reported, not flagged; a published
+version nobody shows is "unconfirmed", not "preprint cited as published".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from aletheia.core.authors import AuthorComparison
+from aletheia.core.evidence import QueryKind
+from aletheia.core.identifiers import arxiv_id_from_doi
+from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.titles import TITLE_THRESHOLD
+from aletheia.core.venues import VenueRelation, is_no_venue_claim, venue_relation, venue_similarity
+from aletheia.core.verdicts import FieldEvidence, Reason, Severity
+from aletheia.core.works import Assessment, doi_forms, word_level_change, work_years
+
+# Below the decisive threshold but this close, with the same first author: the same work cited
+# with a wrong title (a near miss), not another work.
+NEAR_MISS_THRESHOLD: Final = 0.80
+# A venue string this close to the source's, though not resolved, is another form of it.
+VENUE_FORM_THRESHOLD: Final = 0.60
+# Independent sources that must agree on a shorter author list before cited extra authors are
+# an error (sources drop co-authors; one source's list is not the truth).
+SOURCES_TO_CONFIRM_AUTHOR_LIST: Final = 2
+
+
+def preprint_record(r: WorkRecord) -> bool:
+    """A preprint, or a record whose only venue is a preprint server (Semantic Scholar lists an
+    arXiv-only paper with venue "arXiv.org" and no preprint type): no evidence of publication."""
+    if r.is_preprint:
+        return True
+    registered_doi = bool(r.doi) and arxiv_id_from_doi(r.doi or "") is None
+    return bool(r.venue) and is_no_venue_claim(r.venue) and not registered_doi and not r.related_dois
+
+
+def places_published(r: WorkRecord) -> bool:
+    """The record positively says the work appeared somewhere beyond a preprint server."""
+    if not preprint_record(r) and r.venue and not is_no_venue_claim(r.venue):
+        return True
+    if r.published_venue and not is_no_venue_claim(r.published_venue):
+        return True
+    if r.dblp_key and not r.dblp_key.startswith("journals/corr"):
+        return True
+    return bool(r.related_dois)
+
+
+def venue_names(records: list[WorkRecord]) -> list[str]:
+    """Every name the sources give for the work's venue, published ones first."""
+    names: list[str] = []
+    for r in records:
+        for name in (r.published_venue, r.venue, *r.venue_aliases, *r.other_venues):
+            if name and not is_no_venue_claim(name) and name not in names:
+                names.append(name)
+    return names
+
+
+@dataclass
+class FieldFacts:
+    """What the comparison of one citation with one work found, field by field."""
+
+    cited: CitedReference
+    assessment: Assessment
+    via_search: bool
+    title_agrees: bool | None = None
+    title_changed_between_versions: bool = False
+    authors: AuthorComparison | None = None
+    authors_agree_somewhere: bool = False
+    sources_lacking_cited_authors: int = 0
+    year_agrees: bool | None = None
+    year_off_by_one_versions: bool = False
+    arxiv_version_ahead: bool = False
+    venue: VenueRelation | None = None
+    venue_similarity: float = 0.0
+    published_visible: bool = False
+
+    @property
+    def title_similarity(self) -> float:
+        return self.assessment.title_similarity
+
+
+def _clean(c: AuthorComparison) -> bool:
+    return c.first_author_agrees is True and not (
+        c.swapped or c.extra or c.truncated or c.missing_trailing or c.missing
+    )
+
+
+def omits_coauthors(c: AuthorComparison) -> bool:
+    """Every cited author is in the source's list, in order, but some of the source's are not
+    cited (and the citation does not say "et al."): an incomplete list that is not a cut tail."""
+    return (
+        bool(c.missing)
+        and not c.truncated
+        and not c.extra
+        and not c.swapped
+        and c.first_author_agrees is True
+    )
+
+
+def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> FieldFacts:
+    work = a.work
+    facts = FieldFacts(cited=cited, assessment=a, via_search=via_search)
+    if cited.title:
+        facts.title_agrees = a.title_matches and not (
+            not a.title_exact and a.best_title is not None and word_level_change(cited.title, a.best_title)
+        )
+        # The arXiv id resolved to this work, with the cited authors, under another title: the
+        # title changed between versions (arXiv serves only the current one).
+        facts.title_changed_between_versions = (
+            not facts.title_agrees
+            and bool(cited.arxiv_id)
+            and QueryKind.ARXIV in work.via
+            and cited.arxiv_id in work.arxiv_ids()
+            and a.first_author_agrees is True
+            and a.authors is not None
+            and a.authors.matched_count >= max(1, (a.authors.cited_count + 1) // 2)
+        )
+    if a.authors is not None:
+        facts.authors = a.authors
+        facts.authors_agree_somewhere = any(_clean(c) for c, _ in a.all_authors)
+        lacking = {r.source for c, r in a.all_authors if c.extra}
+        facts.sources_lacking_cited_authors = len(lacking - {SourceName.LIBRARY})
+    years = work_years(work)
+    if cited.year is not None and years:
+        facts.year_agrees = cited.year in years
+        closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
+        versions = any(r.is_preprint for r in work.records) or any(
+            r.related_arxiv_ids or r.related_dois for r in work.records
+        )
+        facts.year_off_by_one_versions = not facts.year_agrees and abs(closest - cited.year) == 1 and versions
+    if cited.arxiv_id and cited.arxiv_version is not None:
+        latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
+        facts.arxiv_version_ahead = bool(latest) and cited.arxiv_version > latest
+    if not is_no_venue_claim(cited.venue):
+        names = venue_names(work.records)
+        facts.published_visible = any(places_published(r) for r in work.records)
+        facts.venue = venue_relation(cited.venue, names)
+        facts.venue_similarity = max((venue_similarity(cited.venue or "", n) for n in names), default=0.0)
+    return facts
+
+
+def _authors_fine(f: FieldFacts) -> bool:
+    return f.authors is None or f.authors_agree_somewhere
+
+
+def _title_wrong(f: FieldFacts) -> bool:
+    return f.title_agrees is False and not f.title_changed_between_versions
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRule:
+    """One row of the table: when `when(facts)` holds, the verdict gets `reason` at `severity`."""
+
+    name: str
+    reason: Reason
+    severity: Severity | None
+    when: Callable[[FieldFacts], bool]
+    pinned_by: str
+
+
+_T = "tests/unit/test_decide_rules.py::"
+
+FIELD_RULES: Final[tuple[FieldRule, ...]] = (
+    FieldRule(
+        "title_near_miss",
+        Reason.TITLE_NEAR_MISS,
+        Severity.MAJOR,
+        lambda f: _title_wrong(f) and f.title_similarity >= NEAR_MISS_THRESHOLD,
+        _T + "test_title_near_miss",
+    ),
+    FieldRule(
+        "title_mismatch",
+        Reason.TITLE_MISMATCH,
+        Severity.MAJOR,
+        lambda f: _title_wrong(f) and f.title_similarity < NEAR_MISS_THRESHOLD,
+        _T + "test_title_mismatch",
+    ),
+    FieldRule(
+        "title_changed_between_versions",
+        Reason.TITLE_CHANGED_BETWEEN_VERSIONS,
+        Severity.MINOR,
+        lambda f: f.title_changed_between_versions,
+        _T + "test_title_changed_between_versions",
+    ),
+    FieldRule(
+        "authors_swapped",
+        Reason.AUTHORS_SWAPPED,
+        Severity.MAJOR,
+        lambda f: not _authors_fine(f) and bool(f.authors and f.authors.swapped),
+        _T + "test_authors_swapped",
+    ),
+    FieldRule(
+        "first_author_mismatch",
+        Reason.FIRST_AUTHOR_MISMATCH,
+        Severity.MAJOR,
+        lambda f: (
+            not _authors_fine(f)
+            and bool(f.authors and not f.authors.swapped and f.authors.first_author_agrees is False)
+        ),
+        _T + "test_first_author_mismatch",
+    ),
+    FieldRule(
+        "extra_authors_confirmed",
+        Reason.AUTHOR_LIST_DIFFERS,
+        Severity.MAJOR,
+        lambda f: (
+            not _authors_fine(f)
+            and bool(f.authors and f.authors.extra)
+            and f.sources_lacking_cited_authors >= SOURCES_TO_CONFIRM_AUTHOR_LIST
+        ),
+        _T + "test_extra_authors_confirmed_by_two_sources",
+    ),
+    FieldRule(
+        "extra_authors_unconfirmed",
+        Reason.AUTHOR_LIST_UNCONFIRMED,
+        Severity.MINOR,
+        lambda f: (
+            not _authors_fine(f)
+            and bool(f.authors and f.authors.extra)
+            and f.sources_lacking_cited_authors < SOURCES_TO_CONFIRM_AUTHOR_LIST
+        ),
+        _T + "test_extra_authors_one_source_is_minor",
+    ),
+    FieldRule(
+        "one_trailing_author_missing",
+        Reason.AUTHORS_MISSING_TRAILING,
+        Severity.MINOR,
+        lambda f: (
+            not _authors_fine(f)
+            and bool(f.authors and f.authors.truncated)
+            and f.authors is not None
+            and f.authors.missing_trailing == 1
+            and f.authors.found_count >= 4
+        ),
+        _T + "test_one_trailing_author_missing",
+    ),
+    FieldRule(
+        "authors_truncated",
+        Reason.AUTHORS_TRUNCATED,
+        Severity.MAJOR,
+        lambda f: (
+            not _authors_fine(f)
+            and f.authors is not None
+            and f.authors.truncated
+            and not (f.authors.missing_trailing == 1 and f.authors.found_count >= 4)
+        ),
+        _T + "test_authors_truncated",
+    ),
+    FieldRule(
+        "one_coauthor_omitted",
+        Reason.AUTHOR_LIST_DIFFERS,
+        Severity.MINOR,
+        lambda f: (
+            not _authors_fine(f)
+            and f.authors is not None
+            and omits_coauthors(f.authors)
+            and len(f.authors.missing) == 1
+            and f.authors.found_count >= 4
+        ),
+        _T + "test_one_coauthor_omitted",
+    ),
+    FieldRule(
+        "coauthors_omitted",
+        Reason.AUTHOR_LIST_DIFFERS,
+        Severity.MAJOR,
+        lambda f: (
+            not _authors_fine(f)
+            and f.authors is not None
+            and omits_coauthors(f.authors)
+            and not (len(f.authors.missing) == 1 and f.authors.found_count >= 4)
+        ),
+        _T + "test_coauthors_omitted",
+    ),
+    FieldRule(
+        "year_off_by_one_versions",
+        Reason.YEAR_OFF_BY_ONE_VERSIONS,
+        Severity.MINOR,
+        lambda f: f.year_off_by_one_versions,
+        _T + "test_year_off_by_one_versions",
+    ),
+    FieldRule(
+        "year_mismatch",
+        Reason.YEAR_MISMATCH,
+        Severity.MAJOR,
+        lambda f: f.year_agrees is False and not f.year_off_by_one_versions,
+        _T + "test_year_mismatch",
+    ),
+    FieldRule(
+        "arxiv_version_ahead",
+        Reason.ARXIV_VERSION_MISMATCH,
+        Severity.MAJOR,
+        lambda f: f.arxiv_version_ahead,
+        _T + "test_arxiv_version_ahead",
+    ),
+    FieldRule(
+        "venue_is_another_known_venue",
+        Reason.VENUE_MISMATCH,
+        Severity.MAJOR,
+        lambda f: f.venue is VenueRelation.OTHER_KNOWN_VENUE,
+        _T + "test_venue_is_another_known_venue",
+    ),
+    FieldRule(
+        "venue_form",
+        Reason.VENUE_FORM,
+        Severity.MINOR,
+        lambda f: f.venue is VenueRelation.UNRESOLVED and f.venue_similarity >= VENUE_FORM_THRESHOLD,
+        _T + "test_venue_unresolved_is_minor",
+    ),
+    FieldRule(
+        "venue_unresolved",
+        Reason.VENUE_UNRESOLVED,
+        Severity.MINOR,
+        lambda f: f.venue is VenueRelation.UNRESOLVED and f.venue_similarity < VENUE_FORM_THRESHOLD,
+        _T + "test_venue_unresolved_is_minor",
+    ),
+    FieldRule(
+        "published_version_unconfirmed",
+        Reason.PUBLISHED_VERSION_UNCONFIRMED,
+        Severity.MINOR,
+        lambda f: f.venue is not None and f.venue is not VenueRelation.AGREES and not f.published_visible,
+        _T + "test_preprint_only_visible_is_unconfirmed_not_accused",
+    ),
+    FieldRule(
+        "matched_by_search",
+        Reason.MATCHED_BY_SEARCH,
+        None,
+        lambda f: f.via_search,
+        _T + "test_matched_by_search_is_annotated",
+    ),
+)
+
+
+@dataclass
+class Findings:
+    """Reasons, severities, per-field evidence and corrections gathered for one verdict."""
+
+    reasons: list[Reason] = field(default_factory=list)
+    major: bool = False
+    minor: bool = False
+    fields: dict[str, FieldEvidence] = field(default_factory=dict)
+    corrected: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # the names of the rows that fired
+
+    def add(self, reason: Reason, severity: Severity | None = None, *, rule: str | None = None) -> None:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        if severity is Severity.MAJOR:
+            self.major = True
+        elif severity is Severity.MINOR:
+            self.minor = True
+        if rule and rule not in self.rules:
+            self.rules.append(rule)
+
+
+def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
+    """The engine: every row whose condition holds adds its reason; then the per-field evidence."""
+    for rule in FIELD_RULES:
+        if rule.when(facts):
+            f.add(rule.reason, rule.severity, rule=rule.name)
+    if facts.title_changed_between_versions:
+        f.notes.append(
+            f"title_changed_between_versions: cited {facts.cited.title!r}, "
+            f"current {facts.assessment.best_title!r}"
+        )
+    if facts.venue is not None and not facts.published_visible and facts.venue is not VenueRelation.AGREES:
+        f.notes.append("no source lists a published version; only the preprint is visible")
+    record_field_evidence(facts, f)
+
+
+def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
+    """Per-field evidence (cited value, found value, source, similarity, threshold) and the
+    corrections a reviewer can apply, for every field the citation gives."""
+    cited, a = facts.cited, facts.assessment
+    work, primary = a.work, a.work.primary
+    src = primary.source
+    if cited.title:
+        f.fields["title"] = FieldEvidence(
+            cited=cited.title,
+            found=a.best_title or primary.title,
+            source=src,
+            similarity=round(a.title_similarity, 4),
+            threshold=TITLE_THRESHOLD,
+            decisive=True,
+            agrees=facts.title_agrees,
+        )
+        if facts.title_agrees is False:
+            f.corrected["title"] = a.best_title or primary.title
+    if a.authors is not None and a.author_source is not None:
+        c = a.authors
+        found_authors = [x.display for x in a.author_source.authors]
+        f.fields["first_author"] = FieldEvidence(
+            cited=cited.authors[0].display,
+            found=found_authors[0] if found_authors else None,
+            source=a.author_source.source,
+            decisive=True,
+            agrees=c.first_author_agrees,
+        )
+        list_agrees = facts.authors_agree_somewhere or not (
+            c.swapped or c.extra or c.truncated or c.missing_trailing or omits_coauthors(c)
+        )
+        f.fields["authors"] = FieldEvidence(
+            cited=[x.display for x in cited.authors],
+            found=found_authors,
+            source=a.author_source.source,
+            similarity=round(c.similarity, 4),
+            decisive=False,
+            agrees=list_agrees,
+        )
+        if not list_agrees and f.major:
+            f.corrected["authors"] = found_authors
+    years = sorted(work_years(work))
+    if cited.year is not None and years:
+        closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
+        f.fields["year"] = FieldEvidence(
+            cited=cited.year,
+            found=cited.year if facts.year_agrees else closest,
+            source=src,
+            decisive=True,
+            agrees=facts.year_agrees,
+        )
+        if facts.year_agrees is False:
+            f.corrected["year"] = primary.year if primary.year is not None else closest
+    if cited.doi:
+        dois = work.dois()
+        agrees_doi = bool(doi_forms(cited.doi) & dois) if dois else None
+        f.fields["doi"] = FieldEvidence(
+            cited=cited.doi,
+            found=primary.doi or (sorted(dois)[0] if dois else None),
+            source=src,
+            decisive=True,
+            agrees=agrees_doi,
+        )
+        if agrees_doi is False:
+            f.corrected["doi"] = primary.doi
+    if cited.arxiv_id:
+        ids = work.arxiv_ids()
+        f.fields["arxiv_id"] = FieldEvidence(
+            cited=cited.arxiv_id,
+            found=next(iter(sorted(ids)), None),
+            source=src,
+            decisive=True,
+            agrees=cited.arxiv_id in ids if ids else None,
+        )
+    if facts.venue is not None and facts.venue is not VenueRelation.NOT_COMPARABLE:
+        names = venue_names(work.records)
+        best = max(names, key=lambda n: venue_similarity(cited.venue or "", n)) if names else None
+        agrees = facts.venue is VenueRelation.AGREES
+        f.fields["venue"] = FieldEvidence(
+            cited=cited.venue,
+            found=best,
+            source=src,
+            similarity=round(facts.venue_similarity, 4),
+            decisive=False,
+            agrees=agrees,
+        )
+        if facts.venue is VenueRelation.OTHER_KNOWN_VENUE and best:
+            f.corrected["venue"] = best
+    elif facts.venue is not None and not facts.published_visible:
+        f.fields["venue"] = FieldEvidence(
+            cited=cited.venue,
+            found="arXiv (no published version visible)",
+            source=src,
+            decisive=False,
+            agrees=None,
+        )

@@ -1,0 +1,216 @@
+"""Works as several sources see them, and how well one fits a citation (the facts `decide` reads).
+
+`group_works` clusters the records every source returned into works: records sharing a DOI (or
+its unversioned form), an arXiv id or a PMID, a preprint/published relation, or agreeing on title
+and first author, are one work seen by several sources. `assess` measures one work against the
+citation: the best title similarity over every record, the author comparison against *every*
+source's list (sources drop and merge co-authors, so one source's list is not the truth), and
+whether any version's year agrees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from aletheia.core.authors import AuthorComparison, compare_author_lists, surname_key
+from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
+from aletheia.core.identifiers import doi_version_base
+from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.text import normalize_title
+from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
+
+# Crossref and the identifier's own registry are authoritative for identity.
+_SOURCE_ORDER = {
+    SourceName.CROSSREF: 0,
+    SourceName.PUBMED: 1,
+    SourceName.ARXIV: 2,
+    SourceName.OPENALEX: 3,
+    SourceName.SEMANTIC_SCHOLAR: 4,
+    SourceName.LIBRARY: 5,
+}
+
+
+def doi_forms(doi: str | None) -> set[str]:
+    """A DOI and its unversioned form (bioRxiv `...561234v1`, figshare `.v2`): one work."""
+    if not doi:
+        return set()
+    base = doi_version_base(doi)
+    return {doi, base} if base else {doi}
+
+
+@dataclass
+class Work:
+    """One work as several sources see it (a cluster of records)."""
+
+    records: list[WorkRecord] = field(default_factory=list)
+    via: set[QueryKind] = field(default_factory=set)
+
+    @property
+    def primary(self) -> WorkRecord:
+        # Prefer a published record over a preprint when the cluster holds both versions.
+        return min(self.records, key=lambda r: (r.is_preprint, _SOURCE_ORDER.get(r.source, 9)))
+
+    @property
+    def sources(self) -> tuple[SourceName, ...]:
+        return tuple(dict.fromkeys(r.source for r in self.records))
+
+    def dois(self) -> set[str]:
+        out: set[str] = set()
+        for r in self.records:
+            out |= doi_forms(r.doi)
+            for related in r.related_dois:
+                out |= doi_forms(related)
+        return out
+
+    def has_doi(self, doi: str) -> bool:
+        return bool(doi_forms(doi) & self.dois())
+
+    def arxiv_ids(self) -> set[str]:
+        out = {r.arxiv_id for r in self.records if r.arxiv_id}
+        for r in self.records:
+            out.update(r.related_arxiv_ids)
+        return out
+
+
+@dataclass
+class Assessment:
+    """How well one work fits the citation."""
+
+    work: Work
+    title_similarity: float
+    best_title: str | None
+    title_exact: bool
+    first_author_agrees: bool | None
+    authors: AuthorComparison | None
+    author_source: WorkRecord | None
+    year_agrees: bool | None
+    # Every source's author list compared with the cited one (best first).
+    all_authors: list[tuple[AuthorComparison, WorkRecord]] = field(default_factory=list)
+
+    @property
+    def title_matches(self) -> bool:
+        return self.title_similarity >= TITLE_THRESHOLD
+
+    def rank(self) -> tuple[float, ...]:
+        return (
+            float(self.title_matches),
+            float(self.first_author_agrees is True),
+            float(self.year_agrees is True),
+            self.title_similarity,
+        )
+
+
+def same_work(a: WorkRecord, b: WorkRecord) -> bool:
+    if doi_forms(a.doi) & doi_forms(b.doi):
+        return True
+    if a.arxiv_id and b.arxiv_id and a.arxiv_id == b.arxiv_id:
+        return True
+    if (a.doi and a.doi in b.related_dois) or (b.doi and b.doi in a.related_dois):
+        return True
+    if (a.arxiv_id and a.arxiv_id in b.related_arxiv_ids) or (
+        b.arxiv_id and b.arxiv_id in a.related_arxiv_ids
+    ):
+        return True
+    if a.pmid and b.pmid and a.pmid == b.pmid:
+        return True
+    if a.title and b.title and a.authors and b.authors:
+        # Records without a shared identifier are one work only when title and first author agree
+        # and nothing contradicts it (two different DOIs mean two works, e.g. a paper and its erratum).
+        if a.doi and b.doi and a.doi != b.doi and not (a.is_preprint or b.is_preprint):
+            return False
+        return title_similarity(a.title, b.title) >= TITLE_THRESHOLD and surname_key(
+            a.authors[0]
+        ) == surname_key(b.authors[0])
+    return False
+
+
+def group_works(answers: Iterable[SourceAnswer]) -> list[Work]:
+    works: list[Work] = []
+    for answer in answers:
+        if answer.outcome is not Outcome.FOUND:
+            continue
+        for record in answer.records:
+            home = [w for w in works if any(same_work(record, r) for r in w.records)]
+            if not home:
+                works.append(Work(records=[record], via={answer.kind}))
+                continue
+            target = home[0]
+            for other in home[1:]:  # the record bridges works: merge them
+                target.records.extend(other.records)
+                target.via |= other.via
+                works.remove(other)
+            if record not in target.records:
+                target.records.append(record)
+            target.via.add(answer.kind)
+    return works
+
+
+def work_years(work: Work) -> set[int]:
+    return {r.year for r in work.records if r.year is not None}
+
+
+def _author_key(c: AuthorComparison, r: WorkRecord) -> tuple[bool, float, int]:
+    return (c.first_author_agrees is True, c.similarity, len(r.authors))
+
+
+def assess(cited: CitedReference, work: Work) -> Assessment:
+    best_sim, best_title = 0.0, None
+    exact = False
+    if cited.title:
+        cited_norm = normalize_title(cited.title)
+        for r in work.records:
+            for candidate in (r.title, f"{r.title}: {r.subtitle}" if r.title and r.subtitle else None):
+                if not candidate:
+                    continue
+                sim = title_similarity(cited.title, candidate)
+                if sim > best_sim:
+                    best_sim, best_title = sim, candidate
+                if normalize_title(candidate) == cited_norm:
+                    exact = True
+    comparisons: list[tuple[AuthorComparison, WorkRecord]] = []
+    if cited.authors:
+        for r in work.records:
+            if not r.authors:
+                continue
+            comparisons.append(
+                (
+                    compare_author_lists(
+                        cited.authors,
+                        r.authors,
+                        cited_truncated=cited.authors_truncated,
+                        found_truncated=r.authors_truncated,
+                    ),
+                    r,
+                )
+            )
+        comparisons.sort(key=lambda c: _author_key(*c), reverse=True)
+    comparison, author_source = comparisons[0] if comparisons else (None, None)
+    years = work_years(work)
+    year_agrees = None if cited.year is None or not years else cited.year in years
+    return Assessment(
+        work=work,
+        title_similarity=best_sim,
+        best_title=best_title,
+        title_exact=exact,
+        first_author_agrees=comparison.first_author_agrees if comparison else None,
+        authors=comparison,
+        author_source=author_source,
+        year_agrees=year_agrees,
+        all_authors=comparisons,
+    )
+
+
+def word_level_change(cited: str, found: str) -> bool:
+    """True when the titles differ by whole words (a substitution, insertion or deletion), not
+    by spelling, hyphenation or LaTeX noise: the signature of a near-miss title."""
+    a, b = normalize_title(cited).split(), normalize_title(found).split()
+    if a == b:
+        return False
+    joined_a, joined_b = "".join(a), "".join(b)
+    if joined_a == joined_b:  # "pre training" vs "pretraining"
+        return False
+    from rapidfuzz.distance import Levenshtein
+
+    # Spelling variants (optimise/optimize, modelling/modeling) change a letter or two of one word.
+    return not (len(a) == len(b) and Levenshtein.distance(joined_a, joined_b) <= 2)

@@ -1,0 +1,511 @@
+"""The rule tables of `decide`: one test per row (each row names its test), the issue-10 classes of
+false alarm as constructed cases modelled on real source records, and properties of the whole.
+
+Every case here is small and made up, but each copies a shape seen in real records (the ICLR 2026
+bibliographies' API responses, ../shared/data/api-samples): a Semantic Scholar record that knows
+the published venue while arXiv does not, OpenAlex with an institutional repository as primary
+location, Crossref with a book series as second container title, "Iii, Hal Daumé", consortia.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aletheia.core.decide import STATUS_RULES, decide
+from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
+from aletheia.core.field_rules import FIELD_RULES
+from aletheia.core.records import (
+    Author,
+    CitedReference,
+    RetractionKind,
+    RetractionNotice,
+    SourceName,
+    WorkRecord,
+)
+from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
+
+YEAR = 2026
+C, O, A, S, P = (  # noqa: E741
+    SourceName.CROSSREF,
+    SourceName.OPENALEX,
+    SourceName.ARXIV,
+    SourceName.SEMANTIC_SCHOLAR,
+    SourceName.PUBMED,
+)
+SEARCHED = (O, C, S)
+
+AUTHORS = (
+    Author(given="Tom", family="Brown"),
+    Author(given="Benjamin", family="Mann"),
+    Author(given="Nick", family="Ryder"),
+    Author(given="Melanie", family="Subbiah"),
+    Author(given="Jared", family="Kaplan"),
+)
+TITLE = "Language Models are Few-Shot Learners"
+
+
+def rec(source: SourceName, **kw: object) -> WorkRecord:
+    base: dict[str, object] = {
+        "title": TITLE,
+        "authors": AUTHORS,
+        "year": 2020,
+        "venue": "Advances in Neural Information Processing Systems",
+    }
+    base.update(kw)
+    return WorkRecord(source=source, **base)  # type: ignore[arg-type]
+
+
+def cite(**kw: object) -> CitedReference:
+    base: dict[str, object] = {
+        "key": "brown2020",
+        "entry_type": "inproceedings",
+        "title": TITLE,
+        "authors": AUTHORS,
+        "year": 2020,
+        "venue": "NeurIPS",
+    }
+    base.update(kw)
+    return CitedReference(**base)  # type: ignore[arg-type]
+
+
+def found(source: SourceName, kind: QueryKind, *records: WorkRecord, query: str = "q") -> SourceAnswer:
+    return SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FOUND, records=records)
+
+
+def missing(source: SourceName, kind: QueryKind = QueryKind.SEARCH, query: str = "q") -> SourceAnswer:
+    return SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.NOT_FOUND)
+
+
+def failed(source: SourceName, kind: QueryKind = QueryKind.SEARCH, query: str = "q") -> SourceAnswer:
+    return SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error="HTTP 503")
+
+
+def run(cited: CitedReference, *answers: SourceAnswer, notices: tuple[RetractionNotice, ...] = ()) -> Verdict:
+    return decide(cited, Evidence(answers=answers, retraction_notices=notices), current_year=YEAR)
+
+
+def by_search(cited: CitedReference, *records: WorkRecord) -> Verdict:
+    """The records found by search, every other general index searched and empty-handed."""
+    answers = [found(r.source, QueryKind.SEARCH, r) for r in records]
+    answered = {r.source for r in records}
+    answers += [missing(s) for s in (*SEARCHED, A, P) if s not in answered]
+    return run(cited, *answers)
+
+
+def nothing_anywhere(cited: CitedReference, *extra: SourceAnswer) -> Verdict:
+    return run(cited, *extra, *(missing(s) for s in (*SEARCHED, A, P)))
+
+
+def fired(v: Verdict) -> list[str]:
+    line = next(n for n in v.notes if n.startswith("rules: "))
+    return line.removeprefix("rules: ").split(", ")
+
+
+# --- the tables are well formed and pinned --------------------------------------------------------
+
+
+def test_every_row_names_a_test_that_exists() -> None:
+    here = sys.modules[__name__]
+    names = {name for name, _ in inspect.getmembers(here, inspect.isfunction)}
+    for rule in (*STATUS_RULES, *FIELD_RULES):
+        path, _, test = rule.pinned_by.partition("::")
+        assert path == "tests/unit/test_decide_rules.py", rule.name
+        assert test in names, f"{rule.name} is pinned by a missing test {test}"
+
+
+def test_row_names_are_unique_and_the_last_status_row_always_holds() -> None:
+    names = [r.name for r in (*STATUS_RULES, *FIELD_RULES)]
+    assert len(names) == len(set(names))
+    assert STATUS_RULES[-1].status is VerdictStatus.VERIFIED
+
+
+def test_docs_list_every_row() -> None:
+    doc = Path(__file__).resolve().parents[2] / "docs" / "verdicts.md"
+    text = doc.read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([a-z_]+)` \|", text, flags=re.MULTILINE))
+    rows = {r.name for r in (*STATUS_RULES, *FIELD_RULES)}
+    assert rows <= listed, f"rows missing from docs/verdicts.md: {sorted(rows - listed)}"
+    statuses = {s.value for s in VerdictStatus}  # the statuses table uses the same row shape
+    assert listed - statuses <= rows | {"title_chimera", "invented_identifier"}, sorted(listed - rows)
+
+
+# --- status rows ----------------------------------------------------------------------------------
+
+
+def test_outside_the_indexes_is_out_of_scope() -> None:
+    repo = cite(entry_type="misc", venue=None, authors=(), url="https://github.com/huggingface/trl")
+    v = run(repo)
+    assert v.status is VerdictStatus.OUT_OF_SCOPE and Reason.OUT_OF_SCOPE_TYPE in v.reasons
+    assert any("code repository" in n for n in v.notes)
+    news = cite(entry_type="article", venue=None, url="https://www.nytimes.com/2023/12/27/ai.html")
+    assert run(news).status is VerdictStatus.OUT_OF_SCOPE
+    # Positive evidence of invention still wins.
+    assert run(cite(entry_type="software", year=2031)).status is VerdictStatus.FABRICATED
+
+
+def test_too_little_to_check() -> None:
+    v = run(CitedReference(key="x"))
+    assert v.status is VerdictStatus.UNVERIFIABLE and Reason.INSUFFICIENT_METADATA in v.reasons
+    v = run(CitedReference(key="x", year=2035))
+    assert v.status is VerdictStatus.FABRICATED
+
+
+def test_several_candidates_are_ambiguous() -> None:
+    other = rec(
+        O, authors=(Author(given="Tom", family="Brown"), Author(given="Ann", family="Lee")), year=2020
+    )
+    v = run(
+        cite(venue=None),
+        found(O, QueryKind.SEARCH, rec(O, doi="10.1/a")),
+        found(C, QueryKind.SEARCH, other.model_copy(update={"doi": "10.1/b", "source": C})),
+        missing(S),
+    )
+    assert v.status is VerdictStatus.AMBIGUOUS and Reason.SEVERAL_CANDIDATES in v.reasons
+
+
+def _elsewhere() -> WorkRecord:
+    return rec(
+        C, title="Mastering the game of Go", authors=(Author(given="David", family="Silver"),), doi="10.1/go"
+    )
+
+
+def test_identifier_points_elsewhere() -> None:
+    v = run(
+        cite(doi="10.1/go"), found(C, QueryKind.DOI, _elsewhere(), query="10.1/go"), *map(missing, SEARCHED)
+    )
+    assert v.status is VerdictStatus.IDENTIFIER_CONFLICT and Reason.DOI_POINTS_ELSEWHERE in v.reasons
+    assert v.fields["title"].agrees is False
+
+
+def test_identifier_elsewhere_and_invented() -> None:
+    v = run(cite(doi="10.1/go", year=2031), found(C, QueryKind.DOI, _elsewhere(), query="10.1/go"))
+    assert v.status is VerdictStatus.FABRICATED
+
+
+def test_signs_of_invention_without_a_match() -> None:
+    v = nothing_anywhere(cite(authors=(Author(given="John", family="Doe"),)))
+    assert v.status is VerdictStatus.FABRICATED and Reason.PLACEHOLDER_AUTHORS in v.reasons
+    # A title pinned on real authors (chimera), every source asked, nobody has the cited title.
+    theirs = rec(O, title="Scaling Laws for Neural Language Models", authors=AUTHORS[4:] + AUTHORS[:1])
+    chimera = cite(title="Emergent Calibration of Sparse Mixture Routers", authors=AUTHORS[4:] + AUTHORS[:1])
+    v = by_search(chimera, theirs)
+    assert v.status is VerdictStatus.FABRICATED and Reason.TITLE_CHIMERA in v.reasons
+
+
+def test_identifier_resolves_nowhere() -> None:
+    v = nothing_anywhere(cite(doi="10.9999/invented.123"), missing(C, QueryKind.DOI, "10.9999/invented.123"))
+    assert v.status is VerdictStatus.FABRICATED and Reason.IDENTIFIER_RESOLVES_NOWHERE in v.reasons
+
+
+def test_a_failed_source_leaves_it_unverifiable() -> None:
+    v = run(cite(), missing(O), missing(C), failed(S))
+    assert v.status is VerdictStatus.UNVERIFIABLE and Reason.SOURCE_UNAVAILABLE in v.reasons
+
+
+def test_books_and_old_works_are_unverifiable_not_missing() -> None:
+    book = cite(
+        entry_type="book", title="Building LLM Powered Applications", venue="Packt Publishing", year=2024
+    )
+    v = nothing_anywhere(book)
+    assert v.status is VerdictStatus.UNVERIFIABLE and Reason.UNINDEXED_KIND in v.reasons
+    old = cite(entry_type="article", title="A Mathematical Theory of Communication", year=1948, venue="BSTJ")
+    assert nothing_anywhere(old).status is VerdictStatus.UNVERIFIABLE
+    report = cite(entry_type="misc", title="GPT-4 System Card", venue="Technical report", year=2023)
+    assert nothing_anywhere(report).status is VerdictStatus.UNVERIFIABLE
+
+
+def test_not_found_needs_every_source_searched() -> None:
+    invented = cite(title="Holographic Gradient Routing for Quantum Tabular Transformers")
+    # OpenAlex and Crossref only (the old behaviour): Semantic Scholar was never asked.
+    v = run(invented, missing(O), missing(C))
+    assert v.status is VerdictStatus.UNVERIFIABLE and Reason.SEARCH_INCOMPLETE in v.reasons
+    assert any("semantic_scholar" in n for n in v.notes)
+    v = run(invented, *map(missing, SEARCHED))
+    assert v.status is VerdictStatus.NOT_FOUND and Reason.NO_MATCH_FOUND in v.reasons
+    # Cited as a preprint: arXiv's own search is needed too.
+    preprint = invented.model_copy(update={"venue": "arXiv preprint arXiv:2401.00001"})
+    assert run(preprint, *map(missing, SEARCHED)).status is VerdictStatus.UNVERIFIABLE
+    assert run(preprint, *map(missing, (*SEARCHED, A))).status is VerdictStatus.NOT_FOUND
+
+
+def test_real_work_with_placeholder_authors() -> None:
+    v = by_search(cite(authors=(Author(given="John", family="Doe"), *AUTHORS[1:])), rec(O))
+    assert v.status is VerdictStatus.FABRICATED
+
+
+def test_retracted_and_withdrawn() -> None:
+    notice = RetractionNotice(kind=RetractionKind.RETRACTED, source=SourceName.RETRACTION_WATCH)
+    v = run(
+        cite(doi="10.1/x"), found(C, QueryKind.DOI, rec(C, doi="10.1/x"), query="10.1/x"), notices=(notice,)
+    )
+    assert v.status is VerdictStatus.RETRACTED and Reason.RETRACTED in v.reasons
+    withdrawn = RetractionNotice(kind=RetractionKind.WITHDRAWN, source=SourceName.ARXIV)
+    v = run(
+        cite(doi="10.1/x"),
+        found(C, QueryKind.DOI, rec(C, doi="10.1/x"), query="10.1/x"),
+        notices=(withdrawn,),
+    )
+    assert v.status is VerdictStatus.RETRACTED and Reason.WITHDRAWN in v.reasons
+
+
+def test_fields_disagree_is_metadata_error() -> None:
+    v = by_search(cite(year=2017), rec(O), rec(S))
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MAJOR
+    assert "fields_disagree" in fired(v) and "year_mismatch" in fired(v)
+
+
+def test_sources_disagree_is_ambiguous() -> None:
+    v = run(
+        cite(doi="10.1/x"),
+        found(C, QueryKind.DOI, rec(C, doi="10.1/x"), query="10.1/x"),
+        found(O, QueryKind.DOI, rec(O, doi="10.1/x", year=2012), query="10.1/x"),
+    )
+    assert v.status is VerdictStatus.AMBIGUOUS and Reason.TRIANGULATION_CONFLICT in v.reasons
+
+
+def test_verified_needs_a_matching_answer() -> None:
+    v = by_search(cite(), rec(O), rec(S))
+    assert v.status is VerdictStatus.VERIFIED and not v.flagged
+    assert v.match is not None
+
+
+# --- field rows -----------------------------------------------------------------------------------
+
+
+def test_title_near_miss() -> None:
+    v = by_search(cite(title="Language Models are Few-Shot Reasoners"), rec(O), rec(S))
+    assert Reason.TITLE_NEAR_MISS in v.reasons and v.severity is Severity.MAJOR
+
+
+def test_title_mismatch() -> None:
+    v = run(
+        cite(title="Language Models Are Unsupervised Multitask Learners", doi="10.1/x"),
+        found(C, QueryKind.DOI, rec(C, doi="10.1/x"), query="10.1/x"),
+    )
+    assert Reason.TITLE_MISMATCH in v.reasons or v.status is VerdictStatus.IDENTIFIER_CONFLICT
+
+
+def test_title_changed_between_versions() -> None:
+    """Class 4: the arXiv id resolves, same authors, the current title differs."""
+    current = rec(
+        A, title="Few-Shot Learning with Large Autoregressive Models", arxiv_id="2005.14165", venue=None
+    )
+    cited = cite(title=TITLE, arxiv_id="2005.14165", venue=None)
+    v = run(cited, found(A, QueryKind.ARXIV, current, query="2005.14165"))
+    assert Reason.TITLE_CHANGED_BETWEEN_VERSIONS in v.reasons
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MINOR and not v.flagged
+    assert any(TITLE in n and "Autoregressive" in n for n in v.notes)
+
+
+def test_authors_swapped() -> None:
+    v = by_search(cite(authors=(AUTHORS[1], AUTHORS[0], *AUTHORS[2:])), rec(O), rec(S))
+    assert Reason.AUTHORS_SWAPPED in v.reasons and v.flagged
+
+
+def test_first_author_mismatch() -> None:
+    v = by_search(cite(authors=(Author(given="Alec", family="Radford"), *AUTHORS[1:])), rec(O), rec(S))
+    assert Reason.FIRST_AUTHOR_MISMATCH in v.reasons and v.flagged
+
+
+def test_extra_authors_confirmed_by_two_sources() -> None:
+    cited = cite(authors=(*AUTHORS, Author(given="Yann", family="LeCun")))
+    v = by_search(cited, rec(O), rec(S))
+    assert Reason.AUTHOR_LIST_DIFFERS in v.reasons and v.flagged
+
+
+def test_extra_authors_one_source_is_minor() -> None:
+    """Class 3: one source dropped a co-author the citation lists."""
+    dropped = rec(S, authors=(*AUTHORS[:3], *AUTHORS[4:]))
+    v = by_search(cite(), dropped)
+    assert Reason.AUTHOR_LIST_UNCONFIRMED in v.reasons and not v.flagged
+
+
+def test_one_trailing_author_missing() -> None:
+    v = by_search(cite(authors=AUTHORS[:4]), rec(O), rec(S))
+    assert Reason.AUTHORS_MISSING_TRAILING in v.reasons and not v.flagged
+
+
+def test_authors_truncated() -> None:
+    v = by_search(cite(authors=AUTHORS[:2]), rec(O), rec(S))
+    assert Reason.AUTHORS_TRUNCATED in v.reasons and v.flagged
+
+
+def test_one_coauthor_omitted() -> None:
+    v = by_search(cite(authors=(*AUTHORS[:2], *AUTHORS[3:])), rec(O), rec(S))
+    assert Reason.AUTHOR_LIST_DIFFERS in v.reasons and not v.flagged
+
+
+def test_coauthors_omitted() -> None:
+    v = by_search(cite(authors=(AUTHORS[0], AUTHORS[4])), rec(O), rec(S))
+    assert Reason.AUTHOR_LIST_DIFFERS in v.reasons and v.flagged
+
+
+def test_year_off_by_one_versions() -> None:
+    preprint = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True, year=2020)
+    v = by_search(cite(year=2021), rec(O, arxiv_id="2005.14165"), preprint)
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+
+
+def test_year_mismatch() -> None:
+    v = by_search(cite(year=2015), rec(O), rec(S))
+    assert Reason.YEAR_MISMATCH in v.reasons and v.flagged
+
+
+def test_arxiv_version_ahead() -> None:
+    ax = rec(A, arxiv_id="2005.14165", arxiv_version=4, venue=None, is_preprint=True)
+    v = run(cite(arxiv_id="2005.14165", arxiv_version=9, venue=None), found(A, QueryKind.ARXIV, ax))
+    assert Reason.ARXIV_VERSION_MISMATCH in v.reasons and v.flagged
+
+
+def test_venue_is_another_known_venue() -> None:
+    v = by_search(cite(venue="ICML"), rec(O), rec(S))
+    assert Reason.VENUE_MISMATCH in v.reasons and v.flagged
+    assert v.fields["venue"].agrees is False
+
+
+def test_venue_unresolved_is_minor() -> None:
+    """Class 2: a venue the sources' names cannot resolve is reported, not flagged."""
+    v = by_search(cite(venue="Workshop on Obscure Things"), rec(O, venue="Journal of Other Things"), rec(S))
+    assert v.status is VerdictStatus.METADATA_ERROR and not v.flagged
+    assert {Reason.VENUE_UNRESOLVED, Reason.VENUE_FORM} & set(v.reasons)
+
+
+def test_preprint_only_visible_is_unconfirmed_not_accused() -> None:
+    """Class 1: only the arXiv record was retrieved; nobody says where it was published."""
+    ax = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True)
+    v = run(cite(arxiv_id="2005.14165"), found(A, QueryKind.ARXIV, ax, query="2005.14165"))
+    assert Reason.PUBLISHED_VERSION_UNCONFIRMED in v.reasons
+    assert Reason.PREPRINT_CITED_AS_PUBLISHED not in v.reasons and not v.flagged
+
+
+def test_matched_by_search_is_annotated() -> None:
+    v = by_search(cite(), rec(O), rec(S))
+    assert Reason.MATCHED_BY_SEARCH in v.reasons and v.status is VerdictStatus.VERIFIED
+
+
+# --- the issue-10 classes, from shapes of real records ---------------------------------------------
+
+
+def test_s2_knows_the_published_venue_while_arxiv_does_not() -> None:
+    ax = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True)
+    s2 = rec(
+        S, arxiv_id="2005.14165", venue="arXiv.org", published_venue="Neural Information Processing Systems"
+    )
+    v = run(
+        cite(arxiv_id="2005.14165"),
+        found(A, QueryKind.ARXIV, ax, query="2005.14165"),
+        found(S, QueryKind.ARXIV, s2, query="2005.14165"),
+    )
+    assert v.status is VerdictStatus.VERIFIED, v.reasons
+
+
+def test_a_dblp_conference_key_places_the_work() -> None:
+    ax = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True)
+    s2 = rec(S, arxiv_id="2005.14165", venue="arXiv.org", dblp_key="conf/nips/BrownMRSKDNSSAA20")
+    v = run(
+        cite(arxiv_id="2005.14165", venue="ICML"),
+        found(A, QueryKind.ARXIV, ax, query="2005.14165"),
+        found(S, QueryKind.ARXIV, s2, query="2005.14165"),
+    )
+    assert not v.flagged and Reason.PREPRINT_CITED_AS_PUBLISHED not in v.reasons
+
+
+def test_openalex_repository_primary_with_the_journal_as_another_location() -> None:
+    oa = rec(
+        O, venue="Apollo - University of Cambridge Repository", other_venues=("Nature Machine Intelligence",)
+    )
+    v = by_search(cite(venue="Nature Machine Intelligence"), oa, rec(S, venue="Nature Machine Intelligence"))
+    assert v.status is VerdictStatus.VERIFIED, v.reasons
+
+
+def test_book_series_as_the_cited_venue() -> None:
+    cr = rec(
+        C,
+        venue="Computer Vision – ECCV 2020",
+        other_venues=("Lecture Notes in Computer Science",),
+        venue_aliases=("ECCV",),
+    )
+    v = by_search(
+        cite(venue="Lecture Notes in Computer Science"),
+        cr,
+        rec(S, venue="European Conference on Computer Vision"),
+    )
+    assert not v.flagged, v.reasons
+
+
+def test_acronym_published_by_the_source() -> None:
+    s2 = rec(S, venue="Symposium On Usable Privacy and Security", venue_aliases=("SOUPS",))
+    v = by_search(cite(venue="SOUPS"), rec(O, venue="Symposium On Usable Privacy and Security"), s2)
+    assert v.status is VerdictStatus.VERIFIED, v.reasons
+
+
+def test_one_source_agrees_with_the_cited_authors() -> None:
+    partial = rec(S, authors=AUTHORS[:2])
+    v = by_search(cite(), rec(O), partial)
+    assert v.status is VerdictStatus.VERIFIED, v.reasons
+
+
+def test_title_chimera_never_when_a_source_has_the_cited_title() -> None:
+    theirs = rec(O, title="Scaling Laws for Neural Language Models")
+    same_title_other_year = rec(
+        S,
+        title="Emergent Calibration of Sparse Mixture Routers",
+        year=2011,
+        authors=(Author(given="Ann", family="Other"),),
+    )
+    v = by_search(cite(title="Emergent Calibration of Sparse Mixture Routers"), theirs, same_title_other_year)
+    assert Reason.TITLE_CHIMERA not in v.reasons and v.status is not VerdictStatus.FABRICATED
+
+
+def test_version_suffixed_doi_is_the_same_work() -> None:
+    cr = rec(C, doi="10.1101/2023.10.11.561234", venue="bioRxiv", is_preprint=True)
+    cited = cite(doi="10.1101/2023.10.11.561234v1", venue=None)
+    v = run(cited, found(C, QueryKind.DOI, cr, query="10.1101/2023.10.11.561234v1"))
+    assert not v.flagged and v.status is VerdictStatus.VERIFIED, v.reasons
+
+
+def test_datacite_doi_unknown_to_crossref_is_no_evidence() -> None:
+    cited = cite(entry_type="article", doi="10.25080/majora-92bf1922-00a", venue="Proceedings of SciPy")
+    v = nothing_anywhere(
+        cited, missing(C, QueryKind.DOI, cited.doi or ""), missing(O, QueryKind.DOI, cited.doi or "")
+    )
+    assert v.status is not VerdictStatus.FABRICATED
+
+
+# --- properties -----------------------------------------------------------------------------------
+
+_outcomes = st.sampled_from(list(Outcome))
+_sources = st.sampled_from([O, C, S, A, P])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(_sources, _outcomes, st.booleans()), max_size=6),
+    st.sampled_from([None, "NeurIPS", "arXiv preprint", "Nature"]),
+)
+def test_no_accusation_without_every_source_and_no_verified_without_a_match(
+    answers: list[tuple[SourceName, Outcome, bool]], venue: str | None
+) -> None:
+    cited = cite(venue=venue)
+    built = []
+    for source, outcome, matching in answers:
+        records = (
+            (rec(source, title=TITLE if matching else "Unrelated Work on Soil"),)
+            if outcome is Outcome.FOUND
+            else ()
+        )
+        built.append(
+            SourceAnswer(source=source, kind=QueryKind.SEARCH, query="q", outcome=outcome, records=records)
+        )
+    v = run(cited, *built)
+    if v.status is VerdictStatus.VERIFIED:
+        assert any(a.outcome is Outcome.FOUND and a.records and a.records[0].title == TITLE for a in built)
+    if v.status is VerdictStatus.NOT_FOUND:
+        answered = {a.source for a in built if a.outcome is not Outcome.FAILED}
+        assert {O, C, S} <= answered
