@@ -29,6 +29,9 @@ from aletheia.core.works import Assessment, doi_forms, word_level_change, work_y
 # Below the decisive threshold but this close, with the same first author: the same work cited
 # with a wrong title (a near miss), not another work.
 NEAR_MISS_THRESHOLD: Final = 0.80
+# Titles that changed between arXiv versions keep much of their wording; a wholly different title
+# under the cited id and authors is a title error (the signature of a fabricated title).
+VERSION_TITLE_THRESHOLD: Final = 0.50
 # A venue string this close to the source's, though not resolved, is another form of it.
 VENUE_FORM_THRESHOLD: Final = 0.60
 # Independent sources that must agree on a shorter author list before cited extra authors are
@@ -119,6 +122,7 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
         # title changed between versions (arXiv serves only the current one).
         facts.title_changed_between_versions = (
             not facts.title_agrees
+            and a.title_similarity >= VERSION_TITLE_THRESHOLD
             and bool(cited.arxiv_id)
             and QueryKind.ARXIV in work.via
             and cited.arxiv_id in work.arxiv_ids()
