@@ -18,6 +18,7 @@ from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
 from aletheia.pipeline import service
 from aletheia.pipeline.evidence import ReferenceOutcome
+from aletheia.pipeline.jobs import bibliography as bibliography_jobs
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.service import InlineDispatcher, InputDocument, ServiceContext
 from aletheia.sources.base import RateLimitedError
@@ -71,7 +72,8 @@ class ScriptedVerifier:
 
 @pytest.fixture
 def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Runtime:
-    monkeypatch.setattr(service, "read_references", fake_read_references)
+    # expand_job (aletheia.pipeline.jobs.bibliography) looks read_references up in its own module.
+    monkeypatch.setattr(bibliography_jobs, "read_references", fake_read_references)
     monkeypatch.setattr(Runtime, "ensure_bundled_snapshot", lambda self: None)
     settings = Settings(
         data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", offline=True

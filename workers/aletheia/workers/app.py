@@ -19,23 +19,34 @@ from celery.schedules import crontab
 from kombu.entity import Queue
 
 from aletheia.config import get_settings
-from aletheia.pipeline import service
+from aletheia.pipeline.jobs.context import (
+    AUDIT,
+    COMMIT_AUDIT_ROOT,
+    EXPAND_DOCUMENTS,
+    REDRIVE,
+    REFRESH_RETRACTIONS,
+    RENDER_REPORT,
+    START_BIBLIOGRAPHY,
+    START_SWEEP,
+    VERIFY_CLAIM,
+    VERIFY_ITEM,
+)
 
 QUEUES = ("retrieval", "parsing", "evidence", "writer", "control")
 
-# Explicit: every task name -> its queue. Names are the interface (pipeline/service.py); a
+# Explicit: every task name -> its queue. Names are the interface (pipeline/jobs/context.py); a
 # producer publishes by name without importing the task modules.
 ROUTES: dict[str, dict[str, str]] = {
-    service.START_BIBLIOGRAPHY: {"queue": "control"},
-    service.START_SWEEP: {"queue": "control"},
-    service.AUDIT: {"queue": "control"},
-    service.REDRIVE: {"queue": "control"},
-    service.REFRESH_RETRACTIONS: {"queue": "control"},
-    service.COMMIT_AUDIT_ROOT: {"queue": "control"},
-    service.EXPAND_DOCUMENTS: {"queue": "parsing"},
-    service.VERIFY_ITEM: {"queue": "retrieval"},
-    service.VERIFY_CLAIM: {"queue": "evidence"},
-    service.RENDER_REPORT: {"queue": "writer"},
+    START_BIBLIOGRAPHY: {"queue": "control"},
+    START_SWEEP: {"queue": "control"},
+    AUDIT: {"queue": "control"},
+    REDRIVE: {"queue": "control"},
+    REFRESH_RETRACTIONS: {"queue": "control"},
+    COMMIT_AUDIT_ROOT: {"queue": "control"},
+    EXPAND_DOCUMENTS: {"queue": "parsing"},
+    VERIFY_ITEM: {"queue": "retrieval"},
+    VERIFY_CLAIM: {"queue": "evidence"},
+    RENDER_REPORT: {"queue": "writer"},
 }
 
 TASK_MODULES = (
@@ -110,20 +121,20 @@ class LazyConfig:
     @property
     def task_annotations(self) -> dict[str, dict[str, Any]]:
         limit = get_settings().parsing_time_limit_seconds
-        return {service.EXPAND_DOCUMENTS: {"time_limit": limit, "soft_time_limit": max(1, limit - 30)}}
+        return {EXPAND_DOCUMENTS: {"time_limit": limit, "soft_time_limit": max(1, limit - 30)}}
 
     @property
     def beat_schedule(self) -> dict[str, dict[str, Any]]:
         s = get_settings()
         return {
-            "weekly-audit": {"task": service.AUDIT, "schedule": _crontab(s.audit_schedule)},
+            "weekly-audit": {"task": AUDIT, "schedule": _crontab(s.audit_schedule)},
             "refresh-retractions": {
-                "task": service.REFRESH_RETRACTIONS,
+                "task": REFRESH_RETRACTIONS,
                 "schedule": _crontab(s.retraction_refresh_schedule),
             },
-            "redrive": {"task": service.REDRIVE, "schedule": float(s.redrive_interval_seconds)},
+            "redrive": {"task": REDRIVE, "schedule": float(s.redrive_interval_seconds)},
             "audit-root": {
-                "task": service.COMMIT_AUDIT_ROOT,
+                "task": COMMIT_AUDIT_ROOT,
                 "schedule": float(s.audit_global_commit_seconds),
             },
         }

@@ -15,8 +15,8 @@ from celery import signals
 
 from aletheia.config import get_settings
 from aletheia.pipeline.joblog import configure_json_logging
+from aletheia.pipeline.jobs.context import LoopThread, ServiceContext
 from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.service import LoopThread, ServiceContext
 from aletheia.workers.dispatch import CeleryDispatcher
 
 _lock = threading.Lock()

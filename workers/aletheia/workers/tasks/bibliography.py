@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from celery import Task
 
-from aletheia.pipeline import service
+from aletheia.pipeline.jobs import bibliography as jobs
+from aletheia.pipeline.jobs.context import EXPAND_DOCUMENTS, START_BIBLIOGRAPHY
 from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 
-@task(name=service.START_BIBLIOGRAPHY, bind=True, max_retries=5, default_retry_delay=10)
+@task(name=START_BIBLIOGRAPHY, bind=True, max_retries=5, default_retry_delay=10)
 def start_bibliography_job(self: Task, job_id: str) -> None:
     """Expand the job's input into items and fan out; heavy documents go to the parsing pool."""
-    service.start_bibliography_job(worker_context(), job_id)
+    jobs.start_bibliography_job(worker_context(), job_id)
 
 
-@task(name=service.EXPAND_DOCUMENTS, bind=True, max_retries=3, default_retry_delay=30)
+@task(name=EXPAND_DOCUMENTS, bind=True, max_retries=3, default_retry_delay=30)
 def expand_job(self: Task, job_id: str) -> None:
     """Convert PDF / HTML inputs and expand them into items (CPU-heavy: prefork, time limit)."""
-    service.start_bibliography_job(worker_context(), job_id, in_parsing_pool=True)
+    jobs.start_bibliography_job(worker_context(), job_id, in_parsing_pool=True)

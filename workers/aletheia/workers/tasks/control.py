@@ -6,36 +6,39 @@ from typing import Any
 
 from celery import Task
 
-from aletheia.pipeline import service
+from aletheia.pipeline.jobs import audit as audit_jobs
+from aletheia.pipeline.jobs import redrive as redrive_jobs
+from aletheia.pipeline.jobs import sweeps as sweep_jobs
+from aletheia.pipeline.jobs.context import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, START_SWEEP
 from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 
-@task(name=service.START_SWEEP, bind=True, max_retries=5, default_retry_delay=10)
+@task(name=START_SWEEP, bind=True, max_retries=5, default_retry_delay=10)
 def start_sweep(self: Task, job_id: str) -> None:
     """Find each repository's citation artifacts and bibliographies; one child job per repository."""
-    service.start_sweep(worker_context(), job_id)
+    sweep_jobs.start_sweep(worker_context(), job_id)
 
 
-@task(name=service.AUDIT)
+@task(name=AUDIT)
 def audit() -> str | None:
     """Beat, weekly: a sweep of every registered repository and stored artifact."""
-    return service.start_audit(worker_context())
+    return audit_jobs.start_audit(worker_context())
 
 
-@task(name=service.REDRIVE)
+@task(name=REDRIVE)
 def redrive(older_than: float | None = None) -> dict[str, Any]:
     """Beat, every few minutes: re-enqueue unfinished work whose messages were lost."""
-    return service.redrive(worker_context(), older_than=older_than).as_json()
+    return redrive_jobs.redrive(worker_context(), older_than=older_than).as_json()
 
 
-@task(name=service.REFRESH_RETRACTIONS)
+@task(name=REFRESH_RETRACTIONS)
 def refresh_retractions() -> int | None:
     """Beat, daily: reload the Retraction Watch data."""
-    return service.refresh_retractions(worker_context())
+    return audit_jobs.refresh_retractions(worker_context())
 
 
-@task(name=service.COMMIT_AUDIT_ROOT)
+@task(name=COMMIT_AUDIT_ROOT)
 def commit_audit_root() -> str | None:
     """Beat, hourly: commit a Merkle root over every job's audit trail not yet covered."""
-    return service.commit_audit_root(worker_context())
+    return audit_jobs.commit_audit_root(worker_context())

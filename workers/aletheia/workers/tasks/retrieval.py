@@ -7,25 +7,26 @@ import random
 
 from celery import Task
 
-from aletheia.pipeline import service
+from aletheia.pipeline.jobs import bibliography as jobs
+from aletheia.pipeline.jobs.context import VERIFY_ITEM, TokenDeferred
 from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 logger = logging.getLogger(__name__)
 
 
-@task(name=service.VERIFY_ITEM, bind=True, max_retries=None)
+@task(name=VERIFY_ITEM, bind=True, max_retries=None)
 def verify_item(self: Task, item_id: str) -> None:
     """Verify one item. No token soon enough: back to the queue with a countdown (unbounded, it is
     politeness, not failure). Any other error: retried with backoff a few times, then the item is
     settled as unverifiable."""
     ctx = worker_context()
     try:
-        service.verify_item(ctx, item_id)
-    except service.TokenDeferred as deferred:
+        jobs.verify_item(ctx, item_id)
+    except TokenDeferred as deferred:
         raise self.retry(countdown=deferred.countdown()) from None
     except Exception as exc:
         logger.exception("verify_item failed")
-        if service.item_failed(ctx, item_id, exc, final=False):
+        if jobs.item_failed(ctx, item_id, exc, final=False):
             backoff = min(300.0, 2.0 ** (self.request.retries % 9)) * (0.5 + random.random())
             raise self.retry(countdown=backoff) from None

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from celery import Task
 
-from aletheia.pipeline import service
+from aletheia.pipeline.jobs import reports as jobs
+from aletheia.pipeline.jobs.context import RENDER_REPORT
 from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 
 
-@task(name=service.RENDER_REPORT, bind=True, max_retries=5, default_retry_delay=15)
+@task(name=RENDER_REPORT, bind=True, max_retries=5, default_retry_delay=15)
 def render_report(self: Task, job_id: str) -> None:
     """Render the job's report files, record them, mark the job done, tell its parent."""
     try:
-        service.render_report(worker_context(), job_id)
+        jobs.render_report(worker_context(), job_id)
     except OSError as exc:  # a full disk or a locked file: try again later
         raise self.retry(exc=exc) from None

@@ -1,0 +1,269 @@
+"""Bibliography jobs and their items: expand the documents into items (here or in the parsing
+pool), verify one item per step, settle failed items, fan in to the writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Awaitable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import case, update
+
+from aletheia.core.bibliography.problems import InputError, InputProblem
+from aletheia.core.evidence import Evidence
+from aletheia.core.records import CitedReference
+from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
+from aletheia.pipeline.audit import (
+    audit_log_for,
+    record_decision_events,
+)
+from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
+from aletheia.pipeline.joblog import job_context
+from aletheia.pipeline.jobs.context import (
+    EXPAND_DOCUMENTS,
+    FINISHED,
+    RENDER_REPORT,
+    UNSETTLED,
+    VERIFY_ITEM,
+    ServiceContext,
+    TokenDeferred,
+    _job,
+    _run_in_job,
+    _transition,
+    deferral_wait,
+)
+from aletheia.pipeline.jobs.submission import (
+    InputDocument,
+)
+from aletheia.pipeline.jobs.sweeps import (
+    _notify_parent,
+)
+from aletheia.pipeline.runtime import Runtime
+from aletheia.pipeline.verify import remember_verified
+from aletheia.storage.models import Item, ItemStatus, Job, JobStatus, utcnow
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Extensions whose conversion is CPU-heavy: their expansion goes to the parsing pool.
+HEAVY_EXTENSIONS = frozenset({".pdf", ".html", ".htm", ".docx"})
+MAX_ITEM_ATTEMPTS = 5
+
+
+def _documents(job: Job) -> list[InputDocument]:
+    return [InputDocument.from_json(d) for d in job.input.get("documents", [])]
+
+
+def needs_parsing_pool(job: Job) -> bool:
+    return any(Path(d.name).suffix.lower() in HEAVY_EXTENSIONS for d in _documents(job))
+
+
+def start_bibliography_job(ctx: ServiceContext, job_id: str, *, in_parsing_pool: bool = False) -> None:
+    """Expand the job's documents into items (here, or in the parsing pool when they are heavy)."""
+    with job_context(job_id):
+        job = _job(ctx.runtime, job_id)
+        if job.status in FINISHED:
+            return
+        if not in_parsing_pool and needs_parsing_pool(job):
+            ctx.dispatcher.send(EXPAND_DOCUMENTS, job_id)
+            return
+        expand_job(ctx, job_id)
+
+
+def _cited_from_artifact(text_: str, origin: str, key: str) -> CitedReference:
+    from aletheia.core.artifacts import parse_artifact
+    from aletheia.core.authors import parse_name
+
+    front = parse_artifact(text_).frontmatter
+    return CitedReference(
+        key=key,
+        title=front.title,
+        authors=tuple(parse_name(a) for a in front.authors),
+        year=front.year,
+        venue=front.venue,
+        doi=front.doi,
+        arxiv_id=front.arxiv_id,
+        pmid=front.pmid,
+        origin=origin,
+    )
+
+
+def read_references(
+    documents: Sequence[InputDocument], max_bytes: int
+) -> Iterator[CitedReference | InputProblem]:
+    """References and problems of the documents, in order (bibliographies through the input
+    parsers, citation artifacts through their frontmatter)."""
+    with tempfile.TemporaryDirectory(prefix="aletheia-job-") as tmp:
+        for index, doc in enumerate(documents):
+            if doc.role == "artifact":
+                key = Path(doc.name).stem
+                try:
+                    yield _cited_from_artifact(doc.data.decode("utf-8"), doc.name, key)
+                except (ValueError, UnicodeDecodeError) as exc:
+                    yield InputProblem(origin=doc.name, message=f"unreadable citation artifact: {exc}")
+                continue
+            from aletheia.pipeline.inputs import iter_references
+
+            # The parsers detect formats by name and content: keep the name, in a folder of its own.
+            folder = Path(tmp) / str(index)
+            folder.mkdir()
+            path = folder / (Path(doc.name).name or "input")
+            path.write_bytes(doc.data)
+            try:
+                for ref in iter_references([str(path)], stdin=None, max_bytes=max_bytes):
+                    yield _relabel(ref, str(path), doc.name)
+            except InputError as exc:  # this document as a whole; the others still count
+                yield InputProblem(origin=doc.name, message=str(exc).replace(str(path), doc.name))
+
+
+def _relabel(ref: CitedReference | InputProblem, tmp_path: str, name: str) -> CitedReference | InputProblem:
+    origin = ref.origin
+    if origin and tmp_path in origin:
+        return ref.model_copy(update={"origin": origin.replace(tmp_path, name)})
+    return ref
+
+
+def expand_job(ctx: ServiceContext, job_id: str) -> None:
+    """Items from the job's input (idempotent: positions are unique), then fan out the unsettled."""
+    rt = ctx.runtime
+    with job_context(job_id):
+        job = _job(rt, job_id)
+        if job.status in FINISHED:
+            return
+        if not rt.jobs.items(job_id):
+            try:
+                entries = list(read_references(_documents(job), rt.settings.max_input_bytes))
+            except Exception as exc:
+                logger.exception("input of job %s is unreadable", job_id)
+                rt.jobs.set_job_status(
+                    job_id, JobStatus.FAILED, error=f"input error: {type(exc).__name__}: {exc}"
+                )
+                _notify_parent(ctx, job)
+                return
+            rows: list[tuple[int, str, str, dict[str, Any]]] = []
+            for position, entry in enumerate(entries, 1):
+                if isinstance(entry, InputProblem):
+                    rows.append((position, f"problem-{position}", "problem", entry.model_dump(mode="json")))
+                else:
+                    rows.append((position, entry.key, "reference", entry.model_dump(mode="json")))
+            rt.jobs.add_items(job_id, rows)
+            with rt.jobs.sessions.begin() as s:  # problems are settled at once: nothing to verify
+                s.execute(
+                    update(Item)
+                    .where(Item.job_id == job_id, Item.kind == "problem")
+                    .values(status=ItemStatus.FAILED, error="input problem")
+                )
+        _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
+        pending = [it for it in rt.jobs.items(job_id) if it.status in UNSETTLED]
+        logger.info("job expanded", extra={"items": len(pending)})
+        for item in pending:
+            ctx.dispatcher.send(VERIFY_ITEM, item.id)
+        if not pending:
+            ctx.dispatcher.send(RENDER_REPORT, job_id)
+
+
+def verify_item(ctx: ServiceContext, item_id: str) -> None:
+    """Verify one reference and record its verdict; the last one settled asks for the report.
+
+    Raises `TokenDeferred` when a source had no token soon enough (nothing is recorded then)."""
+    rt = ctx.runtime
+    item = rt.jobs.item(item_id)
+    if item is None:
+        logger.warning("item %s does not exist", item_id)
+        return
+    with job_context(item.job_id):
+        job = _job(rt, item.job_id)
+        if job.status in FINISHED:
+            return
+        if item.status not in UNSETTLED:  # a second delivery of a settled item
+            _maybe_finish(ctx, item.job_id)
+            return
+        rt.jobs.mark_item(item_id, ItemStatus.RUNNING)
+        cited = CitedReference.model_validate(item.payload)
+        outcome = _verify(ctx, item.job_id, cited)
+        wait = deferral_wait(outcome.evidence)
+        if wait is not None:
+            _requeue_item(rt, item_id)
+            raise TokenDeferred(wait)
+        # The decision events first: a crash between the two leaves events and no verdict, and the
+        # re-run appends nothing new (events are de-duplicated) before recording the verdict.
+        record_decision_events(audit_log_for(rt), item.job_id, item.key, outcome, position=item.position)
+        rt.jobs.record_verdict(
+            item.job_id,
+            item_id,
+            outcome.verdict.model_dump(mode="json"),
+            outcome.evidence.model_dump(mode="json"),
+        )
+        _run_in_job(ctx, item.job_id, remember_verified(rt, outcome))
+        _maybe_finish(ctx, item.job_id)
+
+
+def _verify(ctx: ServiceContext, job_id: str, cited: CitedReference) -> ReferenceOutcome:
+    if ctx.verifier is not None:
+        return _run_in_job(ctx, job_id, _as_coroutine(ctx.verifier(cited)))
+    gateway = ctx.source_gateway()
+    year = datetime.now(UTC).year
+    return _run_in_job(ctx, job_id, verify_reference(cited, gateway, current_year=year))
+
+
+async def _as_coroutine(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+def _requeue_item(runtime: Runtime, item_id: str) -> None:
+    # A deferral is not an attempt: give back the one `mark_item(RUNNING)` counted.
+    with runtime.jobs.sessions.begin() as s:
+        s.execute(
+            update(Item)
+            .where(Item.id == item_id, Item.status == ItemStatus.RUNNING)
+            .values(
+                status=ItemStatus.PENDING,
+                attempts=case((Item.attempts > 0, Item.attempts - 1), else_=0),
+                updated_at=utcnow(),
+            )
+        )
+
+
+def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *, final: bool) -> bool:
+    """After an unexpected error: True when the step should be retried, else the item is settled
+    as unverifiable (default-deny: a reference nobody could check is never passed)."""
+    rt = ctx.runtime
+    item = rt.jobs.item(item_id)
+    if item is None:
+        return False
+    message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    with job_context(item.job_id):
+        if not final and item.attempts < MAX_ITEM_ATTEMPTS:
+            rt.jobs.mark_item(item_id, ItemStatus.PENDING, error=message)
+            return True
+        verdict = Verdict(
+            status=VerdictStatus.UNVERIFIABLE,
+            reasons=(Reason.SOURCE_UNAVAILABLE,),
+            notes=(f"verification failed after {item.attempts} attempt(s): {message}"[:500],),
+        )
+        cited = CitedReference.model_validate(item.payload)
+        record_decision_events(
+            audit_log_for(rt),
+            item.job_id,
+            item.key,
+            ReferenceOutcome(cited=cited, verdict=verdict, evidence=Evidence(), raw=[]),
+            position=item.position,
+        )
+        rt.jobs.record_verdict(
+            item.job_id, item_id, verdict.model_dump(mode="json"), Evidence().model_dump(mode="json")
+        )
+        rt.jobs.mark_item(item_id, ItemStatus.FAILED, error=message)
+        logger.error("item failed for good: %s", message, extra={"item_id": item_id})
+        _maybe_finish(ctx, item.job_id)
+        return False
+
+
+def _maybe_finish(ctx: ServiceContext, job_id: str) -> None:
+    """Fan-in: once no item is unsettled, ask the writer for the report (twice is harmless)."""
+    if ctx.runtime.jobs.progress(job_id).pending == 0:
+        ctx.dispatcher.send(RENDER_REPORT, job_id)

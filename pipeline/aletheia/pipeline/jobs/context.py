@@ -1,0 +1,235 @@
+"""What every step of every job kind shares: the job kinds and task names (the interface between
+producers, workers and the steps), the `Dispatcher` a step asks for the next one through, the
+`ServiceContext` it runs in, the shared event loop and the deferring rate limiter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from sqlalchemy import update
+
+from aletheia.config import Settings
+from aletheia.core.evidence import Evidence, Outcome
+from aletheia.core.records import CitedReference
+from aletheia.pipeline.evidence import ReferenceOutcome
+from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.joblog import job_context
+from aletheia.pipeline.runtime import Runtime
+from aletheia.sources.base import RateLimitedError
+from aletheia.sources.ratelimit import RateLimiter, build_rate_limiter
+from aletheia.storage.models import ItemStatus, Job, JobStatus, utcnow
+
+T = TypeVar("T")
+
+# --- job kinds and task names (the interface between producers, workers and this module) ---------
+
+KIND_BIBLIOGRAPHY = "bibliography"
+KIND_CLAIM = "claim"
+KIND_SWEEP = "sweep"
+KIND_AUDIT = "audit"
+
+START_BIBLIOGRAPHY = "aletheia.control.start_bibliography_job"
+EXPAND_DOCUMENTS = "aletheia.parsing.expand_job"
+VERIFY_ITEM = "aletheia.retrieval.verify_item"
+VERIFY_CLAIM = "aletheia.evidence.verify_claim"
+RENDER_REPORT = "aletheia.writer.render_report"
+START_SWEEP = "aletheia.control.start_sweep"
+AUDIT = "aletheia.control.audit"
+REDRIVE = "aletheia.control.redrive"
+REFRESH_RETRACTIONS = "aletheia.control.refresh_retractions"
+COMMIT_AUDIT_ROOT = "aletheia.control.commit_audit_root"
+
+TASK_NAMES = (
+    START_BIBLIOGRAPHY, EXPAND_DOCUMENTS, VERIFY_ITEM, VERIFY_CLAIM, RENDER_REPORT,
+    START_SWEEP, AUDIT, REDRIVE, REFRESH_RETRACTIONS,
+)  # fmt: skip
+
+FINISHED = (JobStatus.DONE, JobStatus.FAILED)
+UNSETTLED = (ItemStatus.PENDING, ItemStatus.RUNNING)
+
+
+class Dispatcher(Protocol):
+    def send(self, task: str, *args: Any) -> None:
+        """Ask for `task(*args)` to run; called only after the rows it reads are committed."""
+        ...
+
+
+class AsyncRunner(Protocol):
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T: ...
+
+
+Verifier = Callable[[CitedReference], Awaitable[ReferenceOutcome]]
+
+
+class JobNotFound(LookupError):
+    pass
+
+
+class TokenDeferred(Exception):
+    """A source had no rate-limit token soon enough: run the step again after `wait` seconds."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(wait)
+        self.wait = wait
+
+    def countdown(self) -> float:
+        # Jitter: every item denied at the same moment must not come back at the same moment.
+        return round(self.wait * (1.0 + random.random()) + 0.05, 3)
+
+
+# --- the event loop every synchronous step runs its coroutines on ---------------------------------
+
+
+class LoopThread:
+    """One asyncio loop in a daemon thread, shared by every task of a worker process.
+
+    Why not `asyncio.run` per task: the gateway holds one `httpx.AsyncClient` (connection reuse),
+    a `redis.asyncio` limiter bound to the loop it first connected in, and the clients' request
+    coalescing windows, which batch lookups only when concurrent tasks share them. Task threads
+    hand their coroutines over and wait for the result (`run`).
+    """
+
+    def __init__(self, name: str = "aletheia-loop") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self._thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+        self.loop.close()
+
+
+# --- polite limits without sleeping in a worker slot ----------------------------------------------
+
+DEFERRED_MARK = "deferred to the queue"
+_DEFERRED_WAIT = re.compile(re.escape(DEFERRED_MARK) + r" for ([0-9.]+)s")
+
+
+class DeferringLimiter:
+    """A `RateLimiter` whose waits for a token are bounded by `max_wait`: a longer wait raises a
+    `RateLimitedError` (no HTTP status, so the transport does not retry it) whose message says how
+    long to wait. `deferral_wait` finds it in the evidence and the step becomes a queue retry."""
+
+    def __init__(self, inner: RateLimiter, max_wait: float) -> None:
+        self.inner = inner
+        self.max_wait = max_wait
+
+    async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
+        return await self.inner.try_acquire(bucket, rate, burst)
+
+    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
+        bound = self.max_wait if max_wait is None else min(max_wait, self.max_wait)
+        try:
+            await self.inner.acquire(bucket, rate, burst, max_wait=bound)
+        except RateLimitedError as exc:
+            if exc.status_code is not None:
+                raise
+            wait = exc.retry_after if exc.retry_after is not None else 1.0 / rate
+            raise RateLimitedError(
+                exc.source,
+                f"no token in {bucket!r}: {DEFERRED_MARK} for {wait:.3f}s",
+                status_code=None,
+                retry_after=wait,
+            ) from None
+
+    async def penalize(self, bucket: str, seconds: float) -> None:
+        await self.inner.penalize(bucket, seconds)
+
+    def slot(self, source: str, limit: int) -> AbstractAsyncContextManager[None]:
+        return self.inner.slot(source, limit)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def deferral_wait(evidence: Evidence) -> float | None:
+    """The longest wait asked for by a deferred lookup in `evidence`, or None when none was."""
+    waits = []
+    for answer in evidence.answers:
+        if answer.outcome is Outcome.FAILED and answer.error and DEFERRED_MARK in answer.error:
+            found = _DEFERRED_WAIT.search(answer.error)
+            waits.append(float(found.group(1)) if found else 1.0)
+    return max(waits) if waits else None
+
+
+# --- the context a step runs in -------------------------------------------------------------------
+
+
+@dataclass
+class ServiceContext:
+    runtime: Runtime
+    dispatcher: Dispatcher
+    runner: AsyncRunner
+    verifier: Verifier | None = None
+    gateway: SourceGateway | None = None
+    defer_tokens: bool = True  # workers: a long wait for a token becomes a queue retry
+    _gateway_cm: AbstractAsyncContextManager[SourceGateway] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    def source_gateway(self) -> SourceGateway:
+        with self._lock:
+            if self.gateway is None:
+                self.gateway = self.runner.run(self._open_gateway())
+            return self.gateway
+
+    async def _open_gateway(self) -> SourceGateway:
+        limiter: RateLimiter = build_rate_limiter(
+            self.settings, max_connections=max(self.settings.redis_max_connections, 8)
+        )
+        if self.defer_tokens:
+            limiter = DeferringLimiter(limiter, self.settings.retrieval_token_wait_seconds)
+        self._gateway_cm = self.runtime.gateway(limiter=limiter)
+        return await self._gateway_cm.__aenter__()
+
+    def close(self) -> None:
+        if self._gateway_cm is not None:
+            self.runner.run(self._gateway_cm.__aexit__(None, None, None))
+            self._gateway_cm = None
+            self.gateway = None
+        if isinstance(self.runner, LoopThread):
+            self.runner.close()
+
+
+def _run_in_job(ctx: ServiceContext, job_id: str, coro: Coroutine[Any, Any, T]) -> T:
+    async def wrapped() -> T:
+        with job_context(job_id):
+            return await coro
+
+    return ctx.runner.run(wrapped())
+
+
+def _job(runtime: Runtime, job_id: str) -> Job:
+    job = runtime.jobs.job(job_id)
+    if job is None:
+        raise JobNotFound(job_id)
+    return job
+
+
+def _transition(runtime: Runtime, job_id: str, source: str, target: str) -> bool:
+    """Compare-and-set of the job's status: only one of two racing steps wins a transition."""
+    values: dict[str, Any] = {"status": target}
+    if target == JobStatus.RUNNING:
+        values["started_at"] = utcnow()
+    if target in FINISHED:
+        values["finished_at"] = utcnow()
+    with runtime.jobs.sessions.begin() as s:
+        result = s.execute(update(Job).where(Job.id == job_id, Job.status == source).values(**values))
+        return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,133 @@
+"""Submission (producers): a job row from the submitted documents, a claim or repositories, then
+the first step asked for.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aletheia.pipeline.jobs.context import (
+    KIND_BIBLIOGRAPHY,
+    KIND_CLAIM,
+    KIND_SWEEP,
+    START_BIBLIOGRAPHY,
+    START_SWEEP,
+    VERIFY_CLAIM,
+    Dispatcher,
+)
+from aletheia.pipeline.runtime import Runtime
+from aletheia.storage.models import Repository, utcnow
+
+
+@dataclass(frozen=True)
+class InputDocument:
+    """A submitted file, carried in the job row so any worker on any host can read it."""
+
+    name: str
+    data: bytes
+    role: str = "bibliography"  # bibliography | artifact
+
+    def as_json(self) -> dict[str, Any]:
+        try:
+            return {"name": self.name, "role": self.role, "text": self.data.decode("utf-8")}
+        except UnicodeDecodeError:
+            return {
+                "name": self.name,
+                "role": self.role,
+                "base64": base64.b64encode(self.data).decode("ascii"),
+            }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> InputDocument:
+        data = obj["text"].encode("utf-8") if "text" in obj else base64.b64decode(obj["base64"])
+        return cls(name=obj["name"], data=data, role=obj.get("role", "bibliography"))
+
+    @classmethod
+    def read(cls, path: Path, *, role: str = "bibliography", name: str | None = None) -> InputDocument:
+        return cls(name=name or str(path), data=path.read_bytes(), role=role)
+
+
+def submit_bibliography(
+    runtime: Runtime,
+    dispatcher: Dispatcher,
+    documents: Sequence[InputDocument],
+    *,
+    submitted_by: str | None = None,
+    parent_id: str | None = None,
+    repository: str | None = None,
+    job_id: str | None = None,
+) -> str:
+    """Create a bibliography job from the documents' contents, then ask for it to start."""
+    if not documents:
+        raise ValueError("a bibliography job needs at least one document")
+    total = sum(len(d.data) for d in documents)
+    if total > runtime.settings.max_input_bytes:
+        raise ValueError(
+            f"input of {total} bytes exceeds max_input_bytes ({runtime.settings.max_input_bytes})"
+        )
+    job_input: dict[str, Any] = {"documents": [d.as_json() for d in documents]}
+    if repository is not None:
+        job_input["repository"] = repository
+    job_id = runtime.jobs.create_job(
+        KIND_BIBLIOGRAPHY, job_input, submitted_by=submitted_by, parent_id=parent_id, job_id=job_id
+    )
+    dispatcher.send(START_BIBLIOGRAPHY, job_id)  # after the commit create_job made
+    return job_id
+
+
+def submit_claim(
+    runtime: Runtime,
+    dispatcher: Dispatcher,
+    claim: str,
+    *,
+    submitted_by: str | None = None,
+    hint: str | None = None,
+    repository: str | Path | None = None,
+) -> str:
+    """A claim job; its citation artifact goes to `repository`/docs/citations (default: the job's
+    report folder)."""
+    claim = claim.strip()
+    if not claim:
+        raise ValueError("the claim is empty")
+    job_input: dict[str, Any] = {"claim": claim}
+    if hint:
+        job_input["hint"] = hint
+    if repository is not None:
+        job_input["repository"] = str(Path(repository).resolve())
+    job_id = runtime.jobs.create_job(KIND_CLAIM, job_input, submitted_by=submitted_by)
+    runtime.jobs.add_items(job_id, [(1, claim[:80], "claim", {"claim": claim})])
+    dispatcher.send(VERIFY_CLAIM, job_id)
+    return job_id
+
+
+def submit_sweep(
+    runtime: Runtime,
+    dispatcher: Dispatcher,
+    repositories: Sequence[str | Path],
+    *,
+    submitted_by: str | None = None,
+    kind: str = KIND_SWEEP,
+    register: bool = True,
+) -> str:
+    """Re-verify every citation artifact and bibliography of each repository (one child job each)."""
+    paths = sorted({str(Path(p).resolve()) for p in repositories})
+    for path in paths:
+        if not Path(path).is_dir():
+            raise FileNotFoundError(f"not a directory: {path}")
+    if register:
+        register_repositories(runtime, paths)
+    job_id = runtime.jobs.create_job(kind, {"repositories": paths}, submitted_by=submitted_by)
+    dispatcher.send(START_SWEEP, job_id)
+    return job_id
+
+
+def register_repositories(runtime: Runtime, paths: Iterable[str]) -> None:
+    from aletheia.storage.db import upsert
+
+    rows = [{"path": p, "registered_at": utcnow()} for p in paths]
+    with runtime.jobs.sessions.begin() as s:
+        upsert(s, Repository.__table__, rows, conflict=["path"], update=[])
