@@ -18,9 +18,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import re
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -32,6 +30,13 @@ from aletheia.config import Settings, get_settings
 from aletheia.core.excerpts import PaperText, TextBlock, TextOrigin
 from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_whitespace
+from aletheia.pipeline.pdf_reading import (
+    ConversionError,
+    DocumentLimitError,
+    FulltextError,
+    _open_pdf,
+    read_pdf_paper,
+)
 from aletheia.sources.base import SourceError
 
 __all__ = [
@@ -50,18 +55,6 @@ DocumentKind = Literal["html", "pdf"]
 # Bumped whenever a conversion changes its output, so cached conversions are not reused.
 CONVERSION_VERSION: Final = "1"
 Converter = Callable[[bytes, DocumentKind], Awaitable[PaperText]]
-
-
-class FulltextError(Exception):
-    """A document could not be turned into text."""
-
-
-class DocumentLimitError(FulltextError):
-    """A document over a configured limit (size, pages, time); only that document is given up."""
-
-
-class ConversionError(FulltextError):
-    """The document is not readable as the kind it claims to be."""
 
 
 # --- conversion -------------------------------------------------------------------------------------
@@ -230,54 +223,6 @@ def _convert_html_stdlib(data: bytes) -> PaperText:
 
 # --- PDF ------------------------------------------------------------------------------------------------
 
-# A line that is a section heading in a paper's PDF text: numbered ("3.1 Threat model",
-# "4. Results") or one of the usual unnumbered ones.
-_NUMBERED_HEADING: Final = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[A-Z][^.!?]{2,70}$")
-_NAMED_HEADINGS: Final = frozenset(
-    {
-        "abstract",
-        "introduction",
-        "background",
-        "related work",
-        "method",
-        "methods",
-        "materials and methods",
-        "results",
-        "discussion",
-        "conclusion",
-        "conclusions",
-        "acknowledgements",
-        "acknowledgments",
-        "references",
-        "appendix",
-    }
-)
-
-
-def _heading(line: str) -> str | None:
-    text = normalize_whitespace(line)
-    if not text or len(text) > 80:
-        return None
-    if text.lower().rstrip(":") in _NAMED_HEADINGS:
-        return text.rstrip(":")
-    if _NUMBERED_HEADING.match(text) and not re.search(r"\d{3,}|%|=", text):
-        return text
-    return None
-
-
-def _open_pdf(data: bytes, max_pages: int) -> Any:
-    import pypdfium2
-
-    try:
-        document = pypdfium2.PdfDocument(data)
-    except pypdfium2.PdfiumError as exc:
-        raise ConversionError(f"not a readable PDF: {exc}") from exc
-    if len(document) > max_pages:
-        pages = len(document)
-        document.close()
-        raise DocumentLimitError(f"PDF has {pages} pages; the limit is {max_pages}")
-    return document
-
 
 def _convert_pdf_text(data: bytes, settings: Settings) -> PaperText:
     """The model-free PDF path; in a sandboxed child process unless `ALETHEIA_PDF_SANDBOX` is off
@@ -301,40 +246,6 @@ def _convert_pdf_text(data: bytes, settings: Settings) -> PaperText:
     except InputError as exc:
         raise ConversionError(exc.detail) from None
     return PaperText.model_validate_json(raw)
-
-
-def read_pdf_paper(data: bytes, *, max_pages: int, timeout: float) -> PaperText:
-    """pypdfium2 text, page by page, split into blocks at lines that look like headings."""
-    document = _open_pdf(data, max_pages)
-    deadline = time.monotonic() + timeout
-    blocks: list[TextBlock] = []
-    section: str | None = None
-    try:
-        pages = len(document)
-        for number in range(pages):
-            if time.monotonic() > deadline:
-                raise DocumentLimitError(f"PDF text extraction passed {timeout:g} s at page {number + 1}")
-            page = document[number]
-            textpage = page.get_textpage()
-            try:
-                raw = textpage.get_text_range()
-            finally:
-                textpage.close()
-                page.close()
-            lines: list[str] = []
-            for line in raw.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-                heading = _heading(line)
-                if heading is not None:
-                    if lines:
-                        blocks.append(TextBlock(text="\n".join(lines), section=section, page=number + 1))
-                    lines, section = [], heading
-                    continue
-                lines.append(line)
-            if any(line.strip() for line in lines):
-                blocks.append(TextBlock(text="\n".join(lines), section=section, page=number + 1))
-    finally:
-        document.close()
-    return PaperText(blocks=tuple(blocks), origin="pdf_text", pages=pages)
 
 
 def _convert_pdf_docling(data: bytes, settings: Settings) -> PaperText:

@@ -1,6 +1,6 @@
 """PDF text extraction in a child process with hard limits: wall time, memory, CPU.
 
-pdfium is native code reading hostile files. Its page and time checks (`inputs.pdf_text`) run
+pdfium is native code reading hostile files. Its page and time checks (`pdf_reading.pdf_text`) run
 between pages, so one page can still take all the memory or time there is: a 2 KB PDF whose
 content stream is compressed twice inflates to 2 GB, and a 300 KB one holding 100 MB of text
 operators takes 1.4 GB and seconds per page (docs/reliability.md, "Decompression bombs"). So the
@@ -58,7 +58,7 @@ def pdf_text_isolated(
     timeout: float,
     memory_bytes: int | None,
 ) -> str:
-    """`inputs.pdf_text(data, ...)` run in a child process; raises `InputError` for the document on
+    """`pdf_reading.pdf_text(data, ...)` run in a child process; raises `InputError` for the document on
     a bad PDF (as `pdf_text` does), a limit hit (time, memory), or a crash of the reader."""
     return _run_child(
         "references", data, origin=origin, max_pages=max_pages, timeout=timeout, memory_bytes=memory_bytes
@@ -154,7 +154,7 @@ def _child() -> int:  # pragma: no cover - runs in the child process
     data = sys.stdin.buffer.read()
     try:
         if args.get("mode") == "paper":
-            from aletheia.pipeline.fulltext import ConversionError, DocumentLimitError, read_pdf_paper
+            from aletheia.pipeline.pdf_reading import ConversionError, DocumentLimitError, read_pdf_paper
 
             try:
                 text = read_pdf_paper(
@@ -166,7 +166,7 @@ def _child() -> int:  # pragma: no cover - runs in the child process
             except ConversionError as exc:
                 raise InputError(args["origin"], str(exc)) from None
         else:
-            from aletheia.pipeline.inputs import pdf_text
+            from aletheia.pipeline.pdf_reading import pdf_text
 
             text = pdf_text(data, origin=args["origin"], max_pages=args["max_pages"], timeout=args["timeout"])
     except InputError as exc:
