@@ -61,3 +61,25 @@ def test_the_bench_command_is_registered() -> None:
     assert result.exit_code == 0
     for name in ("sources", "hallmark", "realbib", "speed"):
         assert name in result.output
+
+
+def test_iclr_benchmark_on_20_references(shared_data: Path, tmp_path: Path) -> None:
+    from aletheia.pipeline.bench import iclr_bench
+
+    base = shared_data / "benchmarks" / "iclr2026-real-bibliographies"
+    if not base.is_dir():
+        pytest.skip("the ICLR 2026 bibliographies are absent")
+    tsv = tmp_path / "flagged.tsv"
+    figures = iclr_bench.run(limit=20, report=tsv, base=base)
+    assert figures["references"] == 20
+    assert sum(figures["statuses"].values()) == 20
+    assert figures["logic_version"]
+    assert figures["non_scholarly_not_found"] == 0
+    assert len(tsv.read_text(encoding="utf-8").splitlines()) == 1 + figures["flagged"]
+
+
+def test_the_iclr_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:
+    from aletheia.pipeline.bench import iclr_bench
+
+    with pytest.raises(iclr_bench.DataMissing):
+        iclr_bench.run(limit=1, base=tmp_path / "nowhere")

@@ -65,12 +65,41 @@ def hallmark(limit: int | None, misses: Path | None, json_path: Path | None) -> 
 @click.option(
     "--flagged", type=click.Path(dir_okay=False, path_type=Path), help="Write the flagged references (TSV)."
 )
+@click.option("--iclr", is_flag=True, help="The ICLR 2026 references (issue 10) instead of the BibTeX files.")
+@click.option(
+    "--llm-extracted",
+    type=click.Choice(["sonnet46", "haiku45", "gemini31"]),
+    default=None,
+    help="With --iclr: the bibliographies as this LLM extracted them (same universe).",
+)
+@click.option("--noise/--no-noise", default=True, show_default=True, help="Apply the measured source noise.")
+@click.option("--seed", type=int, default=10, show_default=True)
 @_JSON
-def realbib(limit: int | None, flagged: Path | None, json_path: Path | None) -> None:
-    """Issue 4: false alarms on real bibliographies (needs ../shared/data/documents/bibtex-real)."""
+def realbib(
+    limit: int | None,
+    flagged: Path | None,
+    iclr: bool,
+    llm_extracted: str | None,
+    noise: bool,
+    seed: int,
+    json_path: Path | None,
+) -> None:
+    """Issues 4 and 10: false alarms on real bibliographies (needs ../shared/data)."""
+    if iclr or llm_extracted:
+        from aletheia.pipeline.bench import iclr_bench
+
+        try:
+            figures = iclr_bench.run(model_name=llm_extracted, limit=limit, seed=seed, report=flagged)
+        except iclr_bench.DataMissing as error:
+            raise click.ClickException(str(error)) from None
+        _emit(figures, iclr_bench.format_report(figures), json_path)
+        return
     from aletheia.pipeline.bench import realbib_bench
 
-    figures = realbib_bench.run(limit=limit, report=flagged)
+    try:
+        figures = realbib_bench.run(limit=limit, report=flagged, noise=noise, seed=seed)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
     _emit(figures, realbib_bench.format_report(figures), json_path)
 
 

@@ -44,6 +44,7 @@ from aletheia.pipeline.bench.common import (
     simulator_settings,
     unthrottled_limits,
 )
+from aletheia.pipeline.bench.noise import NoiseModel, apply_noise
 from aletheia.pipeline.verify import verify_stream
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
@@ -247,7 +248,15 @@ def run(
     limit: int | None = None,
     concurrency: int = 64,
     report: Path | None = None,
+    noise: bool = True,
+    seed: int = 10,
 ) -> dict[str, Any]:
+    """`noise`: add the source noise measured on real records (`noise.py`: venue aliases at S2,
+    series, repository primary locations, DBLP keys, a missing co-author, works at one source)."""
+    if not BIB_DIR.is_dir():
+        raise FileNotFoundError(f"the real BibTeX files are not at {BIB_DIR} (../shared/data/documents)")
+    model = NoiseModel()
+    noise_counts: Counter[str] = Counter()
     per_set: dict[str, dict[str, int]] = {}
     outcomes: list[Any] = []
     duplicates: set[str] = set()
@@ -265,6 +274,11 @@ def run(
             titles.add((r.title or "").lower())
         # One universe per bibliography: each is a separate user's file.
         records = universe_for(refs)
+        if noise:
+            by_key = {r.key: r for r in refs}
+            for record in records:
+                apply_noise(record, by_key.get(record.get("meta", {}).get("cited", "")), model, seed)
+                noise_counts.update(n.split(":")[0] for n in record.get("meta", {}).get("noise", []))
         universe_works += len(records)
         per_set[name] = {
             "references": len(refs),
@@ -312,6 +326,7 @@ def run(
         "sets": per_set,
         "references": len(outcomes),
         "universe_works": universe_works,
+        "noise": dict(noise_counts.most_common()) if noise else None,
         "wall_seconds": round(elapsed, 2),
         "statuses": dict(statuses.most_common()),
         "flagged": flagged,
@@ -328,6 +343,7 @@ def format_report(f: dict[str, Any]) -> str:
             f"sets: {f['sets']}",
             f"references: {f['references']}  universe: {f['universe_works']} works  "
             f"wall {f['wall_seconds']} s",
+            f"source noise applied: {f.get('noise')}",
             f"statuses: {f['statuses']}",
             f"flagged (false alarms): {f['flagged']} ({f['flagged_rate']:.1%}); "
             f"flagged repeats of a title cited earlier in the same file: {f['flagged_repeated_title']}",

@@ -1,0 +1,228 @@
+"""Issue 10, false alarms on real citations: the 742 author-written references of seven ICLR 2026
+submissions (`../shared/data/benchmarks/iclr2026-real-bibliographies`), or the same bibliographies
+as an LLM extracted them from the PDFs (`--llm-extracted sonnet46|haiku45|gemini31`), verified
+against a universe derived from the author-written references (`iclr_universe.universe_for_iclr`):
+real recorded records where the responses have the work, the measured source noise elsewhere
+(`noise.py`), and no work for references the sources would not hold.
+
+Nearly every reference is genuine, so anything flagged (the exit-1 statuses) is a false alarm to be
+judged by hand; the TSV lists each with the fields that disagree, the cited and found values, and
+the source. Non-scholarly references are counted apart: they must come out `out_of_scope` or
+`unverifiable`, never `not_found`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from aletheia.core.records import CitedReference
+from aletheia.core.verdicts import LOGIC_VERSION
+from aletheia.pipeline.bench.common import (
+    SimulatorProcess,
+    machine,
+    simulated_gateway,
+    simulator_settings,
+    unthrottled_limits,
+)
+from aletheia.pipeline.bench.iclr_reader import ICLR_DIR, LLM_MODELS, read_all
+from aletheia.pipeline.bench.iclr_universe import measure_s2_published_only, universe_for_iclr
+from aletheia.pipeline.bench.noise import NoiseModel, TitleIndex, load_api_cache, measure
+from aletheia.pipeline.bench.realbib_bench import PROCESS_REASONS
+from aletheia.pipeline.verify import verify_stream
+from aletheia.sources.simulator import SimulatorConfig, universe_from_records
+
+FLAGGED = ("metadata_error", "identifier_conflict", "not_found", "fabricated", "retracted")
+
+
+class DataMissing(RuntimeError):
+    """The benchmark data (../shared) is not there."""
+
+
+def _git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+            check=False,
+            timeout=10,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+            check=False,
+            timeout=10,
+        )
+        return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "") or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def noise_model(base: Path = ICLR_DIR, refs: list[CitedReference] | None = None) -> tuple[NoiseModel, Any]:
+    """The noise measured on the recorded responses, and those records (for title matches)."""
+    real = load_api_cache(base / "api_cache")
+    rates = measure(real, [r.title or "" for r in refs or []])
+    model = NoiseModel.from_measurement(rates)
+    count, total = measure_s2_published_only(real)
+    model.measured["s2_published_only"] = {
+        "count": count,
+        "total": total,
+        "note": "S2 papers with an arXiv id and a venue, without a published DOI",
+        "share": round(count / total, 3) if total else 0.0,
+        "applied": round((count + 1) / (total + 2), 3),
+    }
+    return model, real
+
+
+async def _verify(refs: list[CitedReference], settings: Any, concurrency: int) -> list[Any]:
+    out = []
+    async with simulated_gateway(settings) as gateway:
+        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
+            out.append(outcome)
+    return out
+
+
+def _disagreements(verdict: Any) -> str:
+    parts = []
+    for name, ev in verdict.fields.items():
+        if ev.agrees is False:
+            source = ev.source.value if ev.source is not None else "?"
+            parts.append(f"{name}: cited={ev.cited!r} found={ev.found!r} ({source})")
+    return "; ".join(parts)
+
+
+def run(
+    *,
+    model_name: str | None = None,
+    limit: int | None = None,
+    seed: int = 10,
+    concurrency: int = 32,
+    report: Path | None = None,
+    base: Path = ICLR_DIR,
+) -> dict[str, Any]:
+    if not (base / "papers").is_dir():
+        raise DataMissing(f"the ICLR 2026 bibliographies are not at {base} (../shared/data/benchmarks)")
+    if model_name is not None and model_name not in LLM_MODELS:
+        raise ValueError(f"--llm-extracted must be one of {', '.join(LLM_MODELS)}")
+    gold = read_all(base)
+    refs = read_all(base, model=model_name) if model_name else gold
+    if limit is not None:
+        refs = refs[:limit]
+        gold = gold[:limit] if model_name is None else gold
+    model, real = noise_model(base, gold)
+    records, info = universe_for_iclr(
+        gold,
+        seed,
+        model=model,
+        real=TitleIndex(real),
+        s2_published_only=model.measured["s2_published_only"]["applied"],
+    )
+    non_scholarly = info["non_scholarly"]
+    with tempfile.TemporaryDirectory(prefix="aletheia-bench-iclr-") as tmp:
+        universe_path = Path(tmp) / "iclr-universe.jsonl"
+        universe_from_records(records, universe_path)
+        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
+            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
+            started = time.perf_counter()
+            outcomes = asyncio.run(_verify(refs, settings, concurrency))
+            elapsed = time.perf_counter() - started
+    # An LLM-extracted reference is non-scholarly when the author-written one of its title is.
+    gold_ns_titles = {(r.title or "").casefold() for r in gold if r.key in non_scholarly}
+    statuses: Counter[str] = Counter()
+    flagged_status: Counter[str] = Counter()
+    flagged_reasons: Counter[str] = Counter()
+    ns_statuses: Counter[str] = Counter()
+    unflagged: Counter[str] = Counter()
+    lines = [
+        "paper\tindex\tstatus\treasons\tcited_title\tdisagreeing fields (cited / found / source)\tuniverse"
+    ]
+    flagged = 0
+    for o in outcomes:
+        v = o.verdict
+        status = v.status.value
+        statuses[status] += 1
+        reasons = [r.value for r in v.reasons if r.value not in PROCESS_REASONS]
+        is_ns = (
+            o.cited.key in non_scholarly
+            if model_name is None
+            else (o.cited.title or "").casefold() in gold_ns_titles
+        )
+        if is_ns:
+            ns_statuses[status] += 1
+        if v.flagged:
+            flagged += 1
+            flagged_status[status] += 1
+            flagged_reasons.update(reasons or [f"({status})"])
+            paper, index = o.cited.key.split(":", 1)
+            where = (
+                "non-scholarly" if is_ns else ("real record" if o.cited.key in info["real"] else "derived")
+            )
+            severity = f"/{v.severity.value}" if v.severity else ""
+            lines.append(
+                f"{paper}\t{index}\t{status}{severity}\t{','.join(reasons)}\t"
+                f"{o.cited.title}\t{_disagreements(v)}\t{where}"
+            )
+        elif status != "verified":
+            unflagged.update(reasons or [f"({status})"])
+    if report is not None:
+        report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    n = len(outcomes) or 1
+    return {
+        "benchmark": "realbib-iclr" + (f"-llm-{model_name}" if model_name else ""),
+        "logic_version": LOGIC_VERSION,
+        "git_commit": _git_commit(),
+        "machine": machine(),
+        "seed": seed,
+        "references": len(outcomes),
+        "universe_works": len(records),
+        "universe": {
+            "real_record": len(info["real"]),
+            "derived": len(info["derived"]),
+            "non_scholarly_no_work": len(non_scholarly),
+            "s2_published_only": len(info["s2_published_only"]),
+            "noise_applied": info["noise"],
+            "non_scholarly_by_reason": dict(Counter(non_scholarly.values()).most_common()),
+        },
+        "noise_model": model.measured,
+        "wall_seconds": round(elapsed, 2),
+        "statuses": dict(statuses.most_common()),
+        "flagged": flagged,
+        "flagged_rate": round(flagged / n, 4),
+        "flagged_by_status": dict(flagged_status.most_common()),
+        "flagged_by_reason": dict(flagged_reasons.most_common()),
+        "unverifiable_rate": round(statuses["unverifiable"] / n, 4),
+        "out_of_scope_rate": round(statuses["out_of_scope"] / n, 4),
+        "non_scholarly_statuses": dict(ns_statuses.most_common()),
+        "non_scholarly_not_found": ns_statuses["not_found"],
+        "not_flagged_but_not_verified_by_reason": dict(unflagged.most_common()),
+    }
+
+
+def format_report(f: dict[str, Any]) -> str:
+    u = f["universe"]
+    return "\n".join(
+        [
+            f"{f['benchmark']}: logic {f['logic_version']}, commit {f['git_commit']}, seed {f['seed']}",
+            f"references: {f['references']}  universe: {f['universe_works']} works "
+            f"({u['real_record']} from real records, {u['derived']} derived, "
+            f"{u['non_scholarly_no_work']} non-scholarly references without a work, "
+            f"{u['s2_published_only']} published venue known to S2 only)  wall {f['wall_seconds']} s",
+            f"noise applied: {u['noise_applied']}",
+            f"statuses: {f['statuses']}",
+            f"FLAGGED: {f['flagged']} ({f['flagged_rate']:.1%})  by status: {f['flagged_by_status']}",
+            f"flagged by reason: {f['flagged_by_reason']}",
+            f"unverifiable: {f['unverifiable_rate']:.1%}  out_of_scope: {f['out_of_scope_rate']:.1%}",
+            f"non-scholarly references (no work in the universe): {f['non_scholarly_statuses']} "
+            f"(not_found: {f['non_scholarly_not_found']})",
+            f"not flagged but not verified, by reason: {f['not_flagged_but_not_verified_by_reason']}",
+        ]
+    )
