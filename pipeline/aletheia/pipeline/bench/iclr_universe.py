@@ -131,8 +131,11 @@ def _real_view(record: RealRecord) -> dict[str, Any]:
 
 def real_work(records: list[RealRecord], ref: CitedReference) -> dict[str, Any] | None:
     """A work from the recorded records of one reference (Crossref first, then OpenAlex, S2)."""
+    # The record of the cited DOI first (a preprint and its published version share a title),
+    # then Crossref, OpenAlex, S2.
     ordered = sorted(
-        (r for r in records if r.source in _SOURCE_ORDER), key=lambda r: _SOURCE_ORDER.index(r.source)
+        (r for r in records if r.source in _SOURCE_ORDER),
+        key=lambda r: (not (ref.doi and r.doi == ref.doi.lower()), _SOURCE_ORDER.index(r.source)),
     )
     if not ordered:
         return None
@@ -206,7 +209,10 @@ def universe_for_iclr(
         "s2_published_only": [],
     }
     seen: set[str] = set()
-    for ref in refs:
+    # A title cited in several papers gets one work, from the citation with the most identifiers
+    # (the others are judged against it; the order of the output follows the input).
+    ranked = sorted(refs, key=lambda r: (not r.doi, not r.arxiv_id))
+    for ref in ranked:
         key = normalize_title(ref.title or "")
         matched = real.match(ref.title) if real is not None else []
         if key and key in seen:
