@@ -117,10 +117,11 @@ def test_replay_lists_what_a_logic_change_would_decide_differently(
     job: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     job_id, _ = job
-    import aletheia.core.decide as decide_module
+    import aletheia.core.works as works_module
 
-    # A rule change: titles must now match exactly (and a little more).
-    monkeypatch.setattr(decide_module, "TITLE_THRESHOLD", 1.01)
+    # A rule change: titles must now match exactly (and a little more). Since logic 2.0 the
+    # threshold is read where a work is assessed (`works.Assessment.title_matches`).
+    monkeypatch.setattr(works_module, "TITLE_THRESHOLD", 1.01)
     result = cli("replay", job_id, "--json")
     assert result.exit_code == 1
     report = json.loads(result.output)
