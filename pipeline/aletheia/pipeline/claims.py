@@ -16,45 +16,50 @@ mechanical and what is judgement: the identity fields come from the source's rec
 model), every excerpt is a located span of the paper's text, and the gate compares two sources'
 records with `aletheia.core.triangulate`. Ranking and quote proposal are the reasoner's
 (`llm.py`), and whatever they say is checked by the steps above.
+
+Where the steps are: search, evidence matching and the triangulation gate in `claim_steps.py`,
+the artifact in `claim_artifact.py`, the types in `claim_types.py`; this module composes them
+(`verify_and_cite`, `ClaimTools`) and re-exports their public names.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import stat
-import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from aletheia.config import Settings, get_settings
 from aletheia.core.artifacts import (
-    ArtifactPathError,
-    CitationArtifact,
-    Excerpt,
-    Triangulation,
-    artifact_path,
-    frontmatter_from_record,
-    record_of_artifact,
-    render_artifact,
     slug_for_record,
 )
-from aletheia.core.excerpts import ExcerptMatch, PaperText, locate_excerpt
-from aletheia.core.identifiers import arxiv_id_from_doi
-from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
-from aletheia.core.render import body_from_record
-from aletheia.core.retraction import combine_retraction_status
-from aletheia.core.triangulate import TriangulationResult, triangulate
+from aletheia.core.excerpts import locate_excerpt
+from aletheia.core.records import RetractionKind
+from aletheia.pipeline.claim_artifact import (
+    CITATIONS_DIR,
+    VERIFICATION_VERSION,
+    build_artifact,
+    write_citation_artifact,
+)
+from aletheia.pipeline.claim_steps import (
+    EvidenceResult,
+    IdentityCheck,
+    SearchOutcome,
+    SourcesFailed,
+    _direct_candidates,
+    _retraction,
+    identity_check,
+    match_evidence,
+    search_papers,
+)
 from aletheia.pipeline.claim_types import (
     Candidate,
     Citation,
     ConflictReport,
     ExtractedClaim,
-    FieldDisagreement,
     NoCandidates,
     NoSupportingExcerpts,
     Ranking,
@@ -64,7 +69,7 @@ from aletheia.pipeline.claim_types import (
 )
 from aletheia.pipeline.fulltext import Converter, FetchedText, convert_document, fetch_paper_text
 from aletheia.pipeline.llm import LLM, TOOL_DEFINITIONS, ClaimReasoner, LLMError, reasoner_from_settings
-from aletheia.sources.base import SourceError, SourceRecord
+from aletheia.sources.base import SourceError
 
 __all__ = [
     "CITATIONS_DIR",
@@ -86,321 +91,7 @@ __all__ = [
     "write_citation_artifact",
 ]
 
-CITATIONS_DIR: Final = "docs/citations"
-VERIFICATION_VERSION: Final = "1.0"
 MAX_CANDIDATES_TRIED: Final = 3  # candidates whose text is read before giving up on excerpts
-SEARCH_LIMIT: Final = 10
-
-
-class SourcesFailed(Exception):
-    """Every source a step needed failed after its retries."""
-
-    def __init__(self, source: str, error: str) -> None:
-        super().__init__(source, error)
-        self.source = source
-        self.error = error
-
-
-# --- search -----------------------------------------------------------------------------------------
-
-
-@dataclass
-class SearchOutcome:
-    candidates: list[Candidate]
-    failures: list[str] = field(default_factory=list)  # "source: error" for each search that failed
-    answered: int = 0  # searches that answered (with results or none)
-
-
-async def _guarded(source: str, call: Awaitable[Any], failures: list[str]) -> Any:
-    try:
-        return await call
-    except SourceError as exc:
-        failures.append(f"{source}: {exc}")
-        return None
-
-
-async def search_papers(gateway: Any, query: str, year_hint: int | None = None) -> SearchOutcome:
-    """Semantic Scholar's relevance search (the seed's retriever) and OpenAlex's, merged: S2's hits
-    first, a work both return kept once (as S2 returned it). A failed search is recorded, not raised."""
-    failures: list[str] = []
-    s2_call = gateway.semantic_scholar.search(query, year=year_hint, limit=SEARCH_LIMIT)
-    openalex_call = gateway.openalex.search(query=query, year=year_hint, per_page=SEARCH_LIMIT)
-    s2_hits, openalex_hits = await asyncio.gather(
-        _guarded(SourceName.SEMANTIC_SCHOLAR.value, s2_call, failures),
-        _guarded(SourceName.OPENALEX.value, openalex_call, failures),
-    )
-    merged: dict[str, Candidate] = {}
-    answered = 0
-    for hits in (s2_hits, openalex_hits):
-        if hits is None:
-            continue
-        answered += 1
-        for hit in hits:
-            record = hit.record
-            if record.notice_for or not record.title:
-                continue  # a retraction notice is never the work itself
-            candidate = Candidate.of(record)
-            merged.setdefault(candidate.key, candidate)
-    return SearchOutcome(candidates=list(merged.values()), failures=failures, answered=answered)
-
-
-async def _direct_candidates(gateway: Any, claim: ExtractedClaim, failures: list[str]) -> list[Candidate]:
-    """The paper a hint names by identifier, straight from Semantic Scholar."""
-    ids = [f"DOI:{claim.doi}"] if claim.doi else []
-    if claim.arxiv_id:
-        ids.append(f"ARXIV:{claim.arxiv_id}")
-    found: list[Candidate] = []
-    for paper_id in ids:
-        hit = await _guarded(
-            SourceName.SEMANTIC_SCHOLAR.value, gateway.semantic_scholar.paper(paper_id), failures
-        )
-        if hit is not None:
-            found.append(Candidate.of(hit.record))
-    return found
-
-
-# --- evidence ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class EvidenceResult:
-    """The quotes that were proposed, and the ones found verbatim in the text (with locations)."""
-
-    matches: list[ExcerptMatch]
-    rejected: list[str]
-
-    @property
-    def supported(self) -> bool:
-        return bool(self.matches)
-
-
-async def match_evidence(
-    claim: str, paper: PaperText, reasoner: ClaimReasoner, *, limit: int = 3
-) -> EvidenceResult:
-    """Quotes proposed by the reasoner, each kept only if it is in the text (tolerant rule of
-    `core.excerpts`); a failing quote is dropped, never repaired. Duplicates are kept once."""
-    proposals = await reasoner.propose_excerpts(claim, paper, limit=limit)
-    matches: list[ExcerptMatch] = []
-    rejected: list[str] = []
-    seen: set[str] = set()
-    for proposal in proposals:
-        found = locate_excerpt(proposal, paper)
-        if found is None:
-            rejected.append(proposal)
-        elif found.text not in seen:
-            seen.add(found.text)
-            matches.append(found)
-    return EvidenceResult(matches=matches[:limit], rejected=rejected)
-
-
-# --- the triangulation gate -------------------------------------------------------------------------
-
-
-@dataclass
-class IdentityCheck:
-    """The gate's outcome for one candidate: the second source's record and the comparison, or
-    neither (single-source) with the reason in `notes`."""
-
-    primary: WorkRecord
-    secondary: SourceRecord | None
-    result: TriangulationResult | None
-    notes: list[str]
-    consulted: list[SourceName]
-
-    @property
-    def conflicts(self) -> list[FieldDisagreement]:
-        if self.result is None or self.secondary is None:
-            return []
-        return [
-            FieldDisagreement(
-                field=conflict.field,
-                primary_source=self.primary.source,
-                primary_value=conflict.primary_value,
-                secondary_source=self.secondary.record.source,
-                secondary_value=conflict.secondary_value,
-                similarity=conflict.similarity,
-            )
-            for conflict in self.result.conflicts
-        ]
-
-    @property
-    def agreed(self) -> bool:
-        return self.result is None or self.result.verified
-
-
-def _secondary_lookups(
-    gateway: Any, record: WorkRecord
-) -> list[tuple[SourceName, str, Callable[[], Awaitable[Any]]]]:
-    """Seed §5.1's order: OpenAlex by DOI (Crossref after it), else arXiv by id, else PubMed."""
-    lookups: list[tuple[SourceName, str, Callable[[], Awaitable[Any]]]] = []
-    doi = record.doi if record.doi and arxiv_id_from_doi(record.doi) is None else None
-    if doi:
-        lookups.append((SourceName.OPENALEX, f"doi:{doi}", lambda: gateway.openalex.work_by_doi(doi)))
-        lookups.append((SourceName.CROSSREF, f"doi:{doi}", lambda: gateway.crossref.work_by_doi(doi)))
-    arxiv = record.arxiv_id or (
-        parsed.id if record.doi and (parsed := arxiv_id_from_doi(record.doi)) else None
-    )
-    if arxiv:
-        lookups.append((SourceName.ARXIV, f"arxiv:{arxiv}", lambda: gateway.arxiv.by_id(arxiv)))
-        lookups.append(
-            (
-                SourceName.SEMANTIC_SCHOLAR,
-                f"arxiv:{arxiv}",
-                lambda: gateway.semantic_scholar.paper(f"ARXIV:{arxiv}"),
-            )
-        )
-    if record.pmid:
-        pmid = record.pmid
-        lookups.append((SourceName.PUBMED, f"pmid:{pmid}", lambda: gateway.pubmed.by_pmid(pmid)))
-    return [lookup for lookup in lookups if lookup[0] != record.source]
-
-
-async def identity_check(gateway: Any, record: WorkRecord) -> IdentityCheck:
-    """Triangulate `record` against the first second source that knows it (seed 000 §5).
-
-    No identifier to look up: single-source, noted `no_secondary_source_available` (§5.1). Every
-    second source answered "not found": single-source too, noted `secondary_not_found: ...`.
-    Raises `SourcesFailed` when a second source could not be asked and none answered.
-    """
-    consulted = [record.source]
-    notes: list[str] = []
-    failures: list[str] = []
-    lookups = _secondary_lookups(gateway, record)
-    if not lookups:
-        return IdentityCheck(record, None, None, ["no_secondary_source_available"], consulted)
-    for source, query, lookup in lookups:
-        try:
-            found = await lookup()
-        except SourceError as exc:
-            failures.append(f"{source.value}: {exc}")
-            continue
-        if source not in consulted:
-            consulted.append(source)
-        if found is None:
-            notes.append(f"secondary_not_found: {source.value} {query}")
-            continue
-        result = triangulate(record, found.record)
-        notes.extend(f"secondary_unavailable: {failure}" for failure in failures)
-        return IdentityCheck(record, found, result, notes, consulted)
-    if failures:
-        raise SourcesFailed(failures[0].partition(": ")[0], "; ".join(failures))
-    return IdentityCheck(record, None, None, notes, consulted)
-
-
-def _retraction(gateway: Any, check: IdentityCheck) -> tuple[RetractionKind, str | None]:
-    records = [check.primary] + ([check.secondary.record] if check.secondary else [])
-    notices = [notice for record in records for notice in record.retraction_notices]
-    lookup = getattr(gateway, "retraction_notices", None)
-    if lookup is not None:
-        cited = CitedReference(key="claim", doi=check.primary.doi, pmid=check.primary.pmid)
-        notices.extend(lookup(cited, records))
-    status = combine_retraction_status(notices, consulted=check.consulted)
-    notice = status.notice
-    return status.kind, notice.notice_doi if notice else None
-
-
-# --- the artifact -----------------------------------------------------------------------------------
-
-
-def build_artifact(
-    *,
-    claim: str,
-    check: IdentityCheck,
-    matches: Sequence[ExcerptMatch],
-    text_excerpts_unavailable: bool,
-    verified_at: datetime,
-    retraction: RetractionKind | None = None,
-    override_reason: str | None = None,
-    extra_notes: Sequence[str] = (),
-) -> CitationArtifact:
-    """The artifact for a candidate that passed (or, with `override_reason`, was overridden past)
-    the gate. Identity fields come from the primary source's record as it is."""
-    record = check.primary
-    result = check.result
-    notes = list(dict.fromkeys([*(result.notes if result else ()), *check.notes, *extra_notes]))
-    if override_reason is not None:
-        notes.extend(
-            f"overridden_conflict: {c.field}: {c.primary_source.value} says {c.primary_value}"
-            f" vs {c.secondary_source.value} says {c.secondary_value}"
-            for c in check.conflicts
-        )
-    secondary = check.secondary.record.source if check.secondary is not None else None
-    triangulation = Triangulation(
-        primary_source=record.source,
-        secondary_source=secondary,
-        decisive_fields_agreed=check.agreed,
-        decisive_fields_checked=list(result.decisive_fields_checked) if result else [],
-        notes=[note for note in notes if note.strip()],
-    )
-    consulted = list(dict.fromkeys([*check.consulted, *([secondary] if secondary else [])]))
-    front = frontmatter_from_record(
-        record,
-        sources_consulted=consulted,
-        triangulation=triangulation,
-        verified_at=verified_at,
-        verification_version=VERIFICATION_VERSION,
-        claim_supported=claim,
-        human_overridden=override_reason is not None,
-        override_reason=override_reason,
-        text_excerpts_unavailable=text_excerpts_unavailable,
-        retraction_status=retraction,
-    )
-    excerpts = (
-        [] if text_excerpts_unavailable else [Excerpt(text=m.text, location=m.location) for m in matches]
-    )
-    return CitationArtifact(frontmatter=front, body=body_from_record(record, excerpts))
-
-
-def _refuse_symlinks(root: Path, relative: str) -> Path:
-    """`root/relative`, each existing component checked: none may be a symlink or a non-directory."""
-    current = root
-    for part in relative.split("/"):
-        current = current / part
-        try:
-            mode = current.lstat().st_mode
-        except FileNotFoundError:
-            continue
-        if stat.S_ISLNK(mode):
-            raise ArtifactPathError(f"{current} is a symbolic link; artifacts are never written through one")
-        if not stat.S_ISDIR(mode):
-            raise ArtifactPathError(f"{current} exists and is not a directory")
-    return current
-
-
-def write_citation_artifact(
-    project_root: Path, artifact: CitationArtifact, *, slug: str | None = None
-) -> Path:
-    """Write `docs/citations/{slug}.md` under `project_root`, atomically (temp file + rename).
-
-    The slug is validated (`artifact_path`), no directory on the way may be a symlink, an existing
-    artifact that is a symlink is refused, and the final path must resolve inside the citations
-    directory. An existing artifact for the same paper is replaced.
-    """
-    root = Path(project_root).resolve()
-    if not root.is_dir():
-        raise ArtifactPathError(f"project root {root} is not a directory")
-    slug = slug or slug_for_record(record_of_artifact(artifact))
-    relative = artifact_path(slug, CITATIONS_DIR)
-    directory = _refuse_symlinks(root, CITATIONS_DIR)
-    directory.mkdir(parents=True, exist_ok=True)
-    _refuse_symlinks(root, CITATIONS_DIR)  # again: nothing may have been swapped in meanwhile
-    target = root / relative
-    if target.is_symlink():
-        raise ArtifactPathError(f"{target} is a symbolic link; refusing to write through it")
-    if target.resolve().parent != directory.resolve():
-        raise ArtifactPathError(f"{target} would fall outside {directory}")
-    text = render_artifact(artifact)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{slug}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        Path(temporary).replace(target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
 
 
 # --- verify_and_cite ----------------------------------------------------------------------------------
