@@ -228,3 +228,13 @@ def test_measure_counts_series_and_author_lists() -> None:
     assert (rates["author_count_differs"].count, rates["author_count_differs"].total) == (1, 1)
     assert rates["single_source"].total == 1 and rates["single_source"].count == 0
     assert rates["author_count_differs"].applied == pytest.approx(2 / 3)
+
+
+def test_pdf_artefacts_are_not_in_the_sources_view() -> None:
+    from aletheia.pipeline.bench.iclr_universe import repair_pdf_text
+
+    assert repair_pdf_text("Rafael Br ¨uschweiler", name=True) == "Rafael Brüschweiler"
+    assert repair_pdf_text("Frank No ´e", name=True) == "Frank Noé"
+    assert repair_pdf_text("Paul A V olberding", name=True) == "Paul A Volberding"
+    assert repair_pdf_text("force ﬁelds") == "force fields"
+    assert repair_pdf_text("A survey of things") == "A survey of things"

@@ -18,6 +18,7 @@ the recorded responses have the work, and the measured source noise (`noise.py`)
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -64,6 +65,44 @@ DATACITE_PREFIXES = ("10.48550/", "10.5281/", "10.6084/")
 # Preprint servers: scholarly, whatever the URL looks like.
 _PREPRINT_HOSTS = ("biorxiv.org", "medrxiv.org", "chemrxiv.org", "ssrn.com", "researchsquare.com")
 S2_PUBLISHED_ONLY = 0.5  # default when nothing was measured; see `measure_s2_published_only`
+
+
+_SPACING_DIACRITICS = {
+    "¨": "\u0308",
+    "´": "\u0301",
+    "`": "\u0300",
+    "ˆ": "\u0302",
+    "˜": "\u0303",
+    "˙": "\u0307",
+    "˘": "\u0306",
+    "ˇ": "\u030c",
+    "¸": "\u0327",
+}
+_DETACHED = re.compile(r"\s?([¨´`ˆ˜˙˘ˇ¸])\s?([^\W\d_])")
+_KERNED = re.compile(r"\b([VWTY]) ([a-z]{2,})")
+
+
+def repair_pdf_text(text: str, *, name: bool = False) -> str:
+    """Undo what PDF extraction did to a citation (the sources never have it): ligatures ("ﬁ"),
+    detached diacritics ("Br ¨uschweiler", "No ´e"), and in names a kerned capital split off its
+    word ("V olberding")."""
+    text = _DETACHED.sub(lambda m: m.group(2) + _SPACING_DIACRITICS[m.group(1)], text)
+    text = unicodedata.normalize("NFC", text.replace("ﬁ", "fi").replace("ﬂ", "fl").replace("ﬀ", "ff"))
+    return _KERNED.sub(r"\1\2", text) if name else text
+
+
+def _repaired(ref: CitedReference) -> CitedReference:
+    authors = tuple(
+        a.model_copy(
+            update={
+                k: repair_pdf_text(v, name=True)
+                for k, v in (("given", a.given), ("family", a.family), ("literal", a.literal))
+                if v
+            }
+        )
+        for a in ref.authors
+    )
+    return ref.model_copy(update={"title": repair_pdf_text(ref.title or "") or None, "authors": authors})
 
 
 def _host(url: str | None) -> str:
@@ -229,6 +268,7 @@ def universe_for_iclr(
             continue
         seen.add(key)
         info["derived"].append(ref.key)
+        ref = _repaired(ref)
         venue = source_venue(ref.venue, ref.year)
         if ref.arxiv_id and venue and unit(seed, ref.key, "s2-published") < s2_published_only:
             # Published, but only Semantic Scholar knows it: the preprint, and S2's publicationVenue.
