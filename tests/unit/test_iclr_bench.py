@@ -238,3 +238,12 @@ def test_pdf_artefacts_are_not_in_the_sources_view() -> None:
     assert repair_pdf_text("Paul A V olberding", name=True) == "Paul A Volberding"
     assert repair_pdf_text("force ﬁelds") == "force fields"
     assert repair_pdf_text("A survey of things") == "A survey of things"
+
+
+def test_a_garbled_cited_name_is_served_whole() -> None:
+    ref = reference_from_item(_item(authors=["Rafael Br ¨uschweiler", "Paul A V olberding"]), key="p:9")
+    records, _ = universe_for_iclr([ref], seed=1, model=NoiseModel(single_source=0.0))
+    assert records[0]["authors"][:2] == [
+        {"given": "Rafael", "family": "Brüschweiler"},
+        {"given": "Paul A", "family": "Volberding"},
+    ]

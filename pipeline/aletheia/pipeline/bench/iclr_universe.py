@@ -92,14 +92,11 @@ def repair_pdf_text(text: str, *, name: bool = False) -> str:
 
 
 def _repaired(ref: CitedReference) -> CitedReference:
+    # The whole name, re-parsed: "Rafael Br ¨uschweiler" was split at the artefact's space.
     authors = tuple(
-        a.model_copy(
-            update={
-                k: repair_pdf_text(v, name=True)
-                for k, v in (("given", a.given), ("family", a.family), ("literal", a.literal))
-                if v
-            }
-        )
+        a
+        if a.literal
+        else parse_name(repair_pdf_text(a.display, name=True)).model_copy(update={"suffix": a.suffix})
         for a in ref.authors
     )
     return ref.model_copy(update={"title": repair_pdf_text(ref.title or "") or None, "authors": authors})
