@@ -297,8 +297,11 @@ def test_a_web_page_without_authors_is_out_of_scope_not_missing() -> None:
     )
     v = run(page, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH))
     assert v.status is VerdictStatus.OUT_OF_SCOPE and not v.flagged
-    # With authors it is a citation like any other, and judged.
-    authored = page.model_copy(update={"authors": (Author(given="Fabrice", family="Bellard"),)})
+    # Logic 2.0: with authors but still only a web URL and no venue it is a web page too.
+    by_person = page.model_copy(update={"authors": (Author(given="Fabrice", family="Bellard"),)})
+    assert run(by_person).status is VerdictStatus.OUT_OF_SCOPE
+    # With authors and a venue it is a citation like any other, and judged.
+    authored = by_person.model_copy(update={"venue": "Proceedings of the Video Codec Symposium"})
     searched = (missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH), missing(S, QueryKind.SEARCH))
     assert run(authored, *searched, missing(A, QueryKind.SEARCH)).status is VerdictStatus.NOT_FOUND
     # An @misc arXiv preprint is not a web page.

@@ -38,7 +38,7 @@ from aletheia.core.author_kinds import (
     normalize_source_author,
 )
 from aletheia.core.records import Author
-from aletheia.core.text import fold, fold_name, latex_to_unicode, normalize_whitespace
+from aletheia.core.text import fold, fold_name, latex_to_unicode, normalize_whitespace, repair_pdf_name
 
 __all__ = [
     "AuthorComparison",
@@ -185,7 +185,7 @@ def parse_name(name: str) -> Author:
     "Wei Wang 0001" (DBLP: the homonym number is dropped), "王伟" (family name first), and
     organisations (`{The ATLAS Collaboration}`, "Gemini Team") as `literal`. LaTeX is rendered.
     """
-    raw = normalize_whitespace(name)
+    raw = repair_pdf_name(normalize_whitespace(name))
     if _is_wholly_braced(raw):
         # BibTeX reads a braced name as one literal; exporters also brace plain personal names
         # ("{Yann LeCun}"), which are parsed as names so that their surname can be compared.

@@ -61,6 +61,50 @@ _NEWS_HOSTS: Final = (
     "medium.com",
     "substack.com",
 )
+# Hosts of scholarly publishers, proceedings and indexes: a URL there is a paper's landing page.
+_SCHOLARLY_HOSTS: Final = (
+    "doi.org",
+    "arxiv.org",
+    "openreview.net",
+    "aclanthology.org",
+    "aclweb.org",
+    "neurips.cc",
+    "nips.cc",
+    "mlr.press",
+    "jmlr.org",
+    "dl.acm.org",
+    "ieeexplore.ieee.org",
+    "springer.com",
+    "sciencedirect.com",
+    "nature.com",
+    "science.org",
+    "wiley.com",
+    "tandfonline.com",
+    "ncbi.nlm.nih.gov",
+    "biorxiv.org",
+    "medrxiv.org",
+    "semanticscholar.org",
+    "aaai.org",
+    "thecvf.com",
+    "ecva.net",
+    "ijcai.org",
+    "usenix.org",
+    "plos.org",
+    "cell.com",
+    "pnas.org",
+    "mdpi.com",
+    "frontiersin.org",
+    "oup.com",
+    "cambridge.org",
+    "jstor.org",
+    "ssrn.com",
+    "researchgate.net",
+    "iclr.cc",
+    "isca-archive.org",
+    "pubs.acs.org",
+    "aps.org",
+    "iop.org",
+)
 _BOOK_HOSTS: Final = ("books.google.", "amazon.", "oreilly.com", "packtpub.com", "manning.com")
 # DOI registrants that are not Crossref (DataCite and others): Crossref's 404 says nothing.
 NON_CROSSREF_DOI_PREFIXES: Final = frozenset(
@@ -163,6 +207,17 @@ def _host_in(host: str, hosts: tuple[str, ...]) -> bool:
     return any(host == h or host.endswith("." + h) or (h.endswith(".") and h in host) for h in hosts)
 
 
+_UNDATED: Final = re.compile(
+    r"^\s*(?:n\.?\s?d\.?|no date|s\.\s?d\.|online|web|website|blog)?\s*$", re.IGNORECASE
+)
+
+
+def _no_venue(cited: CitedReference) -> bool:
+    """No venue claim: nothing, a preprint server, or "n.d."."""
+    venue = cited.venue or ""
+    return is_no_venue_claim(venue) or bool(_UNDATED.match(venue))
+
+
 def doi_registrant(doi: str | None) -> str | None:
     return doi.split("/", 1)[0] if doi and "/" in doi else None
 
@@ -196,6 +251,11 @@ def classify_kind(cited: CitedReference) -> Kind | None:
             return Kind("web or software resource", True, f"published as {venue_text!r}")
         if entry_type in ("misc", "") and hosts and not cited.authors:
             return Kind("web page", True, f"a URL at {hosts[0]} with no authors")
+        web = [h for h in hosts if h and not _host_in(h, _SCHOLARLY_HOSTS)]
+        if web and len(web) == len(hosts) and _no_venue(cited) and entry_type not in PARTLY_INDEXED_TYPES:
+            # Only a non-scholarly URL and no venue: a blog post, a company page, a manual online.
+            blog = any(".github.io" in h for h in web) or any("blog" in u.lower() for u in _urls(cited))
+            return Kind("blog post" if blog else "web page", True, f"only a URL at {web[0]}, no venue")
     if entry_type in PARTLY_INDEXED_TYPES:
         return Kind(entry_type, False, f"entry type @{entry_type}: the indexes hold such works only in part")
     if venue_text and _REPORT_WORDS.search(venue_text) and not (cited.doi or scholarly_id):

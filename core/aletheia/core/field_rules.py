@@ -21,6 +21,7 @@ from aletheia.core.authors import AuthorComparison
 from aletheia.core.evidence import QueryKind
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD
 from aletheia.core.venues import VenueRelation, is_no_venue_claim, venue_relation, venue_similarity
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
@@ -32,6 +33,10 @@ NEAR_MISS_THRESHOLD: Final = 0.80
 # Titles that changed between arXiv versions keep much of their wording; a wholly different title
 # under the cited id and authors is a title error (the signature of a fabricated title).
 VERSION_TITLE_THRESHOLD: Final = 0.50
+# A cited title that is the source's without its last MAX_WORDS_CUT words, and at least
+# MIN_WORDS_CUT_SHORT words long, was cut short (minor).
+MAX_WORDS_CUT: Final = 2
+MIN_WORDS_CUT_SHORT: Final = 5
 # A venue string this close to the source's, though not resolved, is another form of it.
 VENUE_FORM_THRESHOLD: Final = 0.60
 # Independent sources that must agree on a shorter author list before cited extra authors are
@@ -78,10 +83,12 @@ class FieldFacts:
     via_search: bool
     title_agrees: bool | None = None
     title_changed_between_versions: bool = False
+    title_cut_short: bool = False
     authors: AuthorComparison | None = None
     authors_agree_somewhere: bool = False
     sources_lacking_cited_authors: int = 0
     year_agrees: bool | None = None
+    year_off_by_one: bool = False
     year_off_by_one_versions: bool = False
     arxiv_version_ahead: bool = False
     venue: VenueRelation | None = None
@@ -130,6 +137,7 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
             and a.authors is not None
             and a.authors.matched_count >= max(1, (a.authors.cited_count + 1) // 2)
         )
+        facts.title_cut_short = not facts.title_agrees and _cut_short(cited.title, a.best_title)
     if a.authors is not None:
         facts.authors = a.authors
         facts.authors_agree_somewhere = any(_clean(c) for c, _ in a.all_authors)
@@ -142,7 +150,10 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
         versions = any(r.is_preprint for r in work.records) or any(
             r.related_arxiv_ids or r.related_dois for r in work.records
         )
-        facts.year_off_by_one_versions = not facts.year_agrees and abs(closest - cited.year) == 1 and versions
+        # One year off is minor whatever its cause: preprint and published versions, or print
+        # and online dates straddling a year (Crossref's published-online 2022 for a 2023 issue).
+        facts.year_off_by_one = not facts.year_agrees and abs(closest - cited.year) == 1
+        facts.year_off_by_one_versions = facts.year_off_by_one and versions
     if cited.arxiv_id and cited.arxiv_version is not None:
         latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
         facts.arxiv_version_ahead = bool(latest) and cited.arxiv_version > latest
@@ -154,12 +165,21 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
     return facts
 
 
+def _cut_short(cited: str, found: str | None) -> bool:
+    """The cited title is the found one without its last word or two (and is long enough to be
+    unmistakable): a title cut in extraction, not another title."""
+    if not found:
+        return False
+    a, b = normalize_title(cited).split(), normalize_title(found).split()
+    return len(a) >= MIN_WORDS_CUT_SHORT and 1 <= len(b) - len(a) <= MAX_WORDS_CUT and b[: len(a)] == a
+
+
 def _authors_fine(f: FieldFacts) -> bool:
     return f.authors is None or f.authors_agree_somewhere
 
 
 def _title_wrong(f: FieldFacts) -> bool:
-    return f.title_agrees is False and not f.title_changed_between_versions
+    return f.title_agrees is False and not (f.title_changed_between_versions or f.title_cut_short)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +216,13 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         Severity.MINOR,
         lambda f: f.title_changed_between_versions,
         _T + "test_title_changed_between_versions",
+    ),
+    FieldRule(
+        "title_cut_short",
+        Reason.TITLE_CUT_SHORT,
+        Severity.MINOR,
+        lambda f: f.title_cut_short,
+        _T + "test_title_cut_short",
     ),
     FieldRule(
         "authors_swapped",
@@ -287,17 +314,17 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         _T + "test_coauthors_omitted",
     ),
     FieldRule(
-        "year_off_by_one_versions",
+        "year_off_by_one",
         Reason.YEAR_OFF_BY_ONE_VERSIONS,
         Severity.MINOR,
-        lambda f: f.year_off_by_one_versions,
+        lambda f: f.year_off_by_one,
         _T + "test_year_off_by_one_versions",
     ),
     FieldRule(
         "year_mismatch",
         Reason.YEAR_MISMATCH,
         Severity.MAJOR,
-        lambda f: f.year_agrees is False and not f.year_off_by_one_versions,
+        lambda f: f.year_agrees is False and not f.year_off_by_one,
         _T + "test_year_mismatch",
     ),
     FieldRule(

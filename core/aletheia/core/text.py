@@ -400,3 +400,62 @@ def fold_name(s: str) -> str:
     folded = fold(s)
     without_suffix = _NAME_SUFFIX.sub("", folded)
     return (without_suffix or folded).replace(" ", "")
+
+
+# --- text damaged by PDF extraction ---------------------------------------------------------------
+# Bibliographies extracted from PDFs (and reference lists copied out of them) carry the marks of
+# the PDF's glyph layout: ligature glyphs ("ﬁ"), accents set as separate spacing glyphs before
+# their letter ("Br ¨uschweiler", "No ´e", "Akvil ˙e"), and kerning read as a space after a capital
+# ("V alentin", "Y ang"). The sources never have this damage, so comparing the damaged name with a
+# clean one accuses a genuine reference. `repair_pdf_text` undoes the first two everywhere;
+# `repair_pdf_name` also rejoins split capitals, which only names can be trusted to need.
+
+_SPACING_ACCENTS: Final = {
+    "\u00a8": "\u0308",  # ¨ diaeresis
+    "\u00b4": "\u0301",  # ´ acute
+    "`": "\u0300",  # grave
+    "\u02c6": "\u0302",  # ˆ circumflex
+    "\u02dc": "\u0303",  # ˜ tilde
+    "\u00b8": "\u0327",  # ¸ cedilla
+    "\u02c7": "\u030c",  # ˇ caron
+    "\u02d8": "\u0306",  # ˘ breve
+    "\u02d9": "\u0307",  # ˙ dot above
+    "\u02da": "\u030a",  # ˚ ring above
+    "\u02dd": "\u030b",  # ˝ double acute
+    "\u00af": "\u0304",  # ¯ macron
+}
+_LIGATURES: Final = {
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+}
+_ACCENT_CLASS: Final = "[" + "".join(re.escape(c) for c in _SPACING_ACCENTS) + "]"
+# A spacing accent glued to the letter it belongs to, with the space the PDF put before it when
+# the letter continues a word ("Br ¨uschweiler": lower-case after the accent).
+_ACCENT_IN_WORD = re.compile(r"(?<=[^\W\d_]) (" + _ACCENT_CLASS + r")\s?(?=[a-zà-ÿ])")
+_ACCENT_BEFORE_LETTER = re.compile("(" + _ACCENT_CLASS + r")\s?([^\W\d_])")
+# Not before a lower-case particle or conjunction: "J van der Berg", "Smith J and Doe A".
+_SPLIT_CAPITAL = re.compile(
+    r"(?<![\w.])([A-Z]) (?!(?:van|von|vom|der|den|de|del|della|dei|di|da|das|dos|do|du|des|la|le|les|"
+    r"lo|ten|ter|te|zu|zum|zur|af|av|bin|binti|ibn|al|el|ben|abu|and|et|others|und)\b)(?=[a-zà-ÿ]{2,})"
+)
+
+
+def repair_pdf_text(s: str) -> str:
+    """Ligatures expanded and detached accents put back on their letters (NFC)."""
+    if not s or not any(c in s for c in (*_LIGATURES, *_SPACING_ACCENTS)):
+        return s
+    for glyph, letters in _LIGATURES.items():
+        s = s.replace(glyph, letters)
+    s = _ACCENT_IN_WORD.sub(r"\1", s)
+    s = _ACCENT_BEFORE_LETTER.sub(lambda m: m.group(2) + _SPACING_ACCENTS[m.group(1)], s)
+    return unicodedata.normalize("NFC", s)
+
+
+def repair_pdf_name(s: str) -> str:
+    """`repair_pdf_text`, and a capital split from the rest of its word ("V alentin" -> "Valentin")."""
+    return _SPLIT_CAPITAL.sub(r"\1", repair_pdf_text(s))

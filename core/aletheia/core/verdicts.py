@@ -82,6 +82,9 @@ class Reason(StrEnum):
     TITLE_CHANGED_BETWEEN_VERSIONS = "title_changed_between_versions"
     # a venue disagreement the sources' own names cannot resolve, and no known other venue (minor)
     VENUE_UNRESOLVED = "venue_unresolved"
+    # the cited title is the source's title without its last word or two ("... from 2017 to"):
+    # a title cut short in extraction or copying (minor)
+    TITLE_CUT_SHORT = "title_cut_short"
     # a venue is cited, only the preprint is visible, and no source says it is preprint-only (minor)
     PUBLISHED_VERSION_UNCONFIRMED = "published_version_unconfirmed"
     # the citation lists authors that the one source with an author list lacks (minor: sources

@@ -7,6 +7,7 @@ the gatherer can record each answer, including failures, without knowing any cli
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -16,6 +17,7 @@ from aletheia.config import Settings
 from aletheia.core.coverage import search_coverage
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, RetractionNotice, SourceName, WorkRecord
+from aletheia.core.text import repair_pdf_text
 from aletheia.sources.base import PermanentSourceError, RawCache, SourceRecord, SourceStats
 from aletheia.sources.breaker import CircuitBreaker
 from aletheia.sources.ratelimit import RateLimiter
@@ -42,12 +44,25 @@ def first_author(cited: CitedReference) -> str | None:
     return cited.authors[0].family or cited.authors[0].literal or None
 
 
+_DASHES = re.compile(r"\s*[\u2013\u2014\u2212]\s*")
+
+
+def search_title(cited: CitedReference) -> str | None:
+    """The cited title as a query: PDF ligatures and detached accents repaired, and an en or em
+    dash glued between words ("Schnet\u2013a deep learning ...") spaced, so that the search
+    engines' tokenisers see the words (the comparison itself folds both sides anyway)."""
+    if not cited.title:
+        return None
+    return _DASHES.sub(" - ", repair_pdf_text(cited.title)).strip()
+
+
 def search_text(cited: CitedReference) -> str | None:
     """The bibliographic query: title, first author's surname and year; else the raw string."""
-    if cited.title:
+    title = search_title(cited)
+    if title:
         author = first_author(cited)
-        return " ".join(p for p in (cited.title, author, str(cited.year) if cited.year else None) if p)
-    return cited.raw
+        return " ".join(p for p in (title, author, str(cited.year) if cited.year else None) if p)
+    return repair_pdf_text(cited.raw) if cited.raw else None
 
 
 def _searchable(source: SourceName, call: Lookup) -> Lookup:
@@ -197,7 +212,7 @@ class SourceGateway:
         text = search_text(cited)
         if not text:
             return []
-        title = cited.title
+        title = search_title(cited)
         crossref = SearchCall(SourceName.CROSSREF, text, lambda: self.crossref.search(text, rows=5))
         stages: list[list[SearchCall]]
         if not title:
