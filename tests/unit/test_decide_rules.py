@@ -333,6 +333,12 @@ def test_authors_swapped() -> None:
     assert Reason.AUTHORS_SWAPPED in v.reasons and v.flagged
 
 
+def test_coauthor_order_differs() -> None:
+    reordered = (AUTHORS[0], AUTHORS[2], AUTHORS[1], *AUTHORS[3:])
+    v = by_search(cite(authors=reordered), rec(O), rec(S))
+    assert Reason.AUTHORS_SWAPPED in v.reasons and not v.flagged
+
+
 def test_first_author_mismatch() -> None:
     v = by_search(cite(authors=(Author(given="Alec", family="Radford"), *AUTHORS[1:])), rec(O), rec(S))
     assert Reason.FIRST_AUTHOR_MISMATCH in v.reasons and v.flagged

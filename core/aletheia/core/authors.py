@@ -414,7 +414,25 @@ def _order_swapped_match(a: Author, b: Author) -> bool:
 def authors_match(a: Author, b: Author) -> bool:
     """Whether two authors are the same person by the decisive rule: the surnames match, or one
     name is the other written in the opposite order (romanised East Asian names)."""
-    return surnames_match(a, b) or _order_swapped_match(a, b) or _order_swapped_match(b, a)
+    return (
+        surnames_match(a, b)
+        or _order_swapped_match(a, b)
+        or _order_swapped_match(b, a)
+        or _compound_surname_match(a, b)
+        or _compound_surname_match(b, a)
+    )
+
+
+def _compound_surname_match(a: Author, b: Author) -> bool:
+    """Spanish and Portuguese double surnames read as given + family: "Huziel Enoc Sauceda Felix"
+    (family "Felix") is "Huziel E. Sauceda" when `b`'s surname is one of `a`'s later given words
+    and the first given names agree."""
+    if not (a.given and a.family and b.given and b.family):
+        return False
+    given_words = [fold_name(w) for w in a.given.split()]
+    if len(given_words) < 2 or fold_name(b.family) not in given_words[1:]:
+        return False
+    return given_names_compatible(a.given, b.given)
 
 
 # --- list comparison --------------------------------------------------------------------------------

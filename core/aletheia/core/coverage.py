@@ -165,6 +165,9 @@ _OUT_OF_SCOPE_WORDS: Final = re.compile(
     r"newspaper|press release|website|web page|webpage|accessed|retrieved|"
     r"standard|rfc \d+|iso \d+|documentation|model card)(?![a-z])"
 )
+_MANUAL_TITLE: Final = re.compile(
+    r"(?<![a-z])(?:reference manual|user manual|users? guide|user s guide|documentation)(?![a-z])"
+)
 # Reports, theses and white papers: some are indexed (arXiv technical reports), many are not.
 _REPORT_WORDS: Final = re.compile(
     r"(?<![a-z])(?:technical report|tech rep|white ?paper|system card|report|thesis|dissertation|"
@@ -256,6 +259,8 @@ def classify_kind(cited: CitedReference) -> Kind | None:
             # Only a non-scholarly URL and no venue: a blog post, a company page, a manual online.
             blog = any(".github.io" in h for h in web) or any("blog" in u.lower() for u in _urls(cited))
             return Kind("blog post" if blog else "web page", True, f"only a URL at {web[0]}, no venue")
+    if cited.title and _MANUAL_TITLE.search(fold(cited.title)) and not (cited.doi or scholarly_id):
+        return Kind("manual", False, "a manual or documentation")
     if entry_type in PARTLY_INDEXED_TYPES:
         return Kind(entry_type, False, f"entry type @{entry_type}: the indexes hold such works only in part")
     if venue_text and _REPORT_WORDS.search(venue_text) and not (cited.doi or scholarly_id):

@@ -178,6 +178,18 @@ def _authors_fine(f: FieldFacts) -> bool:
     return f.authors is None or f.authors_agree_somewhere
 
 
+def _order_only(f: FieldFacts) -> bool:
+    """The same authors, the same first author, co-authors in another order: versions of a paper
+    reorder co-authors (an arXiv v1 and the proceedings), so this is reported, not flagged."""
+    c = f.authors
+    return bool(
+        c is not None
+        and c.swapped
+        and c.first_author_agrees is True
+        and not (c.extra or c.missing or c.truncated)
+    )
+
+
 def _title_wrong(f: FieldFacts) -> bool:
     return f.title_agrees is False and not (f.title_changed_between_versions or f.title_cut_short)
 
@@ -228,8 +240,15 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         "authors_swapped",
         Reason.AUTHORS_SWAPPED,
         Severity.MAJOR,
-        lambda f: not _authors_fine(f) and bool(f.authors and f.authors.swapped),
+        lambda f: not _authors_fine(f) and bool(f.authors and f.authors.swapped) and not _order_only(f),
         _T + "test_authors_swapped",
+    ),
+    FieldRule(
+        "coauthor_order_differs",
+        Reason.AUTHORS_SWAPPED,
+        Severity.MINOR,
+        lambda f: not _authors_fine(f) and _order_only(f),
+        _T + "test_coauthor_order_differs",
     ),
     FieldRule(
         "first_author_mismatch",
