@@ -94,6 +94,7 @@ class FieldFacts:
     venue: VenueRelation | None = None
     venue_similarity: float = 0.0
     published_visible: bool = False
+    preprint_visible: bool = False  # some record is the preprint (not merely a record without venue)
 
     @property
     def title_similarity(self) -> float:
@@ -160,6 +161,7 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
     if not is_no_venue_claim(cited.venue):
         names = venue_names(work.records)
         facts.published_visible = any(places_published(r) for r in work.records)
+        facts.preprint_visible = any(preprint_record(r) for r in work.records)
         facts.venue = venue_relation(cited.venue, names)
         facts.venue_similarity = max((venue_similarity(cited.venue or "", n) for n in names), default=0.0)
     return facts
@@ -378,7 +380,12 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         "published_version_unconfirmed",
         Reason.PUBLISHED_VERSION_UNCONFIRMED,
         Severity.MINOR,
-        lambda f: f.venue is not None and f.venue is not VenueRelation.AGREES and not f.published_visible,
+        lambda f: (
+            f.venue is not None
+            and f.venue is not VenueRelation.AGREES
+            and not f.published_visible
+            and f.preprint_visible
+        ),
         _T + "test_preprint_only_visible_is_unconfirmed_not_accused",
     ),
     FieldRule(
@@ -424,7 +431,12 @@ def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
             f"title_changed_between_versions: cited {facts.cited.title!r}, "
             f"current {facts.assessment.best_title!r}"
         )
-    if facts.venue is not None and not facts.published_visible and facts.venue is not VenueRelation.AGREES:
+    if (
+        facts.venue is not None
+        and facts.preprint_visible
+        and not facts.published_visible
+        and facts.venue is not VenueRelation.AGREES
+    ):
         f.notes.append("no source lists a published version; only the preprint is visible")
     record_field_evidence(facts, f)
 
@@ -517,7 +529,7 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
         )
         if facts.venue is VenueRelation.OTHER_KNOWN_VENUE and best:
             f.corrected["venue"] = best
-    elif facts.venue is not None and not facts.published_visible:
+    elif facts.venue is not None and facts.preprint_visible and not facts.published_visible:
         f.fields["venue"] = FieldEvidence(
             cited=cited.venue,
             found="arXiv (no published version visible)",
