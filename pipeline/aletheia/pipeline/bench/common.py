@@ -165,6 +165,17 @@ async def simulated_gateway(settings: Settings) -> AsyncIterator[SourceGateway]:
         yield SourceGateway(settings, http, LocalRateLimiter())
 
 
+async def verify_all(refs: list[CitedReference], settings: Settings, concurrency: int) -> list[Any]:
+    """Every reference through `verify_stream` against the simulated sources (the bench's run)."""
+    from aletheia.pipeline.verify import verify_stream
+
+    out = []
+    async with simulated_gateway(settings) as gateway:
+        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
+            out.append(outcome)
+    return out
+
+
 def parse_bibtex(text: str, origin: str) -> list[CitedReference]:
     refs: list[CitedReference] = []
     for item in parse_text(text, origin=origin):

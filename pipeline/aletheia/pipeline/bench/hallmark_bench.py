@@ -38,11 +38,10 @@ from aletheia.pipeline.bench.common import (
     bibtex_entry,
     machine,
     parse_bibtex,
-    simulated_gateway,
     simulator_settings,
     unthrottled_limits,
+    verify_all,
 )
-from aletheia.pipeline.verify import verify_stream
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 DATASET = SHARED_DATA / "benchmarks" / "hallmark-dev" / "dev_public.jsonl"
@@ -226,14 +225,6 @@ def parse_entries(entries: list[dict[str, Any]]) -> tuple[list[Any], dict[str, s
     return refs, problems
 
 
-async def _verify(refs: list[Any], settings: Any, concurrency: int) -> list[Any]:
-    out = []
-    async with simulated_gateway(settings) as gateway:
-        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
-            out.append(outcome)
-    return out
-
-
 def score(
     entries: list[dict[str, Any]], verdicts: dict[str, Any], coverage: dict[str, str]
 ) -> dict[str, Any]:
@@ -320,7 +311,7 @@ def run(
         with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
             started = time.perf_counter()
-            outcomes = asyncio.run(_verify(refs, settings, concurrency))
+            outcomes = asyncio.run(verify_all(refs, settings, concurrency))
             elapsed = time.perf_counter() - started
     verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
     verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))

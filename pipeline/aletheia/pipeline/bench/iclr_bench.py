@@ -26,15 +26,14 @@ from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.pipeline.bench.common import (
     SimulatorProcess,
     machine,
-    simulated_gateway,
     simulator_settings,
     unthrottled_limits,
+    verify_all,
 )
 from aletheia.pipeline.bench.iclr_reader import ICLR_DIR, LLM_MODELS, read_all
 from aletheia.pipeline.bench.iclr_universe import measure_s2_published_only, universe_for_iclr
 from aletheia.pipeline.bench.noise import NoiseModel, TitleIndex, load_api_cache, measure
 from aletheia.pipeline.bench.realbib_bench import PROCESS_REASONS
-from aletheia.pipeline.verify import verify_stream
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 FLAGGED = ("metadata_error", "identifier_conflict", "not_found", "fabricated", "retracted")
@@ -83,14 +82,6 @@ def noise_model(base: Path = ICLR_DIR, refs: list[CitedReference] | None = None)
     return model, real
 
 
-async def _verify(refs: list[CitedReference], settings: Any, concurrency: int) -> list[Any]:
-    out = []
-    async with simulated_gateway(settings) as gateway:
-        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
-            out.append(outcome)
-    return out
-
-
 def _disagreements(verdict: Any) -> str:
     parts = []
     for name, ev in verdict.fields.items():
@@ -133,7 +124,7 @@ def run(
         with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
             started = time.perf_counter()
-            outcomes = asyncio.run(_verify(refs, settings, concurrency))
+            outcomes = asyncio.run(verify_all(refs, settings, concurrency))
             elapsed = time.perf_counter() - started
     # An LLM-extracted reference is non-scholarly when the author-written one of its title is.
     gold_ns_titles = {(r.title or "").casefold() for r in gold if r.key in non_scholarly}

@@ -40,12 +40,11 @@ from aletheia.pipeline.bench.common import (
     SHARED_DATA,
     SimulatorProcess,
     machine,
-    simulated_gateway,
     simulator_settings,
     unthrottled_limits,
+    verify_all,
 )
 from aletheia.pipeline.bench.noise import NoiseModel, apply_noise
-from aletheia.pipeline.verify import verify_stream
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 BIB_DIR = SHARED_DATA / "documents" / "bibtex-real"
@@ -220,14 +219,6 @@ def read_set(files: tuple[str, ...], base: Path = BIB_DIR) -> tuple[list[CitedRe
     return refs, problems
 
 
-async def _verify(refs: list[CitedReference], settings: Any, concurrency: int) -> list[Any]:
-    out = []
-    async with simulated_gateway(settings) as gateway:
-        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
-            out.append(outcome)
-    return out
-
-
 PROCESS_REASONS = frozenset(
     {
         "triangulated",
@@ -292,7 +283,7 @@ def run(
             with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
                 settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
                 started = time.perf_counter()
-                outcomes.extend(asyncio.run(_verify(refs, settings, concurrency)))
+                outcomes.extend(asyncio.run(verify_all(refs, settings, concurrency)))
                 elapsed += time.perf_counter() - started
     statuses: Counter[str] = Counter()
     flagged_reasons: Counter[str] = Counter()
