@@ -24,13 +24,16 @@ way bibtexparser and BibTeX itself recover.
 `CitedReference.fields` keeps each field's value as written (macros expanded, the outer braces or
 quotes removed, LaTeX untouched); the typed attributes are decoded (LaTeX accents and braces to
 Unicode) and cleaned (identifiers in canonical form).
+
+Where the code is: `bibtex_scan` (the streaming scanner), `bibtex_macros` (values, `@string`
+expansion), `bibtex_fields` (fields to a `CitedReference`, `parse_bibtex_year`); this module reads
+the blocks (entries, `@string`s, crossref, duplicate keys) and re-exports the public names.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
@@ -41,20 +44,17 @@ from bibtexparser.entrypoint import parse_string
 from bibtexparser.exceptions import BlockAbortedException
 from bibtexparser.model import DuplicateFieldKeyBlock, Entry, ParsingFailedBlock, String
 
-from aletheia.core.authors import parse_author_list
-from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers import (
-    ArxivId,
-    arxiv_id_from_doi,
-    clean_arxiv_id,
-    clean_doi,
-    clean_isbn,
-    clean_pmcid,
-    clean_pmid,
-    extract_identifiers,
+from aletheia.core.bibliography.bibtex_fields import _verbatim, parse_bibtex_year, reference_from_fields
+from aletheia.core.bibliography.bibtex_macros import (
+    _MACRO_NAME,
+    _MAX_MACRO_CHARS_TOTAL,
+    MAX_EXPANDED_CHARS,
+    _expand,
+    _ExpansionTooLong,
 )
+from aletheia.core.bibliography.bibtex_scan import MAX_ENTRY_CHARS, _Block, _BlockScanner
+from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.records import CitedReference
-from aletheia.core.text import latex_to_unicode
 
 # bibtexparser logs each malformed block at WARNING; we report them as InputProblems instead. A
 # NullHandler keeps Python's last-resort handler from printing them to stderr, while an application
@@ -68,33 +68,7 @@ __all__ = [
     "reference_from_fields",
 ]
 
-# An entry longer than this is not a bibliography entry but a runaway (an unclosed brace swallowing
-# the file); it is reported and skipped, so one broken entry cannot hold the whole input in memory.
-MAX_ENTRY_CHARS: Final = 1_000_000
-# Characters kept back at the end of the buffer until the next chunk arrives, so that an entry
-# header (`@inproceedings{`) or an escaped brace split across two chunks is seen whole.
-_HOLD: Final = 256
 _RECENT_PARENTS: Final = 512
-# `@string` macros may use each other, so a few lines can double a value forty times (BibTeX's
-# "billion laughs": 1.5 KB of input, terabytes expanded). An expanded value is held to the size of
-# an entry, and all macros together to a few entries' worth; beyond that they are reported.
-MAX_EXPANDED_CHARS: Final = MAX_ENTRY_CHARS
-_MAX_MACRO_CHARS_TOTAL: Final = 8 * MAX_ENTRY_CHARS
-
-MONTH_MACROS: Final = {
-    "jan": "January",
-    "feb": "February",
-    "mar": "March",
-    "apr": "April",
-    "may": "May",
-    "jun": "June",
-    "jul": "July",
-    "aug": "August",
-    "sep": "September",
-    "oct": "October",
-    "nov": "November",
-    "dec": "December",
-}
 
 # Entry types that other entries `crossref` (biblatex's container types).
 _CONTAINER_TYPES: Final = frozenset(
@@ -157,396 +131,6 @@ _NOT_INHERITED: Final = frozenset(
         "file",
     }
 )
-
-
-# --- the streaming scanner ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """One top-level `@...` block as written, and where it starts (1-based line and column)."""
-
-    text: str
-    line: int
-    column: int
-    entry_type: str
-    error: str | None = None  # set when the block never closed
-
-
-_AT_HEADER = re.compile(r"@[ \t]*(\w[\w:.+-]*)?[ \t\r\n]*([{(])")
-# Inside a block: escaped braces and backslashes (skipped), braces, the `)` that can close a
-# `(`-delimited block, and a line starting with a new entry header (an unclosed entry before it).
-_INSIDE = re.compile(r"\\[{}\\]|[{}]|\)|\n(?=[ \t]*@[ \t]*\w+[ \t]*[{(])")
-
-
-class _BlockScanner:
-    """Cuts a stream of text into top-level `@` blocks, counting braces, in bounded memory.
-
-    BibTeX ignores everything outside `@` blocks; `%` starts a comment only by convention, but
-    biber and every editor honour it, so an `@` on a `%` line is not an entry.
-    """
-
-    def __init__(self) -> None:
-        self._buf = ""
-        self._pos = 0  # where scanning resumes, an index into _buf
-        self._base = 0  # absolute offset of _buf[0]
-        self._line = 1  # line number at _counted
-        self._counted = 0  # index into _buf up to which newlines are counted
-        self._line_start = 0  # absolute offset of the start of the line holding _counted
-        self._in_block = False
-        self._block_start = 0
-        self._block_line = 0
-        self._block_column = 0
-        self._block_type = ""
-        self._depth = 0
-        self._closer = "}"
-
-    def feed(self, chunk: str) -> Iterator[_Block]:
-        self._buf += chunk
-        yield from self._scan(final=False)
-        self._trim()
-
-    def finish(self) -> Iterator[_Block]:
-        yield from self._scan(final=True)
-        if self._in_block:
-            self._in_block = False
-            yield self._cut(
-                len(self._buf),
-                error=f"unterminated @{self._block_type} block: the input ended before its closing "
-                f"{self._closer!r}",
-            )
-        self._buf = ""
-
-    def _count_to(self, index: int) -> None:
-        if index <= self._counted:
-            return
-        newlines = self._buf.count("\n", self._counted, index)
-        if newlines:
-            self._line += newlines
-            self._line_start = self._base + self._buf.rfind("\n", self._counted, index) + 1
-        self._counted = index
-
-    def _cut(self, end: int, *, error: str | None = None) -> _Block:
-        return _Block(
-            self._buf[self._block_start : end],
-            self._block_line,
-            self._block_column,
-            self._block_type,
-            error,
-        )
-
-    def _scan(self, *, final: bool) -> Iterator[_Block]:
-        buf = self._buf
-        limit = len(buf) if final else len(buf) - _HOLD
-        while True:
-            if not self._in_block:
-                at = buf.find("@", self._pos)
-                if at < 0 or at >= limit:
-                    self._pos = len(buf) if at < 0 else at
-                    return
-                line_start = buf.rfind("\n", 0, at) + 1
-                if buf[line_start:at].lstrip().startswith("%"):
-                    self._pos = at + 1
-                    continue
-                header = _AT_HEADER.match(buf, at)
-                if header is None:  # a stray `@` in comment text (an e-mail address, say)
-                    self._pos = at + 1
-                    continue
-                self._count_to(at)
-                self._in_block = True
-                self._block_start = at
-                self._block_line = self._line
-                self._block_column = self._base + at - self._line_start + 1
-                self._block_type = (header.group(1) or "").lower()
-                self._closer = "}" if header.group(2) == "{" else ")"
-                self._depth = 1
-                self._pos = header.end()
-                continue
-
-            mark = _INSIDE.search(buf, self._pos)
-            if mark is None or mark.start() >= limit:
-                self._pos = max(self._pos, limit)
-                if self._pos - self._block_start > MAX_ENTRY_CHARS:
-                    yield from self._abandon_runaway()
-                return
-            mark_text = mark.group()
-            self._pos = mark.end()
-            if mark_text == "{":
-                self._depth += 1
-            elif mark_text == "}":
-                self._depth -= 1
-                if self._depth == 0:
-                    self._in_block = False
-                    if self._closer == "}":
-                        yield self._cut(mark.end())
-                    else:
-                        yield self._cut(mark.end(), error="unbalanced '}' in a '('-delimited block")
-            elif mark_text == ")":
-                if self._closer == ")" and self._depth == 1:
-                    self._in_block = False
-                    yield self._cut(mark.end())
-            elif mark_text == "\n":
-                # A new entry starts at the beginning of this line while this one is still open.
-                self._in_block = False
-                self._count_to(mark.start() + 1)
-                yield self._cut(
-                    mark.start(),
-                    error=f"unterminated @{self._block_type} block: no closing {self._closer!r} "
-                    f"before the next entry at line {self._line}",
-                )
-            if self._in_block and self._pos - self._block_start > MAX_ENTRY_CHARS:
-                yield from self._abandon_runaway()
-
-    def _abandon_runaway(self) -> Iterator[_Block]:
-        self._in_block = False
-        block = _Block(
-            self._buf[self._block_start : self._block_start + 200],
-            self._block_line,
-            self._block_column,
-            self._block_type,
-            f"@{self._block_type} block longer than {MAX_ENTRY_CHARS} characters (an unclosed brace?); "
-            "skipped up to the next entry",
-        )
-        yield block
-
-    def _trim(self) -> None:
-        if self._in_block:
-            cut = self._block_start
-        else:
-            # Keep the current line: whether it is a `%` comment decides what an `@` on it means.
-            cut = self._buf.rfind("\n", 0, self._pos) + 1
-            if self._pos - cut > 4 * _HOLD:
-                cut = self._pos
-        if cut <= 0:
-            return
-        self._count_to(cut)
-        self._buf = self._buf[cut:]
-        self._base += cut
-        self._pos -= cut
-        self._counted -= cut
-        if self._in_block:
-            self._block_start -= cut
-
-
-# --- values and macros --------------------------------------------------------------------
-
-_MACRO_NAME = re.compile(r"[^\s\"#%'(),={}0-9][^\s\"#%'(),={}]*")
-
-
-def _split_concatenation(value: str) -> list[str]:
-    """Split a field value at the `#` operators that are outside braces and quotes."""
-    if "#" not in value:
-        return [value]
-    parts: list[str] = []
-    depth = 0
-    in_quotes = False
-    start = 0
-    index = 0
-    while index < len(value):
-        char = value[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif char == '"' and depth == 0:
-            in_quotes = not in_quotes
-        elif char == "#" and depth == 0 and not in_quotes:
-            parts.append(value[start:index])
-            start = index + 1
-        index += 1
-    parts.append(value[start:])
-    return parts
-
-
-class _ExpansionTooLong(ValueError):
-    """A value whose macros expand beyond `MAX_EXPANDED_CHARS`."""
-
-
-def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
-    """A field value as BibTeX reads it: delimiters removed, macros expanded, parts concatenated.
-
-    Returns the value and the names of undefined macros (kept as their own name, which is what a
-    user meant more often than BibTeX's empty string: `journal = JMLR`). Raises
-    `_ExpansionTooLong` past `MAX_EXPANDED_CHARS`.
-    """
-    pieces: list[str] = []
-    undefined: list[str] = []
-    length = 0
-    for part in _split_concatenation(value):
-        piece = part.strip()
-        if not piece:
-            continue
-        braced = piece[0] == "{" and piece[-1] == "}"
-        quoted = piece[0] == '"' and piece[-1] == '"' and len(piece) > 1
-        if braced or quoted:
-            pieces.append(piece[1:-1])
-        elif piece.isdigit():
-            pieces.append(piece)
-        elif _MACRO_NAME.fullmatch(piece):
-            expansion = macros.get(piece.lower())
-            if expansion is None:
-                expansion = MONTH_MACROS.get(piece.lower())
-            if expansion is None:
-                undefined.append(piece)
-                expansion = piece
-            pieces.append(expansion)
-        else:
-            pieces.append(piece)
-        length += len(pieces[-1])
-        if length > MAX_EXPANDED_CHARS:
-            raise _ExpansionTooLong(f"expands to more than {MAX_EXPANDED_CHARS} characters")
-    return "".join(pieces), undefined
-
-
-_YEAR = re.compile(r"\d{4}")
-_DATE = re.compile(r"(\d{4})(?:[-/~?%].*)?")
-_BRACES_QUOTES = re.compile(r"[{}\"\s]")
-
-
-def parse_bibtex_year(value: str | None) -> int | None:
-    """A `year` (or biblatex `date`) value as an int: `{2023}` and `2023-05-01` -> 2023;
-    `2023a`, `to appear`, `forthcoming` -> None (a year we cannot vouch for is not a year)."""
-    if not value:
-        return None
-    text = _BRACES_QUOTES.sub("", value)
-    match = _YEAR.fullmatch(text) or _DATE.fullmatch(text)
-    if match is None:
-        return None
-    year = int(match.group(1) if match.re is _DATE else match.group())
-    return year if 1000 <= year <= 2999 else None
-
-
-# --- turning an entry into a CitedReference -------------------------------------------------------
-
-_VERBATIM_ESCAPE = re.compile(r"\\([_%&#$~{}])")
-_URL_MACRO = re.compile(r"\\(?:url|href|doi|nolinkurl)\s*\{([^{}]*)\}")
-
-
-def _verbatim(value: str) -> str:
-    """An identifier or URL as written in BibTeX: `\\url{...}` unwrapped, `\\_` unescaped, braces gone."""
-    text = _URL_MACRO.sub(r"\1", value)
-    text = _VERBATIM_ESCAPE.sub(r"\1", text)
-    return text.replace("{", "").replace("}", "").strip()
-
-
-def _text(value: str | None) -> str | None:
-    if value is None:
-        return None
-    decoded = latex_to_unicode(value)
-    return decoded or None
-
-
-def _arxiv_from_fields(fields: dict[str, str]) -> ArxivId | None:
-    eprint = _verbatim(fields.get("eprint", ""))
-    archive = _verbatim(fields.get("archiveprefix") or fields.get("eprinttype") or "").lower()
-    if eprint and archive in ("arxiv", ""):
-        primary = _verbatim(fields.get("primaryclass") or fields.get("eprintclass") or "")
-        candidates = [eprint]
-        if primary and re.fullmatch(r"\d{7}(?:v\d+)?", eprint):
-            # Old-style ids written as `eprint = {9901001}, primaryClass = {hep-th}`.
-            candidates.insert(0, f"{primary}/{eprint}")
-        for candidate in candidates:
-            found = clean_arxiv_id(candidate)
-            if found is not None:
-                return found
-    venue = _verbatim(fields.get("journal") or fields.get("journaltitle") or "").lower()
-    volume = _verbatim(fields.get("volume", ""))
-    if venue in ("corr", "arxiv", "arxiv preprint") and volume.lower().startswith("abs/"):
-        # DBLP's form: `journal = {CoRR}, volume = {abs/1810.04805}`.
-        return clean_arxiv_id(volume[4:])
-    return None
-
-
-def _scanned_identifiers(fields: dict[str, str]) -> tuple[str | None, ArxivId | None, str | None]:
-    """DOI, arXiv id and URL mentioned in the free-text fields (`howpublished`, `note`, ...)."""
-    text = " ".join(
-        _verbatim(fields[name])
-        for name in ("url", "howpublished", "note", "journal", "journaltitle", "eprint", "annote", "addendum")
-        if name in fields
-    )
-    if not text:
-        return None, None, None
-    found = extract_identifiers(text)
-    return (
-        found.dois[0] if found.dois else None,
-        found.arxiv_ids[0] if found.arxiv_ids else None,
-        found.urls[0] if found.urls else None,
-    )
-
-
-def _first_isbn(value: str | None) -> str | None:
-    if not value:
-        return None
-    for candidate in re.split(r"[,;/]|\s+and\s+|\s{2,}", _verbatim(value)):
-        isbn = clean_isbn(candidate.strip())
-        if isbn is not None:
-            return isbn
-    return clean_isbn(_verbatim(value))
-
-
-def _title(fields: dict[str, str]) -> str | None:
-    title = _text(fields.get("title"))
-    subtitle = _text(fields.get("subtitle"))
-    if title and subtitle:
-        return f"{title}: {subtitle}"
-    return title or subtitle
-
-
-def _venue(fields: dict[str, str]) -> str | None:
-    for name in ("journaltitle", "journal", "booktitle", "maintitle"):
-        venue = _text(fields.get(name))
-        if venue:
-            return venue
-    return None
-
-
-def reference_from_fields(
-    key: str, entry_type: str | None, fields: dict[str, str], *, origin: str | None
-) -> CitedReference:
-    """A `CitedReference` from BibTeX/biblatex fields (lower-case names, values as written:
-    LaTeX undecoded, macros expanded); also used for biblatex's `.bbl` records."""
-    authors, truncated = parse_author_list(fields["author"]) if "author" in fields else ((), False)
-    year = parse_bibtex_year(fields.get("date")) or parse_bibtex_year(fields.get("year"))
-
-    doi = clean_doi(_verbatim(fields["doi"])) if "doi" in fields else None
-    arxiv = _arxiv_from_fields(fields)
-    if arxiv is None and doi is not None:
-        arxiv = arxiv_id_from_doi(doi)
-    scanned_doi, scanned_arxiv, scanned_url = _scanned_identifiers(fields)
-    doi = doi or scanned_doi
-    arxiv = arxiv or scanned_arxiv
-
-    archive = _verbatim(fields.get("eprinttype") or fields.get("archiveprefix") or "").lower()
-    pmid = clean_pmid(_verbatim(fields["pmid"])) if "pmid" in fields else None
-    if pmid is None and archive == "pubmed":
-        pmid = clean_pmid(_verbatim(fields.get("eprint", "")))
-    pmcid = clean_pmcid(_verbatim(fields["pmcid"])) if "pmcid" in fields else None
-    if pmcid is None and archive in ("pmc", "pubmedcentral"):
-        pmcid = clean_pmcid(_verbatim(fields.get("eprint", "")))
-    url = _verbatim(fields["url"]) if fields.get("url") else scanned_url
-
-    return CitedReference(
-        key=key,
-        entry_type=entry_type,
-        fields=dict(fields),
-        title=_title(fields),
-        authors=authors,
-        authors_truncated=truncated,
-        year=year,
-        venue=_venue(fields),
-        doi=doi,
-        arxiv_id=arxiv.id if arxiv else None,
-        arxiv_version=arxiv.version if arxiv else None,
-        pmid=pmid,
-        pmcid=pmcid,
-        isbn=_first_isbn(fields.get("isbn")),
-        url=url or None,
-        origin=origin,
-    )
-
 
 # --- entries, crossref, duplicate keys ----------------------------------------------------------------
 

@@ -1,0 +1,106 @@
+"""BibTeX values as BibTeX reads them: delimiters removed, `@string` macros expanded, `#` parts joined.
+
+`_expand` follows BibTeX's rules, including `#` concatenation (`journal = jmlr # " (special issue)"`),
+which bibtexparser's `ResolveStringReferencesMiddleware` leaves alone. The month macros `jan`...`dec`
+are predefined. Expansion is bounded (`MAX_EXPANDED_CHARS` a value, `_MAX_MACRO_CHARS_TOTAL` for
+all macros together), so a few self-doubling `@string`s cannot blow up.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from aletheia.core.bibliography.bibtex_scan import MAX_ENTRY_CHARS
+
+# `@string` macros may use each other, so a few lines can double a value forty times (BibTeX's
+# "billion laughs": 1.5 KB of input, terabytes expanded). An expanded value is held to the size of
+# an entry, and all macros together to a few entries' worth; beyond that they are reported.
+MAX_EXPANDED_CHARS: Final = MAX_ENTRY_CHARS
+_MAX_MACRO_CHARS_TOTAL: Final = 8 * MAX_ENTRY_CHARS
+
+MONTH_MACROS: Final = {
+    "jan": "January",
+    "feb": "February",
+    "mar": "March",
+    "apr": "April",
+    "may": "May",
+    "jun": "June",
+    "jul": "July",
+    "aug": "August",
+    "sep": "September",
+    "oct": "October",
+    "nov": "November",
+    "dec": "December",
+}
+
+
+_MACRO_NAME = re.compile(r"[^\s\"#%'(),={}0-9][^\s\"#%'(),={}]*")
+
+
+def _split_concatenation(value: str) -> list[str]:
+    """Split a field value at the `#` operators that are outside braces and quotes."""
+    if "#" not in value:
+        return [value]
+    parts: list[str] = []
+    depth = 0
+    in_quotes = False
+    start = 0
+    index = 0
+    while index < len(value):
+        char = value[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == '"' and depth == 0:
+            in_quotes = not in_quotes
+        elif char == "#" and depth == 0 and not in_quotes:
+            parts.append(value[start:index])
+            start = index + 1
+        index += 1
+    parts.append(value[start:])
+    return parts
+
+
+class _ExpansionTooLong(ValueError):
+    """A value whose macros expand beyond `MAX_EXPANDED_CHARS`."""
+
+
+def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
+    """A field value as BibTeX reads it: delimiters removed, macros expanded, parts concatenated.
+
+    Returns the value and the names of undefined macros (kept as their own name, which is what a
+    user meant more often than BibTeX's empty string: `journal = JMLR`). Raises
+    `_ExpansionTooLong` past `MAX_EXPANDED_CHARS`.
+    """
+    pieces: list[str] = []
+    undefined: list[str] = []
+    length = 0
+    for part in _split_concatenation(value):
+        piece = part.strip()
+        if not piece:
+            continue
+        braced = piece[0] == "{" and piece[-1] == "}"
+        quoted = piece[0] == '"' and piece[-1] == '"' and len(piece) > 1
+        if braced or quoted:
+            pieces.append(piece[1:-1])
+        elif piece.isdigit():
+            pieces.append(piece)
+        elif _MACRO_NAME.fullmatch(piece):
+            expansion = macros.get(piece.lower())
+            if expansion is None:
+                expansion = MONTH_MACROS.get(piece.lower())
+            if expansion is None:
+                undefined.append(piece)
+                expansion = piece
+            pieces.append(expansion)
+        else:
+            pieces.append(piece)
+        length += len(pieces[-1])
+        if length > MAX_EXPANDED_CHARS:
+            raise _ExpansionTooLong(f"expands to more than {MAX_EXPANDED_CHARS} characters")
+    return "".join(pieces), undefined

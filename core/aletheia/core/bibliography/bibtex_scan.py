@@ -1,0 +1,188 @@
+"""BibTeX's streaming scanner: a stream of text chunks cut into top-level `@` blocks, in bounded memory.
+
+`_BlockScanner` counts braces (and the `)` of a `(`-delimited block), skips `@` on `%` comment lines
+and stray `@`s, and notes where each block starts (1-based line and column). A block that never
+closes is cut where the next `@type{` starts a line, the way bibtexparser and BibTeX itself
+recover, and one longer than `MAX_ENTRY_CHARS` is abandoned; both come out as blocks with an
+`error`. What a block holds is read by `bibtex._BibtexReader`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+# An entry longer than this is not a bibliography entry but a runaway (an unclosed brace swallowing
+# the file); it is reported and skipped, so one broken entry cannot hold the whole input in memory.
+MAX_ENTRY_CHARS: Final = 1_000_000
+# Characters kept back at the end of the buffer until the next chunk arrives, so that an entry
+# header (`@inproceedings{`) or an escaped brace split across two chunks is seen whole.
+_HOLD: Final = 256
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """One top-level `@...` block as written, and where it starts (1-based line and column)."""
+
+    text: str
+    line: int
+    column: int
+    entry_type: str
+    error: str | None = None  # set when the block never closed
+
+
+_AT_HEADER = re.compile(r"@[ \t]*(\w[\w:.+-]*)?[ \t\r\n]*([{(])")
+# Inside a block: escaped braces and backslashes (skipped), braces, the `)` that can close a
+# `(`-delimited block, and a line starting with a new entry header (an unclosed entry before it).
+_INSIDE = re.compile(r"\\[{}\\]|[{}]|\)|\n(?=[ \t]*@[ \t]*\w+[ \t]*[{(])")
+
+
+class _BlockScanner:
+    """Cuts a stream of text into top-level `@` blocks, counting braces, in bounded memory.
+
+    BibTeX ignores everything outside `@` blocks; `%` starts a comment only by convention, but
+    biber and every editor honour it, so an `@` on a `%` line is not an entry.
+    """
+
+    def __init__(self) -> None:
+        self._buf = ""
+        self._pos = 0  # where scanning resumes, an index into _buf
+        self._base = 0  # absolute offset of _buf[0]
+        self._line = 1  # line number at _counted
+        self._counted = 0  # index into _buf up to which newlines are counted
+        self._line_start = 0  # absolute offset of the start of the line holding _counted
+        self._in_block = False
+        self._block_start = 0
+        self._block_line = 0
+        self._block_column = 0
+        self._block_type = ""
+        self._depth = 0
+        self._closer = "}"
+
+    def feed(self, chunk: str) -> Iterator[_Block]:
+        self._buf += chunk
+        yield from self._scan(final=False)
+        self._trim()
+
+    def finish(self) -> Iterator[_Block]:
+        yield from self._scan(final=True)
+        if self._in_block:
+            self._in_block = False
+            yield self._cut(
+                len(self._buf),
+                error=f"unterminated @{self._block_type} block: the input ended before its closing "
+                f"{self._closer!r}",
+            )
+        self._buf = ""
+
+    def _count_to(self, index: int) -> None:
+        if index <= self._counted:
+            return
+        newlines = self._buf.count("\n", self._counted, index)
+        if newlines:
+            self._line += newlines
+            self._line_start = self._base + self._buf.rfind("\n", self._counted, index) + 1
+        self._counted = index
+
+    def _cut(self, end: int, *, error: str | None = None) -> _Block:
+        return _Block(
+            self._buf[self._block_start : end],
+            self._block_line,
+            self._block_column,
+            self._block_type,
+            error,
+        )
+
+    def _scan(self, *, final: bool) -> Iterator[_Block]:
+        buf = self._buf
+        limit = len(buf) if final else len(buf) - _HOLD
+        while True:
+            if not self._in_block:
+                at = buf.find("@", self._pos)
+                if at < 0 or at >= limit:
+                    self._pos = len(buf) if at < 0 else at
+                    return
+                line_start = buf.rfind("\n", 0, at) + 1
+                if buf[line_start:at].lstrip().startswith("%"):
+                    self._pos = at + 1
+                    continue
+                header = _AT_HEADER.match(buf, at)
+                if header is None:  # a stray `@` in comment text (an e-mail address, say)
+                    self._pos = at + 1
+                    continue
+                self._count_to(at)
+                self._in_block = True
+                self._block_start = at
+                self._block_line = self._line
+                self._block_column = self._base + at - self._line_start + 1
+                self._block_type = (header.group(1) or "").lower()
+                self._closer = "}" if header.group(2) == "{" else ")"
+                self._depth = 1
+                self._pos = header.end()
+                continue
+
+            mark = _INSIDE.search(buf, self._pos)
+            if mark is None or mark.start() >= limit:
+                self._pos = max(self._pos, limit)
+                if self._pos - self._block_start > MAX_ENTRY_CHARS:
+                    yield from self._abandon_runaway()
+                return
+            mark_text = mark.group()
+            self._pos = mark.end()
+            if mark_text == "{":
+                self._depth += 1
+            elif mark_text == "}":
+                self._depth -= 1
+                if self._depth == 0:
+                    self._in_block = False
+                    if self._closer == "}":
+                        yield self._cut(mark.end())
+                    else:
+                        yield self._cut(mark.end(), error="unbalanced '}' in a '('-delimited block")
+            elif mark_text == ")":
+                if self._closer == ")" and self._depth == 1:
+                    self._in_block = False
+                    yield self._cut(mark.end())
+            elif mark_text == "\n":
+                # A new entry starts at the beginning of this line while this one is still open.
+                self._in_block = False
+                self._count_to(mark.start() + 1)
+                yield self._cut(
+                    mark.start(),
+                    error=f"unterminated @{self._block_type} block: no closing {self._closer!r} "
+                    f"before the next entry at line {self._line}",
+                )
+            if self._in_block and self._pos - self._block_start > MAX_ENTRY_CHARS:
+                yield from self._abandon_runaway()
+
+    def _abandon_runaway(self) -> Iterator[_Block]:
+        self._in_block = False
+        block = _Block(
+            self._buf[self._block_start : self._block_start + 200],
+            self._block_line,
+            self._block_column,
+            self._block_type,
+            f"@{self._block_type} block longer than {MAX_ENTRY_CHARS} characters (an unclosed brace?); "
+            "skipped up to the next entry",
+        )
+        yield block
+
+    def _trim(self) -> None:
+        if self._in_block:
+            cut = self._block_start
+        else:
+            # Keep the current line: whether it is a `%` comment decides what an `@` on it means.
+            cut = self._buf.rfind("\n", 0, self._pos) + 1
+            if self._pos - cut > 4 * _HOLD:
+                cut = self._pos
+        if cut <= 0:
+            return
+        self._count_to(cut)
+        self._buf = self._buf[cut:]
+        self._base += cut
+        self._pos -= cut
+        self._counted -= cut
+        if self._in_block:
+            self._block_start -= cut
