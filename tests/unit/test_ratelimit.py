@@ -1,5 +1,7 @@
-"""Token buckets and concurrency caps: in process with a fake clock, and through Redis (fakeredis with
-Lua) with the same clock passed to the scripts, plus one check on the Redis server's own TIME."""
+"""GCRA buckets, adaptive rates and concurrency caps: in process with a fake clock, and through Redis
+(fakeredis with Lua) with the same clock passed to the scripts, plus one check on the Redis server's
+own TIME. Both implementations must behave the same; sliding-window properties are in
+test_ratelimit_sliding.py."""
 
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ def make_limiter(request: pytest.FixtureRequest) -> LimiterFactory:
     return lambda clock: redis_limiter(server, clock)
 
 
-# --- token bucket ---------------------------------------------------------------------------------
+# --- GCRA bucket ---------------------------------------------------------------------------------
 
 
 async def test_fresh_bucket_grants_its_burst_then_asks_to_wait(
@@ -108,7 +110,7 @@ async def test_acquire_gives_up_past_max_wait_with_a_rate_limited_error(
     assert clock.sleeps == []
 
 
-async def test_penalty_holds_everyone_off_then_resumes_at_the_sustained_rate(
+async def test_penalty_holds_everyone_off_then_resumes_at_half_the_rate(
     make_limiter: LimiterFactory, clock: FakeClock
 ) -> None:
     limiter = make_limiter(clock)
@@ -120,8 +122,63 @@ async def test_penalty_holds_everyone_off_then_resumes_at_the_sustained_rate(
     assert await limiter.try_acquire("crossref:single", 10.0, 10) == pytest.approx(20.0, abs=1e-3)
     clock.advance(20)
     assert await limiter.try_acquire("crossref:single", 10.0, 10) == 0.0
-    # No burst of ten right after the source said "too many": the next token is 1/rate away.
-    assert await limiter.try_acquire("crossref:single", 10.0, 10) == pytest.approx(0.1, abs=1e-3)
+    # No burst of ten right after the source said "too many", and half the rate: 1 / 5 s apart.
+    assert await limiter.try_acquire("crossref:single", 10.0, 10) == pytest.approx(0.2, abs=1e-3)
+
+
+async def test_evenly_spaced_without_burst(make_limiter: LimiterFactory, clock: FakeClock) -> None:
+    limiter = make_limiter(clock)
+    assert await limiter.try_acquire("openalex:single", 10.0, 1) == 0.0
+    assert await limiter.try_acquire("openalex:single", 10.0, 1) == pytest.approx(0.1, abs=1e-5)
+    clock.advance(0.05)
+    assert await limiter.try_acquire("openalex:single", 10.0, 1) == pytest.approx(0.05, abs=1e-5)
+    clock.advance(0.05)
+    assert await limiter.try_acquire("openalex:single", 10.0, 1) == 0.0
+    clock.advance(5.0)  # idle time is not saved up: still one at a time
+    assert await limiter.try_acquire("openalex:single", 10.0, 1) == 0.0
+    assert await limiter.try_acquire("openalex:single", 10.0, 1) > 0.0
+
+
+# --- adaptive rates -------------------------------------------------------------------------------
+
+
+async def fraction(limiter: RateLimiter, bucket: str) -> float:
+    assert isinstance(limiter, LocalRateLimiter | RedisRateLimiter)
+    return await limiter.rate_fraction(bucket)
+
+
+async def test_a_429_halves_the_rate_once_per_block_then_it_recovers_slowly(
+    make_limiter: LimiterFactory, clock: FakeClock
+) -> None:
+    limiter = make_limiter(clock)
+    bucket = "openalex:single"
+    assert await fraction(limiter, bucket) == 1.0
+    await limiter.penalize(bucket, 1.0)
+    await limiter.penalize(bucket, 1.0)  # in-flight requests' 429s of the same block: no news
+    clock.advance(0.5)
+    await limiter.penalize(bucket, 1.0)  # extends the block, still one halving
+    assert await fraction(limiter, bucket) == pytest.approx(0.5)
+    clock.advance(1.0)  # the block lifts at +1.5 s; recovery counts from there
+    assert await fraction(limiter, bucket) == pytest.approx(0.5)
+    clock.advance(60.0)  # one quiet minute: +10 % of the documented rate
+    assert await fraction(limiter, bucket) == pytest.approx(0.6, abs=1e-4)
+    assert await limiter.try_acquire(bucket, 10.0, 1) == 0.0
+    assert await limiter.try_acquire(bucket, 10.0, 1) == pytest.approx(1 / 6, abs=1e-4)
+    clock.advance(600.0)  # never above the documented rate
+    assert await fraction(limiter, bucket) == 1.0
+
+
+async def test_429s_after_the_block_lifted_halve_again_down_to_a_floor(
+    make_limiter: LimiterFactory, clock: FakeClock
+) -> None:
+    limiter = make_limiter(clock)
+    expected = 1.0
+    for _ in range(6):
+        await limiter.penalize("semantic_scholar:single", 1.0)
+        expected = max(0.1, expected / 2)
+        assert await fraction(limiter, "semantic_scholar:single") == pytest.approx(expected, abs=1e-4)
+        clock.advance(1.0)
+    assert expected == 0.1
 
 
 @pytest.mark.parametrize(("rate", "burst"), [(0.0, 1), (-1.0, 1), (1.0, 0)])
@@ -169,6 +226,7 @@ async def test_two_processes_share_one_bucket_through_redis(
     assert await first.try_acquire("pubmed:single", 3.0, 2) > 0.0
     await second.penalize("pubmed:single", 12.0)
     assert await first.try_acquire("pubmed:single", 3.0, 2) == pytest.approx(12.0, abs=1e-3)
+    assert await first.rate_fraction("pubmed:single") == pytest.approx(0.5)  # lowered for everyone
 
 
 async def test_redis_bucket_uses_the_server_clock_by_default(fake_server: fakeredis.FakeServer) -> None:
@@ -188,8 +246,12 @@ async def test_redis_bucket_keys_expire_so_idle_buckets_do_not_pile_up(
     redis = fakeredis.FakeAsyncRedis(server=fake_server)
     limiter = RedisRateLimiter(redis, clock=clock)
     await limiter.try_acquire("crossref:single", 10.0, 10)
-    ttl_ms = await redis.pttl("aletheia:rl:{crossref:single}:tokens")
-    assert 0 < ttl_ms <= 2000  # a full refill (1 s) plus a margin: a missing bucket reads as full
+    ttl_ms = await redis.pttl("aletheia:gcra:{crossref:single}")
+    assert 0 < ttl_ms <= 1200  # the next arrival time (0.1 s) plus a margin: a missing bucket is fresh
+    await limiter.penalize("crossref:single", 2.0)
+    ttl_ms = await redis.pttl("aletheia:gcra:{crossref:single}")
+    # A lowered rate is remembered until it has recovered: 5 minutes from half, after the block.
+    assert 302_000 <= ttl_ms <= 303_100
 
 
 # --- concurrency caps -----------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.transport import (
     PoliteTransport,
     bucket_for,
+    parse_rate_limit_headers,
     parse_retry_after,
     redact_text,
     redact_url,
@@ -64,9 +65,9 @@ class RecordingLimiter(LocalRateLimiter):
         self.buckets: list[tuple[str, float, int]] = []
         self.slots: list[tuple[str, int]] = []
 
-    async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
-        self.buckets.append((bucket, rate, burst))
-        return await super().try_acquire(bucket, rate, burst)
+    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
+        self.buckets.append((bucket, rate, burst))  # once per request, however long it waits
+        await super().acquire(bucket, rate, burst, max_wait=max_wait)
 
     def slot(self, source: str, limit: int) -> AbstractAsyncContextManager[None]:
         self.slots.append((source, limit))
@@ -202,7 +203,9 @@ async def test_transient_statuses_are_retried_with_full_jitter(
     make: Factory, clock: FakeClock, status: int
 ) -> None:
     script = Script(httpx.Response(status), httpx.Response(status), ok({"ok": True}))
-    transport = make(script, backoff_initial=0.5, backoff_max=30.0)
+    # A bucket so fast that it never adds a wait of its own to the backoff's.
+    fast = SourceLimits(rate=1e7, burst=1, concurrency=3)
+    transport = make(script, backoff_initial=0.5, backoff_max=30.0, limits=fast)
     assert await transport.get_json("/works/10.1/x") == {"ok": True}
     assert len(script.requests) == 3
     first, second = clock.sleeps
@@ -292,10 +295,11 @@ async def test_buckets_and_slots_by_kind(make: Factory, limiter: RecordingLimite
     await transport.get_json("/works", kind="search")
     await transport.get_json("/works/10.1/x")
     await transport.get_bytes("/pdf")
-    assert [b[:2] for b in limiter.buckets] == [
-        ("crossref:search", 3.0),
-        ("crossref:single", 10.0),
-        ("crossref:single", 10.0),
+    # N per (1 s + 2 x 50 ms jitter allowance), evenly spaced (burst 1): 3/s searches, 10/s the rest.
+    assert limiter.buckets == [
+        ("crossref:search", pytest.approx(3 / 1.1), 1),
+        ("crossref:single", pytest.approx(10 / 1.1), 1),
+        ("crossref:single", pytest.approx(10 / 1.1), 1),
     ]
     assert limiter.slots == [("crossref", 3)] * 3
 
@@ -305,20 +309,90 @@ def test_a_source_without_a_search_rate_searches_from_its_one_bucket() -> None:
     assert bucket_for("semantic_scholar", "batch", SourceLimits(rate=1)) == ("semantic_scholar:single", 1.0)
 
 
-async def test_requests_are_paced_by_the_bucket(make: Factory, clock: FakeClock) -> None:
+async def test_one_request_per_window_is_paced_at_the_window_plus_the_jitter_margin(
+    make: Factory, clock: FakeClock
+) -> None:
     transport = make(Script(ok({})), limits=SourceLimits(rate=1 / 3, burst=1, concurrency=1))
     for _ in range(3):
         await transport.get_json("/api/query")
-    # A one-token bucket is paced 3 % below its rate (jitter slack): two waits of 3 s / 0.97.
-    assert sum(clock.sleeps) == pytest.approx(6.0 / 0.97, abs=1e-6)
+    # arXiv: one per 3 s, paced at one per 3 s + 2 x 50 ms.
+    assert sum(clock.sleeps) == pytest.approx(2 * 3.1, abs=1e-5)
 
 
-async def test_a_bucket_of_several_tokens_keeps_one_as_slack(make: Factory, clock: FakeClock) -> None:
-    transport = make(Script(*[ok({})] * 12), limits=SourceLimits(rate=10, burst=10, concurrency=3))
+async def test_requests_are_evenly_spaced_with_no_undocumented_burst(make: Factory, clock: FakeClock) -> None:
+    transport = make(Script(ok({})), limits=SourceLimits(rate=10, burst=10, concurrency=3))
+    start = clock.now
     for _ in range(10):
         await transport.get_json("/works/1")
-    # Nine go at once (one token of the source's ten is left as slack), the tenth waits 0.1 s.
-    assert sum(clock.sleeps) == pytest.approx(0.1, abs=1e-6)
+    # A token bucket let ten go at once and ten more within the same second; now one every 0.11 s.
+    assert clock.sleeps == [pytest.approx(0.11, abs=1e-5)] * 9
+    assert clock.now - start == pytest.approx(0.99, abs=1e-4)
+
+
+async def test_a_burst_above_the_rate_is_taken_as_documented(
+    make: Factory, limiter: RecordingLimiter
+) -> None:
+    transport = make(Script(ok({})), limits=SourceLimits(rate=10, burst=15, concurrency=3))
+    await transport.get_json("/works/1")
+    assert limiter.buckets == [("crossref:single", pytest.approx(10 / 1.1), 6)]
+
+
+async def test_the_jitter_allowance_is_a_parameter(make: Factory, limiter: RecordingLimiter) -> None:
+    await make(Script(ok({})), jitter_allowance=0.0).get_json("/works/1")
+    assert limiter.buckets == [("crossref:single", pytest.approx(10.0), 1)]
+
+
+async def test_advertised_rate_limit_headers_lower_the_pace(
+    make: Factory, clock: FakeClock, limiter: RecordingLimiter
+) -> None:
+    lower = {"X-Rate-Limit-Limit": "5", "X-Rate-Limit-Interval": "1s"}
+    higher = {"X-Rate-Limit-Limit": "50", "X-Rate-Limit-Interval": "1s"}
+    answers = [httpx.Response(200, json={}, headers=h) for h in (lower, lower, higher, higher)]
+    script = Script(*answers)
+    transport = make(script)
+    await transport.get_json("/works/1")
+    assert transport.advertised_rate == 5.0
+    await transport.get_json("/works/2", kind="search")  # 3/s stays below the advertised 5/s
+    await transport.get_json("/works/3")  # Crossref now says 50/s: never above the documented 10/s
+    await transport.get_json("/works/4")
+    assert [b[1] for b in limiter.buckets] == [
+        pytest.approx(10 / 1.1),
+        pytest.approx(3 / 1.1),
+        pytest.approx(5 / 1.1),
+        pytest.approx(10 / 1.1),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("headers", "rate"),
+    [
+        ({"x-rate-limit-limit": "50", "x-rate-limit-interval": "1s"}, 50.0),
+        ({"x-rate-limit-limit": "3", "x-rate-limit-interval": "1"}, 3.0),
+        ({"x-rate-limit-limit": "60", "x-rate-limit-interval": "1m"}, 1.0),
+        ({"x-rate-limit-limit": "5", "x-rate-limit-interval": "500ms"}, 10.0),
+        ({"x-rate-limit-limit": "50"}, None),
+        ({"x-rate-limit-limit": "lots", "x-rate-limit-interval": "1s"}, None),
+        ({"x-rate-limit-limit": "0", "x-rate-limit-interval": "1s"}, None),
+        ({"x-rate-limit-limit": "5", "x-rate-limit-interval": "soon"}, None),
+        ({"x-rate-limit-limit": "5", "x-rate-limit-interval": "0s"}, None),
+    ],
+)
+def test_rate_limit_headers_are_read(headers: dict[str, str], rate: float | None) -> None:
+    assert parse_rate_limit_headers(httpx.Headers(headers)) == rate
+
+
+async def test_a_429_lowers_the_shared_rate_and_blocks_one_window_without_retry_after(
+    make: Factory, clock: FakeClock, limiter: RecordingLimiter
+) -> None:
+    transport = make(Script(httpx.Response(429), ok({})), limits=SourceLimits(rate=1 / 3, concurrency=1))
+    started = clock.now
+    assert await transport.get_json("/api/query") == {}
+    assert await limiter.rate_fraction("crossref:single") == pytest.approx(0.5, abs=1e-3)
+    assert clock.now - started >= 3.0 - 1e-9  # one window of "one per 3 s"
+    with pytest.raises(RateLimitedError):  # the next request waits for the halved rate: 6.2 s
+        await make(Script(ok({})), limits=SourceLimits(rate=1 / 3, concurrency=1), deadline=6.0).get_json(
+            "/q"
+        )
 
 
 # --- circuit breaker and switches -----------------------------------------------------------------

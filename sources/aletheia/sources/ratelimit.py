@@ -1,10 +1,16 @@
-"""Global politeness: one token bucket per source and request kind, and a concurrency cap per source.
+"""Global politeness: one GCRA bucket per source and request kind, and a concurrency cap per source.
 
 Celery's own `rate_limit` is per worker, so a limit every process must respect together lives in
-Redis: the bucket is refilled and taken in one Lua script (atomic, and timed by the Redis server's
+Redis: a bucket is checked and advanced in one Lua script (atomic, and timed by the Redis server's
 clock so processes on different hosts agree), and the concurrency cap is a sorted set of expiring
 leases (a crashed process loses its slot when its lease runs out instead of holding it forever).
-Without Redis (the embedded, single-process pipeline) the same interface is kept in memory.
+Without Redis (the embedded, single-process pipeline) the same interface and the same arithmetic
+(`aletheia.sources.gcra`) are kept in memory.
+
+A bucket is GCRA, not a token bucket: with `burst=1` two requests are never closer than 1 / rate,
+so N per second holds over any sliding window. It adapts: a 429 (`penalize`) sets a shared "not
+before" time and halves the bucket's rate for every process; the rate then recovers by 10 % of the
+documented rate per quiet minute (docs/sources.md, "Politeness (issue 11)").
 
 Bucket names are `"<source>:<kind>"` (`crossref:single`, `crossref:search`): Crossref documents a
 lower rate for searches than for single records, so the two are counted apart.
@@ -14,17 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RateLimitedError
+from aletheia.sources.gcra import FRACTION_SCRIPT, NOW_SNIPPET, PENALIZE_SCRIPT, TAKE_SCRIPT, GcraState
 
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings
@@ -39,7 +44,9 @@ class RateLimiter(Protocol):
     """Shared politeness for every source client (see the module docstring)."""
 
     async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
-        """Take one token now if there is one: 0.0 when granted, else the seconds to wait.
+        """Admit one request now if the bucket allows it: 0.0 when granted, else the seconds to wait.
+
+        `rate` per second, `burst` requests at once at most (GCRA tolerance; 1 = evenly spaced).
 
         Never waits, so a Celery task can retry with a countdown instead of sleeping in a slot.
         """
@@ -50,7 +57,8 @@ class RateLimiter(Protocol):
         ...
 
     async def penalize(self, bucket: str, seconds: float) -> None:
-        """Hold every caller of `bucket` off for `seconds` (after a 429 / Retry-After)."""
+        """A 429: hold every caller of `bucket` off for `seconds` (Retry-After) and lower its rate
+        (halved, once per block; recovering by 10 % of the documented rate per quiet minute)."""
         ...
 
     def slot(self, source: str, limit: int) -> AbstractAsyncContextManager[None]:
@@ -99,38 +107,24 @@ async def _acquire_by_waiting(
 # In process
 
 
-@dataclass
-class _LocalBucket:
-    tokens: float
-    stamp: float
-
-
 class LocalRateLimiter:
-    """Token buckets and concurrency caps for one process (asyncio), when no Redis is configured."""
+    """GCRA buckets and concurrency caps for one process (asyncio), when no Redis is configured."""
 
     def __init__(self, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
         self._clock = clock
         self._sleep = sleep
-        self._buckets: dict[str, _LocalBucket] = {}
-        self._blocked_until: dict[str, float] = {}
+        self._buckets: dict[str, GcraState] = {}
         self._semaphores: dict[str, tuple[int, asyncio.Semaphore]] = {}
+
+    def _state(self, bucket: str) -> GcraState:
+        state = self._buckets.get(bucket)
+        if state is None:
+            state = self._buckets[bucket] = GcraState()
+        return state
 
     async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
         _check_bucket_args(rate, burst)
-        now = self._clock()
-        blocked_until = self._blocked_until.get(bucket, 0.0)
-        if blocked_until > now:
-            return blocked_until - now
-        state = self._buckets.get(bucket)
-        if state is None:
-            state = self._buckets[bucket] = _LocalBucket(tokens=float(burst), stamp=now)
-        elapsed = max(0.0, now - state.stamp)
-        state.tokens = min(float(burst), state.tokens + elapsed * rate)
-        state.stamp = now
-        if state.tokens >= 1.0:
-            state.tokens -= 1.0
-            return 0.0
-        return (1.0 - state.tokens) / rate
+        return self._state(bucket).take(self._clock(), rate, burst)
 
     async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
         await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
@@ -138,12 +132,11 @@ class LocalRateLimiter:
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:
             return
-        until = self._clock() + seconds
-        if until <= self._blocked_until.get(bucket, 0.0):
-            return
-        self._blocked_until[bucket] = until
-        # Resume at the sustained rate when the block lifts, not with a full burst.
-        self._buckets[bucket] = _LocalBucket(tokens=1.0, stamp=until)
+        self._state(bucket).penalize(self._clock(), seconds)
+
+    async def rate_fraction(self, bucket: str) -> float:
+        """The share of the documented rate `bucket` runs at now (below 1.0 after a 429)."""
+        return self._state(bucket).fraction(self._clock())
 
     def slot(self, source: str, limit: int) -> AbstractAsyncContextManager[None]:
         if limit < 1:
@@ -164,70 +157,7 @@ class LocalRateLimiter:
 # --------------------------------------------------------------------------------------------------
 # Shared through Redis
 
-# Every script reads the time from the Redis server unless a test passes one (the last ARGV), so
-# all processes, on any host, refill against one clock. (Writing after TIME needs effect
-# replication, the default since Redis 5.)
-_NOW = """
-local now
-if ARGV[#ARGV] ~= '' then
-  now = tonumber(ARGV[#ARGV])
-else
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-end
-"""
-
-# KEYS: bucket hash, blocked-until key. ARGV: rate, burst, state ttl (ms), now ('' = server TIME).
-# Returns the wait in seconds as a string (Lua numbers returned to Redis are truncated to integers).
-_TAKE_TOKEN = (
-    _NOW
-    + """
-local rate = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
-if blocked > now then
-  return string.format('%.6f', blocked - now)
-end
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
-local tokens = tonumber(state[1])
-local stamp = tonumber(state[2])
-if tokens == nil or stamp == nil then
-  tokens = burst
-  stamp = now
-end
-local elapsed = now - stamp
-if elapsed < 0 then elapsed = 0 end
-tokens = math.min(burst, tokens + elapsed * rate)
-local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-else
-  wait = (1 - tokens) / rate
-end
-redis.call('HSET', KEYS[1], 'tokens', string.format('%.9f', tokens), 'ts', string.format('%.6f', now))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return string.format('%.6f', wait)
-"""
-)
-
-# KEYS: bucket hash, blocked-until key. ARGV: seconds, extra state ttl (ms), now.
-# The bucket restarts with one token at the moment the block lifts, so callers resume at the
-# sustained rate rather than with a full burst right after the source said "too many".
-_PENALIZE = (
-    _NOW
-    + """
-local target = now + tonumber(ARGV[1])
-local current = tonumber(redis.call('GET', KEYS[2]) or '0')
-if current >= target then
-  return string.format('%.6f', current)
-end
-local ms = math.ceil((target - now) * 1000)
-redis.call('SET', KEYS[2], string.format('%.6f', target), 'PX', ms)
-redis.call('HSET', KEYS[1], 'tokens', '1', 'ts', string.format('%.6f', target))
-redis.call('PEXPIRE', KEYS[1], ms + tonumber(ARGV[2]))
-return string.format('%.6f', target)
-"""
-)
+_NOW = NOW_SNIPPET
 
 # KEYS: lease set. ARGV: limit, lease seconds, holder id, now. 1 = slot taken, 0 = full.
 _TAKE_SLOT = (
@@ -260,13 +190,9 @@ return 0
 """
 )
 
-# A penalised bucket keeps its "resume" state at least this long after the block lifts, long
-# enough for any configured bucket (burst / rate is seconds) to have refilled by then.
-_PENALTY_STATE_EXTRA_MS = 3_600_000
-
 
 class RedisRateLimiter:
-    """Token buckets and leased concurrency slots shared by every process through Redis.
+    """GCRA buckets and leased concurrency slots shared by every process through Redis.
 
     `clock` is for tests only: None (the default) times everything with the Redis server's TIME.
     `lease_seconds` bounds how long a crashed holder keeps a slot; live holders renew their lease
@@ -291,14 +217,16 @@ class RedisRateLimiter:
         self._sleep = sleep
         self._clock = clock
         self._poll_min, self._poll_max = poll_interval
-        self._take_token = redis.register_script(_TAKE_TOKEN)
-        self._penalize = redis.register_script(_PENALIZE)
+        self._take = redis.register_script(TAKE_SCRIPT)
+        self._penalize = redis.register_script(PENALIZE_SCRIPT)
+        self._fraction = redis.register_script(FRACTION_SCRIPT)
         self._take_slot = redis.register_script(_TAKE_SLOT)
         self._renew_slot = redis.register_script(_RENEW_SLOT)
 
-    # Hash tags ({...}) keep a bucket's two keys in one cluster slot, as a script touching both needs.
+    # One hash per bucket (tat, nb, low, resume) under `gcra`, not the old token buckets' `rl`, so
+    # a rolling upgrade never reads one kind of state as the other.
     def _bucket_keys(self, bucket: str) -> list[str]:
-        return [f"{self._prefix}:rl:{{{bucket}}}:tokens", f"{self._prefix}:rl:{{{bucket}}}:blocked"]
+        return [f"{self._prefix}:gcra:{{{bucket}}}"]
 
     def _slot_key(self, source: str) -> str:
         return f"{self._prefix}:slots:{{{source}}}"
@@ -308,9 +236,8 @@ class RedisRateLimiter:
 
     async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
         _check_bucket_args(rate, burst)
-        state_ttl_ms = math.ceil(burst / rate * 1000) + 1000  # a missing bucket reads as full
-        answer = await self._take_token(
-            keys=self._bucket_keys(bucket), args=[repr(float(rate)), burst, state_ttl_ms, self._now_arg()]
+        answer = await self._take(
+            keys=self._bucket_keys(bucket), args=[repr(float(rate)), burst, self._now_arg()]
         )
         return max(0.0, float(answer))
 
@@ -320,10 +247,11 @@ class RedisRateLimiter:
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:
             return
-        await self._penalize(
-            keys=self._bucket_keys(bucket),
-            args=[repr(float(seconds)), _PENALTY_STATE_EXTRA_MS, self._now_arg()],
-        )
+        await self._penalize(keys=self._bucket_keys(bucket), args=[repr(float(seconds)), self._now_arg()])
+
+    async def rate_fraction(self, bucket: str) -> float:
+        """The share of the documented rate `bucket` runs at now (below 1.0 after a 429)."""
+        return float(await self._fraction(keys=self._bucket_keys(bucket), args=[self._now_arg()]))
 
     def slot(self, source: str, limit: int) -> AbstractAsyncContextManager[None]:
         if limit < 1:

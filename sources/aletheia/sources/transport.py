@@ -1,14 +1,18 @@
 """Polite HTTP to one source: the `Transport` every source client is written against.
 
 Per attempt: the circuit breaker is asked first; then a slot of the source's global concurrency
-cap is taken and, inside it, a token of the source's global bucket, so a request leaves right
-after its token was granted (taking the token first and then queueing for a slot would let tokens
-pile up and requests burst out when slots free). Then the answer is classified:
+cap is taken and, inside it, the source's global GCRA bucket admits it, so a request leaves right
+after it was admitted (admission first and then queueing for a slot would let requests pile up and
+burst out when slots free). Requests are paced evenly at N per (window + 2 x jitter allowance), so
+a source counting "N per second" over a sliding window never sees N + 1 (`politeness.request_pacing`,
+`gcra.pace`). `X-Rate-Limit-Limit` / `-Interval` headers lower the pace to what the source
+advertises. Then the answer is classified:
 
     2xx                      the body (JSON that does not decode is a transient "malformed body")
     404                      None: not found is a result, not an error
-    429                      RateLimitedError; the bucket is penalised for Retry-After seconds so
-                             every process holds off, and the attempt is retried after that delay
+    429                      RateLimitedError; the bucket is penalised for Retry-After seconds (or
+                             one window) so every process holds off, and its shared rate is lowered
+                             (`ratelimit`); the attempt is retried after that delay
     408, 5xx except 501      TransientSourceError: retried with full-jitter exponential backoff
     timeouts, resets, ...    TransientSourceError, likewise
     any other status         PermanentSourceError at once
@@ -24,15 +28,9 @@ and the values of secret parameters and headers are scrubbed from any text that 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import heapq
 import json as jsonlib
-import logging
-import math
-import re
 import socket
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
@@ -51,108 +49,52 @@ from aletheia.sources.base import (
     TransientSourceError,
 )
 from aletheia.sources.breaker import BreakerState, CircuitBreaker
+from aletheia.sources.gcra import JITTER_ALLOWANCE
+from aletheia.sources.politeness import (
+    PRIORITY,
+    PriorityGate,
+    bucket_for,
+    parse_rate_limit_headers,
+    parse_retry_after,
+    request_pacing,
+)
+from aletheia.sources.redaction import (
+    REDACTED,
+    SECRET_HEADERS,
+    SECRET_PARAMS,
+    RedactingLogFilter,
+    install_log_redaction,
+    redact_text,
+    redact_url,
+    secret_values,
+)
 
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings, SourceLimits
     from aletheia.sources.ratelimit import RateLimiter
 
-T = TypeVar("T")
+__all__ = [  # the politeness and redaction helpers moved out but stay importable from here
+    "PRIORITY",
+    "REDACTED",
+    "SECRET_HEADERS",
+    "SECRET_PARAMS",
+    "PoliteTransport",
+    "PriorityGate",
+    "RedactingLogFilter",
+    "bucket_for",
+    "install_log_redaction",
+    "parse_rate_limit_headers",
+    "parse_retry_after",
+    "redact_text",
+    "redact_url",
+    "request_pacing",
+    "secret_values",
+]
 
-# Query parameters and headers whose values are credentials (compared lower-cased). `mailto` is not
-# one: Crossref and OpenAlex ask for it in the open to reach their polite pools.
-SECRET_PARAMS = frozenset({"api_key", "apikey", "api-key", "key", "token", "access_token"})
-SECRET_HEADERS = frozenset({"x-api-key", "api-key", "authorization", "proxy-authorization"})
-REDACTED = "REDACTED"
-_SECRET_ASSIGNMENT = re.compile(r"(?i)\b(api[_-]?key|apikey|key|token|access_token)=([^&\s\"'<>]+)")
-_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^:/@\s]*):([^@\s/]+)@")
-# Secrets shorter than this are not scrubbed by value: replacing "1" everywhere would garble text.
-_MIN_SECRET_LENGTH = 4
+T = TypeVar("T")
 
 _TRANSIENT_STATUS = frozenset({408, 500, 502, 503, 504})
 _PERMANENT_SERVER_STATUS = frozenset({501, 505})
-
-
-def redact_url(url: str | httpx.URL) -> str:
-    """The URL with the values of credential parameters (and any password) replaced."""
-    parsed = httpx.URL(url)
-    if parsed.password:
-        parsed = parsed.copy_with(username=parsed.username, password=REDACTED)
-    if not parsed.query:
-        return str(parsed)
-    pairs = [
-        (name, REDACTED if name.lower() in SECRET_PARAMS else value)
-        for name, value in parsed.params.multi_items()
-    ]
-    return str(parsed.copy_with(params=pairs))
-
-
-def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` with every known secret value, every `key=value` credential assignment and every
-    password in a `scheme://user:password@host` URL replaced."""
-    for secret in secrets:
-        if len(secret) >= _MIN_SECRET_LENGTH:
-            text = text.replace(secret, REDACTED)
-    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{REDACTED}@", text)
-    return _SECRET_ASSIGNMENT.sub(lambda m: f"{m.group(1)}={REDACTED}", text)
-
-
-class RedactingLogFilter(logging.Filter):
-    """Rewrites a log record's message through `redact_text` (never drops a record).
-
-    httpx logs every request's URL at INFO, query string included, and OpenAlex and PubMed take
-    their API keys in the query string: without this filter a worker logging at INFO writes the
-    keys to its log (docs/reliability.md, "Secrets")."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        redacted = redact_text(message)
-        if redacted != message:
-            record.msg, record.args = redacted, None
-        return True
-
-
-def install_log_redaction(loggers: Iterable[str] = ("httpx",)) -> None:
-    """Put one `RedactingLogFilter` on each named logger (idempotent)."""
-    for name in loggers:
-        target = logging.getLogger(name)
-        if not any(isinstance(f, RedactingLogFilter) for f in target.filters):
-            target.addFilter(RedactingLogFilter())
-
-
-# Every source client imports this module, so no request is made before the filter is in place.
-install_log_redaction()
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:  # RFC 850 and asctime forms carry no zone; HTTP dates are GMT
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - (now or datetime.now(UTC))).total_seconds()
-    if not math.isfinite(seconds):
-        return None
-    return max(0.0, seconds)
-
-
-def bucket_for(source: str, kind: RequestKind, limits: SourceLimits) -> tuple[str, float]:
-    """The token bucket (name, rate) a request of `kind` draws from.
-
-    A source's documented rate covers all its endpoints, so single records, batches and full texts
-    share `"<source>:single"`; only searches with a documented rate of their own (Crossref) draw
-    from `"<source>:search"`. One bucket per kind would multiply the rate a source sees.
-    """
-    if kind == "search" and limits.search_rate is not None:
-        return f"{source}:search", limits.search_rate
-    return f"{source}:single", limits.rate
 
 
 def _worth_retrying(error: BaseException) -> bool:
@@ -206,49 +148,6 @@ class _RetryAfterOrJitter(wait_base):
         return float(self.backoff(retry_state))
 
 
-# Which requests go first when several wait for a source: a batch answers many references per
-# token, a single record one, a search one at a time and at a lower rate. Serving the cheap,
-# many-answer requests first lets their references be decided (CPU) while searches still wait for
-# tokens, instead of all at the end.
-_PRIORITY: dict[str, int] = {"batch": 0, "single": 1, "fulltext": 2, "search": 3}
-
-
-class PriorityGate:
-    """At most `limit` holders at once; waiters are admitted by priority, then in arrival order."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._held = 0
-        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
-        self._counter = 0
-
-    async def acquire(self, priority: int) -> None:
-        if self._held < self.limit and not self._waiters:
-            self._held += 1
-            return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._counter += 1
-        entry = (priority, self._counter, future)
-        heapq.heappush(self._waiters, entry)
-        try:
-            await future
-        except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                self.release()  # admitted and cancelled at once: hand the place on
-            else:
-                self._waiters.remove(entry)
-                heapq.heapify(self._waiters)
-            raise
-
-    def release(self) -> None:
-        while self._waiters:
-            _, _, future = heapq.heappop(self._waiters)
-            if not future.done():
-                future.set_result(None)
-                return
-        self._held -= 1
-
-
 class PoliteTransport:
     """`Transport` over one shared `httpx.AsyncClient` for one source (see the module docstring).
 
@@ -276,6 +175,7 @@ class PoliteTransport:
         backoff_initial: float = 0.5,
         backoff_max: float = 30.0,
         max_retry_after: float = 120.0,
+        jitter_allowance: float = JITTER_ALLOWANCE,
     ) -> None:
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, got {attempts!r}")
@@ -291,6 +191,8 @@ class PoliteTransport:
         self.timeout = timeout
         self.deadline = deadline if deadline is not None else 2 * timeout * attempts
         self.max_retry_after = max_retry_after
+        self.jitter_allowance = jitter_allowance
+        self.advertised_rate: float | None = None  # from X-Rate-Limit-* headers, the latest seen
         self._http = http
         self._headers = dict(headers or {})
         self._default_params = dict(default_params or {})
@@ -397,7 +299,7 @@ class PoliteTransport:
             headers=merged_headers,
             json_body=json_body,
             kind=kind,
-            secrets=_secret_values(merged_params, merged_headers),
+            secrets=secret_values(merged_params, merged_headers),
         )
         retrying = AsyncRetrying(
             stop=(
@@ -421,26 +323,27 @@ class PoliteTransport:
                 self.stats.last_error = str(refused)
                 self.stats.extra["circuit_refused"] = self.stats.extra.get("circuit_refused", 0) + 1
                 raise
-        bucket, rate = bucket_for(self.source.value, request.kind, self.limits)
-        # A slower search bucket (Crossref: 3/s beside 10/s) must not inherit the faster bucket's
-        # burst: ten searches at once would be seven 429s. Its burst is its one-second rate.
-        burst = self.limits.burst if rate == self.limits.rate else max(1, min(self.limits.burst, int(rate)))
-        # The source counts arrivals, we count departures, and network jitter moves one against the
-        # other: a request sent exactly on time can arrive early and meet a 429. So we leave one
-        # token of slack in the source's bucket (burst - 1), which absorbs a jitter of up to one
-        # interval; a bucket of one token has no slack to leave, so there we pace 3 % below the rate.
-        if burst >= 2:
-            burst -= 1
-        else:
-            rate *= 0.97
-        await self._gate.acquire(_PRIORITY.get(request.kind, 1))
+        bucket, rate, burst, window = request_pacing(
+            self.source.value,
+            request.kind,
+            self.limits,
+            advertised=self.advertised_rate,
+            jitter=self.jitter_allowance,
+        )
+        await self._gate.acquire(PRIORITY.get(request.kind, 1))
         try:
-            return await self._send_in_slot(request, read, bucket, rate, burst)
+            return await self._send_in_slot(request, read, bucket, rate, burst, window)
         finally:
             self._gate.release()
 
     async def _send_in_slot(
-        self, request: _Request, read: Callable[[httpx.Response], T], bucket: str, rate: float, burst: int
+        self,
+        request: _Request,
+        read: Callable[[httpx.Response], T],
+        bucket: str,
+        rate: float,
+        burst: int,
+        window: float,
     ) -> T | None:
         async with self.limiter.slot(self.source.value, self.limits.concurrency):
             await self.limiter.acquire(bucket, rate, burst, max_wait=self.deadline)
@@ -488,7 +391,7 @@ class PoliteTransport:
                     TransientSourceError(self.source.value, self._describe(request, _exception_text(exc))),
                     source_failed=True,
                 ) from None
-        return await self._classify(request, response, read, bucket, rate)
+        return await self._classify(request, response, read, bucket, window)
 
     async def _classify(
         self,
@@ -496,9 +399,12 @@ class PoliteTransport:
         response: httpx.Response,
         read: Callable[[httpx.Response], T],
         bucket: str,
-        rate: float,
+        window: float,
     ) -> T | None:
         status = response.status_code
+        advertised = parse_rate_limit_headers(response.headers)
+        if advertised is not None:
+            self.advertised_rate = advertised
         if 200 <= status < 300:
             if status == 204:
                 self._succeeded()
@@ -522,10 +428,8 @@ class PoliteTransport:
         if status == 429:
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
             self.stats.rate_limited += 1
-            # Every process holds off: for what the source asked, or else for one token's worth.
-            await self.limiter.penalize(
-                bucket, retry_after if retry_after is not None else max(1.0, 1.0 / rate)
-            )
+            # Every process holds off, for what the source asked or else one window, and slows down.
+            await self.limiter.penalize(bucket, retry_after if retry_after is not None else window)
             self._record_answer()  # a 429 shows the source is up; the penalty does the slowing down
             wait = f"retry after {retry_after:g}s" if retry_after is not None else "no Retry-After"
             raise self._failed(
@@ -613,14 +517,6 @@ class _Request:
         self.json_body = json_body
         self.kind = kind
         self.secrets = secrets
-
-
-def _secret_values(params: Mapping[str, Any], headers: Mapping[str, str]) -> tuple[str, ...]:
-    values = [str(v) for k, v in params.items() if k.lower() in SECRET_PARAMS]
-    values += [v for k, v in headers.items() if k.lower() in SECRET_HEADERS]
-    # "Bearer abc..." : scrub the token itself too, wherever it appears without its scheme.
-    values += [v.split(" ", 1)[1] for k, v in headers.items() if k.lower() == "authorization" and " " in v]
-    return tuple(sorted(set(values), key=len, reverse=True))
 
 
 def _exception_text(exc: Exception) -> str:

@@ -1,7 +1,8 @@
 """The simulator's request pipeline: route by path prefix, count, limit, delay, inject faults, answer.
 
-Per request, in this order: count it (source, kind, ids asked for); refuse with 429 if the
-source's in-flight cap is exceeded or its token bucket is empty (with `Retry-After`); wait the
+Per request, in this order: the configured arrival jitter (the network); count it (source, kind,
+ids asked for); refuse with 429 if the source's in-flight cap is exceeded or its token bucket is
+empty, or its sliding window full (with `Retry-After`); wait the
 configured latency; draw a fault; answer from the universe. Control endpoints under `/_sim/` are
 never limited, delayed or faulted.
 
@@ -33,7 +34,7 @@ from aletheia.sources.simulator.config import (
     SimulatorConfig,
 )
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
-from aletheia.sources.simulator.limits import TokenBucket, retry_after_header
+from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit, retry_after_header
 from aletheia.sources.simulator.stats import SimulatorStats
 from aletheia.sources.simulator.universe import Universe
 
@@ -66,9 +67,10 @@ class SimulatorApp:
         self.stats = SimulatorStats()
         self._clock = clock
         self._config = config if config is not None else SimulatorConfig()
-        self._buckets: dict[tuple[SimSource, str], TokenBucket] = {}
+        self._buckets: dict[tuple[SimSource, str], TokenBucket | SlidingWindow] = {}
         self._fault_rng: dict[SimSource, random.Random] = {}
         self._latency_rng: dict[SimSource, random.Random] = {}
+        self._arrival_rng: dict[SimSource, random.Random] = {}
         self._seed_rngs()
 
     @property
@@ -95,6 +97,7 @@ class SimulatorApp:
         seed = self._config.seed
         self._fault_rng = {s: random.Random(f"{seed}:{s}:faults") for s in SIM_SOURCES}
         self._latency_rng = {s: random.Random(f"{seed}:{s}:latency") for s in SIM_SOURCES}
+        self._arrival_rng = {s: random.Random(f"{seed}:{s}:arrival") for s in SIM_SOURCES}
 
     # --- the pipeline ------------------------------------------------------------------------------
 
@@ -124,6 +127,8 @@ class SimulatorApp:
     async def _source_request(self, source: SimSource, request: Request, path: str) -> Response:
         kind, ids = _classify(source, request, path)
         settings = self._config.sources[source]
+        if settings.arrival_jitter_ms:  # the network: the request arrives a little later
+            await asyncio.sleep(self._arrival_rng[source].random() * settings.arrival_jitter_ms / 1000.0)
         self.stats.begin(source, kind, ids)
         in_flight = self.stats.enter(source)
         try:
@@ -188,7 +193,7 @@ class SimulatorApp:
             return 0.0
         bucket = self._buckets.get((source, key))
         if bucket is None:
-            bucket = self._buckets[(source, key)] = TokenBucket(rate, burst, self._clock)
+            bucket = self._buckets[(source, key)] = make_limit(settings.limit_mode, rate, burst, self._clock)
         return bucket.try_take()
 
     def _too_many(self, source: SimSource, request: Request, wait: float) -> Response:

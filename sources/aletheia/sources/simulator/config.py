@@ -70,6 +70,13 @@ class SourceSimConfig(BaseModel):
     faults: FaultRates = Field(default_factory=FaultRates)
     # Per-kind fault rates replace `faults` for that kind of request.
     faults_by_kind: dict[RequestKind, FaultRates] = Field(default_factory=dict)
+    # "bucket": token buckets (rate, burst); "sliding": N = rate x window admitted requests in any
+    # window of one second (or 1 / rate when longer), counted on arrival, as services that document
+    # "N per second" count them (burst ignored).
+    limit_mode: Literal["bucket", "sliding"] = "bucket"
+    # Network jitter on the way in: each request waits uniform [0, arrival_jitter_ms) before it is
+    # counted and limited, so requests sent evenly arrive unevenly, as over a real network.
+    arrival_jitter_ms: float = Field(default=0.0, ge=0.0)
     hang_seconds: float = Field(default=120.0, gt=0)  # longer than any client's timeout
     # Retry-After sent with a 429; None: the time until the bucket has a token, rounded up.
     retry_after: float | None = Field(default=None, ge=0)
@@ -104,6 +111,13 @@ class SimulatorConfig(BaseModel):
     @classmethod
     def documented(cls, seed: int = 0) -> SimulatorConfig:
         return cls(seed=seed)
+
+    @classmethod
+    def sliding_window(cls, seed: int = 0, arrival_jitter_ms: float = 0.0) -> SimulatorConfig:
+        """The documented limits counted over a sliding window on arrival, with network jitter:
+        what a service answers 429 to (issue 11)."""
+        patch = {"limit_mode": "sliding", "arrival_jitter_ms": arrival_jitter_ms}
+        return cls(seed=seed).merged({"sources": dict.fromkeys(SIM_SOURCES, patch)})
 
     @classmethod
     def unlimited(cls, seed: int = 0) -> SimulatorConfig:

@@ -1,10 +1,14 @@
-"""Server-side rate limits: a token bucket per source and request kind, refilled continuously."""
+"""Server-side rate limits per source and request kind: a token bucket refilled continuously (the
+default), or a sliding window that counts arrivals, as services that document "N per second" count
+them (`SourceSimConfig.limit_mode = "sliding"`)."""
 
 from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from collections.abc import Callable
+from typing import Literal
 
 
 class TokenBucket:
@@ -31,6 +35,53 @@ class TokenBucket:
             self._tokens -= 1.0
             return 0.0
         return (1.0 - self._tokens) / self.rate
+
+
+class SlidingWindow:
+    """At most `limit` admitted requests in any window of `window` seconds (a sliding log).
+
+    Only admitted requests are counted: a refused one takes nothing, as a service that answers 429
+    does not serve it. With `limit = rate x window` this is stricter than a token bucket of the same
+    rate, which lets a full burst through on top of the rate within one window.
+    """
+
+    def __init__(self, limit: int, window: float, clock: Callable[[], float] = time.monotonic) -> None:
+        if limit < 1 or window <= 0:
+            raise ValueError("limit must be >= 1 and window > 0")
+        self.limit = limit
+        self.window = window
+        self._clock = clock
+        self._admitted: deque[float] = deque()
+
+    @classmethod
+    def for_rate(cls, rate: float, clock: Callable[[], float] = time.monotonic) -> SlidingWindow:
+        """ "`rate` per second" as N per window: one second, or 1 / rate when longer (arXiv: 1 per 3 s)."""
+        if rate <= 0:
+            raise ValueError("rate must be > 0")
+        window = max(1.0, 1.0 / rate)
+        return cls(max(1, math.floor(rate * window + 1e-9)), window, clock)
+
+    def try_take(self) -> float:
+        """0.0 when the request is admitted; otherwise the seconds until the oldest one leaves."""
+        now = self._clock()
+        while self._admitted and self._admitted[0] <= now - self.window:
+            self._admitted.popleft()
+        if len(self._admitted) < self.limit:
+            self._admitted.append(now)
+            return 0.0
+        return self._admitted[0] + self.window - now
+
+
+LimitMode = Literal["bucket", "sliding"]
+
+
+def make_limit(
+    mode: LimitMode, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+) -> TokenBucket | SlidingWindow:
+    """The limit of one source and request kind: `burst` matters only to the token bucket."""
+    if mode == "sliding":
+        return SlidingWindow.for_rate(rate, clock)
+    return TokenBucket(rate, burst, clock)
 
 
 def retry_after_header(wait_seconds: float) -> str:

@@ -1,0 +1,195 @@
+"""GCRA (generic cell rate algorithm) with adaptive rates: the arithmetic behind `ratelimit`.
+
+One bucket is a few numbers: `tat`, the theoretical arrival time of the next request; `nb`, a
+"not before" time every caller honours (a 429's Retry-After); and the adaptive pair `low`,
+`resume`: after a 429 the rate drops to `low` x the documented rate and climbs back from `resume`
+(when the block lifts) by `RECOVERY_PER_MINUTE` of the documented rate per quiet minute, never
+above it.
+
+A request at `now` is admitted when `now >= tat - tolerance`; admitting it sets
+`tat = max(tat, now) + interval`, with `interval = 1 / rate` and `tolerance = (burst - 1) *
+interval`. With `burst = 1` two admitted requests are always at least `interval` apart, so the
+requests of any half-open window of length W number at most ceil(W / interval): at `rate = N / W`
+never more than N, with no burst on top (a token bucket's burst is what made a sliding-window
+service answer 429). `pace()` turns a documented "N per window" into the rate and burst to run
+GCRA at, with a margin for network jitter.
+
+The same rules run in Python (`GcraState`, for the in-process limiter) and in Lua (`TAKE_SCRIPT`,
+`PENALIZE_SCRIPT`, for Redis, timed by the server's clock); `tests/unit/test_ratelimit*.py` hold the
+two to the same behaviour.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+# A 429 halves the rate (multiplicative decrease), at most once per block: the 429s of requests
+# already in flight when the first one came back say nothing new.
+DECREASE = 0.5
+# Never below a tenth of the documented rate.
+MIN_FRACTION = 0.1
+# Recovery: +10 % of the documented rate per minute without a 429 (additive increase).
+RECOVERY_PER_MINUTE = 0.10
+RECOVERY_PER_SECOND = RECOVERY_PER_MINUTE / 60.0
+# Network jitter the pacing allows for, by default (seconds): see `pace`.
+JITTER_ALLOWANCE = 0.05
+# Rounding slack when comparing times (the Redis state is kept to the microsecond).
+EPSILON = 1e-6
+
+
+def pace(rate: float, window_max: float, jitter: float = JITTER_ALLOWANCE) -> tuple[float, int]:
+    """The GCRA (rate, burst) that keeps "`rate` per second" true over any sliding window.
+
+    A documented rate reads as N requests per window W: W = 1 s, or 1 / rate when that is longer
+    (arXiv: one request per 3 s), N = rate x W. `window_max` is the most requests the source
+    accepts in one window (the `burst` setting): anything above N is a burst the source documents,
+    and becomes GCRA tolerance; nothing above N (the default everywhere) means none.
+
+    Requests leave at N per (W + 2 x jitter): a request released up to `jitter` late (our own
+    event loop, the Redis round trip) and one arriving up to `jitter` early (the network) still
+    cannot put N + 1 arrivals in any window W of the source's clock. Proof: GCRA keeps the k-th
+    release after the first at least (k - burst + 1) x interval later; moved by at most 2J
+    relative to each other, n arrivals inside one window need (n - burst) x (W + 2J) / N < W + 2J,
+    so n < N + burst.
+    """
+    if not rate > 0:
+        raise ValueError(f"rate must be positive, got {rate!r}")
+    if jitter < 0:
+        raise ValueError(f"jitter must not be negative, got {jitter!r}")
+    window = max(1.0, 1.0 / rate)
+    per_window = rate * window
+    extra = max(0, math.floor(window_max - per_window + EPSILON))
+    return per_window / (window + 2.0 * jitter), 1 + extra
+
+
+@dataclass
+class GcraState:
+    """One bucket, in process (the Redis hash holds the same four fields)."""
+
+    tat: float = 0.0
+    nb: float = 0.0
+    low: float = 1.0
+    resume: float = 0.0
+
+    def fraction(self, now: float) -> float:
+        """The share of the documented rate in force at `now` (1.0 unless a 429 lowered it)."""
+        if self.low >= 1.0:
+            return 1.0
+        return min(1.0, self.low + max(0.0, now - self.resume) * RECOVERY_PER_SECOND)
+
+    def take(self, now: float, rate: float, burst: int) -> float:
+        """Admit one request at `now` (0.0) or say how long to wait (nothing changes then)."""
+        if self.nb > now:
+            return self.nb - now
+        interval = 1.0 / (rate * self.fraction(now))
+        tolerance = (burst - 1) * interval
+        # The moment a block lifts counts as an empty bucket: no burst right after a 429.
+        tat = max(self.tat, now, self.nb + tolerance)
+        allow_at = tat - tolerance
+        if allow_at > now + EPSILON:
+            return allow_at - now
+        self.tat = tat + interval
+        return 0.0
+
+    def penalize(self, now: float, seconds: float) -> float:
+        """A 429: nobody before `now + seconds`, and (once per block) the rate halved. Returns nb."""
+        if self.nb <= now:  # not blocked yet: this 429 is news
+            self.low = max(MIN_FRACTION, self.fraction(now) * DECREASE)
+        self.nb = max(self.nb, now + seconds)
+        self.resume = self.nb
+        return self.nb
+
+    def keep_until(self) -> float:
+        """After this time the state says nothing a fresh bucket would not (it may be dropped)."""
+        keep = max(self.tat, self.nb)
+        if self.low < 1.0:
+            keep = max(keep, self.resume + (1.0 - self.low) / RECOVERY_PER_SECOND)
+        return keep
+
+
+# --- the same in Lua, for Redis ------------------------------------------------------------------
+
+# Every script reads the time from the Redis server unless a test passes one (the last ARGV), so
+# all processes, on any host, count against one clock. (Writing after TIME needs effect
+# replication, the default since Redis 5.)
+_NOW = """
+local now
+if ARGV[#ARGV] ~= '' then
+  now = tonumber(ARGV[#ARGV])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+end
+"""
+
+_LOAD = f"""
+local recovery = {RECOVERY_PER_SECOND!r}
+local s = redis.call('HMGET', KEYS[1], 'tat', 'nb', 'low', 'resume')
+local tat = tonumber(s[1]) or 0
+local nb = tonumber(s[2]) or 0
+local low = tonumber(s[3]) or 1
+local resume = tonumber(s[4]) or 0
+local function fraction()
+  if low >= 1 then return 1 end
+  local since = now - resume
+  if since < 0 then since = 0 end
+  return math.min(1, low + since * recovery)
+end
+local function expire()
+  local keep = math.max(tat, nb)
+  if low < 1 then keep = math.max(keep, resume + (1 - low) / recovery) end
+  redis.call('PEXPIRE', KEYS[1], math.ceil((keep - now) * 1000) + 1000)
+end
+"""
+
+# KEYS: the bucket's hash. ARGV: rate, burst, now ('' = server TIME).
+# Returns the wait in seconds as a string (Lua numbers returned to Redis are truncated to integers).
+TAKE_SCRIPT = (
+    _NOW
+    + _LOAD
+    + f"""
+if nb > now then
+  return string.format('%.6f', nb - now)
+end
+local interval = 1 / (tonumber(ARGV[1]) * fraction())
+local tolerance = (tonumber(ARGV[2]) - 1) * interval
+local t = math.max(tat, now, nb + tolerance)
+local allow = t - tolerance
+if allow > now + {EPSILON!r} then
+  return string.format('%.6f', allow - now)
+end
+tat = t + interval
+redis.call('HSET', KEYS[1], 'tat', string.format('%.6f', tat))
+expire()
+return '0'
+"""
+)
+
+# KEYS: the bucket's hash. ARGV: seconds, now. Returns the new not-before time.
+PENALIZE_SCRIPT = (
+    _NOW
+    + _LOAD
+    + f"""
+if nb <= now then
+  low = math.max({MIN_FRACTION!r}, fraction() * {DECREASE!r})
+end
+nb = math.max(nb, now + tonumber(ARGV[1]))
+resume = nb
+redis.call('HSET', KEYS[1], 'nb', string.format('%.6f', nb), 'low', string.format('%.6f', low),
+  'resume', string.format('%.6f', resume))
+expire()
+return string.format('%.6f', nb)
+"""
+)
+
+# KEYS: the bucket's hash. ARGV: now. The share of the documented rate in force, as a string.
+FRACTION_SCRIPT = (
+    _NOW
+    + _LOAD
+    + """
+return string.format('%.6f', fraction())
+"""
+)
+
+NOW_SNIPPET = _NOW  # for the slot scripts in `ratelimit`
