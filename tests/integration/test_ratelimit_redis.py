@@ -1,4 +1,8 @@
-"""Three processes share one token bucket and one concurrency cap through a real Redis.
+"""Processes share one GCRA bucket and one concurrency cap through a real Redis.
+
+Three processes take every grant they can from one bucket and hold slots of one cap; four
+processes hammer one bucket paced for a sliding window (issue 11) while a sliding-window counter
+in Redis, timed by the server's clock, records each request's arrival after a random network delay.
 
 Skipped when Redis at redis://127.0.0.1:6379/15 is unreachable, unless CI is set: then it fails.
 """
@@ -9,6 +13,7 @@ import asyncio
 import multiprocessing
 import os
 import queue
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -18,6 +23,7 @@ import pytest
 import redis
 import redis.asyncio as redis_asyncio
 
+from aletheia.sources.gcra import pace
 from aletheia.sources.ratelimit import RedisRateLimiter
 
 pytestmark = pytest.mark.integration
@@ -87,16 +93,64 @@ def hold_slots(prefix: str, barrier: Barrier, results: multiprocessing.Queue[lis
     results.put(asyncio.run(run()))
 
 
-def run_processes(target: Callable[..., None], prefix: str) -> list[list[float]]:
+# The sliding-window case: OpenAlex's 10 per second, network jitter up to the allowance.
+HAMMERS, TASKS_PER_HAMMER, HAMMER_SECONDS = 4, 3, 6.0
+LIMIT, JITTER = 10, 0.05
+
+# The source's side: note one arrival at the Redis server's clock (a sorted set of arrivals).
+_ARRIVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('ZADD', KEYS[1], string.format('%.6f', now), ARGV[1])
+return string.format('%.6f', now)
+"""
+
+
+def hammer(prefix: str, barrier: Barrier, results: multiprocessing.Queue[list[float]]) -> None:
+    """One retrieval process: several tasks sending to one source as fast as the limiter lets them."""
+
+    async def run() -> list[float]:
+        client = redis_asyncio.Redis.from_url(REDIS_URL)
+        limiter = RedisRateLimiter(client, prefix=prefix)
+        arrive = client.register_script(_ARRIVE)
+        rate, burst = pace(LIMIT, LIMIT, JITTER)
+        await limiter.try_acquire("warmup:single", 1000.0, 1)
+        barrier.wait()
+        end = time.monotonic() + HAMMER_SECONDS
+        sent: list[float] = []
+
+        async def task() -> None:
+            while time.monotonic() < end:
+                await limiter.acquire("openalex:single", rate, burst)
+                await asyncio.sleep(random.uniform(0, JITTER))  # the network
+                sent.append(float(await arrive(keys=[f"{prefix}:arrivals"], args=[uuid.uuid4().hex])))
+
+        await asyncio.gather(*(task() for _ in range(TASKS_PER_HAMMER)))
+        await limiter.aclose()
+        return sent
+
+    results.put(asyncio.run(run()))
+
+
+def max_in_any_window(arrivals: list[float], window: float) -> int:
+    ordered, most, first = sorted(arrivals), 0, 0
+    for last, at in enumerate(ordered):
+        while ordered[first] <= at - window:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
+
+
+def run_processes(target: Callable[..., None], prefix: str, count: int = PROCESSES) -> list[list[float]]:
     context = multiprocessing.get_context("spawn")  # a fresh interpreter, as separate workers are
-    barrier = context.Barrier(PROCESSES)
+    barrier = context.Barrier(count)
     results: multiprocessing.Queue[list[float]] = context.Queue()
-    processes = [context.Process(target=target, args=(prefix, barrier, results)) for _ in range(PROCESSES)]
+    processes = [context.Process(target=target, args=(prefix, barrier, results)) for _ in range(count)]
     for process in processes:
         process.start()
     collected: list[list[float]] = []
     deadline = time.monotonic() + 60
-    while len(collected) < PROCESSES:
+    while len(collected) < count:
         try:
             collected.append(results.get(timeout=0.5))
         except queue.Empty:
@@ -129,3 +183,37 @@ def test_processes_share_one_concurrency_cap(prefix: str) -> None:
     peak = max(max(seen) for seen in per_process)
     assert 1 <= peak <= SLOT_LIMIT
     assert redis.Redis.from_url(REDIS_URL).zcard(f"{prefix}:slots:{{crossref}}") == 0
+
+
+def test_four_processes_never_put_more_than_n_arrivals_in_any_second(prefix: str) -> None:
+    per_process = run_processes(hammer, prefix, HAMMERS)
+    arrivals = sorted(stamp for sent in per_process for stamp in sent)
+    span = arrivals[-1] - arrivals[0]
+    busiest = max_in_any_window(arrivals, 1.0)
+    print(  # the figures for the report (pytest -s)
+        f"\n{HAMMERS} processes x {TASKS_PER_HAMMER} tasks, {len(arrivals)} arrivals in {span:.2f} s "
+        f"({(len(arrivals) - 1) / span:.2f}/s), per process {[len(s) for s in per_process]}; "
+        f"most arrivals in any 1 s window: {busiest} (limit {LIMIT}); "
+        f"most in any 1.1 s window: {max_in_any_window(arrivals, 1.1)}"
+    )
+    assert all(per_process)
+    assert busiest <= LIMIT
+    # And the bucket is used, not starved: close to the paced N / (1 s + 2J).
+    assert (len(arrivals) - 1) / span >= 0.8 * LIMIT / (1 + 2 * JITTER)
+
+
+async def test_a_429_in_one_process_lowers_the_rate_for_all_on_the_server_clock(prefix: str) -> None:
+    first = RedisRateLimiter(redis_asyncio.Redis.from_url(REDIS_URL), prefix=prefix)
+    second = RedisRateLimiter(redis_asyncio.Redis.from_url(REDIS_URL), prefix=prefix)
+    try:
+        assert await first.try_acquire("pubmed:single", 3.0, 1) == 0.0
+        await second.penalize("pubmed:single", 0.5)
+        assert 0.3 < await first.try_acquire("pubmed:single", 3.0, 1) <= 0.5  # the shared not-before
+        assert await first.rate_fraction("pubmed:single") == pytest.approx(0.5, abs=1e-3)
+        await asyncio.sleep(0.5)
+        assert await first.try_acquire("pubmed:single", 3.0, 1) == 0.0
+        # Half of 3/s: the next one is 2/3 s away, for every process.
+        assert 0.6 < await second.try_acquire("pubmed:single", 3.0, 1) <= 0.67
+    finally:
+        await first.aclose()
+        await second.aclose()

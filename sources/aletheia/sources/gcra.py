@@ -85,7 +85,7 @@ class GcraState:
         interval = 1.0 / (rate * self.fraction(now))
         tolerance = (burst - 1) * interval
         # The moment a block lifts counts as an empty bucket: no burst right after a 429.
-        tat = max(self.tat, now, self.nb + tolerance)
+        tat = max(self.tat, now, self.nb + tolerance if self.nb > 0 else 0.0)
         allow_at = tat - tolerance
         if allow_at > now + EPSILON:
             return allow_at - now
@@ -154,7 +154,8 @@ if nb > now then
 end
 local interval = 1 / (tonumber(ARGV[1]) * fraction())
 local tolerance = (tonumber(ARGV[2]) - 1) * interval
-local t = math.max(tat, now, nb + tolerance)
+local t = math.max(tat, now)
+if nb > 0 then t = math.max(t, nb + tolerance) end
 local allow = t - tolerance
 if allow > now + {EPSILON!r} then
   return string.format('%.6f', allow - now)
