@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.authors import parse_name
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
@@ -36,7 +36,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key, lookup_many
+from aletheia.sources.cache import SearchMemo, cache_key, lookup_many
 from aletheia.sources.safe_xml import parse_untrusted_xml
 
 if TYPE_CHECKING:
@@ -295,6 +295,7 @@ class ArxivClient:
         self.api = api_transport
         self.web = web_transport
         self.cache = cache
+        self._searches = SearchMemo(SOURCE, cache, api_transport.stats)
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
             self._fetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
         )
@@ -344,13 +345,25 @@ class ArxivClient:
             "sortBy": "relevance",
             "sortOrder": "descending",
         }
-        body = await self.api.get_text(QUERY_PATH, params=params, kind="search")
-        if body is None:
-            return []
-        feed = parse_arxiv_atom(body)
-        fetched_at = _utcnow()
         url = f"{self.api.base_url.rstrip('/')}{QUERY_PATH}"
-        return [SourceRecord(entry.record, entry.raw, fetched_at, url) for entry in feed.entries]
+
+        def parse(body: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+            if body is None:
+                return []
+            feed = parse_arxiv_atom(body)
+            return [
+                SourceRecord(entry.record, entry.raw, fetched_at, url, from_cache) for entry in feed.entries
+            ]
+
+        # The Atom feed is stored whole; an empty feed (no <entry>) is a negative entry.
+        return await self._searches.get(
+            QUERY_PATH,
+            params,
+            lambda: self.api.get_text(QUERY_PATH, params=params, kind="search"),
+            parse,
+            found=lambda body: isinstance(body, str) and "<entry" in body,
+            url=url,
+        )
 
     async def fetch_html(self, arxiv_id: str) -> str | None:
         """arXiv's HTML rendering of the paper (`/html/{id}`), or None where there is none."""

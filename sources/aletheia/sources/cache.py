@@ -6,6 +6,7 @@ which expires sooner: a work missing today may be registered tomorrow.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import time
@@ -158,3 +159,94 @@ async def read_cached(
     if not cached.found:
         return True, None
     return True, SourceRecord(parse(cached.raw), cached.raw, cached.fetched_at, cached.url, from_cache=True)
+
+
+# Parameters that say who asks, not what is asked: left out of a search's cache key.
+_NOT_ASKED: frozenset[str] = frozenset({"api_key", "mailto", "email", "tool"})
+
+
+def search_key(path: str, params: Mapping[str, Any]) -> str:
+    """The cache key of one search request: its path and parameters, exactly (case is kept, since
+    upper-case AND / OR / NOT are operators to some engines), the caller's key and contact left
+    out. Hashed, so that keys stay short whatever the query."""
+    asked = sorted((k, str(v)) for k, v in params.items() if v is not None and k not in _NOT_ASKED)
+    text = path + "?" + "&".join(f"{k}={v}" for k, v in asked)
+    return f"search:{hashlib.sha1(text.encode('utf-8'), usedforsecurity=False).hexdigest()}"
+
+
+class SearchMemo:
+    """Search answers of one client, by request (`search_key`): a search already in flight is
+    awaited, not sent again; the last `max_entries` answers are kept in memory (references of one
+    job, or of several files in one process, that search the same title); and with a `RawCache`
+    every answer (an empty one as a negative entry) is stored there too, so that a second run of
+    the same file asks the source almost nothing. The payload is parsed again from the cache, as
+    for lookups; a payload that does not parse is never stored."""
+
+    def __init__(
+        self, source: str, cache: RawCache | None, stats: SourceStats, *, max_entries: int = 2048
+    ) -> None:
+        self.source = source
+        self.cache = cache
+        self.stats = stats
+        self.max_entries = max_entries
+        self._answers: OrderedDict[str, asyncio.Future[Any]] = OrderedDict()
+
+    async def get(
+        self,
+        path: str,
+        params: Mapping[str, Any],
+        fetch: Callable[[], Awaitable[Any]],
+        parse: Callable[[Any, datetime, bool], R],
+        *,
+        found: Callable[[Any], bool] = lambda payload: bool(payload),
+        url: str | None = None,
+    ) -> R:
+        """`fetch()` the payload (None: the source has nothing), `parse(payload, fetched_at,
+        from_cache)` it; `found(payload)` says whether it is a positive cache entry."""
+        key = search_key(path, params)
+        while (known := self._answers.get(key)) is not None:
+            self._answers.move_to_end(key)
+            self.stats.extra["search_memo_hits"] = self.stats.extra.get("search_memo_hits", 0) + 1
+            try:
+                result: R = await asyncio.shield(known)
+            except asyncio.CancelledError:
+                if known.cancelled():  # the first asker was cancelled, not us: ask again
+                    continue
+                raise
+            return result
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._answers[key] = future
+        try:
+            answer = await self._answer(key, fetch, parse, found, url)
+        except asyncio.CancelledError:
+            self._answers.pop(key, None)
+            future.cancel()
+            raise
+        except Exception as exc:
+            self._answers.pop(key, None)
+            future.set_exception(exc)
+            future.exception()  # marked as retrieved: nobody else may be waiting
+            raise
+        future.set_result(answer)
+        while len(self._answers) > self.max_entries:
+            self._answers.popitem(last=False)
+        return answer
+
+    async def _answer(
+        self,
+        key: str,
+        fetch: Callable[[], Awaitable[Any]],
+        parse: Callable[[Any, datetime, bool], R],
+        found: Callable[[Any], bool],
+        url: str | None,
+    ) -> R:
+        if self.cache is not None:
+            cached = await self.cache.get(self.source, key)
+            if cached is not None:
+                self.stats.cache_hits += 1
+                return parse(cached.raw if cached.found else None, cached.fetched_at, True)
+        payload = await fetch()
+        parsed = parse(payload, datetime.now(UTC), False)
+        if self.cache is not None:
+            await self.cache.put(self.source, key, payload, found=found(payload), url=url)
+        return parsed

@@ -30,7 +30,7 @@ from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import RetractionNotice, SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
 from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
     CROSSREF_WORK_MESSAGE_TYPES,
     crossref_message_type,
@@ -111,6 +111,7 @@ class CrossrefClient:
         self.transport = transport
         self.cache = cache
         self.mailto = mailto
+        self._searches = SearchMemo(SOURCE, cache, transport.stats)
         self._coalescer: Coalescer[str, SourceRecord] | None = (
             Coalescer(self._fetch_doi_batch, max_batch=MAX_DOIS_PER_FILTER, window=coalesce_window)
             if coalesce_window is not None
@@ -278,16 +279,34 @@ class CrossrefClient:
         return notices
 
     async def _list(self, path: str, params: dict[str, Any]) -> list[SourceRecord]:
-        payload = await self.transport.get_json(path, params=params, kind="search")
-        if payload is None:
-            return []
-        fetched_at = _utcnow()
+        """A search (memoised and cached by request, `SearchMemo`)."""
         url = self._url(path)
-        message = payload.get("message") if isinstance(payload, Mapping) else None
-        items = message.get("items") if isinstance(message, Mapping) else None
-        records = parse_crossref_message(payload)
-        raws: list[Any] = items if isinstance(items, list) else [payload]
-        return [SourceRecord(record, raw, fetched_at, url) for record, raw in zip(records, raws, strict=True)]
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+            if payload is None:
+                return []
+            message = payload.get("message") if isinstance(payload, Mapping) else None
+            items = message.get("items") if isinstance(message, Mapping) else None
+            records = parse_crossref_message(payload)
+            raws: list[Any] = items if isinstance(items, list) else [payload]
+            return [
+                SourceRecord(record, raw, fetched_at, url, from_cache=from_cache)
+                for record, raw in zip(records, raws, strict=True)
+            ]
+
+        return await self._searches.get(
+            path,
+            params,
+            lambda: self.transport.get_json(path, params=params, kind="search"),
+            parse,
+            found=_has_items,
+            url=url,
+        )
+
+
+def _has_items(payload: Any) -> bool:
+    message = payload.get("message") if isinstance(payload, Mapping) else None
+    return bool(isinstance(message, Mapping) and message.get("items"))
 
 
 def crossref_transport(

@@ -31,7 +31,7 @@ from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, read_cached
 from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     abstract_from_inverted_index,
     parse_openalex_list,
@@ -101,6 +101,7 @@ class OpenAlexClient:
         self.cache = cache
         self.api_key = api_key
         self.mailto = mailto
+        self._searches = SearchMemo(SOURCE, cache, transport.stats)
         # None or 0 turns coalescing off: every work_by_doi is its own singleton request.
         self._coalescer: Coalescer[str, SourceRecord] | None = (
             Coalescer(self._fetch_doi_batch, max_batch=MAX_DOIS_PER_REQUEST, window=coalesce_window)
@@ -292,16 +293,26 @@ class OpenAlexClient:
         if query and query.strip():
             params["search"] = query.strip()
         path = "/works"
-        payload = await self.transport.get_json(path, params=self._params(params), kind="search")
-        if payload is None:
-            return []
-        records = parse_openalex_list(payload)
-        fetched_at = _utcnow()
         url = self._url(path)
-        return [
-            SourceRecord(record, raw, fetched_at, url)
-            for record, raw in zip(records, payload["results"], strict=True)
-        ]
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+            if payload is None:
+                return []
+            records = parse_openalex_list(payload)
+            return [
+                SourceRecord(record, raw, fetched_at, url, from_cache=from_cache)
+                for record, raw in zip(records, payload["results"], strict=True)
+            ]
+
+        sent = self._params(params)
+        return await self._searches.get(
+            path,
+            sent,
+            lambda: self.transport.get_json(path, params=sent, kind="search"),
+            parse,
+            found=lambda payload: bool(isinstance(payload, Mapping) and payload.get("results")),
+            url=url,
+        )
 
 
 def openalex_transport(

@@ -44,7 +44,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key, lookup_many
+from aletheia.sources.cache import SearchMemo, cache_key, lookup_many
 from aletheia.sources.pubmed_parse import (  # the pure parsers, re-exported
     esummary_docs,
     parse_efetch_xml,
@@ -128,6 +128,7 @@ class PubMedClient:
     ) -> None:
         self.transport = transport
         self.cache = cache
+        self._searches = SearchMemo(SOURCE, cache, transport.stats)
         self._identity = {"tool": TOOL_NAME, "email": email, "api_key": api_key}
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
             self._efetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
@@ -194,8 +195,18 @@ class PubMedClient:
 
     async def _esearch(self, term: str, *, retmax: int) -> list[str]:
         params = self._params(db="pubmed", term=term, retmode="json", retmax=retmax, sort="relevance")
-        payload = await self.transport.get_json(f"{EUTILS_PATH}/esearch.fcgi", params=params, kind="search")
-        return [] if payload is None else parse_esearch(payload)
+        path = f"{EUTILS_PATH}/esearch.fcgi"
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[str]:
+            return [] if payload is None else parse_esearch(payload)
+
+        return await self._searches.get(
+            path,
+            params,
+            lambda: self.transport.get_json(path, params=params, kind="search"),
+            parse,
+            found=lambda payload: payload is not None and bool(parse_esearch(payload)),
+        )
 
     async def _efetch(self, pmids: list[str]) -> dict[str, SourceRecord | None]:
         params = self._params(db="pubmed", id=",".join(pmids), retmode="xml")

@@ -38,7 +38,7 @@ from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import cache_key, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
 
 if TYPE_CHECKING:
     import httpx
@@ -272,6 +272,10 @@ def canonical_paper_id(raw: str) -> str | None:
 # --- the client -----------------------------------------------------------------------------------
 
 
+def _has_data(payload: Any) -> bool:
+    return bool(isinstance(payload, Mapping) and payload.get("data"))
+
+
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -307,6 +311,7 @@ class SemanticScholarClient:
     ) -> None:
         self.transport = transport
         self.cache = cache
+        self._searches = SearchMemo(SOURCE, cache, transport.stats)
         # Needed only on a transport built without the key (`semantic_scholar_transport` sets it).
         self._headers = {"x-api-key": api_key} if api_key else None
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
@@ -348,31 +353,52 @@ class SemanticScholarClient:
             "limit": limit,
             "year": str(year) if year is not None else None,
         }
-        payload = await self.transport.get_json(path, params=params, headers=self._headers, kind="search")
-        if payload is None:
-            return []
-        if not isinstance(payload, Mapping):
-            raise SourceParseError(SOURCE, "search response is not an object")
-        # An empty result has no `data` at all (`{"total": 0, "offset": 0}`).
-        hits = payload.get("data") or []
-        if not isinstance(hits, list):
-            raise SourceParseError(SOURCE, "search `data` is not a list")
-        fetched_at, url = _utcnow(), self._url(path)
-        return [SourceRecord(parse_s2_paper(hit), hit, fetched_at, url) for hit in hits]
+        url = self._url(path)
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+            if payload is None:
+                return []
+            if not isinstance(payload, Mapping):
+                raise SourceParseError(SOURCE, "search response is not an object")
+            # An empty result has no `data` at all (`{"total": 0, "offset": 0}`).
+            hits = payload.get("data") or []
+            if not isinstance(hits, list):
+                raise SourceParseError(SOURCE, "search `data` is not a list")
+            return [SourceRecord(parse_s2_paper(hit), hit, fetched_at, url, from_cache) for hit in hits]
+
+        return await self._searches.get(
+            path,
+            params,
+            lambda: self.transport.get_json(path, params=params, headers=self._headers, kind="search"),
+            parse,
+            found=_has_data,
+            url=url,
+        )
 
     async def match_title(self, title: str) -> SourceRecord | None:
         """S2's single best match for a title (`score` is its matchScore), or None (S2 says 404)."""
         path = "/graph/v1/paper/search/match"
         params = {"query": _search_query(title), "fields": _FIELDS_PARAM}
-        payload = await self.transport.get_json(path, params=params, headers=self._headers, kind="search")
-        if payload is None:
-            return None
-        hits = payload.get("data") if isinstance(payload, Mapping) else None
-        if not isinstance(hits, list):
-            raise SourceParseError(SOURCE, "title match response has no `data` list")
-        if not hits:
-            return None
-        return SourceRecord(parse_s2_paper(hits[0]), hits[0], _utcnow(), self._url(path))
+        url = self._url(path)
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> SourceRecord | None:
+            if payload is None:
+                return None
+            hits = payload.get("data") if isinstance(payload, Mapping) else None
+            if not isinstance(hits, list):
+                raise SourceParseError(SOURCE, "title match response has no `data` list")
+            if not hits:
+                return None
+            return SourceRecord(parse_s2_paper(hits[0]), hits[0], fetched_at, url, from_cache)
+
+        return await self._searches.get(
+            path,
+            params,
+            lambda: self.transport.get_json(path, params=params, headers=self._headers, kind="search"),
+            parse,
+            found=_has_data,
+            url=url,
+        )
 
     # --- cache and fetch ---------------------------------------------------------------------------
 
