@@ -22,9 +22,13 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "jsonl", "html", "bibtex", "csl-json"]),
+    type=click.Choice(
+        ["table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit"]
+    ),
     default=None,
-    help="Output format (default: table on a terminal, json otherwise).",
+    help="Output format (default: table on a terminal, json otherwise). markdown: a pull-request "
+    "comment; github: workflow annotations on the .bib lines; sarif: code-scanning upload; junit: "
+    "CI test reports.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."

@@ -17,7 +17,18 @@ import click
 if TYPE_CHECKING:  # the client pulls in the pipeline: imported when a command runs, not at CLI start
     from aletheia.producers.client import AletheiaClient
 
-REPORT_FORMATS = ("table", "json", "jsonl", "html", "bibtex", "csl-json")
+REPORT_FORMATS = (
+    "table",
+    "json",
+    "jsonl",
+    "html",
+    "bibtex",
+    "csl-json",
+    "markdown",
+    "github",
+    "sarif",
+    "junit",
+)
 
 
 def _client() -> AletheiaClient:
