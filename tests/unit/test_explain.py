@@ -5,6 +5,7 @@ decoded, and each verdict gets the fix a person would make."""
 from __future__ import annotations
 
 import string
+from typing import Any
 
 import bibtexparser
 
@@ -35,7 +36,7 @@ def test_a_template_falls_through_when_a_value_is_missing() -> None:
     )
 
 
-def wrong_year_ref() -> dict:
+def wrong_year_ref() -> dict[str, Any]:
     return {
         "key": "kingma2017adam",
         "entry_type": "inproceedings",
@@ -122,8 +123,8 @@ def test_origins_and_word_differences() -> None:
     assert [t for t, d in right if d] == ["for", "images"]
 
 
-def _unmatched(verdict: str, reasons: list[str], **extra: object) -> dict:
-    ref = {
+def _unmatched(verdict: str, reasons: list[str], **extra: object) -> dict[str, Any]:
+    ref: dict[str, Any] = {
         "key": "x",
         "origin": "a.bib:3",
         "input": {"title": "Ghost paper", "author": "Doe, John"},

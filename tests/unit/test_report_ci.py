@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -105,7 +106,7 @@ SARIF_REQUIRED = {
 }
 
 
-def validate_sarif(doc: dict) -> None:
+def validate_sarif(doc: dict[str, Any]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(doc, SARIF_REQUIRED)
     for run in doc["runs"]:
@@ -115,7 +116,7 @@ def validate_sarif(doc: dict) -> None:
             assert rule_ids[result["ruleIndex"]] == result["ruleId"]
 
 
-def _refs() -> list[dict]:
+def _refs() -> list[dict[str, Any]]:
     return [
         wrong_year_ref(),
         _unmatched("not_found", ["no_match_found"]) | {"key": "ghost", "origin": "refs/paper.bib:60"},
