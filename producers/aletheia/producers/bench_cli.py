@@ -35,12 +35,38 @@ def bench() -> None:
 @click.option("--references", type=click.IntRange(10), default=2000, show_default=True)
 @click.option("--concurrency", type=click.IntRange(1), default=2000, show_default=True)
 @click.option("--seed", type=int, default=3, show_default=True)
+@click.option(
+    "--sliding-window/--token-buckets",
+    default=False,
+    show_default=True,
+    help="The simulator counts each documented 'N per second' over a sliding window (issue 11).",
+)
+@click.option(
+    "--jitter-ms",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="Network jitter: each request reaches the simulator up to this much later.",
+)
 @_JSON
-def sources(references: int, concurrency: int, seed: int, json_path: Path | None) -> None:
+def sources(
+    references: int,
+    concurrency: int,
+    seed: int,
+    sliding_window: bool,
+    jitter_ms: float,
+    json_path: Path | None,
+) -> None:
     """Issue 3: the documented limits, 70% DOI / 20% arXiv / 10% title-only references."""
     from aletheia.pipeline.bench import sources_bench
 
-    figures = sources_bench.run(references=references, concurrency=concurrency, seed=seed)
+    figures = sources_bench.run(
+        references=references,
+        concurrency=concurrency,
+        seed=seed,
+        sliding_window=sliding_window,
+        jitter_ms=jitter_ms,
+    )
     _emit(figures, sources_bench.format_report(figures), json_path)
 
 

@@ -117,7 +117,7 @@ class SimulatorConfig(BaseModel):
         """The documented limits counted over a sliding window on arrival, with network jitter:
         what a service answers 429 to (issue 11)."""
         patch = {"limit_mode": "sliding", "arrival_jitter_ms": arrival_jitter_ms}
-        return cls(seed=seed).merged({"sources": dict.fromkeys(SIM_SOURCES, patch)})
+        return cls(seed=seed).merged({"sources": {source: dict(patch) for source in SIM_SOURCES}})
 
     @classmethod
     def unlimited(cls, seed: int = 0) -> SimulatorConfig:
