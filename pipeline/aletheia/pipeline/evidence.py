@@ -142,7 +142,11 @@ def needs_no_lookups(cited: CitedReference) -> bool:
 
 
 async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bool:
-    """Ask a second source for the matched work when only one has been seen. True if asked."""
+    """Ask a second source for the matched work when only one has been seen. True if asked.
+
+    Not asked: when two sources already have the work (by its identifier at both, or with an
+    identifier in common), nor a source that has already answered a lookup of that identifier
+    (its "not found" would only be said again)."""
     match = verdict.match
     if match is None:
         return False
@@ -152,6 +156,10 @@ async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bo
         for a in g.answers
         if a.outcome is Outcome.FOUND and any(_same_id(r, match) for r in a.records)
     }
+    if len(seen - {SourceName.LIBRARY}) >= 2:
+        return False
+    answered = {(a.source, a.kind, a.query.casefold()) for a in g.answers if a.outcome is not Outcome.FAILED}
+    seen |= {source for source, kind, query in answered if _names(match, kind, query)}
     # Lookups, not coroutines: only the first is run, and a coroutine never awaited is a warning.
     lookups: list[tuple[SourceName, QueryKind, str, Callable[[], Awaitable[Any]]]] = []
     if match.doi and arxiv_id_from_doi(match.doi) is None:
@@ -172,6 +180,12 @@ async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bo
     source, kind, query, call = lookups[0]
     await _ask(g, source, kind, query, call)
     return True
+
+
+def _names(work: WorkRecord, kind: QueryKind, query: str) -> bool:
+    """The lookup (kind, casefolded query) asked for this work's own identifier."""
+    value = {QueryKind.DOI: work.doi, QueryKind.ARXIV: work.arxiv_id, QueryKind.PMID: work.pmid}.get(kind)
+    return bool(value) and str(value).casefold() == query
 
 
 def _same_id(a: WorkRecord, b: WorkRecord) -> bool:

@@ -8,7 +8,8 @@ the gatherer can record each answer, including failures, without knowing any cli
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import httpx
@@ -78,6 +79,68 @@ def _searchable(source: SourceName, call: Lookup) -> Lookup:
     return run
 
 
+# What the request being sent is for, set around each transport call (the httpx hook reads it).
+_ASKING: ContextVar[tuple[SourceStats, str] | None] = ContextVar("aletheia_asking", default=None)
+REQUEST_KINDS = ("lookup", "batch", "search")
+
+
+def _request_kind(kind: str, params: Mapping[str, Any] | None) -> str:
+    """The transport's kind as reported: `single` is a lookup; Crossref's `filter=doi:a,doi:b`
+    list query is a batch of lookups even though it draws from the search bucket."""
+    if kind == "single":
+        return "lookup"
+    if kind == "search" and params and str(params.get("filter", "")).startswith("doi:"):
+        return "batch"
+    return kind
+
+
+class _Counted:
+    """A transport that files every HTTP request it sends (retries included) under its kind, in
+    `stats.extra["requests_<kind>"]`; everything else is the wrapped transport's."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def _call(self, method: str, path: str, kind: str, kwargs: dict[str, Any]) -> Any:
+        token = _ASKING.set((self._inner.stats, _request_kind(kind, kwargs.get("params"))))
+        try:
+            return await getattr(self._inner, method)(path, kind=kind, **kwargs)
+        finally:
+            _ASKING.reset(token)
+
+    async def get_json(self, path: str, *, kind: Any = "single", **kwargs: Any) -> Any:
+        return await self._call("get_json", path, kind, kwargs)
+
+    async def get_text(self, path: str, *, kind: Any = "single", **kwargs: Any) -> Any:
+        return await self._call("get_text", path, kind, kwargs)
+
+    async def get_bytes(self, path: str, *, kind: Any = "fulltext", **kwargs: Any) -> Any:
+        return await self._call("get_bytes", path, kind, kwargs)
+
+    async def post_json(self, path: str, *, kind: Any = "batch", **kwargs: Any) -> Any:
+        return await self._call("post_json", path, kind, kwargs)
+
+
+async def _count_request(request: httpx.Request) -> None:
+    asking = _ASKING.get()
+    if asking is not None:
+        stats, kind = asking
+        name = f"requests_{kind}"
+        stats.extra[name] = stats.extra.get(name, 0) + 1
+
+
+def requests_by_kind(stats: SourceStats) -> dict[str, int]:
+    """HTTP requests of one source by kind (lookup, batch, search; fulltext when any)."""
+    out = {kind: stats.extra.get(f"requests_{kind}", 0) for kind in REQUEST_KINDS}
+    out.update(
+        {k.removeprefix("requests_"): n for k, n in stats.extra.items() if k.startswith("requests_") and n}
+    )
+    return out
+
+
 class WorksLibrary(Protocol):
     """Seed 004's Tier 0: works verified before, reused across jobs (storage implements it)."""
 
@@ -126,30 +189,40 @@ class SourceGateway:
         )
         ncbi_key = settings.ncbi_api_key.get_secret_value() if settings.ncbi_api_key else None
         window = settings.coalesce_window_ms / 1000.0
+        # Every request is filed under its kind (lookup, batch, search) by an httpx hook that
+        # reads what the counted transport is sending (`_Counted`, `requests_by_kind`).
+        hooks = http.event_hooks
+        if _count_request not in hooks["request"]:
+            http.event_hooks = {**hooks, "request": [*hooks["request"], _count_request]}
 
         self.crossref = CrossrefClient(
-            crossref_transport(http, settings, limiter, self.breakers[SourceName.CROSSREF]),
+            _Counted(crossref_transport(http, settings, limiter, self.breakers[SourceName.CROSSREF])),
             cache=cache,
             mailto=settings.mailto,
             coalesce_window=window,
         )
         self.openalex = OpenAlexClient(
-            openalex_transport(http, settings, limiter, self.breakers[SourceName.OPENALEX]),
+            _Counted(openalex_transport(http, settings, limiter, self.breakers[SourceName.OPENALEX])),
             cache=cache,
             api_key=key,
             mailto=settings.mailto,
             coalesce_window=window,
         )
         self.semantic_scholar = SemanticScholarClient(
-            semantic_scholar_transport(http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]),
+            _Counted(
+                semantic_scholar_transport(
+                    http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]
+                )
+            ),
             cache=cache,
             api_key=s2_key,
             coalesce_window=window,
         )
-        api_t, web_t = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
+        api_raw, web_raw = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
+        api_t, web_t = _Counted(api_raw), _Counted(web_raw)
         self.arxiv = ArxivClient(api_t, web_t, cache=cache, coalesce_window=max(window, 0.05))
         self.pubmed = PubMedClient(
-            pubmed_transport(http, settings, limiter, self.breakers[SourceName.PUBMED]),
+            _Counted(pubmed_transport(http, settings, limiter, self.breakers[SourceName.PUBMED])),
             cache=cache,
             api_key=ncbi_key,
             email=settings.mailto,
@@ -323,3 +396,30 @@ class SourceGateway:
                 st.status = "offline"
             out[source.value] = st
         return out
+
+
+def request_figures(stats: Mapping[str, SourceStats], references: int) -> dict[str, Any]:
+    """HTTP requests made, per reference, per kind and per source (the report's and the benches'
+    `requests`): `total` counts every request sent, retries included; `by_kind` files them under
+    lookup (one identifier), batch (many identifiers in one request) and search; `cache_hits`
+    and `search_memo_hits` are answers that made no request."""
+    by_source: dict[str, dict[str, int]] = {}
+    by_kind: dict[str, int] = dict.fromkeys(REQUEST_KINDS, 0)
+    for name, st in stats.items():
+        kinds = requests_by_kind(st)
+        for kind, n in kinds.items():
+            by_kind[kind] = by_kind.get(kind, 0) + n
+        by_source[name] = {
+            "total": st.requests,
+            **kinds,
+            "cache_hits": st.cache_hits,
+            "search_memo_hits": st.extra.get("search_memo_hits", 0),
+        }
+    total = sum(st.requests for st in stats.values())
+    return {
+        "total": total,
+        "references": references,
+        "per_reference": round(total / references, 3) if references else 0.0,
+        "by_kind": by_kind,
+        "by_source": by_source,
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import platform
@@ -20,7 +21,9 @@ import httpx
 from aletheia.config import Settings
 from aletheia.core.bibliography import InputProblem, parse_text
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.gateway import SourceGateway, user_agent
+from aletheia.pipeline.gateway import SourceGateway, request_figures, user_agent
+from aletheia.sources.base import RawCache
+from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, env_for
 
@@ -155,25 +158,74 @@ def unthrottled_limits() -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def simulated_gateway(settings: Settings) -> AsyncIterator[SourceGateway]:
+async def simulated_gateway(
+    settings: Settings, cache: RawCache | None = None
+) -> AsyncIterator[SourceGateway]:
     """A gateway as the runtime builds one, minus the SQLite cache and library (every answer is
-    fetched, so the simulator's counters are the pipeline's real traffic)."""
+    fetched, so the simulator's counters are the pipeline's real traffic); `cache` stands in for
+    the SQLite raw cache when a second run of the same file is measured."""
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
     async with httpx.AsyncClient(
         headers={"User-Agent": user_agent()}, timeout=settings.http_timeout, limits=limits
     ) as http:
-        yield SourceGateway(settings, http, LocalRateLimiter())
+        yield SourceGateway(settings, http, LocalRateLimiter(), cache=cache)
 
 
-async def verify_all(refs: list[CitedReference], settings: Settings, concurrency: int) -> list[Any]:
-    """Every reference through `verify_stream` against the simulated sources (the bench's run)."""
+async def verify_all(
+    refs: list[CitedReference],
+    settings: Settings,
+    concurrency: int,
+    *,
+    requests: dict[str, Any] | None = None,
+    cache: RawCache | None = None,
+) -> list[Any]:
+    """Every reference through `verify_stream` against the simulated sources (the bench's run).
+    `requests`, when given, receives the run's request figures (`gateway.request_figures`)."""
     from aletheia.pipeline.verify import verify_stream
 
     out = []
-    async with simulated_gateway(settings) as gateway:
+    async with simulated_gateway(settings, cache) as gateway:
         async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
             out.append(outcome)
+        if requests is not None:
+            requests.update(request_figures(gateway.stats(), len(out)))
     return out
+
+
+def requests_twice(
+    refs: list[CitedReference], settings: Settings, concurrency: int
+) -> tuple[list[Any], dict[str, Any], float]:
+    """The run (cold: no cache, no library) with its request figures, then the same references
+    again through a raw cache filled by a first pass (a second run of the same file, as
+    `aletheia verify` does with its SQLite cache): `{"cold": ..., "second_run": ...}`, and the
+    cold run's wall seconds."""
+    cold: dict[str, Any] = {}
+    started = time.perf_counter()
+    outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=cold))
+    elapsed = time.perf_counter() - started
+    cache = MemoryRawCache(ttl_seconds=3600, negative_ttl_seconds=3600, max_entries=1_000_000)
+    asyncio.run(verify_all(refs, settings, concurrency, cache=cache))
+    second: dict[str, Any] = {}
+    asyncio.run(verify_all(refs, settings, concurrency, requests=second, cache=cache))
+    return outcomes, {"cold": cold, "second_run": second}, elapsed
+
+
+def format_requests(figures: dict[str, Any]) -> str:
+    """One line per run: requests per reference, by kind and by source."""
+    lines = []
+    for run, f in figures.items():
+        sources = ", ".join(
+            f"{name} {s['total']} ({s['lookup']}/{s['batch']}/{s['search']})"
+            for name, s in f["by_source"].items()
+            if s["total"]
+        )
+        kinds = f["by_kind"]
+        lines.append(
+            f"HTTP requests ({run}): {f['total']} = {f['per_reference']:.3f} per reference; "
+            f"lookup {kinds['lookup']}, batch {kinds['batch']}, search {kinds['search']}; "
+            f"by source (lookup/batch/search): {sources or 'none'}"
+        )
+    return "\n".join(lines)
 
 
 def parse_bibtex(text: str, origin: str) -> list[CitedReference]:

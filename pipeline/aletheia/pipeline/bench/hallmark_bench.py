@@ -18,11 +18,9 @@ set of statuses that make `aletheia verify` exit 1.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import tempfile
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,11 +34,12 @@ from aletheia.pipeline.bench.common import (
     SHARED_DATA,
     SimulatorProcess,
     bibtex_entry,
+    format_requests,
     machine,
     parse_bibtex,
+    requests_twice,
     simulator_settings,
     unthrottled_limits,
-    verify_all,
 )
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
@@ -310,9 +309,7 @@ def run(
         universe_from_records(records, universe_path)
         with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
-            started = time.perf_counter()
-            outcomes = asyncio.run(verify_all(refs, settings, concurrency))
-            elapsed = time.perf_counter() - started
+            outcomes, requests, elapsed = requests_twice(refs, settings, concurrency)
     verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
     verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
     figures = score(entries, verdicts, coverage)
@@ -350,6 +347,7 @@ def run(
         "hallucinated_real_paper_in_universe": dict(coverage_counts),
         "input_problems": len(problems),
         "wall_seconds": round(elapsed, 2),
+        "requests": requests,
         **figures,
     }
 
@@ -366,6 +364,7 @@ def format_report(f: dict[str, Any]) -> str:
         f"flagged (exit code 1):        detection {fl['detection_rate']:.1%}  "
         f"FPR {fl['false_positive_rate']:.1%}  F1 {fl['f1']:.3f}",
         f"false positives by status: {f['false_positive_statuses']}",
+        *([format_requests(f["requests"])] if "requests" in f else []),
         "per type (detected / total, flagged rate):",
     ]
     for name, c in f["per_type"].items():

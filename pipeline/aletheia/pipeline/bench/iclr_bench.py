@@ -13,10 +13,8 @@ the source. Non-scholarly references are counted apart: they must come out `out_
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,10 +23,11 @@ from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.pipeline.bench.common import (
     SimulatorProcess,
+    format_requests,
     machine,
+    requests_twice,
     simulator_settings,
     unthrottled_limits,
-    verify_all,
 )
 from aletheia.pipeline.bench.iclr_reader import ICLR_DIR, LLM_MODELS, read_all
 from aletheia.pipeline.bench.iclr_universe import measure_s2_published_only, universe_for_iclr
@@ -123,9 +122,7 @@ def run(
         universe_from_records(records, universe_path)
         with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
-            started = time.perf_counter()
-            outcomes = asyncio.run(verify_all(refs, settings, concurrency))
-            elapsed = time.perf_counter() - started
+            outcomes, requests, elapsed = requests_twice(refs, settings, concurrency)
     # An LLM-extracted reference is non-scholarly when the author-written one of its title is.
     gold_ns_titles = {(r.title or "").casefold() for r in gold if r.key in non_scholarly}
     statuses: Counter[str] = Counter()
@@ -185,6 +182,7 @@ def run(
         },
         "noise_model": model.measured,
         "wall_seconds": round(elapsed, 2),
+        "requests": requests,
         "statuses": dict(statuses.most_common()),
         "flagged": flagged,
         "flagged_rate": round(flagged / n, 4),
@@ -215,5 +213,6 @@ def format_report(f: dict[str, Any]) -> str:
             f"non-scholarly references (no work in the universe): {f['non_scholarly_statuses']} "
             f"(not_found: {f['non_scholarly_not_found']})",
             f"not flagged but not verified, by reason: {f['not_flagged_but_not_verified_by_reason']}",
+            *([format_requests(f["requests"])] if "requests" in f else []),
         ]
     )
