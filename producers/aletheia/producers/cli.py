@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from aletheia.producers import audit_cli, library_cli, service_cli, simulator_cli
+from aletheia.producers import admin_cli, audit_cli, library_cli, service_cli, simulator_cli
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -81,6 +81,7 @@ def verify(
 
 
 main.add_command(library_cli.library)
+main.add_command(admin_cli.admin)
 main.add_command(simulator_cli.simulator)
 for _command in service_cli.COMMANDS:
     main.add_command(_command)

@@ -339,6 +339,9 @@ class SqlLibrary:
             for r in records
             if r.record.source is not SourceName.LIBRARY
         ]
+        # One row per (source, identity), the last one winning: PostgreSQL refuses an upsert
+        # that would touch the same row twice (the same record returned by a lookup and a search).
+        rows = list({(row["source"], row["identity"]): row for row in rows}.values())
         with self.sessions.begin() as s:
             for start in range(0, len(rows), 200):
                 upsert(
