@@ -19,7 +19,7 @@ from aletheia.storage.admin import ADMIN_SCOPE, DATABASE_CLEARED
 from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.db import engine_for, session_factory
 from aletheia.storage.models import ArtifactRow, Item, Job, JobStatus, VerdictRow
-from aletheia.storage.stores import JobStore, RetractionStore, SqlLibrary
+from aletheia.storage.stores import JobStore, PredatoryStore, RetractionStore, SqlLibrary
 from tests.integration.queue_stack import IN_CI, Unavailable, fresh_database
 from tests.integration.sim_pipeline import make_works, references, run_embedded, sim_settings, universe
 
@@ -78,6 +78,13 @@ def test_typing_delete_clears_the_work_and_keeps_what_was_learned(engine: Engine
     assert before["jobs"] == 1 and before["items"] == 8 and before["verdicts"] == 8
     library = SqlLibrary(engine).count()
     assert library > 0
+    listed = tmp_path / "listed.csv"
+    listed.write_text(
+        "issn,title,source,date\n1234-5679,Journal of Invented Results,fixture,2024\n9999-9999,,x,\n"
+    )
+    loaded = cli("library", "predatory", str(listed))
+    assert loaded.exit_code == 0 and "1 predatory or delisted venues loaded" in loaded.output
+    assert "invalid ISSN 9999-9999" in loaded.output
     job_id = JobStore(engine).unfinished_jobs() or None
     assert job_id is None
 
@@ -87,6 +94,7 @@ def test_typing_delete_clears_the_work_and_keeps_what_was_learned(engine: Engine
     assert rows(engine) == {"jobs": 0, "items": 0, "verdicts": 0, "artifacts": 0}
     assert SqlLibrary(engine).count() == library
     assert RetractionStore(engine).count() == 1
+    assert PredatoryStore(engine).count() == 1
     assert not any((tmp_path / "data" / "reports").iterdir())
 
     log = AuditLog(engine)

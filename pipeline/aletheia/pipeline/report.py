@@ -19,9 +19,11 @@ from aletheia.pipeline.report_base import VERDICT_STYLE, CollectingSink
 from aletheia.pipeline.report_bibtex import BibtexSink
 from aletheia.pipeline.report_ci import GithubSink, JunitSink, MarkdownSink, SarifSink
 from aletheia.pipeline.report_html import HtmlSink, render_html
+from aletheia.pipeline.report_signals import DocumentSignals, reference_signals
 from aletheia.pipeline.report_table import TableSink
 
 if TYPE_CHECKING:
+    from aletheia.core.signals import PredatoryList
     from aletheia.pipeline.evidence import ReferenceOutcome
 
 __all__ = [
@@ -76,7 +78,9 @@ def _input_json(cited: CitedReference) -> dict[str, Any]:
     return out
 
 
-def reference_json(outcome: ReferenceOutcome) -> dict[str, Any]:
+def reference_json(outcome: ReferenceOutcome, *, predatory: PredatoryList | None = None) -> dict[str, Any]:
+    """The REFERENCE object of docs/report-schema.md; `signals` are computed here, after the
+    verdict, with `predatory` (default: the process's active list, `report_signals`)."""
     v = outcome.verdict
     sources = sorted({r.record.source.value for r in outcome.raw})
     trace = [
@@ -105,6 +109,7 @@ def reference_json(outcome: ReferenceOutcome) -> dict[str, Any]:
         "p_valid": v.p_valid,
         "notes": list(v.notes),
         "sources_unavailable": [s.value for s in v.sources_unavailable],
+        "signals": [sig.model_dump(mode="json") for sig in reference_signals(outcome, predatory)],
         "trace": trace,
         "logic_version": v.logic_version,
     }
@@ -119,12 +124,15 @@ class JsonlSink:
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
+        self.signals = DocumentSignals()
 
     def reference(self, obj: dict[str, Any]) -> None:
+        self.signals.add(obj)
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         self.out.flush()
 
     def summary(self, obj: dict[str, Any]) -> None:
+        obj = self.signals.into(obj)
         self.out.write(json.dumps({"summary": obj}, ensure_ascii=False) + "\n")
 
 
@@ -136,13 +144,16 @@ class JsonSink:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.count = 0
+        self.signals = DocumentSignals()
         self.out.write('{"references": [\n')
 
     def reference(self, obj: dict[str, Any]) -> None:
+        self.signals.add(obj)
         self.out.write((",\n" if self.count else "") + json.dumps(obj, ensure_ascii=False))
         self.count += 1
 
     def summary(self, obj: dict[str, Any]) -> None:
+        obj = self.signals.into(obj)
         self.out.write('\n],\n"summary": ' + json.dumps(obj, ensure_ascii=False) + "}\n")
 
 

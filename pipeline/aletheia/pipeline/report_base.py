@@ -15,7 +15,10 @@ class CollectingSink:
         self.references.append(obj)
 
     def summary(self, obj: dict[str, Any]) -> None:
-        self.summary_obj = obj
+        from aletheia.pipeline.report_signals import summary_with_signals
+
+        # The document-level signals (citation cohorts) over the references collected.
+        self.summary_obj = summary_with_signals(obj, self.references)
 
     def document(self) -> dict[str, Any]:
         return {"summary": self.summary_obj, "references": self.references}

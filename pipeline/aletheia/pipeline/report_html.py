@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from aletheia.pipeline.report_advice import FIX_TITLES, attention, explain
 from aletheia.pipeline.report_base import VERDICT_STYLE, CollectingSink
+from aletheia.pipeline.report_signals import signal_text, summary_with_signals
 
 
 class HtmlSink(CollectingSink):
@@ -31,6 +32,9 @@ def render_html(doc: dict[str, Any]) -> str:
     )
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False)
     env.filters["h"] = lambda v: html.escape(str(v))
+    env.filters["signal_text"] = signal_text
+    # A stored job's document has no document-level signals yet: computed from its references.
+    doc = {**doc, "summary": summary_with_signals(doc.get("summary", {}), doc.get("references", []))}
     explained = [(ref, explain(ref)) for ref in doc.get("references", [])]
     att = attention(doc.get("summary", {}), [ex for _, ex in explained])
     return env.get_template("report.html").render(

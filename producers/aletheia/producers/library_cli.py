@@ -52,3 +52,28 @@ def retractions(csv: str) -> None:
 
     n = Runtime.open().load_retractions(csv)
     click.echo(f"{n} retraction rows loaded")
+
+
+@library.command("predatory")
+@click.argument("csv", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def predatory(csv: Path) -> None:
+    """Load (replace) the list of predatory or delisted venues from CSV: issn,title,source,date[,note].
+
+    Matched against the venue of every verified work (ISSN first, then the exact title): the
+    `predatory_source` signal, reported with its evidence; it never changes a verdict. Rows
+    without a source, or with neither a valid ISSN nor a title, are skipped and reported.
+    """
+    from aletheia.config import get_settings
+    from aletheia.core.signals import parse_predatory_csv
+    from aletheia.storage.db import engine_for
+    from aletheia.storage.stores import PredatoryStore
+
+    with csv.open(encoding="utf-8", errors="replace", newline="") as fh:
+        entries, problems = parse_predatory_csv(fh)
+    for problem in problems:
+        click.echo(f"aletheia: {csv}: {problem}", err=True)
+    if not entries and problems:
+        sys.exit(2)
+    store = PredatoryStore(engine_for(get_settings().sqlalchemy_url()))
+    n = store.replace(e.model_dump() for e in entries)
+    click.echo(f"{n} predatory or delisted venues loaded")

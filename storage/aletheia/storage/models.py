@@ -230,3 +230,21 @@ class Repository(Base):
     path: Mapped[str] = mapped_column(String(1000), unique=True)
     registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_audit_job: Mapped[str | None] = mapped_column(String(32))
+
+
+class PredatoryVenueRow(Base):
+    """A venue on the curated predatory / delisted list (issue 13; `aletheia library predatory`)."""
+
+    __tablename__ = "predatory_venues"
+    __table_args__ = (UniqueConstraint("row_key", name="uq_predatory_row"),)
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    )
+    row_key: Mapped[str] = mapped_column(String(700))  # issns|title|source, NULL-free
+    issn: Mapped[list[Any]] = mapped_column(JSON)  # normalised ISSNs (print, electronic)
+    title: Mapped[str] = mapped_column(String(500))
+    source: Mapped[str] = mapped_column(String(300))  # who listed it
+    date: Mapped[str | None] = mapped_column(String(32))
+    note: Mapped[str | None] = mapped_column(Text)
+    loaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

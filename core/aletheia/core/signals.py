@@ -1,0 +1,303 @@
+"""Integrity signals: facts about a cited work worth telling the reader that never change whether
+the reference exists, and so never change its verdict (issue 13).
+
+Each signal is a `Signal(kind, evidence, source)`, computed by a pure function after `decide()`:
+
+- `predatory_source`: the work appeared in a venue on a curated list of predatory or delisted
+  journals (`PredatoryList`; the list and its CSV form are documented in docs/report-schema.md).
+  Matched on ISSN first (`WorkRecord.issn`, as the sources publish it), then on the exact
+  normalised journal title; the entry's own `source` (who listed it) is the signal's source.
+- `corrected`, `expression_of_concern`: a correction or an expression of concern was published
+  about the work, read from the standing already combined in the verdict (`Verdict.retraction`),
+  one signal per notice, with its DOI and date. A notice a later reinstatement lifted is not one.
+- `cohort_concentrated` (document level): more than 40% of a document's verified references form
+  one cluster connected by shared authors (`cohort_signal`).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from aletheia.core.authors import authors_match, given_names_compatible
+from aletheia.core.records import Author, WorkRecord
+from aletheia.core.text import normalize_title
+
+__all__ = [
+    "COHORT_MIN_CLUSTER",
+    "COHORT_MIN_REFERENCES",
+    "COHORT_SHARE",
+    "CitedWork",
+    "PredatoryEntry",
+    "PredatoryList",
+    "Signal",
+    "SignalKind",
+    "cohort_signal",
+    "normalize_issn",
+    "normalize_journal_title",
+    "parse_predatory_csv",
+    "predatory_signals",
+    "standing_signals",
+]
+
+
+class SignalKind(StrEnum):
+    PREDATORY_SOURCE = "predatory_source"
+    CORRECTED = "corrected"
+    EXPRESSION_OF_CONCERN = "expression_of_concern"
+    COHORT_CONCENTRATED = "cohort_concentrated"
+
+
+class Signal(BaseModel):
+    """One integrity signal: what kind, the evidence behind it, and who says so."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: SignalKind
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    source: str
+
+
+# --- predatory and delisted venues ------------------------------------------------------------------
+
+
+def normalize_issn(value: str | None) -> str | None:
+    """`0028-0836`, `00280836`, `ISSN 0028-0836` -> `0028-0836`; None unless the check digit holds."""
+    if not value:
+        return None
+    chars = [c for c in value.upper() if c.isdigit() or c == "X"]
+    if len(chars) != 8 or "X" in chars[:7]:
+        return None
+    total = sum(int(c) * w for c, w in zip(chars[:7], range(8, 1, -1), strict=True))
+    check = (11 - total % 11) % 11
+    if chars[7] != ("X" if check == 10 else str(check)):
+        return None
+    return "".join(chars[:4]) + "-" + "".join(chars[4:])
+
+
+def normalize_journal_title(value: str | None) -> str:
+    """The comparison form of a journal title: folded, `&` as `and`, a leading `The` dropped."""
+    if not value:
+        return ""
+    folded = normalize_title(value.replace("&", " and "))
+    return folded.removeprefix("the ").strip()
+
+
+class PredatoryEntry(BaseModel):
+    """One listed venue: its ISSNs (print, electronic), title, who listed it and when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    issn: tuple[str, ...] = ()
+    title: str = ""
+    source: str
+    date: str | None = None
+    note: str | None = None
+
+
+class PredatoryList:
+    """The curated list, indexed by ISSN and by normalised title."""
+
+    def __init__(self, entries: Iterable[PredatoryEntry] = ()) -> None:
+        self.entries = list(entries)
+        self.by_issn: dict[str, PredatoryEntry] = {}
+        self.by_title: dict[str, PredatoryEntry] = {}
+        for entry in self.entries:
+            for issn in entry.issn:
+                self.by_issn.setdefault(issn, entry)
+            key = normalize_journal_title(entry.title)
+            if key:
+                self.by_title.setdefault(key, entry)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def lookup(self, records: Sequence[WorkRecord]) -> tuple[PredatoryEntry, dict[str, Any]] | None:
+        """The entry a work's records place it in, and how it matched: ISSN first, then title."""
+        for record in records:
+            for raw in record.issn:
+                issn = normalize_issn(raw)
+                if issn is not None and issn in self.by_issn:
+                    return self.by_issn[issn], {
+                        "matched_on": "issn",
+                        "value": issn,
+                        "record": record.source.value,
+                    }
+        for record in records:
+            for name in (record.venue, record.published_venue, *record.other_venues):
+                key = normalize_journal_title(name)
+                if key and key in self.by_title:
+                    return self.by_title[key], {
+                        "matched_on": "title",
+                        "value": name,
+                        "record": record.source.value,
+                    }
+        return None
+
+
+def parse_predatory_csv(lines: Iterable[str]) -> tuple[list[PredatoryEntry], list[str]]:
+    """Rows of `issn,title,source,date[,note]` (a header row; `issn` may hold several, `;` or space
+    separated). Returns the entries and one problem per row that was skipped."""
+    reader = csv.DictReader(line for line in lines if not line.lstrip().startswith("#"))
+    fields = {(f or "").strip().lower() for f in reader.fieldnames or ()}
+    missing = {"issn", "title", "source"} - fields
+    if missing:
+        return [], [f"missing column(s): {', '.join(sorted(missing))}"]
+    entries: list[PredatoryEntry] = []
+    problems: list[str] = []
+    for n, row in enumerate(reader, 2):
+        cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if isinstance(v, str)}
+        raw_issns = cells.get("issn", "").replace(";", " ").replace(",", " ").split()
+        issns = tuple(dict.fromkeys(i for i in map(normalize_issn, raw_issns) if i))
+        bad = [r for r in raw_issns if normalize_issn(r) is None]
+        if bad:
+            problems.append(f"row {n}: invalid ISSN {', '.join(bad)} (check digit)")
+        if not cells.get("source"):
+            problems.append(f"row {n}: no source (who listed this venue)")
+            continue
+        if not issns and not normalize_journal_title(cells.get("title")):
+            problems.append(f"row {n}: neither a valid ISSN nor a title")
+            continue
+        entries.append(
+            PredatoryEntry(
+                issn=issns,
+                title=cells.get("title", ""),
+                source=cells["source"],
+                date=cells.get("date") or None,
+                note=cells.get("note") or None,
+            )
+        )
+    return entries, problems
+
+
+def predatory_signals(records: Sequence[WorkRecord], listed: PredatoryList) -> list[Signal]:
+    """`predatory_source` when the matched work's venue is on the list (at most one signal)."""
+    if not records or not len(listed):
+        return []
+    found = listed.lookup(records)
+    if found is None:
+        return []
+    entry, how = found
+    evidence = {**how, "listed_title": entry.title, "listed_issn": list(entry.issn), "listed_on": entry.date}
+    if entry.note:
+        evidence["note"] = entry.note
+    return [Signal(kind=SignalKind.PREDATORY_SOURCE, evidence=evidence, source=entry.source)]
+
+
+# --- corrections and expressions of concern -------------------------------------------------------
+
+_STANDING_KINDS: Final = {
+    "corrected": SignalKind.CORRECTED,
+    "expression_of_concern": SignalKind.EXPRESSION_OF_CONCERN,
+}
+
+
+def standing_signals(retraction: Mapping[str, Any] | None) -> list[Signal]:
+    """One signal per correction or expression-of-concern notice in the verdict's combined standing
+    (`Verdict.retraction`), notices with the same DOI (or, without one, date) merged across sources."""
+    if not retraction:
+        return []
+    lifted = {(n.get("kind"), n.get("notice_doi"), n.get("date")) for n in retraction.get("lifted") or ()}
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for notice in retraction.get("evidence") or ():
+        kind = _STANDING_KINDS.get(str(notice.get("kind")))
+        if kind is None or (notice.get("kind"), notice.get("notice_doi"), notice.get("date")) in lifted:
+            continue
+        key = (kind.value, str(notice.get("notice_doi") or notice.get("date") or ""))
+        entry = merged.setdefault(
+            key, {"kind": kind, "notice_doi": None, "date": None, "detail": None, "sources": set()}
+        )
+        for field in ("notice_doi", "date", "detail"):
+            entry[field] = entry[field] or notice.get(field)
+        entry["sources"].add(str(notice.get("source")))
+    return [
+        Signal(
+            kind=e["kind"],
+            evidence={k: e[k] for k in ("notice_doi", "date", "detail") if e[k]},
+            source=", ".join(sorted(e["sources"])),
+        )
+        for e in merged.values()
+    ]
+
+
+# --- citation cohorts ---------------------------------------------------------------------------
+
+COHORT_SHARE: Final = 0.40  # more than this share of the verified references in one cluster
+COHORT_MIN_REFERENCES: Final = 5  # fewer verified references than this: no signal
+COHORT_MIN_CLUSTER: Final = 3  # a cluster needs at least this many references
+
+
+class CitedWork(BaseModel):
+    """One verified reference of a document, for `cohort_signal`: its key and the matched authors."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    authors: tuple[Author, ...] = ()
+
+
+def _same_person(a: Author, b: Author) -> bool:
+    # The surname rule of the verdicts, and given names that do not contradict each other: in a
+    # bibliography, "Wang, Y." and "Wang, Z." are two people.
+    return authors_match(a, b) and given_names_compatible(a.given or "", b.given or "")
+
+
+def _share_author(a: CitedWork, b: CitedWork) -> list[Author]:
+    return [x for x in a.authors if any(_same_person(x, y) for y in b.authors)]
+
+
+def cohort_signal(
+    works: Sequence[CitedWork],
+    *,
+    share: float = COHORT_SHARE,
+    min_references: int = COHORT_MIN_REFERENCES,
+    min_cluster: int = COHORT_MIN_CLUSTER,
+) -> Signal | None:
+    """`cohort_concentrated` when more than `share` of `works` (a document's verified references)
+    form one cluster connected by shared authors: the cluster's references, the authors that
+    connect them (with how many of its references each is on) and the share."""
+    if len(works) < min_references:
+        return None
+    parent = list(range(len(works)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    links: dict[tuple[int, int], list[Author]] = {}
+    for i in range(len(works)):
+        for j in range(i + 1, len(works)):
+            shared = _share_author(works[i], works[j])
+            if shared:
+                links[(i, j)] = shared
+                parent[root(i)] = root(j)
+    clusters: dict[int, list[int]] = {}
+    for i in range(len(works)):
+        clusters.setdefault(root(i), []).append(i)
+    biggest = max(clusters.values(), key=len)
+    if len(biggest) < min_cluster or len(biggest) / len(works) <= share:
+        return None
+    members = set(biggest)
+    on: dict[str, set[str]] = {}
+    for (i, j), shared in links.items():
+        if i in members:
+            for author in shared:
+                on.setdefault(author.display, set()).update({works[i].key, works[j].key})
+    authors = sorted(on.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return Signal(
+        kind=SignalKind.COHORT_CONCENTRATED,
+        evidence={
+            "references": [works[i].key for i in sorted(biggest)],
+            "authors": [{"name": name, "references": len(keys)} for name, keys in authors],
+            "share": round(len(biggest) / len(works), 3),
+            "verified": len(works),
+            "threshold": share,
+        },
+        source="aletheia",
+    )

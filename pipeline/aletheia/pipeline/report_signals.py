@@ -1,0 +1,187 @@
+"""Integrity signals in the report (issue 13): the pure functions of `aletheia.core.signals`
+applied to a reference's outcome (its `signals` list) and to a document's references (the
+summary's `signals`: citation cohorts). A signal never changes a verdict.
+
+The predatory-venue list is the one loaded into the database (`aletheia library predatory FILE`,
+installed for the process with `install_predatory_list`) or, until one is, the list shipped in
+`aletheia/pipeline/data/predatory.csv` (see its README note).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aletheia.core.authors import parse_name
+from aletheia.core.records import WorkRecord
+from aletheia.core.signals import (
+    CitedWork,
+    PredatoryEntry,
+    PredatoryList,
+    Signal,
+    cohort_signal,
+    parse_predatory_csv,
+    predatory_signals,
+    standing_signals,
+)
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from aletheia.pipeline.evidence import ReferenceOutcome
+
+BUNDLED_PREDATORY = "predatory.csv"
+#: Verdicts whose references count for citation cohorts: the cited work exists and was matched.
+COHORT_VERDICTS = ("verified",)
+
+_lock = threading.Lock()
+_active: PredatoryList | None = None
+_bundled: PredatoryList | None = None
+
+
+def bundled_predatory_list() -> PredatoryList:
+    """The list shipped with the package (read once)."""
+    global _bundled
+    with _lock:
+        if _bundled is None:
+            data = resources.files("aletheia.pipeline").joinpath("data", BUNDLED_PREDATORY)
+            with resources.as_file(data) as path:
+                text = Path(path).read_text(encoding="utf-8") if Path(path).is_file() else ""
+            entries, _ = parse_predatory_csv(text.splitlines(keepends=True))
+            _bundled = PredatoryList(entries)
+        return _bundled
+
+
+def load_predatory_list(engine: Engine) -> PredatoryList:
+    """The list stored in the database; the bundled one when none was loaded."""
+    from aletheia.storage.stores import PredatoryStore
+
+    rows = PredatoryStore(engine).rows()
+    if not rows:
+        return bundled_predatory_list()
+    return PredatoryList(PredatoryEntry.model_validate(r) for r in rows)
+
+
+def install_predatory_list(listed: PredatoryList | None) -> None:
+    """Use `listed` for this process's reports (None: back to the bundled list)."""
+    global _active
+    with _lock:
+        _active = listed
+
+
+def active_predatory_list() -> PredatoryList:
+    return _active if _active is not None else bundled_predatory_list()
+
+
+def _same_work(a: WorkRecord, b: WorkRecord) -> bool:
+    return bool(
+        (a.doi and a.doi == b.doi)
+        or (a.arxiv_id and a.arxiv_id == b.arxiv_id)
+        or (a.pmid and a.pmid == b.pmid)
+    )
+
+
+def matched_records(outcome: ReferenceOutcome) -> list[WorkRecord]:
+    """The records of the work the verdict matched: the match and every answer's record of it."""
+    match = outcome.verdict.match
+    if match is None:
+        return []
+    records = [match]
+    for answer in outcome.evidence.answers:
+        records.extend(r for r in answer.records if r != match and _same_work(r, match))
+    return records
+
+
+def reference_signals(outcome: ReferenceOutcome, predatory: PredatoryList | None = None) -> list[Signal]:
+    """Every signal of one reference: the venue's listing, then corrections and concerns."""
+    listed = predatory if predatory is not None else active_predatory_list()
+    return [
+        *predatory_signals(matched_records(outcome), listed),
+        *standing_signals(outcome.verdict.retraction),
+    ]
+
+
+def cited_work(reference: dict[str, Any]) -> CitedWork | None:
+    """A report REFERENCE as a `CitedWork` for cohorts (its matched authors), or None."""
+    match = reference.get("match")
+    if reference.get("verdict") not in COHORT_VERDICTS or not match:
+        return None
+    names = match.get("authors") or []
+    return CitedWork(key=str(reference.get("key")), authors=tuple(parse_name(n) for n in names))
+
+
+def document_signals(works: Iterable[CitedWork | None]) -> list[dict[str, Any]]:
+    """The summary's `signals`: a citation cohort over the document's verified references."""
+    found = cohort_signal([w for w in works if w is not None])
+    return [found.model_dump(mode="json")] if found is not None else []
+
+
+class DocumentSignals:
+    """Collects what cohort detection needs from streamed references (key and authors of the
+    verified ones only) and adds the summary's `signals`."""
+
+    def __init__(self) -> None:
+        self.works: list[CitedWork] = []
+
+    def add(self, reference: dict[str, Any]) -> None:
+        work = cited_work(reference)
+        if work is not None:
+            self.works.append(work)
+
+    def into(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """The summary with `signals` added when a document-level signal fired (absent otherwise)."""
+        if "signals" not in summary:
+            found = document_signals(self.works)
+            if found:
+                summary = {**summary, "signals": found}
+        return summary
+
+
+def summary_with_signals(summary: dict[str, Any], references: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    collector = DocumentSignals()
+    for ref in references:
+        collector.add(ref)
+    return collector.into(summary)
+
+
+def signal_text(signal: dict[str, Any]) -> str:
+    """One signal as words, for the human-facing formats (the HTML chips)."""
+    kind, ev, source = signal.get("kind"), signal.get("evidence") or {}, signal.get("source") or ""
+    if kind == "predatory_source":
+        on = f"ISSN {ev.get('value')}" if ev.get("matched_on") == "issn" else f"title “{ev.get('value')}”"
+        listed = ev.get("listed_title") or ", ".join(ev.get("listed_issn") or [])
+        when = f" ({ev['listed_on']})" if ev.get("listed_on") else ""
+        return f"the venue {listed} is listed as predatory or delisted by {source}{when}; matched on {on}"
+    if kind in ("corrected", "expression_of_concern"):
+        what = "a correction" if kind == "corrected" else "an expression of concern"
+        doi = f" doi:{ev['notice_doi']}" if ev.get("notice_doi") else ""
+        when = f" on {ev['date']}" if ev.get("date") else ""
+        return f"{what} was published{when}{doi} (says {source})"
+    if kind == "cohort_concentrated":
+        refs = ev.get("references") or []
+        who = ", ".join(a["name"] for a in (ev.get("authors") or [])[:5])
+        share = round(100 * float(ev.get("share") or 0))
+        return (
+            f"{len(refs)} of {ev.get('verified')} verified references ({share}%) are connected by shared "
+            f"authors ({who}): {', '.join(refs)}"
+        )
+    return str(kind)
+
+
+_refreshed: dict[str, float] = {}
+
+
+def refresh_predatory_list(engine: Engine, *, max_age: float = 60.0) -> PredatoryList:
+    """Install the database's list for this process, read again at most every `max_age` seconds:
+    the one call a verifier or a writer makes before building REFERENCE objects."""
+    import time
+
+    url = engine.url.render_as_string(hide_password=True)
+    now = time.monotonic()
+    if _active is None or now - _refreshed.get(url, -max_age - 1) > max_age:
+        install_predatory_list(load_predatory_list(engine))
+        _refreshed[url] = now
+    return active_predatory_list()
