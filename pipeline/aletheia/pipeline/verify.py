@@ -20,7 +20,7 @@ from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
 from aletheia.pipeline.audit import audit_log_for, commit_job_trail, record_decisions
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
-from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.gateway import SourceGateway, request_figures, requests_by_kind
 from aletheia.pipeline.report import reference_json
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import JobStatus
@@ -35,6 +35,7 @@ class VerifySummary:
     flagged: int = 0
     problems: list[InputProblem] = field(default_factory=list)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    requests: dict[str, Any] = field(default_factory=dict)
     job_id: str | None = None
 
     def as_json(self) -> dict[str, Any]:
@@ -44,6 +45,7 @@ class VerifySummary:
             "flagged": self.flagged,
             "problems": [p.model_dump(mode="json") for p in self.problems],
             "sources": self.sources,
+            "requests": self.requests,
             "logic_version": LOGIC_VERSION,
             "job_id": self.job_id,
         }
@@ -163,6 +165,7 @@ def sources_summary(gateway: SourceGateway, affected: dict[str, Counter[str]]) -
             "status": st.status,
             "rate_limited": st.rate_limited,
             "cache_hits": st.cache_hits,
+            "requests_by_kind": requests_by_kind(st),
             "affected": sum(hit.values()),
             "affected_verdicts": dict(sorted(hit.items())),
         }
@@ -211,6 +214,7 @@ async def verify_to_sink(
                 await remember_verified(runtime, outcome)
                 sink.reference(reference_json(outcome))
             summary.sources = sources_summary(gateway, affected)
+            summary.requests = request_figures(gateway.stats(), summary.total)
         recorder.flush()
         recorder.commit()
         runtime.jobs.set_summary(job_id, summary.as_json())
