@@ -22,6 +22,7 @@ from aletheia.pipeline.audit import audit_log_for, commit_job_trail, record_deci
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.gateway import SourceGateway, request_figures, requests_by_kind
 from aletheia.pipeline.report import reference_json
+from aletheia.pipeline.report_signals import refresh_predatory_list
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import JobStatus
 
@@ -197,6 +198,7 @@ async def verify_to_sink(
     summary.job_id = job_id
     runtime.jobs.set_job_status(job_id, JobStatus.RUNNING)
     recorder = Recorder(runtime, job_id)
+    predatory = refresh_predatory_list(runtime.jobs.engine)  # the list `aletheia library predatory` loaded
     affected: dict[str, Counter[str]] = {}
     try:
         async with runtime.gateway() as gateway:
@@ -212,7 +214,7 @@ async def verify_to_sink(
                     affected.setdefault(source.value, Counter())[outcome.verdict.status.value] += 1
                 recorder.add(position, outcome)
                 await remember_verified(runtime, outcome)
-                sink.reference(reference_json(outcome))
+                sink.reference(reference_json(outcome, predatory=predatory))
             summary.sources = sources_summary(gateway, affected)
             summary.requests = request_figures(gateway.stats(), summary.total)
         recorder.flush()
