@@ -116,6 +116,10 @@ def stored_reference_json(item: Item, verdict_row: Any) -> dict[str, Any]:
 
 def job_document(runtime: Runtime, job_id: str) -> dict[str, Any]:
     """The report of a job, from its rows: `{"summary": ..., "references": [...]}`."""
+    from aletheia.pipeline.report_signals import refresh_predatory_list
+
+    # The writer builds the signals of each reference: it must see the list the operator loaded.
+    refresh_predatory_list(runtime.jobs.engine)
     summary = job_summary(runtime, job_id)
     references = [
         stored_reference_json(item, row)
