@@ -23,9 +23,9 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aletheia.core.authors import authors_match, given_names_compatible
+from aletheia.core.authors import is_group_author, surname_key
 from aletheia.core.records import Author, WorkRecord
-from aletheia.core.text import normalize_title
+from aletheia.core.text import fold_name, normalize_title
 
 __all__ = [
     "COHORT_MIN_CLUSTER",
@@ -240,14 +240,18 @@ class CitedWork(BaseModel):
     authors: tuple[Author, ...] = ()
 
 
-def _same_person(a: Author, b: Author) -> bool:
-    # The surname rule of the verdicts, and given names that do not contradict each other: in a
-    # bibliography, "Wang, Y." and "Wang, Z." are two people.
-    return authors_match(a, b) and given_names_compatible(a.given or "", b.given or "")
-
-
-def _share_author(a: CitedWork, b: CitedWork) -> list[Author]:
-    return [x for x in a.authors if any(_same_person(x, y) for y in b.authors)]
+def _person_key(author: Author) -> str | None:
+    """Who an author is, for clustering: the folded surname and the first given initial, so that
+    "Wang, Y." and "Wang, Z." are two people and "Yann LeCun" / "Y. LeCun" one. (A key, not the
+    pairwise `authors_match`: the clustering stays linear in the number of authors, which a
+    bibliography of thousands of references needs.)"""
+    if author.literal and not author.family:
+        return f"group:{fold_name(author.literal)}" if is_group_author(author) else None
+    surname = surname_key(author)
+    if not surname:
+        return None
+    initial = fold_name(author.given or "")[:1]
+    return f"{surname}|{initial}"
 
 
 def cohort_signal(
@@ -270,13 +274,19 @@ def cohort_signal(
             i = parent[i]
         return i
 
-    links: dict[tuple[int, int], list[Author]] = {}
-    for i in range(len(works)):
-        for j in range(i + 1, len(works)):
-            shared = _share_author(works[i], works[j])
-            if shared:
-                links[(i, j)] = shared
-                parent[root(i)] = root(j)
+    on_works: dict[str, set[int]] = {}
+    names: dict[str, str] = {}
+    for index, work in enumerate(works):
+        for author in work.authors:
+            key = _person_key(author)
+            if key is None:
+                continue
+            names.setdefault(key, author.display)
+            on_works.setdefault(key, set()).add(index)
+    for members in on_works.values():
+        first, *rest = sorted(members)
+        for other in rest:
+            parent[root(other)] = root(first)
     clusters: dict[int, list[int]] = {}
     for i in range(len(works)):
         clusters.setdefault(root(i), []).append(i)
@@ -284,17 +294,19 @@ def cohort_signal(
     if len(biggest) < min_cluster or len(biggest) / len(works) <= share:
         return None
     members = set(biggest)
-    on: dict[str, set[str]] = {}
-    for (i, j), shared in links.items():
-        if i in members:
-            for author in shared:
-                on.setdefault(author.display, set()).update({works[i].key, works[j].key})
-    authors = sorted(on.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    authors = sorted(
+        (
+            (names[key], len(indices))
+            for key, indices in on_works.items()
+            if len(indices) > 1 and indices <= members
+        ),
+        key=lambda kv: (-kv[1], kv[0]),
+    )
     return Signal(
         kind=SignalKind.COHORT_CONCENTRATED,
         evidence={
             "references": [works[i].key for i in sorted(biggest)],
-            "authors": [{"name": name, "references": len(keys)} for name, keys in authors],
+            "authors": [{"name": name, "references": count} for name, count in authors],
             "share": round(len(biggest) / len(works), 3),
             "verified": len(works),
             "threshold": share,

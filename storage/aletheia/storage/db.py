@@ -91,11 +91,14 @@ def upsert(
     if not rows:
         return
     dialect = session.get_bind().dialect.name
+    # The statement carries no values: the rows go as executemany parameters, so the compiled
+    # statement is cached once per (table, conflict, update) instead of compiled for every call
+    # (compiling was a third of `aletheia verify`'s CPU time on SQLite).
     stmt: Insert
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-        pg = pg_insert(table).values(list(rows))
+        pg = pg_insert(table)
         stmt = (
             pg.on_conflict_do_update(index_elements=list(conflict), set_={c: pg.excluded[c] for c in update})
             if update
@@ -104,7 +107,7 @@ def upsert(
     else:
         from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-        lite = sqlite_insert(table).values(list(rows))
+        lite = sqlite_insert(table)
         stmt = (
             lite.on_conflict_do_update(
                 index_elements=list(conflict), set_={c: lite.excluded[c] for c in update}
@@ -112,4 +115,4 @@ def upsert(
             if update
             else lite.on_conflict_do_nothing(index_elements=list(conflict))
         )
-    session.execute(stmt)
+    session.execute(stmt, [dict(row) for row in rows])
