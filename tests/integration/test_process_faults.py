@@ -199,7 +199,7 @@ def test_retrieval_and_writer_killed_mid_job(stack: Stack, tmp_path: Path) -> No
     stack.start_worker("writer", ["writer"], concurrency=1)
     stack.wait_for_workers(["writer"])
 
-    done = stack.cli("wait", job_id, "--timeout", "150")
+    done = stack.cli("wait", job_id, "--timeout", "150", timeout=180)
     assert json.loads(done.stdout)["status"] == "done"
     assert_complete_without_duplicates(stack, job_id, entries)
     assert killed_before_done, "the writer finished the report before it was killed"
@@ -231,7 +231,7 @@ def test_parsing_worker_killed_mid_expansion(stack: Stack, tmp_path: Path) -> No
     stack.start_worker("parsing", ["parsing"], pool="prefork", concurrency=1)
     stack.wait_for_workers(["parsing"])
 
-    done = stack.cli("wait", job_id, "--timeout", "200")
+    done = stack.cli("wait", job_id, "--timeout", "200", timeout=230)
     assert json.loads(done.stdout)["status"] == "done"
     assert_complete_without_duplicates(stack, job_id, expected)
 
@@ -252,7 +252,7 @@ def test_postgres_unavailable_for_30_seconds(stack: Stack, postgres: PrivatePost
     finally:
         postgres.start()
 
-    done = stack.cli("wait", job_id, "--timeout", "240")
+    done = stack.cli("wait", job_id, "--timeout", "240", timeout=270)
     assert json.loads(done.stdout)["status"] == "done"
     assert_complete_without_duplicates(stack, job_id, entries)
     # The workers came through it: they are still the processes started before the outage.
@@ -273,7 +273,7 @@ def test_redis_restarted_mid_job(stack: Stack, redis: PrivateRedis, tmp_path: Pa
     time.sleep(2.0)
     redis.start()
 
-    done = stack.cli("wait", job_id, "--timeout", "240")
+    done = stack.cli("wait", job_id, "--timeout", "240", timeout=270)
     assert json.loads(done.stdout)["status"] == "done"
     assert_complete_without_duplicates(stack, job_id, entries)
     assert all(p.poll() is None for p in stack.workers.values())

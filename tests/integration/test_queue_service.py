@@ -149,7 +149,7 @@ def test_a_bibliography_submitted_from_the_cli_reaches_a_report(
     job_id = submitted.stdout.strip()
     assert len(job_id) == 32 and submitted.stdout == job_id + "\n"  # the id alone on stdout
 
-    waited = stack.cli("wait", job_id, "--timeout", "120")
+    waited = stack.cli("wait", job_id, "--timeout", "120", timeout=150)
     assert json.loads(waited.stdout)["status"] == "done"
     status = json.loads(stack.cli("status", job_id).stdout)
     assert (status["total"], status["done"], status["pending"]) == (7, 7, 0)
@@ -189,7 +189,7 @@ def test_a_claim_submitted_from_the_cli_settles(stack: Stack, database_url: str)
         pytest.skip("the claim pipeline (aletheia.pipeline.claims) is not part of this build yet")
     start_pools(stack)
     job_id = stack.cli("submit", "--claim", "Glacier retreat accelerated after 2000.").stdout.strip()
-    stack.cli("wait", job_id, "--timeout", "180")
+    stack.cli("wait", job_id, "--timeout", "180", timeout=210)
     status = json.loads(stack.cli("status", job_id).stdout)
     assert status["status"] == "done" and status["pending"] == 0
     summary = json.loads(stack.cli("report", job_id, "--format", "json").stdout)["summary"]
@@ -214,7 +214,7 @@ def test_a_worker_killed_mid_job_still_ends_in_a_complete_job(
     stack.start_worker("retrieval", ["retrieval"], concurrency=4)
     stack.wait_for_workers(["retrieval"])
 
-    assert json.loads(stack.cli("wait", job_id, "--timeout", "150").stdout)["status"] == "done"
+    assert json.loads(stack.cli("wait", job_id, "--timeout", "150", timeout=180).stdout)["status"] == "done"
     assert_complete_without_duplicates(database_url, job_id, len(WORKS))
 
 
