@@ -303,6 +303,10 @@ def test_title_mismatch() -> None:
         found(C, QueryKind.DOI, rec(C, doi="10.1/x"), query="10.1/x"),
     )
     assert Reason.TITLE_MISMATCH in v.reasons or v.status is VerdictStatus.IDENTIFIER_CONFLICT
+    # The row itself: the cited DOI and first author name this work, its title is 0.73 similar.
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MAJOR
+    assert Reason.TITLE_MISMATCH in v.reasons and "title_mismatch" in fired(v)
+    assert v.corrected["title"] == TITLE
 
 
 def test_title_changed_between_versions() -> None:

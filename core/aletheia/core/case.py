@@ -22,13 +22,13 @@ from aletheia.core.coverage import (
 )
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.field_rules import NEAR_MISS_THRESHOLD, Findings, apply_field_rules, field_facts
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid
+from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid, same_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.titles import TITLE_THRESHOLD, is_placeholder_title
 from aletheia.core.triangulate import triangulate
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
-from aletheia.core.works import Assessment, Work, assess, doi_forms, group_works, same_work
+from aletheia.core.works import Assessment, Work, assess, group_works, same_work
 
 __all__ = ["Case", "establish"]
 
@@ -111,9 +111,7 @@ def _asks_another_identifier(kind: QueryKind, query: str, wanted: str | None) ->
     """The query names an identifier of this kind that is not the cited one (a query that is not
     an identifier at all is taken to be about the citation)."""
     if kind is QueryKind.DOI:
-        asked = clean_doi(query)
-        cited = clean_doi(wanted) if wanted else None
-        return asked is not None and not (cited and doi_forms(asked) & doi_forms(cited))
+        return clean_doi(query) is not None and not same_doi(query, wanted)
     if kind is QueryKind.ARXIV:
         asked_id = clean_arxiv_id(query)
         cited_id = clean_arxiv_id(wanted) if wanted else None
@@ -258,8 +256,7 @@ def _search(case: Case) -> None:
     contradicted = [
         w
         for w in ranked
-        if case.assessments[id(w)].title_similarity >= TITLE_THRESHOLD
-        and (
+        if (
             case.assessments[id(w)].title_exact
             or case.assessments[id(w)].title_similarity >= SAME_TITLE_OTHER_AUTHORS
         )

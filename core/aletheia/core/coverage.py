@@ -106,20 +106,22 @@ _SCHOLARLY_HOSTS: Final = (
     "iop.org",
 )
 _BOOK_HOSTS: Final = ("books.google.", "amazon.", "oreilly.com", "packtpub.com", "manning.com")
-# DOI registrants that are not Crossref (DataCite and others): Crossref's 404 says nothing.
-NON_CROSSREF_DOI_PREFIXES: Final = frozenset(
+# DataCite prefixes of data and software archives: a DOI there cites data or code, not a paper.
+DATA_DOI_PREFIXES: Final = frozenset(
     {
         "10.5281",  # Zenodo
         "10.6084",  # figshare
         "10.5061",  # Dryad
         "10.17632",  # Mendeley Data
-        "10.48550",  # arXiv
         "10.7910",  # Harvard Dataverse
         "10.24433",  # Code Ocean
-        "10.5522",  # PANGAEA ... (DataCite)
-        "10.25080",  # SciPy proceedings (DataCite)
     }
 )
+# DOI registrants that are not Crossref (DataCite and others): Crossref's 404 says nothing.
+NON_CROSSREF_DOI_PREFIXES: Final = DATA_DOI_PREFIXES | {
+    "10.48550",  # arXiv
+    "10.25080",  # SciPy proceedings (DataCite)
+}
 
 # Entry types of works outside the indexes (reported, not judged) and of works the indexes hold
 # only in part (books, reports, theses: not found there is no evidence of invention).
@@ -233,10 +235,7 @@ def classify_kind(cited: CitedReference) -> Kind | None:
     if entry_type in OUT_OF_SCOPE_TYPES:
         return Kind(entry_type, True, f"entry type @{entry_type}")
     hosts = [_host(u) for u in _urls(cited)]
-    if (
-        registrant in {"10.5281", "10.6084", "10.5061", "10.17632", "10.7910", "10.24433"}
-        and not scholarly_id
-    ):
+    if registrant in DATA_DOI_PREFIXES and not scholarly_id:
         return Kind(
             "dataset or software", True, f"a DataCite DOI ({registrant}) of a data or software archive"
         )

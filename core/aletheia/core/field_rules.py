@@ -25,7 +25,7 @@ from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD
 from aletheia.core.venues import VenueRelation, is_no_venue_claim, venue_relation, venue_similarity
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
-from aletheia.core.works import Assessment, doi_forms, word_level_change, work_years
+from aletheia.core.works import Assessment, word_level_change, work_years
 
 # Below the decisive threshold but this close, with the same first author: the same work cited
 # with a wrong title (a near miss), not another work.
@@ -426,17 +426,13 @@ def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
     for rule in FIELD_RULES:
         if rule.when(facts):
             f.add(rule.reason, rule.severity, rule=rule.name)
-    if facts.title_changed_between_versions:
+    # Notes read the rows that fired, never a second copy of their conditions.
+    if "title_changed_between_versions" in f.rules:
         f.notes.append(
             f"title_changed_between_versions: cited {facts.cited.title!r}, "
             f"current {facts.assessment.best_title!r}"
         )
-    if (
-        facts.venue is not None
-        and facts.preprint_visible
-        and not facts.published_visible
-        and facts.venue is not VenueRelation.AGREES
-    ):
+    if "published_version_unconfirmed" in f.rules:
         f.notes.append("no source lists a published version; only the preprint is visible")
     record_field_evidence(facts, f)
 
@@ -496,7 +492,7 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
             f.corrected["year"] = primary.year if primary.year is not None else closest
     if cited.doi:
         dois = work.dois()
-        agrees_doi = bool(doi_forms(cited.doi) & dois) if dois else None
+        agrees_doi = work.has_doi(cited.doi) if dois else None
         f.fields["doi"] = FieldEvidence(
             cited=cited.doi,
             found=primary.doi or (sorted(dois)[0] if dois else None),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from aletheia.core.authors import AuthorComparison, compare_author_lists, surname_key
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
-from aletheia.core.identifiers import doi_version_base
+from aletheia.core.identifiers import same_doi
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
@@ -29,14 +29,6 @@ _SOURCE_ORDER = {
     SourceName.SEMANTIC_SCHOLAR: 4,
     SourceName.LIBRARY: 5,
 }
-
-
-def doi_forms(doi: str | None) -> set[str]:
-    """A DOI and its unversioned form (bioRxiv `...561234v1`, figshare `.v2`): one work."""
-    if not doi:
-        return set()
-    base = doi_version_base(doi)
-    return {doi, base} if base else {doi}
 
 
 @dataclass
@@ -56,15 +48,14 @@ class Work:
         return tuple(dict.fromkeys(r.source for r in self.records))
 
     def dois(self) -> set[str]:
-        out: set[str] = set()
+        out = {r.doi for r in self.records if r.doi}
         for r in self.records:
-            out |= doi_forms(r.doi)
-            for related in r.related_dois:
-                out |= doi_forms(related)
+            out.update(r.related_dois)
         return out
 
     def has_doi(self, doi: str) -> bool:
-        return bool(doi_forms(doi) & self.dois())
+        """One of the work's DOIs is `doi`, or another version of it (bioRxiv `...v1`, figshare `.v2`)."""
+        return any(same_doi(doi, known) for known in self.dois())
 
     def arxiv_ids(self) -> set[str]:
         out = {r.arxiv_id for r in self.records if r.arxiv_id}
@@ -102,7 +93,7 @@ class Assessment:
 
 
 def same_work(a: WorkRecord, b: WorkRecord) -> bool:
-    if doi_forms(a.doi) & doi_forms(b.doi):
+    if same_doi(a.doi, b.doi):
         return True
     if a.arxiv_id and b.arxiv_id and a.arxiv_id == b.arxiv_id:
         return True
