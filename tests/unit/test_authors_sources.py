@@ -228,3 +228,15 @@ def test_people_only_lists_are_unchanged() -> None:
     result = compare_author_lists(SEVEN[:3], SEVEN[:3])
     assert result.groups_ignored == 0
     assert result.similarity == 1.0
+
+
+def test_group_only_lists_decide_the_first_author_by_the_groups() -> None:
+    cited = [Author(literal="The GTEx Consortium")]
+    assert (
+        compare_author_lists(cited, [Author(family="Consortium", given="The GTEx")]).first_author_agrees
+        is True
+    )
+    assert (
+        compare_author_lists(cited, [Author(literal="The ATLAS Collaboration")]).first_author_agrees is False
+    )
+    assert compare_author_lists(cited, [Author(family="Smith", given="J.")]).first_author_agrees is None

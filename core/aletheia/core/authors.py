@@ -549,7 +549,7 @@ def compare_author_lists(
     matched_found = set(pairs.values())
     if cited and found:
         first_agrees: bool | None = authors_match(cited[0], found[0])
-    elif cited_groups and found_groups and not (cited and found):
+    elif cited_groups and found_groups:
         first_agrees = groups_matched > 0  # the only comparable authors are groups
     else:
         first_agrees = None

@@ -22,7 +22,7 @@ from typing import Final
 
 from aletheia.core.text import fold
 
-__all__ = ["acronym_candidates", "acronym_matches", "is_acronym_like"]
+__all__ = ["ORDINAL_WORDS", "acronym_candidates", "acronym_matches", "is_acronym_like"]
 
 _MIN_LETTERS: Final = 2
 _MAX_LETTERS: Final = 8
@@ -41,7 +41,8 @@ _SOCIETIES: Final = frozenset(
 )
 _PREAMBLE: Final = frozenset({"in", "proceedings", "proc", "of", "the"})
 _SIG: Final = re.compile(r"^sig[a-z]{2,}$")
-_ORDINALS: Final = frozenset(
+# Ordinal and tens words of editions ("Fortieth Annual ..."); `venues` strips them too.
+ORDINAL_WORDS: Final = frozenset(
     {
         *("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"),
         *("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth"),
@@ -65,7 +66,7 @@ def _is_optional(word: str) -> bool:
     return (
         word in _SMALL_WORDS
         or word in _EVENT_WORDS
-        or word in _ORDINALS
+        or word in ORDINAL_WORDS
         or bool(_NUMBER.match(word))
         or _is_society(word)
     )
@@ -102,7 +103,7 @@ def _literal_match(letters: str, name: str) -> bool:
     for word in _words(_PARENTHESES.sub(" ", name)):
         if word in forms:
             return True
-        if not (_is_society(word) or word in _PREAMBLE or word in _ORDINALS or _NUMBER.match(word)):
+        if not (_is_society(word) or word in _PREAMBLE or word in ORDINAL_WORDS or _NUMBER.match(word)):
             break
     for inner in _PARENTHESES.findall(name):
         words = [w for w in _words(inner) if not _NUMBER.match(w)]

@@ -57,7 +57,6 @@ class VenueTables:
     phrases: tuple[tuple[str, re.Pattern[str]], ...]
     acronyms: tuple[tuple[str, str], ...]
     exact: dict[str, str]
-    series: tuple[VenueAlias, ...]
     series_phrases: tuple[tuple[str, re.Pattern[str]], ...]
     series_acronyms: dict[str, str]
     publisher: re.Pattern[str]
@@ -130,7 +129,6 @@ def _parse(document: object) -> VenueTables:
         phrases=tuple((a.key, compile_phrase(p)) for a in aliases for p in a.phrases),
         acronyms=tuple((a.key, acronym) for a in aliases for acronym in a.acronyms),
         exact={form: a.key for a in aliases for form in a.exact},
-        series=series,
         series_phrases=tuple((s.key, compile_phrase(p)) for s in series for p in s.phrases),
         series_acronyms={acronym: s.key for s in series for acronym in s.acronyms},
         publisher=_publisher_pattern(document.get("publishers")),

@@ -28,12 +28,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from enum import StrEnum
+from functools import lru_cache
 from typing import Final
 
 from rapidfuzz import fuzz
 
 from aletheia.core.text import fold
-from aletheia.core.venue_acronyms import acronym_candidates, acronym_matches
+from aletheia.core.venue_acronyms import ORDINAL_WORDS, acronym_candidates, acronym_matches
 from aletheia.core.venue_data import VenueAlias, venue_tables
 
 __all__ = [
@@ -63,15 +64,6 @@ def venue_aliases() -> tuple[VenueAlias, ...]:
 def venue_table_version() -> str:
     """The version of the venue data file."""
     return venue_tables().version
-
-
-def __getattr__(name: str) -> tuple[VenueAlias, ...] | frozenset[str]:
-    # The table is data, read on first use: `VENUE_ALIASES` and `PMLR_HOSTED` are served lazily.
-    if name == "VENUE_ALIASES":
-        return venue_tables().aliases
-    if name == "PMLR_HOSTED":
-        return venue_tables().pmlr_hosted
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # Events attached to a conference that are not the conference itself.
@@ -113,15 +105,8 @@ def is_no_venue_claim(venue: str | None) -> bool:
 
 # --- cleaning -------------------------------------------------------------------------------------
 
-_ORDINAL_WORDS: Final = (
-    *("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"),
-    *("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth"),
-    *("seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth", "fiftieth"),
-    *("sixtieth", "seventieth", "eightieth", "ninetieth", "hundredth", "twenty", "thirty"),
-    *("forty", "fifty", "sixty", "seventy", "eighty", "ninety"),
-)
 _EDITION_NOISE = re.compile(
-    r"(?<![a-z0-9])(?:\d+(?:st|nd|rd|th)|\d+|" + "|".join(_ORDINAL_WORDS) + r")(?![a-z0-9])"
+    r"(?<![a-z0-9])(?:\d+(?:st|nd|rd|th)|\d+|" + "|".join(sorted(ORDINAL_WORDS)) + r")(?![a-z0-9])"
 )
 _LEAD = re.compile(
     r"^(?:(?:in|to appear in|appeared in|published in)\s+)?(?:(?:proceedings|proc)\s+(?:of\s+)?)?(?:the\s+)?"
@@ -170,8 +155,12 @@ def clean_venue(venue: str) -> str:
     """The folded venue with leading "In"/"Proceedings of the", ordinals, years, volume numbers
     and edition words removed: "Proc. of the 40th Int. Conf. ... 2023" -> "int conf ...".
     """
-    text = _EDITION_NOISE.sub(" ", fold(venue))
-    return _strip_lead(" ".join(text.split()))
+    return _strip_lead(_normal(venue))
+
+
+def _normal(venue: str) -> str:
+    """The folded venue without ordinals, years and volume numbers."""
+    return " ".join(_EDITION_NOISE.sub(" ", fold(venue)).split())
 
 
 def _venue_tokens(venue: str) -> list[str]:
@@ -182,18 +171,21 @@ def _venue_tokens(venue: str) -> list[str]:
 # --- canonical keys -------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1 << 14)
 def canonical_venue(venue: str | None) -> str | None:
     """The alias key of a venue ("neurips", "icml", "findings-acl", ...), None when the string is
-    no venue claim, a workshop or other side event, or not in `VENUE_ALIASES`.
+    no venue claim, a workshop or other side event, or not in the alias table (`venue_aliases`).
+
+    Memoised: `venue_relation` asks for the key of each name several times, and every call
+    searches all the table's phrases.
     """
     if venue is None or is_no_venue_claim(venue):
         return None
-    folded = " ".join(_EDITION_NOISE.sub(" ", fold(venue)).split())
+    tables = venue_tables()
+    folded = _normal(venue)
     if _SUB_VENUE.search(folded):
         # JMLR W&CP names itself after workshops; it is PMLR, the weak key.
-        pmlr = (p for k, p in venue_tables().phrases if k == "pmlr")
-        return "pmlr" if any(p.search(folded) for p in pmlr) else None
-    tables = venue_tables()
+        return "pmlr" if any(p.search(folded) for k, p in tables.phrases if k == "pmlr") else None
     tokens = set(folded.split())
     if "findings" in tokens:
         for key in tables.findings_of:
@@ -330,10 +322,6 @@ _EVENT_WORDS: Final = frozenset(
     {"conference", "symposium", "international", "annual", "meeting", "joint", "congress", "forum"}
 )
 _PARENTHESES: Final = re.compile(r"\([^()]*\)")
-
-
-def _normal(venue: str) -> str:
-    return " ".join(_EDITION_NOISE.sub(" ", fold(venue)).split())
 
 
 def is_publisher(venue: str | None) -> bool:
