@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from aletheia.pipeline.gateway import _request_kind, request_figures
+from aletheia.pipeline.gateway import request_figures
 from aletheia.sources.base import SourceStats
+from aletheia.sources.transport import reported_kind
 
 
 def test_kinds_as_reported() -> None:
-    assert _request_kind("single", None) == "lookup"
-    assert _request_kind("search", {"filter": "doi:10.1/a,doi:10.1/b"}) == "batch"  # Crossref list query
-    assert _request_kind("search", {"query.bibliographic": "x"}) == "search"
-    assert _request_kind("batch", {}) == "batch"
+    assert reported_kind("single", None) == "lookup"
+    assert reported_kind("search", {"filter": "doi:10.1/a,doi:10.1/b"}) == "batch"  # Crossref list query
+    assert reported_kind("search", {"query.bibliographic": "x"}) == "search"
+    assert reported_kind("batch", {}) == "batch"
 
 
 def test_request_figures() -> None:

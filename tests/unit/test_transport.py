@@ -131,6 +131,13 @@ async def test_a_record_is_fetched_from_base_url_plus_path_with_default_params(m
     assert (transport.stats.requests, transport.stats.errors, transport.stats.status) == (1, 0, "ok")
 
 
+async def test_a_doi_list_query_is_counted_as_a_batch(make: Factory) -> None:
+    transport = make(Script(ok({}), ok({})))
+    await transport.get_json("/works", params={"filter": "doi:10.1/a,doi:10.1/b"}, kind="search")
+    await transport.get_json("/works", params={"query.bibliographic": "x"}, kind="search")
+    assert transport.stats.extra == {"requests_batch": 1, "requests_search": 1}
+
+
 async def test_the_transport_satisfies_the_protocol(make: Factory) -> None:
     transport: Transport = make(Script(ok({})))
     assert transport.base_url == "https://api.example.org"
@@ -212,6 +219,7 @@ async def test_transient_statuses_are_retried_with_full_jitter(
     assert 0.0 <= first <= 0.5 and 0.0 <= second <= 1.0  # random within a doubling window
     assert (transport.stats.requests, transport.stats.errors, transport.stats.status) == (3, 2, "ok")
     assert transport.stats.last_error is not None and f"HTTP {status}" in transport.stats.last_error
+    assert transport.stats.extra["requests_lookup"] == 3  # by kind, retries included
 
 
 async def test_a_malformed_body_on_200_is_retried(make: Factory) -> None:

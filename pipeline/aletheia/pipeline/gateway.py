@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import httpx
@@ -79,57 +78,7 @@ def _searchable(source: SourceName, call: Lookup) -> Lookup:
     return run
 
 
-# What the request being sent is for, set around each transport call (the httpx hook reads it).
-_ASKING: ContextVar[tuple[SourceStats, str] | None] = ContextVar("aletheia_asking", default=None)
 REQUEST_KINDS = ("lookup", "batch", "search")
-
-
-def _request_kind(kind: str, params: Mapping[str, Any] | None) -> str:
-    """The transport's kind as reported: `single` is a lookup; Crossref's `filter=doi:a,doi:b`
-    list query is a batch of lookups even though it draws from the search bucket."""
-    if kind == "single":
-        return "lookup"
-    if kind == "search" and params and str(params.get("filter", "")).startswith("doi:"):
-        return "batch"
-    return kind
-
-
-class _Counted:
-    """A transport that files every HTTP request it sends (retries included) under its kind, in
-    `stats.extra["requests_<kind>"]`; everything else is the wrapped transport's."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def _call(self, method: str, path: str, kind: str, kwargs: dict[str, Any]) -> Any:
-        token = _ASKING.set((self._inner.stats, _request_kind(kind, kwargs.get("params"))))
-        try:
-            return await getattr(self._inner, method)(path, kind=kind, **kwargs)
-        finally:
-            _ASKING.reset(token)
-
-    async def get_json(self, path: str, *, kind: Any = "single", **kwargs: Any) -> Any:
-        return await self._call("get_json", path, kind, kwargs)
-
-    async def get_text(self, path: str, *, kind: Any = "single", **kwargs: Any) -> Any:
-        return await self._call("get_text", path, kind, kwargs)
-
-    async def get_bytes(self, path: str, *, kind: Any = "fulltext", **kwargs: Any) -> Any:
-        return await self._call("get_bytes", path, kind, kwargs)
-
-    async def post_json(self, path: str, *, kind: Any = "batch", **kwargs: Any) -> Any:
-        return await self._call("post_json", path, kind, kwargs)
-
-
-async def _count_request(request: httpx.Request) -> None:
-    asking = _ASKING.get()
-    if asking is not None:
-        stats, kind = asking
-        name = f"requests_{kind}"
-        stats.extra[name] = stats.extra.get(name, 0) + 1
 
 
 def requests_by_kind(stats: SourceStats) -> dict[str, int]:
@@ -189,40 +138,30 @@ class SourceGateway:
         )
         ncbi_key = settings.ncbi_api_key.get_secret_value() if settings.ncbi_api_key else None
         window = settings.coalesce_window_ms / 1000.0
-        # Every request is filed under its kind (lookup, batch, search) by an httpx hook that
-        # reads what the counted transport is sending (`_Counted`, `requests_by_kind`).
-        hooks = http.event_hooks
-        if _count_request not in hooks["request"]:
-            http.event_hooks = {**hooks, "request": [*hooks["request"], _count_request]}
 
         self.crossref = CrossrefClient(
-            _Counted(crossref_transport(http, settings, limiter, self.breakers[SourceName.CROSSREF])),
+            crossref_transport(http, settings, limiter, self.breakers[SourceName.CROSSREF]),
             cache=cache,
             mailto=settings.mailto,
             coalesce_window=window,
         )
         self.openalex = OpenAlexClient(
-            _Counted(openalex_transport(http, settings, limiter, self.breakers[SourceName.OPENALEX])),
+            openalex_transport(http, settings, limiter, self.breakers[SourceName.OPENALEX]),
             cache=cache,
             api_key=key,
             mailto=settings.mailto,
             coalesce_window=window,
         )
         self.semantic_scholar = SemanticScholarClient(
-            _Counted(
-                semantic_scholar_transport(
-                    http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]
-                )
-            ),
+            semantic_scholar_transport(http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]),
             cache=cache,
             api_key=s2_key,
             coalesce_window=window,
         )
-        api_raw, web_raw = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
-        api_t, web_t = _Counted(api_raw), _Counted(web_raw)
+        api_t, web_t = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
         self.arxiv = ArxivClient(api_t, web_t, cache=cache, coalesce_window=max(window, 0.05))
         self.pubmed = PubMedClient(
-            _Counted(pubmed_transport(http, settings, limiter, self.breakers[SourceName.PUBMED])),
+            pubmed_transport(http, settings, limiter, self.breakers[SourceName.PUBMED]),
             cache=cache,
             api_key=ncbi_key,
             email=settings.mailto,

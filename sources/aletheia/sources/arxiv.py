@@ -36,7 +36,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, lookup_many
+from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
 from aletheia.sources.safe_xml import parse_untrusted_xml
 
 if TYPE_CHECKING:
@@ -376,20 +376,13 @@ class ArxivClient:
     # --- cache and fetch ---------------------------------------------------------------------------
 
     async def _cached(self, key: str) -> tuple[bool, SourceRecord | None]:
-        if self.cache is None:
-            return False, None
-        cached = await self.cache.get(SOURCE, cache_key("arxiv", key))
-        if cached is None:
-            return False, None
-        self.api.stats.cache_hits += 1
-        if not cached.found:
-            return True, None
-        entries = parse_arxiv_atom(cached.raw).entries
-        if len(entries) != 1:
-            raise SourceParseError(SOURCE, f"cached entry for {key} holds {len(entries)} entries")
-        return True, SourceRecord(
-            entries[0].record, cached.raw, cached.fetched_at, cached.url, from_cache=True
-        )
+        def one_record(raw: Any) -> WorkRecord:
+            entries = parse_arxiv_atom(raw).entries
+            if len(entries) != 1:
+                raise SourceParseError(SOURCE, f"cached entry for {key} holds {len(entries)} entries")
+            return entries[0].record
+
+        return await read_cached(self.cache, SOURCE, cache_key("arxiv", key), self.api.stats, one_record)
 
     async def _fetch(self, keys: list[str]) -> dict[str, SourceRecord | None]:
         entries = await self._query_ids(keys)

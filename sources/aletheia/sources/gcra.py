@@ -108,13 +108,6 @@ class GcraState:
         self.resume = self.nb
         return self.nb
 
-    def keep_until(self) -> float:
-        """After this time the state says nothing a fresh bucket would not (it may be dropped)."""
-        keep = max(self.tat, self.nb)
-        if self.low < 1.0:
-            keep = max(keep, self.resume + (1.0 - self.low) / RECOVERY_PER_SECOND)
-        return keep
-
 
 # --- the same in Lua, for Redis ------------------------------------------------------------------
 

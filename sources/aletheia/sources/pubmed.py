@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.identifiers import clean_doi, clean_pmid
-from aletheia.core.records import SourceName
+from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import (
     RawCache,
@@ -44,7 +44,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, lookup_many
+from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
 from aletheia.sources.pubmed_parse import (  # the pure parsers, re-exported
     esummary_docs,
     parse_efetch_xml,
@@ -254,22 +254,17 @@ class PubMedClient:
         )
 
     async def _cached(self, kind: str, pmid: str) -> tuple[bool, SourceRecord | None]:
-        if self.cache is None:
-            return False, None
-        cached = await self.cache.get(SOURCE, cache_key(kind, pmid))
-        if cached is None:
-            return False, None
-        self.transport.stats.cache_hits += 1
-        if not cached.found:
-            return True, None
-        if kind == "pmid":
-            records = parse_efetch_xml(cached.raw)
-            record = records[0] if len(records) == 1 else None
-        else:
-            record = parse_esummary_doc(cached.raw)
-        if record is None:
-            raise SourceParseError(SOURCE, f"cached {kind} entry for {pmid} holds no single record")
-        return True, SourceRecord(record, cached.raw, cached.fetched_at, cached.url, from_cache=True)
+        def one_record(raw: Any) -> WorkRecord:
+            if kind == "pmid":
+                records = parse_efetch_xml(raw)
+                record = records[0] if len(records) == 1 else None
+            else:
+                record = parse_esummary_doc(raw)
+            if record is None:
+                raise SourceParseError(SOURCE, f"cached {kind} entry for {pmid} holds no single record")
+            return record
+
+        return await read_cached(self.cache, SOURCE, cache_key(kind, pmid), self.transport.stats, one_record)
 
     async def _store(self, kind: str, pmid: str, raw: Any, url: str) -> None:
         if self.cache is not None:

@@ -348,6 +348,8 @@ class PoliteTransport:
         async with self.limiter.slot(self.source.value, self.limits.concurrency):
             await self.limiter.acquire(bucket, rate, burst, max_wait=self.deadline)
             self.stats.requests += 1
+            counter = f"requests_{reported_kind(request.kind, request.params)}"
+            self.stats.extra[counter] = self.stats.extra.get(counter, 0) + 1
             try:
                 response = await self._http.request(
                     request.method,
@@ -492,6 +494,17 @@ def _is_name_resolution_failure(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+def reported_kind(kind: RequestKind, params: Mapping[str, Any] | None) -> str:
+    """A request's kind as reported (`stats.extra["requests_<kind>"]`, one per request sent,
+    retries included): `single` is a lookup; Crossref's `filter=doi:a,doi:b` list query is a batch
+    of lookups even though it draws from the search bucket."""
+    if kind == "single":
+        return "lookup"
+    if kind == "search" and params and str(params.get("filter", "")).startswith("doi:"):
+        return "batch"
+    return kind
 
 
 class _Request:
