@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +24,33 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is absent")
     return SHARED_DATA
+
+
+def verify_sample(tmp_path: Path, fmt: str) -> tuple[int, Path]:
+    """`aletheia verify examples/sample.bib --format fmt` offline, run from the checkout (paths in
+    the report relative to it), with its own data directory: the exit code and the report."""
+    out = tmp_path / f"report.{fmt}"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true"}
+    env.pop("ALETHEIA_DATABASE_URL", None)
+    env.pop("ALETHEIA_BROKER_URL", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "aletheia.producers",
+            "verify",
+            str(REPO_ROOT / "examples" / "sample.bib"),
+            *("--format", fmt, "-o", str(out)),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=REPO_ROOT,
+    )
+    assert proc.returncode in (0, 1, 3), proc.stderr
+    return proc.returncode, out
 
 
 SIMULATOR_UNIVERSE = REPO_ROOT / "tests" / "fixtures" / "simulator" / "universe.jsonl"

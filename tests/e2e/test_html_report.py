@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import IN_CI, REPO_ROOT
+from tests.conftest import IN_CI, verify_sample
 
 pytestmark = pytest.mark.browser
 
@@ -25,30 +23,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def _run_verify(tmp_path: Path, fmt: str) -> Path:
-    out = tmp_path / f"report.{fmt}"
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true"}
-    env.pop("ALETHEIA_DATABASE_URL", None)
-    env.pop("ALETHEIA_BROKER_URL", None)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "aletheia.producers",
-            "verify",
-            str(REPO_ROOT / "examples" / "sample.bib"),
-            "--format",
-            fmt,
-            "-o",
-            str(out),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode in (0, 1, 3), proc.stderr
-    return out
+    return verify_sample(tmp_path, fmt)[1]
 
 
 @pytest.fixture(scope="module")

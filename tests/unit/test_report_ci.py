@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -22,7 +19,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from aletheia.pipeline.report import FORMATS, make_sink
-from tests.conftest import REPO_ROOT
+from tests.conftest import verify_sample
 from tests.unit.test_explain import _unmatched, wrong_year_ref
 
 SARIF_REQUIRED = {
@@ -219,34 +216,11 @@ def test_the_table_says_the_same_in_fewer_words() -> None:
     assert "arxiv (unavailable; 1 verdicts affected" in text
 
 
-def _verify(tmp_path: Path, fmt: str) -> tuple[int, str]:
-    out = tmp_path / f"report.{fmt}"
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true"}
-    env.pop("ALETHEIA_DATABASE_URL", None)
-    env.pop("ALETHEIA_BROKER_URL", None)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "aletheia.producers",
-            "verify",
-            str(REPO_ROOT / "examples" / "sample.bib"),
-            *("--format", fmt, "-o", str(out)),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=REPO_ROOT,
-    )
-    return proc.returncode, out.read_text(encoding="utf-8")
-
-
 @pytest.mark.parametrize("fmt", ["sarif", "junit", "github"])
 def test_verify_writes_each_ci_format_for_the_sample(tmp_path: Path, fmt: str) -> None:
     assert fmt in FORMATS
-    code, text = _verify(tmp_path, fmt)
+    code, path = verify_sample(tmp_path, fmt)
+    text = path.read_text(encoding="utf-8")
     assert code == 1
     if fmt == "sarif":
         doc = json.loads(text)

@@ -18,13 +18,13 @@ the recorded responses have the work, and the measured source noise (`noise.py`)
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
 from aletheia.core.authors import parse_name
+from aletheia.core.coverage import DATA_DOI_PREFIXES, NON_CROSSREF_DOI_PREFIXES
 from aletheia.core.records import CitedReference
-from aletheia.core.text import normalize_title
+from aletheia.core.text import normalize_title, repair_pdf_name, repair_pdf_text
 from aletheia.pipeline.bench.noise import (
     NoiseModel,
     RealRecord,
@@ -61,45 +61,24 @@ _NON_SCHOLARLY_TITLE = re.compile(
     r"(?i)\b(?:model card|license agreement|licen[cs]e|reference manual|leaderboard)\b"
 )
 _SOURCE_ORDER = ("crossref", "openalex", "semantic_scholar")
-DATACITE_PREFIXES = ("10.48550/", "10.5281/", "10.6084/")
 # Preprint servers: scholarly, whatever the URL looks like.
 _PREPRINT_HOSTS = ("biorxiv.org", "medrxiv.org", "chemrxiv.org", "ssrn.com", "researchsquare.com")
 S2_PUBLISHED_ONLY = 0.5  # default when nothing was measured; see `measure_s2_published_only`
 
 
-_SPACING_DIACRITICS = {
-    "¨": "\u0308",
-    "´": "\u0301",
-    "`": "\u0300",
-    "ˆ": "\u0302",
-    "˜": "\u0303",
-    "˙": "\u0307",
-    "˘": "\u0306",
-    "ˇ": "\u030c",
-    "¸": "\u0327",
-}
-_DETACHED = re.compile(r"\s?([¨´`ˆ˜˙˘ˇ¸])\s?([^\W\d_])")
-_KERNED = re.compile(r"\b([VWTY]) ([a-z]{2,})")
-
-
-def repair_pdf_text(text: str, *, name: bool = False) -> str:
-    """Undo what PDF extraction did to a citation (the sources never have it): ligatures ("ﬁ"),
-    detached diacritics ("Br ¨uschweiler", "No ´e"), and in names a kerned capital split off its
-    word ("V olberding")."""
-    text = _DETACHED.sub(lambda m: m.group(2) + _SPACING_DIACRITICS[m.group(1)], text)
-    text = unicodedata.normalize("NFC", text.replace("ﬁ", "fi").replace("ﬂ", "fl").replace("ﬀ", "ff"))
-    return _KERNED.sub(r"\1\2", text) if name else text
-
-
 def _repaired(ref: CitedReference) -> CitedReference:
+    """What PDF extraction did to a citation undone (the sources never have it): ligatures,
+    detached diacritics, and in names a kerned capital split off its word."""
     # The whole name, re-parsed: "Rafael Br ¨uschweiler" was split at the artefact's space.
     authors = tuple(
-        a
-        if a.literal
-        else parse_name(repair_pdf_text(a.display, name=True)).model_copy(update={"suffix": a.suffix})
+        a if a.literal else parse_name(repair_pdf_name(a.display)).model_copy(update={"suffix": a.suffix})
         for a in ref.authors
     )
     return ref.model_copy(update={"title": repair_pdf_text(ref.title or "") or None, "authors": authors})
+
+
+def _registrant(doi: str) -> str:
+    return doi.split("/", 1)[0]
 
 
 def _host(url: str | None) -> str:
@@ -118,7 +97,7 @@ def non_scholarly_reason(ref: CitedReference) -> str | None:
         host == h or host.endswith("." + h) or (h.endswith(".") and h in host) for h in NON_SCHOLARLY_HOSTS
     ):
         return f"url at {host}"
-    if ref.doi and ref.doi.startswith(("10.5281/", "10.6084/")):
+    if ref.doi and _registrant(ref.doi) in DATA_DOI_PREFIXES:
         return "data/software archive DOI"
     if ref.venue and _NON_SCHOLARLY_VENUE.search(ref.venue):
         return f"venue {ref.venue!r}"
@@ -204,7 +183,7 @@ def real_work(records: list[RealRecord], ref: CitedReference) -> dict[str, Any] 
     sources = [*first, *(["semantic_scholar"] if "semantic_scholar" not in first else [])]
     if not doi:
         sources = [s for s in sources if s != "crossref"]
-    elif not doi.startswith(DATACITE_PREFIXES):
+    elif _registrant(doi) not in NON_CROSSREF_DOI_PREFIXES:
         # A DOI registered at Crossref resolves there and OpenAlex indexes it.
         sources += [s for s in ("crossref", "openalex") if s not in sources]
     if arxiv:

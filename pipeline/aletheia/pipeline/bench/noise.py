@@ -36,10 +36,12 @@ from rapidfuzz import fuzz
 from aletheia.core.authors import is_organisation_name
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_title
+from aletheia.core.titles import TITLE_THRESHOLD
 from aletheia.core.venues import canonical_venue
 from aletheia.sources.simulator.universe import SimWork
 
-TITLE_MATCH = 92.0  # rapidfuzz ratio (0-100) on normalised titles: the same work
+# rapidfuzz ratio (0-100) on normalised titles: the same work, at the product's decisive threshold.
+TITLE_MATCH = TITLE_THRESHOLD * 100
 _REPOSITORY_TYPES = frozenset({"repository"})
 _VENUE_TYPES = frozenset({"journal", "conference", "book series", "ebook platform"})
 _ORG_FAMILY = re.compile(
