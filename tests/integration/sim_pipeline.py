@@ -124,6 +124,9 @@ def sim_settings(tmp_path: Path, sim: SimulatorServer, **overrides: Any) -> Sett
         "arxiv_api_url": sim.url_for("arxiv_api"),
         "arxiv_url": sim.url_for("arxiv"),
         "pubmed_url": sim.url_for("pubmed"),
+        "dblp_url": sim.url_for("dblp"),
+        "acl_anthology_url": sim.url_for("acl_anthology"),
+        **{f"{s}_url": sim.url_for(s) for s in ("open_library", "google_books", "perseus", "ccel")},
         "mailto": "tests@example.org",
         "http_timeout": 0.5,
         "http_attempts": 4,
@@ -132,7 +135,10 @@ def sim_settings(tmp_path: Path, sim: SimulatorServer, **overrides: Any) -> Sett
         "coalesce_window_ms": 2.0,
         **{
             f"{s}_limits": FAST_LIMITS
-            for s in ("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed")
+            for s in (
+                *("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed", "dblp", "acl_anthology"),
+                *("open_library", "google_books", "perseus", "ccel"),
+            )
         },
         "pubmed_limits_with_key": FAST_LIMITS,
     }

@@ -110,3 +110,31 @@ async def test_one_waiter_giving_up_does_not_cancel_the_others() -> None:
 def test_nonsense_settings_are_refused(max_batch: int, window: float) -> None:
     with pytest.raises(ValueError, match="must"):
         Coalescer(Batches(), max_batch=max_batch, window=window)
+
+
+async def test_a_stream_of_lookups_closer_than_the_window_fills_one_batch() -> None:
+    # Issue 11: the window is a quiet gap, restarted by each new key (up to `max_window`), so the
+    # lookups of many references arriving a little apart go out together, not a few at a time.
+    batches = Batches()
+    coalescer = Coalescer(batches, max_batch=50, window=0.2, max_window=5.0)
+
+    async def staggered(i: int) -> str | None:
+        await asyncio.sleep(0.03 * i)  # 10 keys over 0.27 s: longer than one window
+        return await coalescer.get(f"k{i}")
+
+    assert await asyncio.gather(*(staggered(i) for i in range(10))) == [f"K{i}" for i in range(10)]
+    assert batches.calls == [[f"k{i}" for i in range(10)]]
+
+
+async def test_a_stream_never_holds_a_lookup_longer_than_max_window() -> None:
+    batches = Batches()
+    coalescer = Coalescer(batches, max_batch=50, window=0.2, max_window=0.2)  # = a fixed window
+
+    async def staggered(i: int) -> str | None:
+        await asyncio.sleep(0.1 * i)  # 0.0 ... 0.5 s: more than two fixed windows
+        return await coalescer.get(f"k{i}")
+
+    await asyncio.gather(*(staggered(i) for i in range(6)))
+    assert len(batches.calls) >= 2
+    assert coalescer.max_window == 0.2
+    assert Coalescer(batches, max_batch=5, window=0.02).max_window == pytest.approx(0.2)  # 10 windows

@@ -30,6 +30,9 @@ from aletheia.core.records import (
 )
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 
+# The rows of Tier 1 (books) and Tier 3 (canonical texts), pinned by the tests in their own module.
+from tests.unit.decide_tier_cases import *  # noqa: F403
+
 YEAR = 2026
 C, O, A, S, P = (  # noqa: E741
     SourceName.CROSSREF,
@@ -94,12 +97,12 @@ def by_search(cited: CitedReference, *records: WorkRecord) -> Verdict:
     """The records found by search, every other general index searched and empty-handed."""
     answers = [found(r.source, QueryKind.SEARCH, r) for r in records]
     answered = {r.source for r in records}
-    answers += [missing(s) for s in (*SEARCHED, A, P) if s not in answered]
+    answers += [missing(s) for s in (*SEARCHED, A, P, SourceName.DBLP) if s not in answered]
     return run(cited, *answers)
 
 
 def nothing_anywhere(cited: CitedReference, *extra: SourceAnswer) -> Verdict:
-    return run(cited, *extra, *(missing(s) for s in (*SEARCHED, A, P)))
+    return run(cited, *extra, *(missing(s) for s in (*SEARCHED, A, P, SourceName.DBLP)))
 
 
 def fired(v: Verdict) -> list[str]:
@@ -240,12 +243,18 @@ def test_not_found_needs_every_source_searched() -> None:
     v = run(invented, missing(O), missing(C))
     assert v.status is VerdictStatus.UNVERIFIABLE and Reason.SEARCH_INCOMPLETE in v.reasons
     assert any("semantic_scholar" in n for n in v.notes)
+    # Cited at a computing venue (NeurIPS): DBLP's search is needed too (issue 12).
     v = run(invented, *map(missing, SEARCHED))
+    assert v.status is VerdictStatus.UNVERIFIABLE and any("dblp" in n for n in v.notes)
+    v = run(invented, *map(missing, (*SEARCHED, SourceName.DBLP)))
     assert v.status is VerdictStatus.NOT_FOUND and Reason.NO_MATCH_FOUND in v.reasons
     # Cited as a preprint: arXiv's own search is needed too.
     preprint = invented.model_copy(update={"venue": "arXiv preprint arXiv:2401.00001"})
     assert run(preprint, *map(missing, SEARCHED)).status is VerdictStatus.UNVERIFIABLE
     assert run(preprint, *map(missing, (*SEARCHED, A))).status is VerdictStatus.NOT_FOUND
+    assert run(invented.model_copy(update={"venue": "The Lancet"}), *map(missing, (*SEARCHED, P))).status is (
+        VerdictStatus.NOT_FOUND
+    )
 
 
 def test_real_work_with_placeholder_authors() -> None:
@@ -564,3 +573,125 @@ def test_names_damaged_by_pdf_extraction_match_the_sources() -> None:
     )
     v = by_search(cite(authors=damaged), rec(O, authors=clean), rec(S, authors=clean))
     assert v.status is VerdictStatus.VERIFIED, v.reasons
+
+
+# --- the web tier (core.web) ----------------------------------------------------------------------
+
+WEB_URL = "https://widgets.example/blog/scaling"
+
+
+def web_cite(**kw: object) -> CitedReference:
+    base: dict[str, object] = {
+        "entry_type": "misc",
+        "venue": None,
+        "authors": (),
+        "title": "Scaling Laws for Widgets",
+        "url": WEB_URL,
+    }
+    base.update(kw)
+    return cite(**base)
+
+
+def page(title: str | None, final: str = WEB_URL, *others: str) -> SourceAnswer:
+    record = WorkRecord(
+        source=SourceName.WEB,
+        title=title,
+        alternate_titles=others,
+        work_type="web_page",
+        urls={"cited": WEB_URL, "final": final},
+    )
+    return found(SourceName.WEB, QueryKind.URL, record, query=WEB_URL)
+
+
+def test_web_page_answering_with_the_cited_title_is_verified() -> None:
+    v = run(web_cite(), page("Scaling Laws for Widgets | The Widget Blog"))
+    assert v.status is VerdictStatus.VERIFIED and Reason.WEB_PAGE_TITLE_MATCHES in v.reasons
+    assert fired(v)[0] == "web_page_answers_with_cited_title"
+    assert v.match is not None and v.match.source is SourceName.WEB and v.match.work_type == "web_page"
+    assert any(n.startswith("content type: web_page") for n in v.notes)
+    assert v.fields["title"].agrees is True and v.fields["title"].source is SourceName.WEB
+    # og:title or h1 count too; and without the web tier's answer it stays out of scope
+    assert run(web_cite(), page("Home", WEB_URL, "Scaling laws for widgets")).status is VerdictStatus.VERIFIED
+    assert run(web_cite()).status is VerdictStatus.OUT_OF_SCOPE
+    # a sign of invention still wins over a page that answers
+    assert run(web_cite(year=2031), page("Scaling Laws for Widgets")).status is VerdictStatus.FABRICATED
+
+
+def test_archived_copy_of_another_date_is_a_minor_error() -> None:
+    archived = "https://web.archive.org/web/20230105000000/https://widgets.example/blog/scaling"
+    cited = web_cite(url=archived, fields={"urldate": "2023-01-04"})
+    same = page("Scaling Laws for Widgets", archived)
+    assert run(cited, same).status is VerdictStatus.VERIFIED
+    later = page("Scaling Laws for Widgets", archived.replace("20230105", "20250601"))
+    v = run(cited, later)
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MINOR and not v.flagged
+    assert Reason.ARCHIVE_DATE_DIFFERS in v.reasons
+    assert any("archived copy of 2025-06-01" in n and "access date 2023-01-04" in n for n in v.notes)
+    # without an access date, the archive URL's own timestamp is the cited date
+    v = run(web_cite(url=archived), later)
+    assert v.status is VerdictStatus.METADATA_ERROR and Reason.ARCHIVE_DATE_DIFFERS in v.reasons
+
+
+def test_web_page_with_another_title_is_a_minor_error() -> None:
+    v = run(web_cite(), page("Cooking with Cast Iron Pans"))
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MINOR and not v.flagged
+    assert Reason.WEB_PAGE_TITLE_DIFFERS in v.reasons and v.fields["title"].agrees is False
+    # a page without a title, or a citation without one, has nothing to compare: out of scope
+    assert run(web_cite(), page(None)).status is VerdictStatus.OUT_OF_SCOPE
+    assert run(web_cite(title=None), page("Anything")).status is VerdictStatus.OUT_OF_SCOPE
+
+
+def test_web_page_that_does_not_answer_is_unverifiable() -> None:
+    for answer in (
+        failed(SourceName.WEB, QueryKind.URL, WEB_URL),
+        missing(SourceName.WEB, QueryKind.URL, WEB_URL),
+    ):
+        v = run(web_cite(), answer)
+        assert v.status is VerdictStatus.UNVERIFIABLE and Reason.WEB_PAGE_UNREACHABLE in v.reasons
+        assert v.status not in (VerdictStatus.FABRICATED, VerdictStatus.NOT_FOUND)
+        assert any("not evidence of invention" in n for n in v.notes)
+
+
+# --- source trust (seed 003) ------------------------------------------------------------------------
+
+
+def test_low_trust_evidence_is_never_decisive() -> None:
+    web_hit = SourceName("tavily")
+    # Only a search engine's hit has the work: not verified, and its fields decide nothing.
+    v = by_search(cite(), rec(web_hit))
+    assert v.status is VerdictStatus.UNVERIFIABLE and Reason.LOW_TRUST_EVIDENCE in v.reasons
+    assert "only_low_trust_evidence" in fired(v) and "low_trust_evidence_only" in fired(v)
+    assert all(not ev.decisive and ev.trust == "search_hit" for ev in v.fields.values())
+    # What it contradicts is reported, never major and never flagged.
+    v = by_search(cite(year=2017), rec(web_hit))
+    assert Reason.YEAR_MISMATCH in v.reasons and not v.flagged and v.severity is not Severity.MAJOR
+    # The same contradiction from the indexes is decisive.
+    v = by_search(cite(year=2017), rec(O), rec(S))
+    year = v.fields["year"]
+    assert v.severity is Severity.MAJOR and year.decisive and year.trust == "aggregator_index"
+    assert Reason.LOW_TRUST_EVIDENCE not in v.reasons
+
+
+def test_venue_confirmed_by_dblp() -> None:
+    """Issue 12: DBLP's record under the work's key names the cited venue: positive evidence."""
+    dblp = rec(SourceName.DBLP, venue="NeurIPS", dblp_key="conf/nips/BrownMRSKDNSSAA20")
+    s2 = rec(S, dblp_key="conf/nips/BrownMRSKDNSSAA20")
+    v = by_search(cite(), dblp, s2)
+    assert Reason.VENUE_CONFIRMED_BY_DBLP in v.reasons and v.status is VerdictStatus.VERIFIED
+    # Its CoRR copy confirms nothing; nor does a DBLP record another source files under another key.
+    corr = rec(SourceName.DBLP, venue="CoRR", dblp_key="journals/corr/abs-2005-14165", is_preprint=True)
+    assert Reason.VENUE_CONFIRMED_BY_DBLP not in by_search(cite(), corr, s2).reasons
+    other = rec(S, dblp_key="conf/icml/Other20")
+    assert Reason.VENUE_CONFIRMED_BY_DBLP not in by_search(cite(), dblp, other).reasons
+    assert Reason.VENUE_CONFIRMED_BY_DBLP not in by_search(cite(venue="ICML"), dblp, s2).reasons
+
+
+def test_orcid() -> None:
+    """Issue 12: two sources name different people (ORCID iDs) for the same author position."""
+    first = AUTHORS[0]
+    crossref = rec(C, authors=(first.model_copy(update={"orcid": "0000-0002-1825-0097"}), *AUTHORS[1:]))
+    openalex = rec(O, authors=(first.model_copy(update={"orcid": "0000-0001-5109-3700"}), *AUTHORS[1:]))
+    v = by_search(cite(), crossref, openalex)
+    assert Reason.ORCID_CONFLICT in v.reasons and v.status is VerdictStatus.VERIFIED and not v.flagged
+    same = rec(O, authors=crossref.authors)
+    assert Reason.ORCID_CONFLICT not in by_search(cite(), crossref, same).reasons

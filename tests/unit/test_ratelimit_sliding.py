@@ -1,9 +1,10 @@
 """Issue 11: the limiter against a service that counts arrivals over a sliding window.
 
 The simulator's `SlidingWindow` (a sliding log of admitted requests) is tested on its own first;
-then the limiter's release times, moved by a late release (our event loop, the Redis round trip)
-and by network jitter, each up to J, are fed to it: at the pace `gcra.pace` chooses (N per
-window + 2J) it never refuses one, for any rate, jitter and number of callers Hypothesis draws.
+then the limiter's release times, moved by a late send (our event loop, the Redis round trip: up
+to the send margin m) and by network jitter (up to J), are fed to it: at the pace `gcra.pace`
+chooses (N per window + J + m) it never refuses one, for any rate, jitter, margin and number of
+callers Hypothesis draws.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aletheia.sources.gcra import GcraState, pace
+from aletheia.sources.gcra import SEND_MARGIN, GcraState, pace
 from aletheia.sources.ratelimit import LocalRateLimiter, RateLimiter, RedisRateLimiter
 from aletheia.sources.simulator.config import SimulatorConfig
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit
@@ -123,16 +124,17 @@ RATES = st.one_of(st.sampled_from([10.0, 3.0, 1.0, 1 / 3, 50.0]), st.integers(1,
 @given(
     rate=RATES,
     jitter_ms=st.integers(0, 150),
+    margin_ms=st.integers(0, 30),
     callers=st.integers(1, 12),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_paced_releases_never_overflow_a_sliding_window_whatever_the_jitter(
-    rate: float, jitter_ms: int, callers: int, seed: int
+    rate: float, jitter_ms: int, margin_ms: int, callers: int, seed: int
 ) -> None:
-    jitter = jitter_ms / 1000
+    jitter, margin = jitter_ms / 1000, margin_ms / 1000
     window = max(1.0, 1.0 / rate)
     limit = round(rate * window)
-    gcra_rate, gcra_burst = pace(rate, limit, jitter)
+    gcra_rate, gcra_burst = pace(rate, limit, jitter, margin)
     rng = random.Random(seed)
     clock = FakeClock(0.0)
     releases = asyncio.run(
@@ -147,15 +149,15 @@ def test_paced_releases_never_overflow_a_sliding_window_whatever_the_jitter(
             rng=rng,
         )
     )
-    # Released up to J late, and up to J more on the network: arrivals at the source's clock.
-    arrivals = [t + rng.uniform(0, jitter) + rng.uniform(0, jitter) for t in releases]
+    # Sent up to m after admission, and up to J more on the network: arrivals at the source's clock.
+    arrivals = [t + rng.uniform(0, margin) + rng.uniform(0, jitter) for t in releases]
     assert refused_by_sliding_window(arrivals, limit, window) == 0
     assert max_in_any_window(arrivals, window - 1e-6) <= limit
 
 
 def test_worst_case_jitter_at_the_margin_fills_the_window_but_never_overflows_it() -> None:
-    # Every other request released J late and delayed J on the network: the tightest it gets.
-    rate, jitter = 10.0, 0.05
+    # Every eleventh request sent m late and delayed J on the network: the tightest it gets.
+    rate, jitter, margin = 10.0, 0.05, SEND_MARGIN
     gcra_rate, burst = pace(rate, rate, jitter)
     state, releases, now = GcraState(), [], 0.0
     while len(releases) < 50:
@@ -163,8 +165,8 @@ def test_worst_case_jitter_at_the_margin_fills_the_window_but_never_overflows_it
         if wait == 0.0:
             releases.append(now)
         now += wait
-    # (2J less a millisecond: at exactly 2J the 11th would arrive on the window's very edge.)
-    arrivals = [t + (2 * jitter - 0.001 if i % 11 == 0 else 0.0) for i, t in enumerate(releases)]
+    # (J + m less a millisecond: at exactly J + m the 11th would arrive on the window's very edge.)
+    arrivals = [t + (jitter + margin - 0.001 if i % 11 == 0 else 0.0) for i, t in enumerate(releases)]
     assert max_in_any_window(arrivals, 1.0 - 1e-6) == 10
     assert refused_by_sliding_window(arrivals, 10, 1.0) == 0
 
@@ -190,22 +192,40 @@ async def test_the_redis_limiter_paces_the_same() -> None:
     rate, burst = pace(10.0, 10.0, 0.05)
     rng = random.Random(11)
     releases = await release_times(limiter, clock, rate, burst, callers=8, grants=60, oversleep=0.02, rng=rng)
-    arrivals = [t + rng.uniform(0, 0.05) + rng.uniform(0, 0.05) for t in releases]
+    arrivals = [t + rng.uniform(0, SEND_MARGIN) + rng.uniform(0, 0.05) for t in releases]
     assert refused_by_sliding_window(arrivals, 10, 1.0) == 0
-    assert releases[-1] - releases[0] == pytest.approx(59 * 0.11, rel=0.05)  # no slower than paced
+    assert releases[-1] - releases[0] == pytest.approx(59 * 0.108 - 0.02, rel=0.05)  # no slower than paced
 
 
 @pytest.mark.parametrize(
     ("rate", "window_max", "jitter", "expected"),
     [
-        (10.0, 10.0, 0.05, (10 / 1.1, 1)),
-        (10.0, 15.0, 0.05, (10 / 1.1, 6)),  # a documented burst of five more per window
+        # N per (W + J + m + s), m = 10 ms, s = 20 ms; tolerance s: a burst of 1 + s / interval
+        (10.0, 10.0, 0.05, (10 / 1.08, 1 + 0.02 * 10 / 1.08)),
+        (10.0, 15.0, 0.05, (10 / 1.08, 6 + 0.02 * 10 / 1.08)),  # a documented burst of five more
         (1 / 3, 1.0, 0.05, (1 / 3.3, 1)),  # arXiv: one per 3 s + 2J, J at least 5 % of the window
-        (3.0, 3.0, 0.0, (3.0, 1)),
+        (3.0, 3.0, 0.0, (3.0 / 1.03, 1 + 0.02 * 3 / 1.03)),
     ],
 )
-def test_pace(rate: float, window_max: float, jitter: float, expected: tuple[float, int]) -> None:
+def test_pace(rate: float, window_max: float, jitter: float, expected: tuple[float, float]) -> None:
     got = pace(rate, window_max, jitter)
-    assert got[0] == pytest.approx(expected[0]) and got[1] == expected[1]
+    assert got == (pytest.approx(expected[0]), pytest.approx(expected[1]))
     with pytest.raises(ValueError):
         pace(0.0, 1.0)
+    with pytest.raises(ValueError):
+        pace(1.0, 1.0, 0.05, -0.01)
+
+
+def test_the_new_pace_overflows_when_a_send_is_later_than_the_margin() -> None:
+    # The margin is what the proof rests on: a send later than m plus the network's J can put
+    # N + 1 arrivals in one window, so the bound is tight, not a guess with room to spare.
+    rate, jitter = 10.0, 0.05
+    gcra_rate, burst = pace(rate, rate, jitter)
+    state, releases, now = GcraState(), [], 0.0
+    while len(releases) < 30:
+        wait = state.take(now, gcra_rate, burst)
+        if wait == 0.0:
+            releases.append(now)
+        now += wait
+    arrivals = [t + (jitter + SEND_MARGIN + 0.002 if i == 0 else 0.0) for i, t in enumerate(releases)]
+    assert refused_by_sliding_window(arrivals, 10, 1.0) == 1

@@ -541,9 +541,9 @@ def test_env_for_points_every_setting_at_the_simulator(
 
 
 def test_unknown_route_and_source_name(sim: SimulatorServer, client: httpx.Client) -> None:
-    assert client.get(sim.base_url + "/dblp/search").status_code == 404
+    assert client.get(sim.base_url + "/scopus/search").status_code == 404
     with pytest.raises(ValueError, match="no source"):
-        sim.url_for("dblp")
+        sim.url_for("scopus")
 
 
 def test_control_endpoints_change_limits_at_run_time(universe: Universe) -> None:

@@ -303,11 +303,12 @@ async def test_buckets_and_slots_by_kind(make: Factory, limiter: RecordingLimite
     await transport.get_json("/works", kind="search")
     await transport.get_json("/works/10.1/x")
     await transport.get_bytes("/pdf")
-    # N per (1 s + 2 x 50 ms jitter allowance), evenly spaced (burst 1): 3/s searches, 10/s the rest.
+    # N per (1 s + 50 ms jitter allowance + 10 ms send margin + 20 ms late-wake slack), evenly
+    # spaced with a tolerance of the 20 ms slack only: 3/s searches, 10/s the rest.
     assert limiter.buckets == [
-        ("crossref:search", pytest.approx(3 / 1.1), 1),
-        ("crossref:single", pytest.approx(10 / 1.1), 1),
-        ("crossref:single", pytest.approx(10 / 1.1), 1),
+        ("crossref:search", pytest.approx(3 / 1.08), pytest.approx(1 + 0.02 * 3 / 1.08)),
+        ("crossref:single", pytest.approx(10 / 1.08), pytest.approx(1 + 0.02 * 10 / 1.08)),
+        ("crossref:single", pytest.approx(10 / 1.08), pytest.approx(1 + 0.02 * 10 / 1.08)),
     ]
     assert limiter.slots == [("crossref", 3)] * 3
 
@@ -333,9 +334,10 @@ async def test_requests_are_evenly_spaced_with_no_undocumented_burst(make: Facto
     start = clock.now
     for _ in range(10):
         await transport.get_json("/works/1")
-    # A token bucket let ten go at once and ten more within the same second; now one every 0.11 s.
-    assert clock.sleeps == [pytest.approx(0.11, abs=1e-5)] * 9
-    assert clock.now - start == pytest.approx(0.99, abs=1e-4)
+    # A token bucket let ten go at once and ten more within the same second; now one every 0.108 s
+    # (the second 20 ms early: the late-wake slack, counted in the interval).
+    assert clock.sleeps == [pytest.approx(0.088, abs=1e-5)] + [pytest.approx(0.108, abs=1e-5)] * 8
+    assert clock.now - start == pytest.approx(0.952, abs=1e-4)
 
 
 async def test_a_burst_above_the_rate_is_taken_as_documented(
@@ -343,12 +345,17 @@ async def test_a_burst_above_the_rate_is_taken_as_documented(
 ) -> None:
     transport = make(Script(ok({})), limits=SourceLimits(rate=10, burst=15, concurrency=3))
     await transport.get_json("/works/1")
-    assert limiter.buckets == [("crossref:single", pytest.approx(10 / 1.1), 6)]
+    assert limiter.buckets == [
+        ("crossref:single", pytest.approx(10 / 1.08), pytest.approx(6 + 0.02 * 10 / 1.08))
+    ]
 
 
 async def test_the_jitter_allowance_is_a_parameter(make: Factory, limiter: RecordingLimiter) -> None:
     await make(Script(ok({})), jitter_allowance=0.0).get_json("/works/1")
-    assert limiter.buckets == [("crossref:single", pytest.approx(10.0), 1)]
+    # Only the send margin and the slack are left (`gcra.SEND_MARGIN`, `gcra.LATE_WAKE_SLACK`).
+    assert limiter.buckets == [
+        ("crossref:single", pytest.approx(10 / 1.03), pytest.approx(1 + 0.02 * 10 / 1.03))
+    ]
 
 
 async def test_advertised_rate_limit_headers_lower_the_pace(
@@ -365,10 +372,10 @@ async def test_advertised_rate_limit_headers_lower_the_pace(
     await transport.get_json("/works/3")  # Crossref now says 50/s: never above the documented 10/s
     await transport.get_json("/works/4")
     assert [b[1] for b in limiter.buckets] == [
-        pytest.approx(10 / 1.1),
-        pytest.approx(3 / 1.1),
-        pytest.approx(5 / 1.1),
-        pytest.approx(10 / 1.1),
+        pytest.approx(10 / 1.08),
+        pytest.approx(3 / 1.08),
+        pytest.approx(5 / 1.08),
+        pytest.approx(10 / 1.08),
     ]
 
 

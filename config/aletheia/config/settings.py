@@ -54,7 +54,27 @@ class Settings(BaseSettings):
     arxiv_api_url: str = "https://export.arxiv.org"
     arxiv_url: str = "https://arxiv.org"
     pubmed_url: str = "https://eutils.ncbi.nlm.nih.gov"
+    dblp_url: str = "https://dblp.org"  # {base}/search/publ/api, {base}/rec/{key}.xml
+    acl_anthology_url: str = "https://aclanthology.org"  # {base}/{anthology id}.bib
+    europe_pmc_url: str = "https://www.ebi.ac.uk"  # {base}/europepmc/webservices/rest/...
+    # Tier 1 books and Tier 3 canonical texts (issue 12).
+    open_library_url: str = "https://openlibrary.org"
+    google_books_url: str = "https://www.googleapis.com"
+    perseus_url: str = "https://scaife-cts.perseus.org"
+    ccel_url: str = "https://www.ccel.org"
     retraction_watch_csv: str | None = None
+    # Tier 4, the web (docs/sources.md, "The web tier"). Off by default: the fetcher is the one
+    # place that reaches arbitrary hosts. The allow-list is for tests only (a local server on
+    # 127.0.0.1): comma-separated CIDRs let through although private or loopback; empty in service.
+    web_tier: bool = False
+    web_tier_allow_networks: str = ""
+    web_tier_ports: str = "80,443"
+    web_tier_max_bytes: int = 300_000
+    web_tier_timeout_seconds: float = 10.0
+    web_tier_max_redirects: int = 5
+    # Web search finds candidates only (never evidence); skipped without a key.
+    tavily_url: str = "https://api.tavily.com"
+    brave_search_url: str = "https://api.search.brave.com"
 
     mailto: str | None = None
     openalex_api_key: SecretStr | None = Field(
@@ -66,6 +86,16 @@ class Settings(BaseSettings):
     )
     ncbi_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("NCBI_API_KEY", "ALETHEIA_NCBI_API_KEY")
+    )
+    google_books_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("GOOGLE_BOOKS_API_KEY", "ALETHEIA_GOOGLE_BOOKS_API_KEY")
+    )
+    tavily_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("TAVILY_API_KEY", "ALETHEIA_TAVILY_API_KEY")
+    )
+    brave_search_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("BRAVE_SEARCH_API_KEY", "ALETHEIA_BRAVE_SEARCH_API_KEY"),
     )
 
     # Comma-separated source names to turn off, e.g. "semantic_scholar,pubmed".
@@ -81,6 +111,27 @@ class Settings(BaseSettings):
     arxiv_limits: SourceLimits = SourceLimits(rate=1 / 3, burst=1, concurrency=1)
     pubmed_limits: SourceLimits = SourceLimits(rate=3, burst=3, concurrency=3)
     pubmed_limits_with_key: SourceLimits = SourceLimits(rate=10, burst=10, concurrency=5)
+    # DBLP's FAQ ("Am I allowed to crawl the dblp website?"): "you should always be fine when
+    # waiting for at least one or two seconds between two consecutive requests"; excess gets a 429
+    # with Retry-After. One request every 2 s, one at a time. The ACL Anthology documents no limit
+    # for its static files: one per second, one at a time, as a courtesy.
+    dblp_limits: SourceLimits = SourceLimits(rate=0.5, burst=1, concurrency=1)
+    acl_anthology_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
+    # Europe PMC documents no number; EBI asks for moderate, identified use: 5 per second, 2 at once.
+    europe_pmc_limits: SourceLimits = SourceLimits(rate=5, burst=5, concurrency=2)
+    # Open Library asks for an identifying User-Agent and moderate traffic (no number documented
+    # for the JSON APIs): one request per second. Google Books: 1,000 requests a day without a
+    # paid quota; one per second keeps a job well inside any per-minute quota. Perseus (Scaife CTS)
+    # and CCEL document no limit: one per second each, as a courtesy.
+    open_library_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
+    google_books_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
+    perseus_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
+    ccel_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
+    # The web tier fetches one page per web reference (any host: a global pace, a few at a time).
+    # Brave's free plan allows 1 query/s; Tavily documents no per-second rate: 1/s as well.
+    web_limits: SourceLimits = SourceLimits(rate=5, burst=5, concurrency=4)
+    tavily_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
+    brave_search_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
 
     http_timeout: float = 20.0
     http_attempts: int = 4
@@ -89,6 +140,10 @@ class Settings(BaseSettings):
     cache_ttl_seconds: int = 30 * 24 * 3600
     negative_cache_ttl_seconds: int = 24 * 3600
     coalesce_window_ms: float = 20.0
+    # OpenAlex stage-1 title searches sent together as one boolean `title.search` (issue 11):
+    # titles per request (0 or 1: off), and OpenAlex's documented URL limit (about 4 KB).
+    openalex_title_batch: int = 25
+    openalex_max_url_bytes: int = 4000
 
     # --- LLM -----------------------------------------------------------------------------------
     anthropic_api_key: SecretStr | None = Field(

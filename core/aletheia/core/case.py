@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aletheia.core.authors import has_placeholder_authors
+from aletheia.core.book_rules import is_book_record, without_edition_statement
+from aletheia.core.classical_case import CanonicalFacts, canonical_facts, canonical_findings
 from aletheia.core.coverage import (
     NON_CROSSREF_DOI_PREFIXES,
     Kind,
@@ -20,9 +22,10 @@ from aletheia.core.coverage import (
     doi_registrant,
     search_coverage,
 )
-from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
+from aletheia.core.evidence import OUTSIDE_WORKS, Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.field_rules import NEAR_MISS_THRESHOLD, Findings, apply_field_rules, field_facts
 from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid, same_doi
+from aletheia.core.isbn import normalise_isbn, same_isbn
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.titles import TITLE_THRESHOLD, is_placeholder_title
@@ -45,6 +48,7 @@ _ID_KINDS: Final = (
     (QueryKind.DOI, Reason.DOI_RESOLVED, Reason.DOI_NOT_FOUND, Reason.DOI_POINTS_ELSEWHERE),
     (QueryKind.ARXIV, Reason.ARXIV_RESOLVED, Reason.ARXIV_NOT_FOUND, Reason.ARXIV_POINTS_ELSEWHERE),
     (QueryKind.PMID, Reason.PMID_RESOLVED, Reason.PMID_NOT_FOUND, Reason.PMID_POINTS_ELSEWHERE),
+    (QueryKind.ISBN, Reason.ISBN_RESOLVED, Reason.ISBN_NOT_FOUND, Reason.ISBN_POINTS_ELSEWHERE),
 )
 
 
@@ -73,6 +77,7 @@ class Case:
     triangulated: bool = False  # two independent sources agreed
     secondary: WorkRecord | None = None
     findings: Findings = field(default_factory=Findings)
+    canonical: CanonicalFacts | None = None  # a canonical reference to a classical text (Tier 3)
 
     @property
     def has_identifier(self) -> bool:
@@ -104,6 +109,8 @@ def _cited_identifier(cited: CitedReference, kind: QueryKind) -> str | None:
         return from_doi.id if from_doi else None
     if kind is QueryKind.PMID:
         return cited.pmid
+    if kind is QueryKind.ISBN:
+        return cited.isbn
     return None
 
 
@@ -119,6 +126,8 @@ def _asks_another_identifier(kind: QueryKind, query: str, wanted: str | None) ->
     if kind is QueryKind.PMID:
         asked_pmid = clean_pmid(query)
         return asked_pmid is not None and asked_pmid != (clean_pmid(wanted) if wanted else None)
+    if kind is QueryKind.ISBN:
+        return normalise_isbn(query) is not None and not same_isbn(query, wanted)
     return False
 
 
@@ -150,6 +159,8 @@ def _works_for_identifier(works: list[Work], cited: CitedReference, kind: QueryK
         return [w for w in works if cited.arxiv_id in w.arxiv_ids()]
     if kind is QueryKind.PMID and cited.pmid:
         return [w for w in works if any(r.pmid == cited.pmid for r in w.records)]
+    if kind is QueryKind.ISBN and cited.isbn:
+        return [w for w in works if any(cited.isbn in r.isbn for r in w.records)]
     return []
 
 
@@ -185,7 +196,8 @@ def _registry_could_hold(cited: CitedReference, kind: QueryKind) -> bool:
     a DataCite DOI (Zenodo, figshare, Dryad ...) is not Crossref's to know."""
     if kind is QueryKind.DOI:
         return doi_registrant(cited.doi) not in NON_CROSSREF_DOI_PREFIXES
-    return True
+    # Book catalogues are incomplete: an ISBN none of them knows is no evidence of anything.
+    return kind is not QueryKind.ISBN
 
 
 def _settle_identifiers(case: Case) -> None:
@@ -312,7 +324,9 @@ def _triangulate(case: Case) -> None:
             spread = abs(int(str(c.primary_value)) - int(str(c.secondary_value)))
         except (TypeError, ValueError):
             spread = 99
-        if spread > 1:
+        # Book catalogues date different editions (Open Library the first, Google Books the one it
+        # scanned): a year apart is an edition apart, not a conflict (`book_rules`).
+        if spread > 1 and not all(is_book_record(r) for r in (primary, secondary)):
             hard.append(c)
         else:
             f.notes.append(
@@ -366,6 +380,7 @@ def _conflict_evidence(case: Case) -> None:
 
 def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -> Case:
     """Every fact the status table reads."""
+    cited = without_edition_statement(cited)
     case = Case(cited=cited, evidence=evidence)
     case.kind = classify_kind(cited)
     case.signals = _fabrication_signals(cited, current_year)
@@ -373,7 +388,14 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
         case.findings.add(s, Severity.MAJOR)
     if case.insufficient:
         return case
-    case.works = group_works(evidence.answers)
+    case.canonical = canonical_facts(cited, evidence)
+    if case.canonical is not None:
+        # Verified against the canonical text only, never by search (`classical_case`).
+        canonical_findings(case.canonical, case.findings)
+        if case.canonical.passage is not None:
+            case.identity = Work(records=[case.canonical.passage], via={QueryKind.PASSAGE})
+        return case
+    case.works = group_works(a for a in evidence.answers if a.kind not in OUTSIDE_WORKS)
     case.assessments = {id(w): assess(cited, w) for w in case.works}
     _settle_identifiers(case)
     _search(case)
@@ -384,7 +406,13 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
             _conflict_evidence(case)
         else:
             f = case.findings
-            f.add(Reason.DOI_POINTS_ELSEWHERE if cited.doi else Reason.ARXIV_POINTS_ELSEWHERE)
+            f.add(
+                Reason.DOI_POINTS_ELSEWHERE
+                if cited.doi
+                else Reason.ARXIV_POINTS_ELSEWHERE
+                if cited.arxiv_id
+                else Reason.ISBN_POINTS_ELSEWHERE
+            )
             apply_field_rules(field_facts(cited, case.assessments[id(case.identity)], via_search=True), f)
             for key, value in (
                 ("doi", case.identity.primary.doi),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
+from aletheia.core.cs_scope import is_computer_science
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.text import fold
 from aletheia.core.venues import is_no_venue_claim
@@ -293,12 +294,16 @@ def search_coverage(cited: CitedReference) -> tuple[SourceName, ...]:
     """The sources whose searches must all have answered before "no source has it" is evidence.
 
     The three general indexes always; arXiv for a work cited as a preprint or without a venue;
-    PubMed for a work in a life-science venue. (Semantic Scholar holds all of arXiv, but arXiv's
-    own search finds a preprint whose title Semantic Scholar holds in another version.)
+    PubMed for a work in a life-science venue; DBLP for a computer-science work (`cs_scope`).
+    (Semantic Scholar holds all of arXiv, but arXiv's own search finds a preprint whose title
+    Semantic Scholar holds in another version.)
     """
     sources: list[SourceName] = list(GENERAL_INDEXES)
     if could_be_on_arxiv(cited):
         sources.append(SourceName.ARXIV)
     if is_biomedical(cited):
         sources.append(SourceName.PUBMED)
+    if is_computer_science(cited):
+        # DBLP lists CS proceedings the general indexes miss (issue 12): it must answer too.
+        sources.append(SourceName.DBLP)
     return tuple(sources)

@@ -25,12 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from aletheia.core.book_rules import catalogues_answered, is_book_like, single_catalogue_match
 from aletheia.core.case import Case, establish
 from aletheia.core.coverage import search_coverage
-from aletheia.core.evidence import Evidence, Outcome, QueryKind
+from aletheia.core.evidence import NOT_EVIDENCE, Evidence, Outcome, QueryKind
 from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName
+from aletheia.core.trust import any_decisive
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
+from aletheia.core.web import WebState, trail_notes, web_check, web_findings
 
 __all__ = ["STATUS_RULES", "Case", "StatusRule", "decide", "first_rule"]
 
@@ -56,7 +59,46 @@ def _no_match(c: Case) -> bool:
     return c.identity is None
 
 
+def _web(c: Case) -> WebState:
+    """The web tier's fetch of the cited URL, for a kind outside the indexes (`core.web`)."""
+    if c.kind is None or not c.kind.out_of_scope or c.signals:
+        return WebState.NOT_ASKED
+    return web_check(c.cited, c.evidence).state
+
+
+def _archive_differs(c: Case) -> bool:
+    return web_check(c.cited, c.evidence).archive_agrees is False
+
+
 STATUS_RULES: Final[tuple[StatusRule, ...]] = (
+    StatusRule(
+        "web_page_answers_with_cited_title",
+        VerdictStatus.VERIFIED,
+        Reason.WEB_PAGE_TITLE_MATCHES,
+        lambda c: _web(c) is WebState.TITLE_MATCHES and not _archive_differs(c),
+        _T + "test_web_page_answering_with_the_cited_title_is_verified",
+    ),
+    StatusRule(
+        "archived_copy_of_another_date",
+        VerdictStatus.METADATA_ERROR,
+        Reason.ARCHIVE_DATE_DIFFERS,
+        lambda c: _web(c) is WebState.TITLE_MATCHES,
+        _T + "test_archived_copy_of_another_date_is_a_minor_error",
+    ),
+    StatusRule(
+        "web_page_answers_with_another_title",
+        VerdictStatus.METADATA_ERROR,
+        Reason.WEB_PAGE_TITLE_DIFFERS,
+        lambda c: _web(c) is WebState.TITLE_DIFFERS,
+        _T + "test_web_page_with_another_title_is_a_minor_error",
+    ),
+    StatusRule(
+        "web_page_does_not_answer",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.WEB_PAGE_UNREACHABLE,
+        lambda c: _web(c) is WebState.UNREACHABLE,
+        _T + "test_web_page_that_does_not_answer_is_unverifiable",
+    ),
     StatusRule(
         "outside_the_indexes",
         VerdictStatus.OUT_OF_SCOPE,
@@ -77,6 +119,50 @@ STATUS_RULES: Final[tuple[StatusRule, ...]] = (
         Reason.INSUFFICIENT_METADATA,
         lambda c: c.insufficient,
         _T + "test_too_little_to_check",
+    ),
+    # Tier 3: a canonical reference is decided by the table of canonical works and the passage
+    # itself, never by search (`canonical`, `classical_case`).
+    StatusRule(
+        "canonical_work_unknown",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.UNKNOWN_CANONICAL_WORK,
+        lambda c: c.canonical is not None and not c.canonical.known,
+        _T + "test_canonical_work_unknown_is_unverifiable",
+    ),
+    StatusRule(
+        "canonical_passage_beyond_the_work",
+        VerdictStatus.METADATA_ERROR,
+        Reason.PASSAGE_OUT_OF_RANGE,
+        lambda c: c.canonical is not None and c.canonical.beyond_the_work,
+        _T + "test_canonical_passage_beyond_the_work_is_an_error",
+    ),
+    StatusRule(
+        "canonical_passage_not_fetched",
+        VerdictStatus.UNVERIFIABLE,
+        None,
+        lambda c: c.canonical is not None and c.canonical.outcome in (None, Outcome.FAILED),
+        _T + "test_canonical_passage_not_fetched_or_not_served",
+    ),
+    StatusRule(
+        "canonical_passage_not_served",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.CANONICAL_PASSAGE_NOT_SERVED,
+        lambda c: c.canonical is not None and c.canonical.passage is None,
+        _T + "test_canonical_passage_not_fetched_or_not_served",
+    ),
+    StatusRule(
+        "canonical_quote_not_in_passage",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.QUOTE_NOT_IN_PASSAGE,
+        lambda c: c.canonical is not None and c.canonical.quote_found is False,
+        _T + "test_canonical_passage_and_quote",
+    ),
+    StatusRule(
+        "canonical_passage_verified",
+        VerdictStatus.VERIFIED,
+        Reason.CANONICAL_PASSAGE_VERIFIED,
+        lambda c: c.canonical is not None,
+        _T + "test_canonical_passage_and_quote",
     ),
     StatusRule(
         "several_candidates",
@@ -127,6 +213,13 @@ STATUS_RULES: Final[tuple[StatusRule, ...]] = (
         _T + "test_a_failed_source_leaves_it_unverifiable",
     ),
     StatusRule(
+        "no_catalogue_has_the_book",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.BOOK_NOT_IN_CATALOGUES,
+        lambda c: _no_match(c) and is_book_like(c.cited) and bool(catalogues_answered(c.evidence)),
+        _T + "test_a_book_no_catalogue_has_is_unverifiable",
+    ),
+    StatusRule(
         "a_kind_the_indexes_hold_in_part",
         VerdictStatus.UNVERIFIABLE,
         Reason.UNINDEXED_KIND,
@@ -153,6 +246,24 @@ STATUS_RULES: Final[tuple[StatusRule, ...]] = (
         None,
         lambda c: bool(c.signals),
         _T + "test_real_work_with_placeholder_authors",
+    ),
+    StatusRule(
+        "book_single_catalogue",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.BOOK_SINGLE_CATALOGUE,
+        lambda c: (
+            c.identity is not None
+            and c.conflict is None
+            and single_catalogue_match(c.identity.records, c.identity.via)
+        ),
+        _T + "test_one_catalogue_search_hit_is_not_proof",
+    ),
+    StatusRule(
+        "only_low_trust_evidence",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.LOW_TRUST_EVIDENCE,
+        lambda c: c.identity is not None and not any_decisive(c.identity.sources),
+        _T + "test_low_trust_evidence_is_never_decisive",
     ),
     StatusRule(
         "retracted",
@@ -223,6 +334,8 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         f.add(rule.reason)
     if rule.status is VerdictStatus.OUT_OF_SCOPE and case.kind is not None:
         f.notes.append(f"kind: {case.kind.name} ({case.kind.why})")
+    # The fetched page (web rows): shown as the match, never a scholarly record (`core.web`).
+    web_page = web_findings(case.cited, case.evidence, f) if _web(case) is not WebState.NOT_ASKED else None
     if rule.reason is Reason.UNINDEXED_KIND and case.kind is not None:
         f.notes.append(f"kind: {case.kind.name} ({case.kind.why}); the indexes hold such works only in part")
     if rule.reason is Reason.SEARCH_INCOMPLETE:
@@ -249,19 +362,25 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
             f.corrected.setdefault("doi", doi)
     # Every source that failed a question, even one it answered another: its failed search can be
     # what leaves the reference unverifiable, and the report must name it.
-    failed = tuple(dict.fromkeys(a.source for a in evidence.answers if a.outcome is Outcome.FAILED))
+    # (A web search or an LLM that was skipped or failed is not evidence, and not a failed source.)
+    failed = tuple(
+        dict.fromkeys(
+            a.source for a in evidence.answers if a.outcome is Outcome.FAILED and a.kind not in NOT_EVIDENCE
+        )
+    )
     if failed:
         f.add(Reason.SOURCE_UNAVAILABLE)
     severity = None
     if status is VerdictStatus.METADATA_ERROR:
         severity = Severity.MAJOR if f.major else Severity.MINOR
+    f.notes.extend(trail_notes(evidence))  # web search and LLM suggestion: said, never weighed
     f.notes.append("rules: " + ", ".join(f.rules))
     return Verdict(
         status=status,
         severity=severity,
         reasons=tuple(f.reasons),
         fields=f.fields,
-        match=matched.primary if matched is not None else None,
+        match=matched.primary if matched is not None else web_page,
         secondary=case.secondary if identity is not None else None,
         retraction=case.retraction if identity is not None else {},
         corrected=f.corrected,

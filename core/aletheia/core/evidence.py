@@ -8,6 +8,7 @@ answers, re-read from storage, must give the same verdict under the same logic v
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
@@ -20,6 +21,19 @@ class QueryKind(StrEnum):
     PMID = "pmid"
     SEARCH = "search"
     LIBRARY = "library"
+    ISBN = "isbn"  # a book catalogue asked for the cited ISBN
+    PASSAGE = "passage"  # a canonical-text service asked for the cited passage
+    URL = "url"  # the cited URL fetched (the web tier): evidence about a web resource only
+    WEB_SEARCH = "web_search"  # a web search engine: finds candidates, never evidence itself
+    SUGGESTION = "suggestion"  # an LLM's guess at what the reference is: never evidence
+
+
+# Answers that say nothing about a cited work: a web search only points at candidates (whatever
+# verifies them records its own answers) and an LLM only suggests. `decide` never reads them.
+NOT_EVIDENCE: Final = frozenset({QueryKind.WEB_SEARCH, QueryKind.SUGGESTION})
+# Answers whose records form no scholarly work (`case` groups the others into works): the web
+# tier's fetched page is read on its own (`core.web`), never taken for a paper.
+OUTSIDE_WORKS: Final = NOT_EVIDENCE | {QueryKind.URL}
 
 
 class Outcome(StrEnum):
@@ -57,7 +71,7 @@ class Evidence(BaseModel):
     def sources_consulted(self) -> tuple[SourceName, ...]:
         seen: dict[SourceName, None] = {}
         for a in self.answers:
-            if a.outcome is not Outcome.FAILED:
+            if a.outcome is not Outcome.FAILED and a.kind not in NOT_EVIDENCE:
                 seen.setdefault(a.source, None)
         return tuple(seen)
 
@@ -66,6 +80,6 @@ class Evidence(BaseModel):
         ok = set(self.sources_consulted)
         seen: dict[SourceName, None] = {}
         for a in self.answers:
-            if a.outcome is Outcome.FAILED and a.source not in ok:
+            if a.outcome is Outcome.FAILED and a.source not in ok and a.kind not in NOT_EVIDENCE:
                 seen.setdefault(a.source, None)
         return tuple(seen)

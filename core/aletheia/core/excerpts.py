@@ -56,7 +56,8 @@ __all__ = [
     "strip_quote_marks",
 ]
 
-TextOrigin = Literal["arxiv_html", "html", "pdf_docling", "pdf_text", "abstract"]
+# `pmc_jats`: the JATS XML of an open-access PubMed Central article (Europe PMC's `fullTextXML`).
+TextOrigin = Literal["arxiv_html", "html", "pmc_jats", "pdf_docling", "pdf_text", "abstract"]
 
 
 class TextBlock(BaseModel):

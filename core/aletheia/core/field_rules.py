@@ -18,11 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aletheia.core.authors import AuthorComparison
+from aletheia.core.book_rules import is_book_record, publisher_agrees
+from aletheia.core.dblp_venue import venue_confirmed_by_dblp
 from aletheia.core.evidence import QueryKind
 from aletheia.core.identifiers import arxiv_id_from_doi
+from aletheia.core.orcid import orcid_conflicts
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD
+from aletheia.core.trust import any_decisive, is_decisive
 from aletheia.core.venues import VenueRelation, is_no_venue_claim, venue_relation, venue_similarity
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
 from aletheia.core.works import Assessment, word_level_change, work_years
@@ -95,6 +99,13 @@ class FieldFacts:
     venue_similarity: float = 0.0
     published_visible: bool = False
     preprint_visible: bool = False  # some record is the preprint (not merely a record without venue)
+    book_edition: bool = False  # the work is a book: its years are editions' years (`book_rules`)
+    publisher_agrees: bool | None = None  # the cited publisher against the sources' (books)
+    venue_confirmed_by_dblp: bool = False  # DBLP's record under the work's key names the cited venue
+    orcid_conflict: bool = False  # two sources give one author position different ORCID iDs
+    # Every record of the work comes from a source below the decisive trust level (`core.trust`):
+    # a web page, a search hit, model output. Such evidence is reported, never decisive.
+    low_trust_only: bool = False
 
     @property
     def title_similarity(self) -> float:
@@ -144,6 +155,10 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
         facts.authors_agree_somewhere = any(_clean(c) for c, _ in a.all_authors)
         lacking = {r.source for c, r in a.all_authors if c.extra}
         facts.sources_lacking_cited_authors = len(lacking - {SourceName.LIBRARY})
+    facts.low_trust_only = not any_decisive(r.source for r in work.records)
+    facts.orcid_conflict = bool(orcid_conflicts(work.records))
+    facts.book_edition = any(is_book_record(r) for r in work.records)
+    facts.publisher_agrees = publisher_agrees(cited, work.records) if facts.book_edition else None
     years = work_years(work)
     if cited.year is not None and years:
         facts.year_agrees = cited.year in years
@@ -164,6 +179,7 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
         facts.preprint_visible = any(preprint_record(r) for r in work.records)
         facts.venue = venue_relation(cited.venue, names)
         facts.venue_similarity = max((venue_similarity(cited.venue or "", n) for n in names), default=0.0)
+        facts.venue_confirmed_by_dblp = venue_confirmed_by_dblp(cited, work.records)
     return facts
 
 
@@ -345,8 +361,22 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         "year_mismatch",
         Reason.YEAR_MISMATCH,
         Severity.MAJOR,
-        lambda f: f.year_agrees is False and not f.year_off_by_one,
+        lambda f: f.year_agrees is False and not f.year_off_by_one and not f.book_edition,
         _T + "test_year_mismatch",
+    ),
+    FieldRule(
+        "edition_year_differs",
+        Reason.EDITION_YEAR_DIFFERS,
+        Severity.MINOR,
+        lambda f: f.year_agrees is False and not f.year_off_by_one and f.book_edition,
+        _T + "test_book_edition_year_and_publisher_are_minor",
+    ),
+    FieldRule(
+        "publisher_differs",
+        Reason.PUBLISHER_DIFFERS,
+        Severity.MINOR,
+        lambda f: f.publisher_agrees is False,
+        _T + "test_book_edition_year_and_publisher_are_minor",
     ),
     FieldRule(
         "arxiv_version_ahead",
@@ -389,6 +419,21 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         _T + "test_preprint_only_visible_is_unconfirmed_not_accused",
     ),
     FieldRule(
+        "low_trust_evidence_only",
+        Reason.LOW_TRUST_EVIDENCE,
+        None,
+        lambda f: f.low_trust_only,
+        _T + "test_low_trust_evidence_is_never_decisive",
+    ),
+    FieldRule("orcid_conflict", Reason.ORCID_CONFLICT, None, lambda f: f.orcid_conflict, _T + "test_orcid"),
+    FieldRule(
+        "venue_confirmed_by_dblp",
+        Reason.VENUE_CONFIRMED_BY_DBLP,
+        None,
+        lambda f: f.venue_confirmed_by_dblp,
+        _T + "test_venue_confirmed_by_dblp",
+    ),
+    FieldRule(
         "matched_by_search",
         Reason.MATCHED_BY_SEARCH,
         None,
@@ -425,7 +470,9 @@ def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
     """The engine: every row whose condition holds adds its reason; then the per-field evidence."""
     for rule in FIELD_RULES:
         if rule.when(facts):
-            f.add(rule.reason, rule.severity, rule=rule.name)
+            # Low-trust evidence never decides (seed 003): what it contradicts is reported, minor.
+            severity = Severity.MINOR if facts.low_trust_only and rule.severity else rule.severity
+            f.add(rule.reason, severity, rule=rule.name)
     # Notes read the rows that fired, never a second copy of their conditions.
     if "title_changed_between_versions" in f.rules:
         f.notes.append(
@@ -435,6 +482,9 @@ def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
     if "published_version_unconfirmed" in f.rules:
         f.notes.append("no source lists a published version; only the preprint is visible")
     record_field_evidence(facts, f)
+    for name, ev in f.fields.items():
+        if ev.decisive and not is_decisive(ev.source):
+            f.fields[name] = ev.model_copy(update={"decisive": False})
 
 
 def record_field_evidence(facts: FieldFacts, f: Findings) -> None:

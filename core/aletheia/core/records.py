@@ -22,6 +22,26 @@ class SourceName(StrEnum):
     PUBMED = "pubmed"
     RETRACTION_WATCH = "retraction_watch"
     LIBRARY = "library"
+    # Computer-science indexes (issue 12): DBLP lists CS proceedings without DOIs (and its key
+    # places a work at a venue); the ACL Anthology holds the NLP venues' papers by anthology id.
+    DBLP = "dblp"
+    ACL_ANTHOLOGY = "acl_anthology"
+    # Tier 2 full text: Europe PMC maps a DOI/PMID to a PMCID and serves open-access JATS.
+    EUROPE_PMC = "europe_pmc"
+    # Tier 1, books (issue 12): catalogues, incomplete by nature; their silence is no evidence.
+    OPEN_LIBRARY = "open_library"
+    GOOGLE_BOOKS = "google_books"
+    # Tier 3, canonical texts: the passage itself, fetched by its canonical reference.
+    PERSEUS = "perseus"
+    CCEL = "ccel"
+    # Tier 4, the web (issue 12): the cited URL fetched (`web`: proves a web resource answers with
+    # the cited title, never a scholarly record), and web search engines, which only find
+    # candidates for the other tiers to verify.
+    WEB = "web"
+    TAVILY = "tavily"
+    BRAVE_SEARCH = "brave_search"
+    # Tier 5: an LLM's suggestion of what a reference might be. Never evidence.
+    LLM = "llm"
 
 
 class Author(BaseModel):
@@ -116,6 +136,11 @@ class WorkRecord(BaseModel):
     # The source says the work appeared at a venue, though this record may be its preprint view
     # (Semantic Scholar `publicationVenue`/`journal` of a paper it also knows by an arXiv id).
     published_venue: str | None = None
+    # Books (Open Library, Google Books): the publisher and the edition statement, as given.
+    publisher: str | None = None
+    edition: str | None = None
+    # A web page's other titles (`og:title`, its first `<h1>`) beside `title` (its `<title>`).
+    alternate_titles: tuple[str, ...] = ()
 
     @property
     def first_author(self) -> Author | None:

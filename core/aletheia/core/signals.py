@@ -12,6 +12,8 @@ Each signal is a `Signal(kind, evidence, source)`, computed by a pure function a
   one signal per notice, with its DOI and date. A notice a later reinstatement lifted is not one.
 - `cohort_concentrated` (document level): more than 40% of a document's verified references form
   one cluster connected by shared authors (`cohort_signal`).
+- `ai_generated_suspect`: paper-mill and machine-generated heuristics (tortured phrases, no methods
+  section, authorship found nowhere else, a listed venue), in `aletheia.core.paper_mill`.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class SignalKind(StrEnum):
     CORRECTED = "corrected"
     EXPRESSION_OF_CONCERN = "expression_of_concern"
     COHORT_CONCENTRATED = "cohort_concentrated"
+    AI_GENERATED_SUSPECT = "ai_generated_suspect"  # computed in aletheia.core.paper_mill
 
 
 class Signal(BaseModel):

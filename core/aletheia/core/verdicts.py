@@ -10,9 +10,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from aletheia.core.records import SourceName, WorkRecord
+from aletheia.core.trust import trust_of
 
 LOGIC_VERSION = "2.0.0"
 
@@ -59,6 +60,10 @@ class Reason(StrEnum):
     PMID_NOT_FOUND = "pmid_not_found"
     PMID_POINTS_ELSEWHERE = "pmid_points_elsewhere"
     MATCHED_BY_SEARCH = "matched_by_search"
+    # DBLP's record under the work's key names the cited venue: positive evidence for the venue
+    VENUE_CONFIRMED_BY_DBLP = "venue_confirmed_by_dblp"
+    # two sources give the author at the same position, same surname, different ORCID iDs
+    ORCID_CONFLICT = "orcid_conflict"
     NO_MATCH_FOUND = "no_match_found"
     SEVERAL_CANDIDATES = "several_candidates"
     # fields
@@ -114,7 +119,37 @@ class Reason(StrEnum):
     # before the indexes' coverage): not found there is no evidence of invention
     UNINDEXED_KIND = "unindexed_kind"
     OUT_OF_SCOPE_TYPE = "out_of_scope_type"
+    # the web tier (docs/sources.md): the cited URL answers with the cited title (a web resource,
+    # not a scholarly record); answers with another title (minor: pages are renamed); does not
+    # answer (no evidence either way); or its archived copy is of another date than cited (minor)
+    WEB_PAGE_TITLE_MATCHES = "web_page_title_matches"
+    WEB_PAGE_TITLE_DIFFERS = "web_page_title_differs"
+    WEB_PAGE_UNREACHABLE = "web_page_unreachable"
+    ARCHIVE_DATE_DIFFERS = "archive_date_differs"
     LIBRARY_HIT = "library_hit"
+    # books (Tier 1, docs/verdicts.md): the cited ISBN resolves at a catalogue to the cited book,
+    # is in no catalogue (no evidence: catalogues are incomplete), or names another book; no
+    # catalogue has the book (unverifiable, never not_found); one catalogue's search hit alone
+    # (unverifiable); another edition's year (minor); another publisher (minor)
+    ISBN_RESOLVED = "isbn_resolved"
+    ISBN_NOT_FOUND = "isbn_not_found"
+    ISBN_POINTS_ELSEWHERE = "isbn_points_elsewhere"
+    BOOK_NOT_IN_CATALOGUES = "book_not_in_catalogues"
+    BOOK_SINGLE_CATALOGUE = "book_single_catalogue"
+    EDITION_YEAR_DIFFERS = "edition_year_differs"
+    PUBLISHER_DIFFERS = "publisher_differs"
+    # canonical texts (Tier 3): the cited passage was read in the canonical text; lies beyond the
+    # work's structure (major); the work is not one we know; the service did not serve a passage
+    # the structure allows; a cited quote is (not) verbatim in the passage
+    CANONICAL_PASSAGE_VERIFIED = "canonical_passage_verified"
+    PASSAGE_OUT_OF_RANGE = "passage_out_of_range"
+    UNKNOWN_CANONICAL_WORK = "unknown_canonical_work"
+    CANONICAL_PASSAGE_NOT_SERVED = "canonical_passage_not_served"
+    QUOTE_IN_PASSAGE = "quote_in_passage"
+    QUOTE_NOT_IN_PASSAGE = "quote_not_in_passage"
+    # source trust (seed 003, `core.trust`): the matched work rests only on sources below the
+    # decisive trust level (a web page, a search hit, model output): its fields decide nothing
+    LOW_TRUST_EVIDENCE = "low_trust_evidence"
 
 
 class FieldEvidence(BaseModel):
@@ -129,6 +164,12 @@ class FieldEvidence(BaseModel):
     threshold: float | None = None
     decisive: bool = False
     agrees: bool | None = None  # None: not comparable (one side missing)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def trust(self) -> str | None:
+        """The source's trust level (`core.trust`, seed 003), shown with every piece of evidence."""
+        return trust_of(self.source)
 
 
 class Verdict(BaseModel):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from aletheia.core.authors import AuthorComparison, compare_author_lists, surname_key
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import same_doi
+from aletheia.core.orcid import same_person
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
@@ -110,9 +111,11 @@ def same_work(a: WorkRecord, b: WorkRecord) -> bool:
         # and nothing contradicts it (two different DOIs mean two works, e.g. a paper and its erratum).
         if a.doi and b.doi and a.doi != b.doi and not (a.is_preprint or b.is_preprint):
             return False
-        return title_similarity(a.title, b.title) >= TITLE_THRESHOLD and surname_key(
-            a.authors[0]
-        ) == surname_key(b.authors[0])
+        # The same ORCID iD settles that the first authors are one person whatever the name forms.
+        first_same = same_person(a.authors[0], b.authors[0]) is True or (
+            surname_key(a.authors[0]) == surname_key(b.authors[0])
+        )
+        return title_similarity(a.title, b.title) >= TITLE_THRESHOLD and first_same
     return False
 
 

@@ -38,6 +38,7 @@ from aletheia.core.artifacts import (
 )
 from aletheia.core.excerpts import locate_excerpt
 from aletheia.core.records import RetractionKind
+from aletheia.core.transparency import Transparency, claim_transparency
 from aletheia.pipeline.claim_artifact import (
     CITATIONS_DIR,
     VERIFICATION_VERSION,
@@ -80,6 +81,7 @@ __all__ = [
     "SearchOutcome",
     "SourcesFailed",
     "build_artifact",
+    "citation_transparency",
     "convert_document",
     "fetch_paper_text",
     "identity_check",
@@ -417,13 +419,28 @@ class ClaimTools:
         raise KeyError(f"no tool named {name!r}")
 
 
+def citation_transparency(citation: Citation | None) -> Transparency:
+    """ADR 004's fields for a claim: exact quote from the full text and two sources agreeing is
+    verified; an abstract, a single source or an override partial; a refusal unverified."""
+    if citation is None:
+        return claim_transparency(supported=False, text_origin=None, triangulated=False)
+    return claim_transparency(
+        supported=True,
+        text_origin="abstract" if citation.text_excerpts_unavailable else "full_text",
+        triangulated=not citation.single_source_verified,
+        overridden=citation.human_overridden,
+        source=citation.record.source,
+    )
+
+
 def outcome_as_dict(outcome: tuple[Citation, Path] | tuple[None, ConflictReport]) -> dict[str, Any]:
     """A `verify_and_cite` result as JSON-able data (for a job summary or `--format json`)."""
     citation, detail = outcome
     if citation is None:
         assert not isinstance(detail, Path)
-        return {"ok": False, **detail.model_dump(mode="json")}
+        return {"ok": False, **detail.model_dump(mode="json"), **citation_transparency(None).as_json()}
     return {
+        **citation_transparency(citation).as_json(),
         "ok": True,
         "citation": citation.text,
         "artifact": str(detail),

@@ -13,17 +13,23 @@ is recorded, with the raw payload, so that the decision can be replayed.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from aletheia.core.acl_ids import cited_acl_id
 from aletheia.core.coverage import classify_kind
+from aletheia.core.dblp_venue import dblp_key_to_confirm
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Verdict, VerdictStatus
-from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.books import gather_book_evidence
+from aletheia.pipeline.classical import verify_canonical
+from aletheia.pipeline.gateway import SourceGateway, search_text
+from aletheia.pipeline.web_tiers import fetch_cited_url, llm_suggestion, nothing_found, web_search_candidates
 from aletheia.sources.base import SourceError, SourceRecord, SourceUnavailableError
 
 # Verdicts that an identifier lookup alone has settled: no search needed.
@@ -105,6 +111,10 @@ async def _identifier_lookups(cited: CitedReference, gw: SourceGateway, g: Gathe
     if cited.pmid:
         for source, call in gw.pmid_lookups(cited.pmid):
             calls.append(_ask(g, source, QueryKind.PMID, cited.pmid, call))
+    acl_id = cited_acl_id(cited)
+    if acl_id:
+        # The ACL Anthology by the cited id: a candidate compared like a search hit (`cs_sources`).
+        calls.append(_ask(g, SourceName.ACL_ANTHOLOGY, QueryKind.SEARCH, acl_id, gw.cs.acl_lookup(acl_id)))
     if calls:
         await asyncio.gather(*calls)
 
@@ -209,18 +219,32 @@ async def verify_reference(
 ) -> ReferenceOutcome:
     """Verify one reference: ask the sources in stages and decide after each stage."""
     g = Gathered()
+    ask = functools.partial(_ask, g)
+    # Tier 3: a canonical reference ("Homer, Iliad 1.1") is checked against its passage only.
+    canonical = await verify_canonical(cited, gw, g, ask, current_year=current_year)
+    if canonical is not None:
+        return ReferenceOutcome(cited=cited, verdict=canonical[1], evidence=canonical[0], raw=g.raw)
     if needs_no_lookups(cited):
+        await fetch_cited_url(cited, gw, ask)  # Tier 4: only when the web tier is on
         evidence = g.evidence(gw, cited)
         verdict = decide(cited, evidence, current_year=current_year)
         return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)
     library_hit = await gw.library_lookup(cited, g.answers, g.raw)
+    book_settled = False
     if not library_hit:
         await _identifier_lookups(cited, gw, g)
+        # Tier 1: a book is asked of the catalogues (ISBN, then title/author) before the searches.
+        book_settled = await gather_book_evidence(cited, gw, g, ask, current_year=current_year)
     verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     identity_from_identifier = (
         verdict.match is not None and verdict.status in SETTLED_BY_IDENTIFIER and not library_hit
     )
-    if not identity_from_identifier and verdict.status is not VerdictStatus.OUT_OF_SCOPE and not library_hit:
+    if (
+        not identity_from_identifier
+        and not book_settled
+        and verdict.status is not VerdictStatus.OUT_OF_SCOPE
+        and not library_hit
+    ):
         await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if (
@@ -230,10 +254,24 @@ async def verify_reference(
         and await _second_source(verdict, gw, g)
     ):
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    dblp_key = None if library_hit else dblp_key_to_confirm(cited, verdict, g.answers)
+    if dblp_key is not None:
+        # A venue the sources left in doubt, under a DBLP key of that venue: DBLP's record settles it.
+        await _ask(g, SourceName.DBLP, QueryKind.SEARCH, dblp_key, gw.cs.dblp_record(dblp_key))
+        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if library_hit and verdict.status is not VerdictStatus.VERIFIED and not gw.offline:
         # The library is a cache of verified works, not an oracle: a mismatch is re-checked live.
         await _identifier_lookups(cited, gw, g)
+        await gather_book_evidence(cited, gw, g, ask, current_year=current_year)
         await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    if nothing_found(verdict):
+        # Tiers 4 and 5 (`web_tiers`): candidates from a web search, looked up by identifier; then
+        # an LLM's suggestion, never evidence. Skipped tiers are recorded as such.
+        if await web_search_candidates(search_text(cited), gw, ask):
+            verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+        if nothing_found(verdict):
+            await llm_suggestion(cited, gw, ask)
+            verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     evidence = g.evidence(gw, cited)
     return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)

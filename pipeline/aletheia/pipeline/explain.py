@@ -24,6 +24,14 @@ SOURCE_NAMES = {
     "pubmed": "PubMed",
     "retraction_watch": "Retraction Watch",
     "library": "the local library",
+    "web": "the cited web page",
+    "tavily": "Tavily web search",
+    "brave_search": "Brave web search",
+    "llm": "the LLM fallback",
+    "open_library": "Open Library",
+    "google_books": "Google Books",
+    "perseus": "Perseus",
+    "ccel": "CCEL",
 }
 
 # The role of a reason in the three questions: "wrong" answers what is wrong, "how" how we know,
@@ -77,6 +85,11 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     Reason.MATCHED_BY_SEARCH: (HOW, ("found by searching for the title (no identifier settled it)",)),
+    Reason.VENUE_CONFIRMED_BY_DBLP: (HOW, ("DBLP lists the work under the cited venue",)),
+    Reason.ORCID_CONFLICT: (
+        NOTE,
+        ("two sources give one of the authors different ORCID iDs: they disagree on who that author is",),
+    ),
     Reason.NO_MATCH_FOUND: (
         WRONG,
         ("no source has this work (searched: {asked})", "no source has this work"),
@@ -291,6 +304,89 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
         ("not a work the scholarly indexes hold: {kind}", "not a work the scholarly indexes hold"),
     ),
     Reason.LIBRARY_HIT: (HOW, ("answered from the local library",)),
+    Reason.WEB_PAGE_TITLE_MATCHES: (
+        HOW,
+        (
+            "the cited URL answers with the cited title: “{title_found}” (a web page, not a paper)",
+            "the cited URL answers with the cited title (a web page, not a scholarly record)",
+        ),
+    ),
+    Reason.WEB_PAGE_TITLE_DIFFERS: (
+        NOTE,
+        (
+            "the cited URL answers with another title: cited “{title_cited}”; the page says “{title_found}”",
+            "the cited URL answers with another title",
+        ),
+    ),
+    Reason.WEB_PAGE_UNREACHABLE: (
+        NOTE,
+        ("the cited URL did not answer, so the web page could not be checked",),
+    ),
+    Reason.ARCHIVE_DATE_DIFFERS: (
+        NOTE,
+        ("the archived copy is of another date than the one cited",),
+    ),
+    # books (Tier 1) and canonical texts (Tier 3)
+    Reason.ISBN_RESOLVED: (HOW, ("the cited ISBN resolves to this book in a book catalogue",)),
+    Reason.ISBN_NOT_FOUND: (
+        NOTE,
+        ("no book catalogue knows the cited ISBN (catalogues are incomplete: this is no evidence)",),
+    ),
+    Reason.ISBN_POINTS_ELSEWHERE: (WRONG, ("the cited ISBN belongs to another book",)),
+    Reason.BOOK_NOT_IN_CATALOGUES: (
+        NOTE,
+        ("no book catalogue has this book; catalogues are incomplete, so it could not be checked",),
+    ),
+    Reason.BOOK_SINGLE_CATALOGUE: (
+        NOTE,
+        (
+            "only one book catalogue's search has this book ({match_sources}), with no ISBN to confirm it; "
+            "one catalogue record is not proof",
+            "only one book catalogue's search has this book, with no ISBN to confirm it; one catalogue "
+            "record is not proof",
+        ),
+    ),
+    Reason.EDITION_YEAR_DIFFERS: (
+        NOTE,
+        (
+            "the year is another edition's: cited {year_cited}; {year_says} {year_found}",
+            "the year is another edition's",
+        ),
+    ),
+    Reason.PUBLISHER_DIFFERS: (
+        NOTE,
+        ("the catalogues name another publisher (an imprint or another edition?)",),
+    ),
+    Reason.CANONICAL_PASSAGE_VERIFIED: (HOW, ("the cited passage was read in the canonical text",)),
+    Reason.PASSAGE_OUT_OF_RANGE: (
+        WRONG,
+        (
+            "the cited passage does not exist: {passage_found}",
+            "the cited passage is beyond the work's structure",
+        ),
+    ),
+    Reason.UNKNOWN_CANONICAL_WORK: (
+        NOTE,
+        ("a classical work not in the table of canonical works, so its passage could not be checked",),
+    ),
+    Reason.CANONICAL_PASSAGE_NOT_SERVED: (
+        NOTE,
+        ("the canonical-text service has no such passage in its edition; editions number differently",),
+    ),
+    Reason.QUOTE_IN_PASSAGE: (HOW, ("the quoted words are verbatim in the passage",)),
+    Reason.QUOTE_NOT_IN_PASSAGE: (
+        NOTE,
+        ("the quoted words are not verbatim in the passage served (another translation or edition?)",),
+    ),
+    Reason.LOW_TRUST_EVIDENCE: (
+        WRONG,
+        (
+            "only low-trust evidence has this work ({match_sources}: a web page, a search hit or "
+            "model output), which decides nothing; no registry or index confirmed it",
+            "only low-trust evidence (a web page, a search hit or model output) has this work; "
+            "no registry or index confirmed it",
+        ),
+    ),
 }
 
 

@@ -1,7 +1,8 @@
-"""Full text of a paper for excerpt matching: fetch (arXiv HTML, then PDF), convert, cache.
+"""Full text of a paper for excerpt matching: fetch (arXiv HTML, PMC, then PDF), convert, cache.
 
 Order (seed 000 §4.1, §9): arXiv's HTML rendering first (Docling's HTML backend; the standard
-library's HTML parser when Docling is not installed), then the PDF: through Docling's layout
+library's HTML parser when Docling is not installed), then an open-access PubMed Central text
+(Europe PMC's JATS, `pmc_fulltext`; issue 12), then the PDF: through Docling's layout
 pipeline when `settings.docling_artifacts_path` names its models, otherwise pypdfium2's text
 extraction, which needs no model. When neither gives text, the abstract the source returned is the
 text, marked `origin="abstract"` (the artifact then says `text_excerpts_unavailable: true`).
@@ -37,6 +38,7 @@ from aletheia.pipeline.pdf_reading import (
     _open_pdf,
     read_pdf_paper,
 )
+from aletheia.pipeline.pmc_fulltext import pmc_paper_text, wants_pmc
 from aletheia.sources.base import SourceError
 
 __all__ = [
@@ -306,47 +308,61 @@ async def _convert_in_thread(data: bytes, kind: DocumentKind) -> PaperText:
     return await asyncio.to_thread(convert_document, data, kind)
 
 
+async def _arxiv_text(
+    gateway: Any, record: WorkRecord, kind: DocumentKind, convert: Converter, attempts: list[str]
+) -> PaperText | None:
+    """arXiv's HTML rendering or its PDF, converted; None (noted in `attempts`) when it fails."""
+    fetch = gateway.arxiv.fetch_html if kind == "html" else gateway.arxiv.fetch_pdf
+    try:
+        body = await fetch(record.arxiv_id)
+    except SourceError as exc:
+        attempts.append(f"arxiv_{kind}: {exc}")
+        return None
+    if body is None:
+        attempts.append(f"arxiv_{kind}: not available")
+        return None
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    try:
+        paper = await convert(data, kind)
+    except FulltextError as exc:
+        attempts.append(f"arxiv_{kind}: {exc}")
+        return None
+    if not _has_text(paper):
+        attempts.append(f"arxiv_{kind}: too little text ({len(paper.text)} characters)")
+        return None
+    if kind == "html":
+        paper = paper.model_copy(update={"origin": "arxiv_html"})
+    attempts.append(f"arxiv_{kind}: {paper.origin}, {len(paper.blocks)} blocks")
+    return paper
+
+
 async def fetch_paper_text(
     gateway: Any, record: WorkRecord, *, convert: Converter | None = None
 ) -> FetchedText:
-    """arXiv HTML, then arXiv PDF, then the abstract (seed 000 §9). Never raises for a source or
-    conversion failure: each is recorded in `attempts` and the next way is tried.
+    """arXiv HTML, then PubMed Central's open-access JATS (`pmc_fulltext`), then the arXiv PDF,
+    then the abstract (seed 000 §9, issue 12). Never raises for a source or conversion failure:
+    each is recorded in `attempts` and the next way is tried.
 
     `convert` turns bytes into text; by default in a thread of this process (the queue passes a
     function that runs `convert_document` on the parsing pool).
     """
     convert = convert or _convert_in_thread
     fetched = FetchedText(paper=None)
+    pmc = wants_pmc(record)
     if record.arxiv_id:
-        steps: list[tuple[DocumentKind, Callable[[], Awaitable[Any]]]] = [
-            ("html", lambda: gateway.arxiv.fetch_html(record.arxiv_id)),
-            ("pdf", lambda: gateway.arxiv.fetch_pdf(record.arxiv_id)),
-        ]
-        for kind, fetch in steps:
-            try:
-                body = await fetch()
-            except SourceError as exc:
-                fetched.attempts.append(f"arxiv_{kind}: {exc}")
-                continue
-            if body is None:
-                fetched.attempts.append(f"arxiv_{kind}: not available")
-                continue
-            data = body.encode("utf-8") if isinstance(body, str) else body
-            try:
-                paper = await convert(data, kind)
-            except FulltextError as exc:
-                fetched.attempts.append(f"arxiv_{kind}: {exc}")
-                continue
-            if not _has_text(paper):
-                fetched.attempts.append(f"arxiv_{kind}: too little text ({len(paper.text)} characters)")
-                continue
-            if kind == "html":
-                paper = paper.model_copy(update={"origin": "arxiv_html"})
-            fetched.paper = paper
-            fetched.attempts.append(f"arxiv_{kind}: {paper.origin}, {len(paper.blocks)} blocks")
-            return fetched
-    else:
-        fetched.attempts.append("full_text: no arXiv id, no open full-text route")
+        fetched.paper = await _arxiv_text(gateway, record, "html", convert, fetched.attempts)
+    if fetched.paper is None and pmc:
+        paper = await pmc_paper_text(gateway, record, fetched.attempts)
+        if paper is not None and not _has_text(paper):
+            fetched.attempts.append(f"pmc: too little text ({len(paper.text)} characters)")
+            paper = None
+        fetched.paper = paper
+    if fetched.paper is None and record.arxiv_id:
+        fetched.paper = await _arxiv_text(gateway, record, "pdf", convert, fetched.attempts)
+    if fetched.paper is not None:
+        return fetched
+    if not record.arxiv_id and not pmc:
+        fetched.attempts.append("full_text: no arXiv id, no PMC route, no open full-text route")
     fetched.paper = abstract_only(record)
     fetched.attempts.append("abstract_only" if fetched.paper is not None else "abstract: none")
     return fetched

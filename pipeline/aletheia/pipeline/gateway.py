@@ -151,6 +151,8 @@ class SourceGateway:
             api_key=key,
             mailto=settings.mailto,
             coalesce_window=window,
+            title_batch=settings.openalex_title_batch,
+            max_url_bytes=settings.openalex_max_url_bytes,
         )
         self.semantic_scholar = SemanticScholarClient(
             semantic_scholar_transport(http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]),
@@ -166,12 +168,33 @@ class SourceGateway:
             api_key=ncbi_key,
             email=settings.mailto,
         )
+        from aletheia.sources.europe_pmc import EuropePmcClient, europe_pmc_transport
+
+        # Tier 2 full text: open-access PMC articles (the full-text chain, `pmc_fulltext`).
+        self.europe_pmc = EuropePmcClient(
+            europe_pmc_transport(http, settings, limiter, self.breakers[SourceName.EUROPE_PMC]), cache=cache
+        )
+        from aletheia.pipeline.tier_sources import TierSources
+
+        # Tier 1 books and Tier 3 canonical texts (issue 12): built and asked by their own module.
+        self.tiers = TierSources(settings, http, limiter, self.breakers, cache)
+        from aletheia.pipeline.web_tiers import WebTiers
+
+        # Tier 4 (the cited URL, web search) and Tier 5 (LLM suggestions): `web_tiers`.
+        self.web_tiers = WebTiers.from_settings(settings, http, limiter, user_agent=user_agent())
+        from aletheia.pipeline.cs_sources import CsSources
+
+        # DBLP and the ACL Anthology (issue 12): `cs_sources`.
+        self.cs = CsSources(settings, http, limiter, self.breakers, cache)
         self._transports = {
+            **self.cs.transports(),
+            **self.tiers.transports(),
             SourceName.CROSSREF: self.crossref.transport,
             SourceName.OPENALEX: self.openalex.transport,
             SourceName.SEMANTIC_SCHOLAR: self.semantic_scholar.transport,
             SourceName.ARXIV: api_t,
             SourceName.PUBMED: self.pubmed.transport,
+            SourceName.EUROPE_PMC: self.europe_pmc.transport,
         }
 
     # --- lookups -------------------------------------------------------------------------------
@@ -215,8 +238,9 @@ class SourceGateway:
            title search missed (154 of 157 on the ICLR 2026 references);
         3. Semantic Scholar's title match (1/s; its 404 "Title match not found" is a NOT_FOUND
            answer), only when neither found the work (it found 46 of those 157);
-        4. arXiv title search (one request every 3 s) when arXiv could hold the work, and PubMed
-           title search (esearch, then efetch of the best PMIDs) when PubMed could.
+        4. arXiv title search (one request every 3 s) when arXiv could hold the work, PubMed
+           title search (esearch, then efetch of the best PMIDs) when PubMed could, and DBLP's
+           title search (one request every 2 s) for a computer-science work.
 
         A reference without a title: Crossref's bibliographic search of the raw reference string
         (it matches whole reference strings), then Semantic Scholar's relevance search of it.
@@ -254,7 +278,9 @@ class SourceGateway:
             pubmed = SearchCall(
                 SourceName.PUBMED, title, _searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
             )
-            stages = [[openalex], [crossref], [s2_match], [arxiv, pubmed]]
+            # DBLP (one request every 2 s) only after the general indexes missed the work.
+            dblp = SearchCall(SourceName.DBLP, title, self.cs.dblp_search(title))
+            stages = [[openalex], [crossref], [s2_match], [arxiv, pubmed, dblp]]
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
 
@@ -336,6 +362,7 @@ class SourceGateway:
             elif self.offline:
                 st.status = "offline"
             out[source.value] = st
+        out.update(self.web_tiers.stats())
         return out
 
 

@@ -15,6 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aletheia.core.records import CitedReference, WorkRecord
+from aletheia.core.transparency import transparency
 from aletheia.pipeline.report_base import VERDICT_STYLE, CollectingSink
 from aletheia.pipeline.report_bibtex import BibtexSink
 from aletheia.pipeline.report_ci import GithubSink, JunitSink, MarkdownSink, SarifSink
@@ -101,6 +102,8 @@ def reference_json(outcome: ReferenceOutcome, *, predatory: PredatoryList | None
         "input": _input_json(outcome.cited),
         "verdict": v.status.value,
         "severity": v.severity.value if v.severity else None,
+        # ADR 004: verification_status, content_type, tier, tier_name (core/transparency.py)
+        **transparency(v).as_json(),
         "reasons": [r.value for r in v.reasons],
         "fields": {name: ev.model_dump(mode="json") for name, ev in v.fields.items()},
         "match": _match_json(v.match, sources),

@@ -13,6 +13,7 @@ from aletheia.pipeline.explain import HOW, WRONG, context, join_names, role, sen
 from aletheia.pipeline.explain import asked_sources as asked_sources
 from aletheia.pipeline.report_bibtex import corrected_entry
 from aletheia.pipeline.report_fields import decoded_cited, field_diffs, split_origin
+from aletheia.pipeline.report_transparency import transparency_phrase
 
 REPLACE, REMOVE, CHECK, OPTIONAL, NOTHING = "replace", "remove", "check", "optional", "nothing"
 ATTENTION = (REMOVE, REPLACE, CHECK)  # fix kinds that ask for a change (in this order)
@@ -60,6 +61,8 @@ class Explanation:
     diffs: list[dict[str, Any]] = field(default_factory=list)
     file: str | None = None
     line: int | None = None
+    # ADR 004 in words: "partially verified · tier 2 scholarly" (report_transparency)
+    transparency: str | None = None
 
     @property
     def needs_attention(self) -> bool:
@@ -207,6 +210,7 @@ def explain(ref: Mapping[str, Any]) -> Explanation:
         diffs=diffs,
         file=file,
         line=line,
+        transparency=transparency_phrase(ref),
     )
 
 

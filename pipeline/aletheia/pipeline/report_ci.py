@@ -102,7 +102,8 @@ def markdown_report(summary: dict[str, Any], explanations: list[Explanation]) ->
             continue
         out += [f"### {title} ({len(items)})", ""]
         for ex in items:
-            out.append(f"**`{ex.key.replace('`', '')}`** · `{_where(ex).replace('`', '')}` · {md(ex.label)}")
+            label = md(ex.label) + (f" · {md(ex.transparency)}" if ex.transparency else "")
+            out.append(f"**`{ex.key.replace('`', '')}`** · `{_where(ex).replace('`', '')}` · {label}")
             cited = ex.cited.get("title") or ex.cited.get("raw") or ""
             if cited:
                 out.append(f"<br>*{md(cited)}*")
@@ -226,6 +227,8 @@ def sarif_document(summary: dict[str, Any], explanations: list[Explanation]) -> 
             "partialFingerprints": {"citationKey/v1": ex.key},
             "properties": {"key": ex.key, "fix": ex.fix.kind, "fixText": ex.fix.text},
         }
+        if ex.transparency:  # ADR 004: how far it is verified, by which tier
+            result["properties"]["transparency"] = ex.transparency
         if ex.fix.bibtex:
             result["properties"]["correctedEntry"] = ex.fix.bibtex
         results.append(result)

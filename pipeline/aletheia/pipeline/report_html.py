@@ -10,7 +10,8 @@ from typing import Any, TextIO
 
 from aletheia.pipeline.report_advice import FIX_TITLES, attention, explain
 from aletheia.pipeline.report_base import VERDICT_STYLE, CollectingSink
-from aletheia.pipeline.report_signals import signal_text, summary_with_signals
+from aletheia.pipeline.report_signals import evidence_trust, signal_text, summary_with_signals
+from aletheia.pipeline.report_transparency import transparency_badges
 
 
 class HtmlSink(CollectingSink):
@@ -33,6 +34,8 @@ def render_html(doc: dict[str, Any]) -> str:
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False)
     env.filters["h"] = lambda v: html.escape(str(v))
     env.filters["signal_text"] = signal_text
+    env.filters["transparency_badges"] = transparency_badges
+    env.filters["evidence_trust"] = evidence_trust
     # A stored job's document has no document-level signals yet: computed from its references.
     doc = {**doc, "summary": summary_with_signals(doc.get("summary", {}), doc.get("references", []))}
     explained = [(ref, explain(ref)) for ref in doc.get("references", [])]

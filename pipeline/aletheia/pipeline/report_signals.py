@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aletheia.core.authors import parse_name
+from aletheia.core.paper_mill import WorkText, ai_generated_signal
 from aletheia.core.records import WorkRecord
 from aletheia.core.signals import (
     CitedWork,
@@ -95,12 +96,35 @@ def matched_records(outcome: ReferenceOutcome) -> list[WorkRecord]:
     return records
 
 
+def work_text(records: Sequence[WorkRecord]) -> WorkText:
+    """What the sources give of the matched work's text: its title and the first abstract. (No
+    full text of a cited work is fetched for signals, so no methods-section indicator here.)"""
+    parts: dict[str, str] = {}
+    title = next((r.title for r in records if r.title), None)
+    abstract = next((r.abstract for r in records if r.abstract), None)
+    if title:
+        parts["title"] = title
+    if abstract:
+        parts["abstract"] = abstract
+    return WorkText(parts=parts)
+
+
 def reference_signals(outcome: ReferenceOutcome, predatory: PredatoryList | None = None) -> list[Signal]:
-    """Every signal of one reference: the venue's listing, then corrections and concerns."""
+    """Every signal of one reference: the venue's listing, corrections and concerns, then the
+    paper-mill heuristics on the matched work's title and abstract. (Whether the authors have
+    other works is not asked of any source: that indicator stays absent, never assumed.)"""
     listed = predatory if predatory is not None else active_predatory_list()
+    records = matched_records(outcome)
+    venue = predatory_signals(records, listed)
+    suspect = (
+        ai_generated_signal(work_text(records), listed_venue=venue[0].source if venue else None)
+        if records
+        else None
+    )
     return [
-        *predatory_signals(matched_records(outcome), listed),
+        *venue,
         *standing_signals(outcome.verdict.retraction),
+        *([suspect] if suspect is not None else []),
     ]
 
 
@@ -132,12 +156,30 @@ class DocumentSignals:
             self.works.append(work)
 
     def into(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """The summary with `signals` added when a document-level signal fired (absent otherwise)."""
+        """The summary with `signals` added when a document-level signal fired (absent otherwise)
+        and `signal_data`: which lists the signals were computed with, so that an empty predatory
+        list reads "not loaded", never as "no predatory venue"."""
         if "signals" not in summary:
-            found = document_signals(self.works)
+            from aletheia.pipeline.document_signals import checked_documents
+
+            found = [*document_signals(self.works), *checked_documents()]
             if found:
                 summary = {**summary, "signals": found}
+        if "signal_data" not in summary:
+            summary = {**summary, "signal_data": signal_data()}
         return summary
+
+
+def signal_data(predatory: PredatoryList | None = None) -> dict[str, Any]:
+    """The state of the data the signals read: the predatory list (entries; "not loaded" when
+    empty) and the tortured-phrase table."""
+    from aletheia.core.tortured import tortured_table
+
+    listed = predatory if predatory is not None else active_predatory_list()
+    return {
+        "predatory_list": {"state": "loaded" if len(listed) else "not loaded", "entries": len(listed)},
+        "tortured_phrases": {"entries": len(tortured_table())},
+    }
 
 
 def summary_with_signals(summary: dict[str, Any], references: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -160,6 +202,8 @@ def signal_text(signal: dict[str, Any]) -> str:
         doi = f" doi:{ev['notice_doi']}" if ev.get("notice_doi") else ""
         when = f" on {ev['date']}" if ev.get("date") else ""
         return f"{what} was published{when}{doi} (says {source})"
+    if kind == "ai_generated_suspect":
+        return str(ev.get("explanation") or "paper-mill heuristics fired")
     if kind == "cohort_concentrated":
         refs = ev.get("references") or []
         who = ", ".join(a["name"] for a in (ev.get("authors") or [])[:5])
@@ -169,6 +213,19 @@ def signal_text(signal: dict[str, Any]) -> str:
             f"authors ({who}): {', '.join(refs)}"
         )
     return str(kind)
+
+
+def evidence_trust(reference: dict[str, Any]) -> str:
+    """The sources a reference's evidence came from, each with its trust level (seed 003), most
+    trusted first: "Crossref (DOI registry), OpenAlex (aggregator index)"."""
+    from aletheia.core.trust import trust_rank, trust_table
+    from aletheia.pipeline.explain import source_name
+
+    names = [ev.get("source") for ev in (reference.get("fields") or {}).values() if isinstance(ev, dict)]
+    names += list((reference.get("match") or {}).get("sources") or [])
+    unique = sorted({n for n in names if n}, key=lambda n: (trust_rank(n), n))
+    table = trust_table()
+    return ", ".join(f"{source_name(n)} ({table.level(n).replace('_', ' ')})" for n in unique)
 
 
 _refreshed: dict[str, float] = {}

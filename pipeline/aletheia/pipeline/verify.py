@@ -24,9 +24,12 @@ from aletheia.pipeline.gateway import SourceGateway, request_figures, requests_b
 from aletheia.pipeline.report import reference_json
 from aletheia.pipeline.report_signals import refresh_predatory_list
 from aletheia.pipeline.runtime import Runtime
+from aletheia.pipeline.web_tiers import NOT_LIBRARY_SOURCES
 from aletheia.storage.models import JobStatus
 
 DEFAULT_CONCURRENCY = 32
+# Outcomes finished ahead of the one to yield next, at most this many times `concurrency`.
+LOOKAHEAD = 4
 
 
 @dataclass
@@ -70,15 +73,28 @@ async def verify_stream(
     current_year: int | None = None,
     problems: list[InputProblem] | None = None,
 ) -> AsyncIterator[ReferenceOutcome]:
-    """Yield one outcome per reference, in input order, with a bounded number in flight."""
+    """Yield one outcome per reference, in input order, with `concurrency` references in flight.
+
+    A reference is started whenever one finishes, not when the oldest is yielded: one reference
+    waiting for a slow source (arXiv: one request per 3 s) must not idle the others (head-of-line
+    blocking), which would also leave the coalescers too few lookups to batch. Finished outcomes
+    wait for their turn in a buffer of at most `LOOKAHEAD` x `concurrency` references."""
     year = current_year or datetime.now(UTC).year
     window: deque[asyncio.Task[ReferenceOutcome]] = deque()
     it = iter(refs)
-    exhausted = False
+    exhausted = closed = False
+    running = 0
+
+    def finished(_: asyncio.Task[ReferenceOutcome]) -> None:
+        nonlocal running
+        running -= 1
+        refill()
 
     def refill() -> None:
-        nonlocal exhausted
-        while not exhausted and len(window) < concurrency:
+        nonlocal exhausted, running
+        while (
+            not exhausted and not closed and running < concurrency and len(window) < LOOKAHEAD * concurrency
+        ):
             try:
                 item = next(it)
             except StopIteration:
@@ -88,7 +104,10 @@ async def verify_stream(
                 if problems is not None:
                     problems.append(item)
                 continue
-            window.append(asyncio.create_task(verify_reference(item, gateway, current_year=year)))
+            task = asyncio.create_task(verify_reference(item, gateway, current_year=year))
+            running += 1
+            task.add_done_callback(finished)
+            window.append(task)
 
     refill()
     try:
@@ -97,6 +116,7 @@ async def verify_stream(
             refill()
             yield outcome
     finally:
+        closed = True
         for task in window:
             task.cancel()
 
@@ -177,7 +197,8 @@ async def remember_verified(runtime: Runtime, outcome: ReferenceOutcome) -> None
     verdict: Verdict = outcome.verdict
     if verdict.status is not VerdictStatus.VERIFIED or verdict.match is None:
         return
-    fresh = [r for r in outcome.raw if not r.from_cache]
+    # Web pages, web search results and LLM suggestions are no scholarly works for the library.
+    fresh = [r for r in outcome.raw if not r.from_cache and r.source not in NOT_LIBRARY_SOURCES]
     if fresh:
         await runtime.library.remember(fresh)
 

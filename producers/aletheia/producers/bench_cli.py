@@ -1,4 +1,4 @@
-"""`aletheia bench {sources,hallmark,realbib,speed}`: run a benchmark and print its figures
+"""`aletheia bench {sources,hallmark,realbib,signals,speed}`: run a benchmark and print its figures
 (docs/benchmarks.md has the commands, the figures and the machine they were measured on)."""
 
 from __future__ import annotations
@@ -127,6 +127,20 @@ def realbib(
     except FileNotFoundError as error:
         raise click.ClickException(str(error)) from None
     _emit(figures, realbib_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option("--iclr", is_flag=True, help="Also verify the ICLR 2026 references and count every signal.")
+@_JSON
+def signals(iclr: bool, json_path: Path | None) -> None:
+    """Issue 13: how often `ai_generated_suspect` fires on real papers and records (needs ../shared)."""
+    from aletheia.pipeline.bench import signals_bench
+
+    try:
+        figures = signals_bench.run(iclr=iclr)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    _emit(figures, signals_bench.format_report(figures), json_path)
 
 
 @bench.command()

@@ -38,7 +38,7 @@ def cite(claim: str, hint: str | None, project_root: Path, fmt: str, override_re
     Exit codes: 0 a citation and its artifact; 1 refused (the report says why); 2 usage error.
     """
     from aletheia.core.artifacts import ArtifactPathError
-    from aletheia.pipeline.claims import verify_and_cite
+    from aletheia.pipeline.claims import citation_transparency, verify_and_cite
 
     if not project_root.is_dir():
         click.echo(f"aletheia: project root {project_root} is not a directory", err=True)
@@ -68,11 +68,15 @@ def cite(claim: str, hint: str | None, project_root: Path, fmt: str, override_re
                     "single_source_verified": citation.single_source_verified,
                     "text_excerpts_unavailable": citation.text_excerpts_unavailable,
                     "human_overridden": citation.human_overridden,
+                    **citation_transparency(citation).as_json(),
                 }
             )
         else:
             click.echo(citation.text)
             click.echo(f"artifact: {outcome}")
+            from aletheia.pipeline.report_transparency import transparency_phrase
+
+            click.echo(f"verification: {transparency_phrase(citation_transparency(citation).as_json())}")
             if citation.single_source_verified:
                 click.echo("note: single-source verified (no second source knew this work)")
             if citation.text_excerpts_unavailable:

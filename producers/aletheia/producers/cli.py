@@ -46,6 +46,7 @@ def verify(
     """
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
+    from aletheia.pipeline.document_signals import documents_checked, reporting_documents
     from aletheia.pipeline.inputs import iter_references
     from aletheia.pipeline.report import make_sink
     from aletheia.pipeline.runtime import Runtime
@@ -60,15 +61,17 @@ def verify(
         runtime = Runtime.open(settings)
         refs = iter_references(list(inputs), stdin=sys.stdin, max_bytes=settings.max_input_bytes)
         sink = make_sink(chosen, out, progress=chosen == "table" and out.isatty())
-        summary = asyncio.run(
-            verify_to_sink(
-                runtime,
-                refs,
-                sink,
-                input_description={"inputs": list(inputs), "format": chosen},
-                concurrency=concurrency,
+        # A full-text input (a paper, not a bibliography) is itself checked for paper-mill signs.
+        with reporting_documents(documents_checked(inputs, settings)):
+            summary = asyncio.run(
+                verify_to_sink(
+                    runtime,
+                    refs,
+                    sink,
+                    input_description={"inputs": list(inputs), "format": chosen},
+                    concurrency=concurrency,
+                )
             )
-        )
     except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         click.echo(f"aletheia: input error: {exc}", err=True)
         sys.exit(2)
@@ -93,6 +96,10 @@ from aletheia.producers import claims_cli  # noqa: E402 - registered after the o
 main.add_command(claims_cli.cite)
 main.add_command(claims_cli.check)
 main.add_command(claims_cli.audit)
+from aletheia.producers import text_cli  # noqa: E402 - registered after the other commands
+
+main.add_command(text_cli.claims)
+main.add_command(text_cli.fix)
 from aletheia.producers import bench_cli  # noqa: E402 - registered after the other commands
 
 main.add_command(bench_cli.bench)

@@ -23,6 +23,7 @@ from typing import Any
 
 from aletheia.config import Settings, get_settings
 from aletheia.pipeline import service
+from aletheia.pipeline.jobs.context import KIND_CLAIMS_TEXT
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.service import InputDocument
 from aletheia.storage.models import JobStatus
@@ -95,6 +96,59 @@ class AletheiaClient:
             )
         )
 
+    def submit_claims_text(
+        self,
+        text: str,
+        *,
+        name: str = "document.md",
+        bibliography: str | None = None,
+        bibliography_name: str = "references.bib",
+        suggest: bool = True,
+        check: bool = True,
+        max_suggestions: int = 20,
+        into: str | Path | None = None,
+    ) -> str:
+        """A claims-text job (`validate_research`): `name`'s extension names the format (.md, .tex,
+        .txt); `bibliography` is its BibTeX (or any reference list), else the text's own list."""
+        from aletheia.pipeline.jobs.claims_text import submit_claims_text
+
+        document = InputDocument(name=name, data=text.encode("utf-8"))
+        bibs = (
+            [InputDocument(name=bibliography_name, data=bibliography.encode("utf-8"))] if bibliography else []
+        )
+        return self._dispatch(
+            lambda d: submit_claims_text(
+                self.runtime,
+                d,
+                document,
+                bibs,
+                submitted_by=self.submitted_by,
+                suggest=suggest,
+                check=check,
+                max_suggestions=max_suggestions,
+                repository=into,
+            )
+        )
+
+    def validate_research(
+        self, text: str, *, wait: bool = True, timeout: float = 600.0, **options: Any
+    ) -> dict[str, Any]:
+        """Submit a claims-text job; with `wait`, return its report once the job settles."""
+        job_id = self.submit_claims_text(text, **options)
+        if not wait:
+            return {"job_id": job_id, "status": self.status(job_id)["status"]}
+        status = self.wait(job_id, timeout=timeout)
+        if status["status"] == JobStatus.FAILED:
+            return {"job_id": job_id, "status": status["status"], "error": status["error"]}
+        return self.result(job_id)
+
+    @staticmethod
+    def find_unsupported_claims(text: str, *, name: str = "", fmt: str | None = None) -> list[dict[str, Any]]:
+        """The claims of `text` that need a citation and carry none: pure, no job, no network."""
+        from aletheia.core.claim_text import find_unsupported_claims, text_format
+
+        return [f.as_json() for f in find_unsupported_claims(text, fmt=fmt or text_format(text, name))]
+
     def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
         return self._dispatch(
             lambda d: service.submit_sweep(
@@ -137,6 +191,10 @@ class AletheiaClient:
             raise service.JobNotFound(job_id)
         if job.kind == service.KIND_BIBLIOGRAPHY:
             return service.job_document(self.runtime, job_id)
+        if job.kind == KIND_CLAIMS_TEXT:
+            from aletheia.pipeline.jobs.claims_text import claims_report
+
+            return claims_report(self.runtime, job_id)
         return {"summary": service.job_summary(self.runtime, job_id)}
 
 
@@ -157,6 +215,12 @@ class AsyncAletheiaClient:
 
     async def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
         return await asyncio.to_thread(self.sync.sweep, repositories, register=register)
+
+    async def submit_claims_text(self, text: str, **options: Any) -> str:
+        return await asyncio.to_thread(lambda: self.sync.submit_claims_text(text, **options))
+
+    async def validate_research(self, text: str, **options: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(lambda: self.sync.validate_research(text, **options))
 
     async def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:  # noqa: ASYNC109
         job_id = await self.submit_claim(claim)

@@ -67,6 +67,54 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
     {
+        "name": "validate_research",
+        "description": (
+            "Check a research text (Markdown, LaTeX or plain text): find the claims that need a "
+            "citation (complexity bounds, 'proven', 'optimal', 'state of the art', numbers with units), "
+            "verify the citations they carry against the sources, and for each claim without one search "
+            "for a citation the pipeline can verify (or say 'no verified citation found'). Waits for the "
+            "report unless wait is false (then returns the job id)."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "minLength": 1, "description": "The research text."},
+                "filename": {
+                    "type": "string",
+                    "default": "document.md",
+                    "description": "A file name whose extension names the format (.md, .tex, .txt).",
+                },
+                "bibliography": {
+                    "type": "string",
+                    "description": "The text's BibTeX (or reference list); default: the text's own list.",
+                },
+                "suggest": {"type": "boolean", "default": True},
+                "max_suggestions": {"type": "integer", "minimum": 0, "maximum": 200, "default": 20},
+                "wait": {"type": "boolean", "default": True},
+                "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
+            },
+            "required": ["text"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "find_unsupported_claims",
+        "description": (
+            "List the sentences of a research text that make a strong claim (complexity bound, "
+            "'proven', 'optimal', 'state of the art', 'outperforms', a number with a unit, 'first to') "
+            "and carry no citation. Pure and fast: no sources are asked, no job is created."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "minLength": 1},
+                "format": {"type": "string", "enum": ["markdown", "latex", "plain"]},
+            },
+            "required": ["text"],
+            "additionalProperties": False,
+        },
+    },
+    {
         "name": "sweep_repositories",
         "description": (
             "Re-verify every citation artifact (docs/citations/*.md) and bibliography in each repository "
@@ -153,6 +201,23 @@ def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[s
             return client.verify_claim(
                 args["claim"], wait=args.get("wait", True), timeout=float(args.get("timeout_seconds", 600))
             )
+        if name == "validate_research":
+            options: dict[str, Any] = {
+                "name": args.get("filename", "document.md"),
+                "suggest": args.get("suggest", True),
+                "max_suggestions": int(args.get("max_suggestions", 20)),
+            }
+            if args.get("bibliography"):
+                options["bibliography"] = args["bibliography"]
+            return client.validate_research(
+                args["text"],
+                wait=args.get("wait", True),
+                timeout=float(args.get("timeout_seconds", 600)),
+                **options,
+            )
+        if name == "find_unsupported_claims":
+            claims = client.find_unsupported_claims(args["text"], fmt=args.get("format"))
+            return {"count": len(claims), "claims": claims}
         if name == "sweep_repositories":
             return {"job_id": client.sweep(args["paths"])}
         if name == "job_status":

@@ -1,9 +1,13 @@
 """Coalescing of single lookups into batch calls (Semantic Scholar, OpenAlex and PubMed take many
 identifiers per request: one request for fifty DOIs is both faster and kinder than fifty).
 
-Lookups arriving within `window` seconds of the first pending one, or until `max_batch` distinct
-keys are pending, go out as one `fetch_batch` call. A key already pending or in flight is not asked
-for again: its callers share one answer.
+Pending lookups go out as one `fetch_batch` call once no new key has arrived for `window` seconds
+(a quiet gap), or `max_window` seconds after the first of them (by default `MAX_WINDOW_FACTOR` x
+`window`), or as soon as `max_batch` distinct keys are pending. A key already pending or in flight is
+not asked for again: its callers share one answer. The quiet gap is what keeps a lone lookup quick
+while letting a stream of them (many references resolved at once, each arriving a few milliseconds
+after the last) fill a batch: with a fixed window, the lookups of 64 references in flight against
+a fast source went out a few at a time (issue 11).
 
 While `max_in_flight` batches are out, a partial batch is held back and keeps filling; it goes as
 soon as one returns (a full batch always goes at once). Behind a slow rate limit (arXiv: one
@@ -20,6 +24,9 @@ from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+
+# The longest a pending lookup waits for more to join it, in windows (quiet gaps).
+MAX_WINDOW_FACTOR = 10.0
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
@@ -42,6 +49,7 @@ class Coalescer(Generic[K, V]):
         max_batch: int,
         window: float,
         max_in_flight: int | None = 1,
+        max_window: float | None = None,
     ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, got {max_batch!r}")
@@ -52,6 +60,8 @@ class Coalescer(Generic[K, V]):
         self._fetch_batch = fetch_batch
         self.max_batch = max_batch
         self.window = window
+        self.max_window = max(window, max_window if max_window is not None else MAX_WINDOW_FACTOR * window)
+        self._first_pending = 0.0  # loop time the oldest pending key arrived
         self.max_in_flight = max_in_flight
         self._running = 0  # batches sent and not yet answered
         self._pending: dict[K, asyncio.Future[V | None]] = {}
@@ -67,11 +77,18 @@ class Coalescer(Generic[K, V]):
             loop = asyncio.get_running_loop()
             future = loop.create_future()
             future.add_done_callback(_retrieve)
+            now = loop.time()
+            if not self._pending:
+                self._first_pending = now
             self._pending[key] = future
             if len(self._pending) >= self.max_batch:
                 self._flush(full_only=True)
-            if self._pending and self._timer is None:
-                self._timer = loop.call_later(self.window, self._flush)
+            if self._pending:
+                # A new key restarts the quiet gap, up to `max_window` after the oldest one.
+                if self._timer is not None:
+                    self._timer.cancel()
+                due = min(now + self.window, self._first_pending + self.max_window)
+                self._timer = loop.call_at(due, self._flush)
         # Shielded: one waiter giving up must not cancel the answer the others wait for.
         return await asyncio.shield(future)
 

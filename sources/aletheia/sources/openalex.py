@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
@@ -38,6 +38,7 @@ from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     parse_openalex_work,
     split_display_name,
 )
+from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleSearchBatcher
 
 if TYPE_CHECKING:
     import httpx
@@ -96,12 +97,28 @@ class OpenAlexClient:
         api_key: str | None = None,
         mailto: str | None = None,
         coalesce_window: float | None = 0.02,
+        title_batch: int = 0,
+        max_url_bytes: int = DEFAULT_MAX_URL_BYTES,
     ) -> None:
         self.transport = transport
         self.cache = cache
         self.api_key = api_key
         self.mailto = mailto
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
+        # Stage-1 title searches of many references in one request (`openalex_titles`); 0 or 1
+        # (or no coalescing) turns it off.
+        self._titles: TitleSearchBatcher | None = (
+            TitleSearchBatcher(
+                self._title_page,
+                max_titles=title_batch,
+                max_url_bytes=max_url_bytes,
+                base_bytes=self._base_url_bytes(),
+                window=coalesce_window,
+                stats=transport.stats.extra,
+            )
+            if coalesce_window and title_batch >= 2
+            else None
+        )
         # None or 0 turns coalescing off: every work_by_doi is its own singleton request.
         self._coalescer: Coalescer[str, SourceRecord] | None = (
             Coalescer(self._fetch_doi_batch, max_batch=MAX_DOIS_PER_REQUEST, window=coalesce_window)
@@ -128,6 +145,8 @@ class OpenAlexClient:
             api_key=key.get_secret_value() if key is not None else None,
             mailto=settings.mailto,
             coalesce_window=settings.coalesce_window_ms / 1000,
+            title_batch=settings.openalex_title_batch,
+            max_url_bytes=settings.openalex_max_url_bytes,
         )
 
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -140,6 +159,13 @@ class OpenAlexClient:
 
     def _url(self, path: str) -> str:
         return f"{self.transport.base_url.rstrip('/')}{path}"
+
+    def _base_url_bytes(self) -> int:
+        """The URL of a title batch without its filter: host, path, key, contact, page size."""
+        return len(self._url("/works?")) + len(urlencode(self._params({"per-page": MAX_RESULTS})))
+
+    async def _title_page(self, params: dict[str, Any]) -> Any:
+        return await self.transport.get_json("/works", params=self._params(params), kind="search")
 
     # --- cache ------------------------------------------------------------------------------------
 
@@ -305,10 +331,21 @@ class OpenAlexClient:
             ]
 
         sent = self._params(params)
+        batcher = self._titles if title and query is None and year is None else None
+
+        async def fetch() -> Any:
+            if batcher is not None and title:
+                works = await batcher.find(title, author, per_page)
+                if works is not None:
+                    # The works a shared title batch clearly found for this title (positive
+                    # findings only; a miss is asked below), in the single search's envelope.
+                    return {"meta": {"count": len(works), "title_batch": True}, "results": works}
+            return await self.transport.get_json(path, params=sent, kind="search")
+
         return await self._searches.get(
             path,
             sent,
-            lambda: self.transport.get_json(path, params=sent, kind="search"),
+            fetch,
             parse,
             found=lambda payload: bool(isinstance(payload, Mapping) and payload.get("results")),
             url=url,

@@ -126,13 +126,13 @@ def request_pacing(
     *,
     advertised: float | None = None,
     jitter: float = JITTER_ALLOWANCE,
-) -> tuple[str, float, int, float]:
+) -> tuple[str, float, float, float]:
     """(bucket, GCRA rate, GCRA burst, window seconds) for one request.
 
     The documented rate of the bucket (`bucket_for`), lowered to what the source advertises in its
     headers if that is less, read as "N per window" and paced by `gcra.pace`: evenly spaced, N per
-    (window + 2 x jitter), with a burst only where the settings' `burst` exceeds N (the most the
-    source accepts in one window; the search bucket's is its own rate). The window is what a 429
+    (window + jitter + send margin + slack), with a burst only where the settings' `burst` exceeds N (the
+    most the source accepts in one window; the search bucket's is its own rate). The window is what a 429
     without Retry-After blocks the bucket for.
     """
     bucket, rate = bucket_for(source, kind, limits)

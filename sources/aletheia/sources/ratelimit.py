@@ -43,7 +43,7 @@ Clock = Callable[[], float]
 class RateLimiter(Protocol):
     """Shared politeness for every source client (see the module docstring)."""
 
-    async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
+    async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
         """Admit one request now if the bucket allows it: 0.0 when granted, else the seconds to wait.
 
         `rate` per second, `burst` requests at once at most (GCRA tolerance; 1 = evenly spaced).
@@ -52,7 +52,7 @@ class RateLimiter(Protocol):
         """
         ...
 
-    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
+    async def acquire(self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None) -> None:
         """Wait for one token; raise RateLimitedError when it would take longer than `max_wait`."""
         ...
 
@@ -70,7 +70,7 @@ class RateLimiter(Protocol):
         ...
 
 
-def _check_bucket_args(rate: float, burst: int) -> None:
+def _check_bucket_args(rate: float, burst: float) -> None:
     if not rate > 0:
         raise ValueError(f"rate must be positive, got {rate!r}")
     if burst < 1:
@@ -82,7 +82,7 @@ def _source_of(bucket: str) -> str:
 
 
 async def _acquire_by_waiting(
-    limiter: RateLimiter, sleep: Sleep, bucket: str, rate: float, burst: int, max_wait: float | None
+    limiter: RateLimiter, sleep: Sleep, bucket: str, rate: float, burst: float, max_wait: float | None
 ) -> None:
     # No reservation: each round asks again, so a token freed by a penalty lifting or by another
     # process's bucket state is seen. The wait is counted from what was slept, not from a clock,
@@ -122,11 +122,11 @@ class LocalRateLimiter:
             state = self._buckets[bucket] = GcraState()
         return state
 
-    async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
+    async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
         _check_bucket_args(rate, burst)
         return self._state(bucket).take(self._clock(), rate, burst)
 
-    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
+    async def acquire(self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None) -> None:
         await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
 
     async def penalize(self, bucket: str, seconds: float) -> None:
@@ -234,14 +234,14 @@ class RedisRateLimiter:
     def _now_arg(self) -> str:
         return "" if self._clock is None else repr(self._clock())
 
-    async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
+    async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
         _check_bucket_args(rate, burst)
         answer = await self._take(
-            keys=self._bucket_keys(bucket), args=[repr(float(rate)), burst, self._now_arg()]
+            keys=self._bucket_keys(bucket), args=[repr(float(rate)), repr(float(burst)), self._now_arg()]
         )
         return max(0.0, float(answer))
 
-    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
+    async def acquire(self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None) -> None:
         await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
 
     async def penalize(self, bucket: str, seconds: float) -> None:

@@ -13,7 +13,9 @@ import httpx
 # Query parameters and headers whose values are credentials (compared lower-cased). `mailto` is not
 # one: Crossref and OpenAlex ask for it in the open to reach their polite pools.
 SECRET_PARAMS = frozenset({"api_key", "apikey", "api-key", "key", "token", "access_token"})
-SECRET_HEADERS = frozenset({"x-api-key", "api-key", "authorization", "proxy-authorization"})
+SECRET_HEADERS = frozenset(
+    {"x-api-key", "api-key", "authorization", "proxy-authorization", "x-subscription-token"}
+)
 REDACTED = "REDACTED"
 _SECRET_ASSIGNMENT = re.compile(r"(?i)\b(api[_-]?key|apikey|key|token|access_token)=([^&\s\"'<>]+)")
 _URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^:/@\s]*):([^@\s/]+)@")

@@ -3,10 +3,10 @@
 Per attempt: the circuit breaker is asked first; then a slot of the source's global concurrency
 cap is taken and, inside it, the source's global GCRA bucket admits it, so a request leaves right
 after it was admitted (admission first and then queueing for a slot would let requests pile up and
-burst out when slots free). Requests are paced evenly at N per (window + 2 x jitter allowance), so
-a source counting "N per second" over a sliding window never sees N + 1 (`politeness.request_pacing`,
-`gcra.pace`). `X-Rate-Limit-Limit` / `-Interval` headers lower the pace to what the source
-advertises. Then the answer is classified:
+burst out when slots free). Requests are paced evenly at N per (window + jitter allowance + send
+margin + late-wake slack), so a source counting "N per second" over a sliding window never sees
+N + 1 (`politeness.request_pacing`, `gcra.pace`). `X-Rate-Limit-Limit` / `-Interval` headers lower the
+pace to what the source advertises. Then the answer is classified:
 
     2xx                      the body (JSON that does not decode is a transient "malformed body")
     404                      None: not found is a result, not an error
@@ -342,7 +342,7 @@ class PoliteTransport:
         read: Callable[[httpx.Response], T],
         bucket: str,
         rate: float,
-        burst: int,
+        burst: float,
         window: float,
     ) -> T | None:
         async with self.limiter.slot(self.source.value, self.limits.concurrency):

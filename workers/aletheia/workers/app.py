@@ -21,6 +21,7 @@ from kombu.entity import Queue
 from aletheia.config import get_settings
 from aletheia.pipeline.jobs.context import (
     AUDIT,
+    CHECK_CLAIMS_TEXT,
     COMMIT_AUDIT_ROOT,
     EXPAND_DOCUMENTS,
     REDRIVE,
@@ -46,6 +47,7 @@ ROUTES: dict[str, dict[str, str]] = {
     EXPAND_DOCUMENTS: {"queue": "parsing"},
     VERIFY_ITEM: {"queue": "retrieval"},
     VERIFY_CLAIM: {"queue": "evidence"},
+    CHECK_CLAIMS_TEXT: {"queue": "evidence"},
     RENDER_REPORT: {"queue": "writer"},
 }
 

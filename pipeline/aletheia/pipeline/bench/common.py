@@ -153,7 +153,11 @@ def unthrottled_limits() -> dict[str, Any]:
 
     fast = SourceLimits(rate=100_000, burst=1_000, concurrency=64, search_rate=100_000)
     return {
-        f"{name}_limits": fast for name in ("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed")
+        f"{name}_limits": fast
+        for name in (
+            *("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed", "dblp", "acl_anthology"),
+            *("open_library", "google_books", "perseus", "ccel"),
+        )
     }
 
 

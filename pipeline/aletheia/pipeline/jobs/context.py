@@ -35,6 +35,7 @@ KIND_BIBLIOGRAPHY = "bibliography"
 KIND_CLAIM = "claim"
 KIND_SWEEP = "sweep"
 KIND_AUDIT = "audit"
+KIND_CLAIMS_TEXT = "claims_text"  # a research text's claims (`aletheia claims`)
 
 START_BIBLIOGRAPHY = "aletheia.control.start_bibliography_job"
 EXPAND_DOCUMENTS = "aletheia.parsing.expand_job"
@@ -46,10 +47,11 @@ AUDIT = "aletheia.control.audit"
 REDRIVE = "aletheia.control.redrive"
 REFRESH_RETRACTIONS = "aletheia.control.refresh_retractions"
 COMMIT_AUDIT_ROOT = "aletheia.control.commit_audit_root"
+CHECK_CLAIMS_TEXT = "aletheia.evidence.check_claims_text"
 
 TASK_NAMES = (
     START_BIBLIOGRAPHY, EXPAND_DOCUMENTS, VERIFY_ITEM, VERIFY_CLAIM, RENDER_REPORT,
-    START_SWEEP, AUDIT, REDRIVE, REFRESH_RETRACTIONS,
+    START_SWEEP, AUDIT, REDRIVE, REFRESH_RETRACTIONS, CHECK_CLAIMS_TEXT,
 )  # fmt: skip
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)

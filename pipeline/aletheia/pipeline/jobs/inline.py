@@ -16,8 +16,10 @@ from aletheia.pipeline.jobs.bibliography import (
     verify_item,
 )
 from aletheia.pipeline.jobs.claims import verify_claim
+from aletheia.pipeline.jobs.claims_text import check_claims_text_job
 from aletheia.pipeline.jobs.context import (
     AUDIT,
+    CHECK_CLAIMS_TEXT,
     EXPAND_DOCUMENTS,
     REDRIVE,
     REFRESH_RETRACTIONS,
@@ -48,6 +50,8 @@ def run_step(ctx: ServiceContext, task: str, *args: Any) -> None:
         verify_item(ctx, args[0])
     elif task == VERIFY_CLAIM:
         verify_claim(ctx, args[0])
+    elif task == CHECK_CLAIMS_TEXT:
+        check_claims_text_job(ctx, args[0])
     elif task == RENDER_REPORT:
         render_report(ctx, args[0])
     elif task == START_SWEEP:

@@ -116,7 +116,7 @@ def stored_reference_json(item: Item, verdict_row: Any) -> dict[str, Any]:
 
 def job_document(runtime: Runtime, job_id: str) -> dict[str, Any]:
     """The report of a job, from its rows: `{"summary": ..., "references": [...]}`."""
-    from aletheia.pipeline.report_signals import refresh_predatory_list
+    from aletheia.pipeline.report_signals import refresh_predatory_list, summary_with_signals
 
     # The writer builds the signals of each reference: it must see the list the operator loaded.
     refresh_predatory_list(runtime.jobs.engine)
@@ -126,6 +126,9 @@ def job_document(runtime: Runtime, job_id: str) -> dict[str, Any]:
         for item, row in runtime.jobs.verdicts(job_id)
         if item.kind == "reference" and row is not None
     ]
+    # The document-level signals (citation cohorts: who, which citations) belong in the stored
+    # report.json's summary too, not only in the HTML.
+    summary = summary_with_signals(summary, references)
     return {"summary": summary, "references": references}
 
 

@@ -6,9 +6,12 @@ empty, or its sliding window full (with `Retry-After`); wait the
 configured latency; draw a fault; answer from the universe. Control endpoints under `/_sim/` are
 never limited, delayed or faulted.
 
-Routes: `/crossref`, `/openalex`, `/s2`, `/arxiv-api`, `/arxiv`, `/pubmed`, each followed by the
+Routes: `/crossref`, `/openalex`, `/s2`, `/arxiv-api`, `/arxiv`, `/pubmed`, `/europepmc`, each followed by the
 real service's own paths, so `ALETHEIA_CROSSREF_URL=http://127.0.0.1:PORT/crossref` points a
-client at the simulator without any other change.
+client at the simulator without any other change. DBLP is served under `/dblp`, the ACL Anthology
+under `/acl`. Books: `/openlibrary`, `/googlebooks`; canonical texts: `/perseus`, `/ccel`
+(`simulator/books.py`, `simulator/classical.py`). Web search: `/tavily`, `/brave`
+(`simulator/web_search.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,19 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from aletheia.sources.simulator import arxiv, crossref, openalex, pubmed, semantic_scholar
+from aletheia.sources.simulator import (
+    acl_anthology,
+    arxiv,
+    books,
+    classical,
+    crossref,
+    dblp,
+    europe_pmc,
+    openalex,
+    pubmed,
+    semantic_scholar,
+    web_search,
+)
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.config import (
     FAULT_NAMES,
@@ -48,6 +63,22 @@ PREFIXES: Final[dict[SimSource, str]] = {
     "arxiv_api": "/arxiv-api",
     "arxiv": "/arxiv",
     "pubmed": "/pubmed",
+    "dblp": "/dblp",
+    "acl_anthology": "/acl",
+    "europe_pmc": "/europepmc",
+    "open_library": books.OPEN_LIBRARY_PREFIX,
+    "google_books": books.GOOGLE_BOOKS_PREFIX,
+    "perseus": "/perseus",
+    "ccel": "/ccel",
+    "tavily": web_search.TAVILY_PREFIX,
+    "brave_search": web_search.BRAVE_PREFIX,
+}
+# Tier 1 and Tier 3 (books, canonical texts): (classify, answer, 429) per source.
+_TIER_ROUTES: Final = {
+    "open_library": (books.classify, books.handle_open_library, books.rate_limited),
+    "google_books": (books.classify, books.handle_google_books, books.rate_limited),
+    "perseus": (classical.classify, classical.handle_perseus, classical.rate_limited),
+    "ccel": (classical.classify, classical.handle_ccel, classical.rate_limited),
 }
 _BY_SEGMENT: Final[dict[str, SimSource]] = {prefix.strip("/"): source for source, prefix in PREFIXES.items()}
 
@@ -169,6 +200,16 @@ class SimulatorApp:
 
     def _answer(self, source: SimSource, request: Request, path: str) -> Response:
         ctx = self.context
+        if source in _TIER_ROUTES:
+            return _TIER_ROUTES[source][1](request, path)
+        if source == "tavily":
+            return web_search.handle_tavily(request, path, ctx)
+        if source == "brave_search":
+            return web_search.handle_brave(request, path, ctx)
+        if source == "dblp":
+            return dblp.handle(request, path, ctx)
+        if source == "acl_anthology":
+            return acl_anthology.handle(request, path, ctx)
         if source == "crossref":
             return crossref.handle(request, path, ctx, self._config.sources[source].rate)
         if source == "openalex":
@@ -179,6 +220,8 @@ class SimulatorApp:
             return arxiv.handle_api(request, path, ctx)
         if source == "arxiv":
             return arxiv.handle_site(request, path, ctx)
+        if source == "europe_pmc":
+            return europe_pmc.handle(request, path, ctx)
         return pubmed.handle(request, path, ctx)
 
     def _take_token(self, source: SimSource, kind: RequestKind, request: Request) -> float:
@@ -199,6 +242,14 @@ class SimulatorApp:
     def _too_many(self, source: SimSource, request: Request, wait: float) -> Response:
         settings = self._config.sources[source]
         header = retry_after_header(settings.retry_after if settings.retry_after is not None else wait)
+        if source in _TIER_ROUTES:
+            return _TIER_ROUTES[source][2](header)
+        if source in ("tavily", "brave_search"):
+            return web_search.rate_limited(header)
+        if source == "dblp":
+            return dblp.rate_limited(header)
+        if source == "acl_anthology":
+            return acl_anthology.rate_limited(header)
         if source == "crossref":
             return crossref.rate_limited(header, settings.rate)
         if source == "openalex":
@@ -207,6 +258,8 @@ class SimulatorApp:
             return semantic_scholar.rate_limited(header)
         if source == "pubmed":
             return pubmed.rate_limited(header, settings.rate, request)
+        if source == "europe_pmc":
+            return europe_pmc.rate_limited(header)
         return arxiv.rate_limited(header)
 
     def _draw_fault(self, source: SimSource, kind: RequestKind) -> FaultName | None:
@@ -257,6 +310,14 @@ class SimulatorApp:
 
 
 def _classify(source: SimSource, request: Request, path: str) -> tuple[RequestKind, list[str]]:
+    if source in _TIER_ROUTES:
+        return _TIER_ROUTES[source][0](request, path)
+    if source in ("tavily", "brave_search"):
+        return web_search.classify(request, path)
+    if source == "dblp":
+        return dblp.classify(request, path)
+    if source == "acl_anthology":
+        return acl_anthology.classify(request, path)
     if source == "crossref":
         return crossref.classify(request, path)
     if source == "openalex":
@@ -267,4 +328,6 @@ def _classify(source: SimSource, request: Request, path: str) -> tuple[RequestKi
         return arxiv.classify_api(request, path)
     if source == "arxiv":
         return arxiv.classify_site(request, path)
+    if source == "europe_pmc":
+        return europe_pmc.classify(request, path)
     return pubmed.classify(request, path)

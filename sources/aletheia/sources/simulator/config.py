@@ -14,7 +14,23 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SimSource = Literal["crossref", "openalex", "semantic_scholar", "arxiv_api", "arxiv", "pubmed"]
+SimSource = Literal[
+    "crossref",
+    "openalex",
+    "semantic_scholar",
+    "arxiv_api",
+    "arxiv",
+    "pubmed",
+    "europe_pmc",
+    "dblp",
+    "acl_anthology",
+    "open_library",
+    "google_books",
+    "perseus",
+    "ccel",
+    "tavily",
+    "brave_search",
+]
 SIM_SOURCES: Final[tuple[SimSource, ...]] = (
     "crossref",
     "openalex",
@@ -22,6 +38,15 @@ SIM_SOURCES: Final[tuple[SimSource, ...]] = (
     "arxiv_api",
     "arxiv",
     "pubmed",
+    "europe_pmc",
+    "dblp",
+    "acl_anthology",
+    "open_library",
+    "google_books",
+    "perseus",
+    "ccel",
+    "tavily",
+    "brave_search",
 )
 RequestKind = Literal["single", "search", "batch", "fulltext"]
 REQUEST_KINDS: Final[tuple[RequestKind, ...]] = ("single", "search", "batch", "fulltext")
@@ -93,6 +118,18 @@ def _documented() -> dict[SimSource, SourceSimConfig]:
         "arxiv_api": SourceSimConfig(rate=1 / 3, burst=1),
         "arxiv": SourceSimConfig(rate=1 / 3, burst=1),
         "pubmed": SourceSimConfig(rate=3, burst=3, rate_with_key=10, burst_with_key=10),
+        # DBLP's FAQ: one or two seconds between requests; the ACL Anthology documents none.
+        "dblp": SourceSimConfig(rate=0.5, burst=1),
+        "acl_anthology": SourceSimConfig(rate=1, burst=1),
+        "europe_pmc": SourceSimConfig(rate=5, burst=5),
+        # Books and canonical texts document no number: the product's own default, one per second.
+        "open_library": SourceSimConfig(rate=1, burst=1),
+        "google_books": SourceSimConfig(rate=1, burst=1),
+        "perseus": SourceSimConfig(rate=1, burst=1),
+        "ccel": SourceSimConfig(rate=1, burst=1),
+        # Web search (Tier 4): Brave's free plan, 1 query per second; Tavily as well.
+        "tavily": SourceSimConfig(rate=1, burst=1),
+        "brave_search": SourceSimConfig(rate=1, burst=1),
     }
 
 

@@ -27,6 +27,15 @@ ENV_NAMES: Final[dict[SimSource, str]] = {
     "arxiv_api": "ALETHEIA_ARXIV_API_URL",
     "arxiv": "ALETHEIA_ARXIV_URL",
     "pubmed": "ALETHEIA_PUBMED_URL",
+    "dblp": "ALETHEIA_DBLP_URL",
+    "acl_anthology": "ALETHEIA_ACL_ANTHOLOGY_URL",
+    "europe_pmc": "ALETHEIA_EUROPE_PMC_URL",
+    "open_library": "ALETHEIA_OPEN_LIBRARY_URL",
+    "google_books": "ALETHEIA_GOOGLE_BOOKS_URL",
+    "perseus": "ALETHEIA_PERSEUS_URL",
+    "ccel": "ALETHEIA_CCEL_URL",
+    "tavily": "ALETHEIA_TAVILY_URL",
+    "brave_search": "ALETHEIA_BRAVE_SEARCH_URL",
 }
 # Names a caller may use for a source: the simulator's own and `SourceName` values.
 _ALIASES: Final[dict[str, SimSource]] = {
@@ -38,6 +47,16 @@ _ALIASES: Final[dict[str, SimSource]] = {
     "arxiv-api": "arxiv_api",
     "arxiv": "arxiv",
     "pubmed": "pubmed",
+    "dblp": "dblp",
+    "acl_anthology": "acl_anthology",
+    "europe_pmc": "europe_pmc",
+    "open_library": "open_library",
+    "google_books": "google_books",
+    "perseus": "perseus",
+    "ccel": "ccel",
+    "tavily": "tavily",
+    "brave_search": "brave_search",
+    "brave": "brave_search",
 }
 
 

@@ -24,8 +24,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from aletheia.sources.simulator.search import FieldIndex, tokenize
 
-WorkSource = Literal["crossref", "openalex", "semantic_scholar", "arxiv", "pubmed"]
-WORK_SOURCES: Final[tuple[WorkSource, ...]] = ("crossref", "openalex", "semantic_scholar", "arxiv", "pubmed")
+WorkSource = Literal["crossref", "openalex", "semantic_scholar", "arxiv", "pubmed", "dblp", "acl_anthology"]
+WORK_SOURCES: Final[tuple[WorkSource, ...]] = (
+    "crossref",
+    "openalex",
+    "semantic_scholar",
+    "arxiv",
+    "pubmed",
+    "dblp",
+    "acl_anthology",
+)
 
 # arXiv's DataCite prefix: a DOI under it is arXiv's own, never registered with Crossref.
 ARXIV_DOI_PREFIX: Final = "10.48550/"
@@ -109,6 +117,15 @@ class ArxivVersion(BaseModel):
     month: int | None = Field(default=None, ge=1, le=12)
 
 
+class SimSection(BaseModel):
+    """One section of an open-access PMC article's body; Europe PMC's route renders it as JATS."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str
+    paragraphs: tuple[str, ...] = ()
+
+
 class Related(BaseModel):
     """Other versions of the same work: the arXiv preprint (or preprint DOI) of a published work,
     and the DOI of the published version of a preprint."""
@@ -170,6 +187,9 @@ class SimWork(BaseModel):
     related: Related | None = None
     fulltext_html: str | None = None
     fulltext_pdf_path: str | None = None
+    # An open-access PMC full text (with `pmcid`): Europe PMC says `isOpenAccess: Y` and serves
+    # these sections as JATS from `{PMCID}/fullTextXML`; without them it answers 404 there.
+    pmc_body: tuple[SimSection, ...] = ()
     # Real source noise (docs/simulator.md): other names of the venue, a series beside it, a
     # repository copy OpenAlex takes for the primary location, DBLP key, ISSNs, and a venue only
     # Semantic Scholar knows (the others see a preprint).
@@ -177,6 +197,8 @@ class SimWork(BaseModel):
     series: str | None = None
     repository_primary: str | None = None
     dblp_key: str | None = None
+    # The ACL Anthology id ("2023.acl-long.123", "P19-1001"): the anthology serves the work.
+    acl_anthology_id: str | None = None
     issn: tuple[str, ...] = ()
     s2_publication_venue: str | None = None
     # Source-specific ids; derived from the work's key when absent.
@@ -279,6 +301,10 @@ class SimWork(BaseModel):
             known.add("arxiv")
         if self.pmid:
             known.add("pubmed")
+        if self.dblp_key:
+            known.add("dblp")
+        if self.acl_anthology_id:
+            known.add("acl_anthology")
         return frozenset(known)
 
     @property

@@ -1,0 +1,81 @@
+"""DBLP and the ACL Anthology as the gateway asks them (issue 12): clients built once per gateway,
+and the calls the evidence gatherer records.
+
+- The ACL Anthology is asked only for an anthology id the citation gives (an aclanthology.org or
+  aclweb.org/anthology URL: `core.acl_ids.cited_acl_id`), before any search. Its answer is recorded
+  as a candidate (a `SEARCH`-kind answer whose query is the id): a paper found there is compared
+  field by field like any hit, and an id the anthology does not know accuses nobody.
+- DBLP is a search source for computer-science references (`core.cs_scope`, part of
+  `core.coverage.search_coverage`). It is the slowest source (one request every two seconds), so
+  it is asked in the last search stage, only when OpenAlex, Crossref and Semantic Scholar did
+  not find the work; there it finds the CS proceedings papers they lack, and its "no hit" is one
+  more answer a `not_found` needs. Its record by key is fetched once more only to settle a venue
+  the other sources left in doubt, under a DBLP key of the cited venue (`core.dblp_venue`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aletheia.core.records import SourceName
+from aletheia.sources.base import PermanentSourceError
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Mapping
+
+    import httpx
+
+    from aletheia.config import Settings
+    from aletheia.sources.base import RawCache
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
+
+    Lookup = Callable[[], Awaitable[Any]]
+
+
+class CsSources:
+    """The DBLP and ACL Anthology clients of one gateway."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        http: httpx.AsyncClient,
+        limiter: RateLimiter,
+        breakers: Mapping[SourceName, CircuitBreaker],
+        cache: RawCache | None,
+    ) -> None:
+        from aletheia.sources.acl_anthology import AclAnthologyClient, acl_anthology_transport
+        from aletheia.sources.dblp import DblpClient, dblp_transport
+
+        self.dblp = DblpClient(
+            dblp_transport(http, settings, limiter, breakers.get(SourceName.DBLP)), cache=cache
+        )
+        self.acl_anthology = AclAnthologyClient(
+            acl_anthology_transport(http, settings, limiter, breakers.get(SourceName.ACL_ANTHOLOGY)),
+            cache=cache,
+        )
+
+    def transports(self) -> dict[SourceName, PoliteTransport]:
+        return {
+            SourceName.DBLP: self.dblp.transport,  # type: ignore[dict-item]
+            SourceName.ACL_ANTHOLOGY: self.acl_anthology.transport,  # type: ignore[dict-item]
+        }
+
+    def dblp_search(self, title: str) -> Lookup:
+        """DBLP's title search; a title with no searchable word is a failed answer for DBLP."""
+
+        async def run() -> Any:
+            try:
+                return await self.dblp.search(title)
+            except ValueError as exc:
+                raise PermanentSourceError(SourceName.DBLP.value, f"no searchable query: {exc}") from None
+
+        return run
+
+    def dblp_record(self, key: str) -> Lookup:
+        """DBLP's record by key (`/rec/{key}.xml`), to confirm a cited venue (`core.dblp_venue`)."""
+        return lambda: self.dblp.by_key(key)
+
+    def acl_lookup(self, anthology_id: str) -> Lookup:
+        return lambda: self.acl_anthology.by_id(anthology_id)

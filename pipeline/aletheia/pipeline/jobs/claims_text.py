@@ -1,0 +1,124 @@
+"""Claims-text jobs (`aletheia claims`, the `validate_research` tool): a research text's claims,
+their citations checked, suggestions for the unsupported ones; the report is the job's summary
+and is written as `claims.json` and `claims.html` in the job's report folder.
+
+The job row carries the document and its bibliographies (`InputDocument`s as JSON), so any worker
+on any host can run it. Idempotent: a finished job is left alone; a redelivered one recomputes
+the same report, artifacts are rewritten only when their content changes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from aletheia.pipeline.joblog import job_context
+from aletheia.pipeline.jobs.context import (
+    CHECK_CLAIMS_TEXT,
+    FINISHED,
+    KIND_CLAIMS_TEXT,
+    ServiceContext,
+    _job,
+    _run_in_job,
+    _transition,
+)
+from aletheia.pipeline.jobs.submission import InputDocument
+from aletheia.pipeline.runtime import Runtime
+from aletheia.storage.models import ItemStatus, JobStatus
+
+logger = logging.getLogger(__name__)
+
+
+def submit_claims_text(
+    runtime: Runtime,
+    dispatcher: Any,
+    document: InputDocument,
+    bibliographies: Sequence[InputDocument] = (),
+    *,
+    submitted_by: str | None = None,
+    suggest: bool = True,
+    check: bool = True,
+    max_suggestions: int = 20,
+    repository: str | Path | None = None,
+) -> str:
+    """A claims-text job over `document`; its suggestions' artifacts go to `repository`/docs/citations
+    (default: the job's report folder)."""
+    total = len(document.data) + sum(len(d.data) for d in bibliographies)
+    if total > runtime.settings.max_input_bytes:
+        raise ValueError(
+            f"input of {total} bytes exceeds max_input_bytes ({runtime.settings.max_input_bytes})"
+        )
+    job_input: dict[str, Any] = {
+        "document": document.as_json(),
+        "bibliographies": [d.as_json() for d in bibliographies],
+        "suggest": suggest,
+        "check": check,
+        "max_suggestions": max_suggestions,
+    }
+    if repository is not None:
+        job_input["repository"] = str(Path(repository).resolve())
+    job_id = runtime.jobs.create_job(KIND_CLAIMS_TEXT, job_input, submitted_by=submitted_by)
+    runtime.jobs.add_items(job_id, [(1, document.name[:80], "document", {"document": document.name})])
+    dispatcher.send(CHECK_CLAIMS_TEXT, job_id)
+    return job_id
+
+
+def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
+    """The one step of a claims-text job."""
+    from aletheia.pipeline.claims_text import check_claims_text
+    from aletheia.pipeline.jobs.reports import write_artifact
+    from aletheia.pipeline.report_claims import render_claims_html
+
+    rt = ctx.runtime
+    with job_context(job_id):
+        job = _job(rt, job_id)
+        if job.status in FINISHED:
+            return
+        _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
+        spec = job.input
+        folder = rt.settings.reports_path() / job_id
+        root = Path(spec.get("repository") or folder)
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            report = _run_in_job(
+                ctx,
+                job_id,
+                check_claims_text(
+                    InputDocument.from_json(spec["document"]),
+                    [InputDocument.from_json(d) for d in spec.get("bibliographies", [])],
+                    gateway=ctx.source_gateway(),
+                    settings=rt.settings,
+                    project_root=root,
+                    suggest=bool(spec.get("suggest", True)),
+                    check=bool(spec.get("check", True)),
+                    max_suggestions=int(spec.get("max_suggestions", 20)),
+                ),
+            )
+        except ValueError as exc:  # InputError included: the document cannot be read
+            error = f"{type(exc).__name__}: {exc}"
+            rt.jobs.set_job_status(job_id, JobStatus.FAILED, error=error)
+            for item in rt.jobs.items(job_id):
+                rt.jobs.mark_item(item.id, ItemStatus.FAILED, error=error)
+            return
+        repository = str(spec.get("repository") or rt.settings.reports_path())
+        written = []
+        for name, content in (
+            ("claims.json", json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n"),
+            ("claims.html", render_claims_html(report)),
+        ):
+            write_artifact(rt, job_id, repository, folder / name, content, "report")
+            written.append(str(folder / name))
+        rt.jobs.set_summary(job_id, {**report, "artifacts": written})
+        for item in rt.jobs.items(job_id):
+            rt.jobs.mark_item(item.id, ItemStatus.DONE)
+        if _transition(rt, job_id, JobStatus.RUNNING, JobStatus.DONE):
+            logger.info("claims job done", extra={"claims": report["summary"]["claims"]})
+
+
+def claims_report(runtime: Runtime, job_id: str) -> dict[str, Any]:
+    """The stored report of a finished claims-text job (its summary row)."""
+    job = _job(runtime, job_id)
+    return dict(job.summary or {}) | {"job_id": job_id, "status": job.status, "error": job.error}

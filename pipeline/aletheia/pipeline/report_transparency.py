@@ -1,0 +1,54 @@
+"""ADR 004's transparency fields in the formats people read: the HTML report's badges, and one
+short phrase for Markdown, the terminal and SARIF messages. The fields themselves are computed in
+core (`aletheia.core.transparency`) and written on every REFERENCE object by `report.reference_json`;
+a stored report written before they existed simply shows no badge."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+__all__ = ["BADGE_TEXT", "transparency_badges", "transparency_phrase"]
+
+# value -> (short text, the explanation shown on hover). Plain words, not alarms (ADR 004: "clear
+# but not alarmist").
+BADGE_TEXT: Final[dict[str, tuple[str, str]]] = {
+    "verified": ("verified", "every decisive field agrees with the source's record"),
+    "partially_verified": ("partially verified", "the work exists; a detail differs or was not confirmed"),
+    "unverified": ("unverified", "no source proved this reference as written"),
+    "exact_quote": ("exact quote", "the quoted words were found verbatim in the source's text"),
+    "verified_paraphrase": ("verified paraphrase", "the source's text supports it, not word for word"),
+    "unverified_content": ("unverified content", "no text of the source supports the quoted content"),
+    "web_resource": ("web resource", "the cited page answers with the cited title; its words not compared"),
+}
+
+
+def transparency_badges(ref: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The badges of one REFERENCE object: verification status, tier, content type (when any)."""
+    badges: list[dict[str, str]] = []
+    status = ref.get("verification_status")
+    if status in BADGE_TEXT:
+        text, title = BADGE_TEXT[status]
+        badges.append({"kind": "verification", "value": status, "text": text, "title": title})
+    tier = ref.get("tier")
+    if isinstance(tier, int):
+        name = ref.get("tier_name") or ""
+        badges.append(
+            {
+                "kind": "tier",
+                "value": str(tier),
+                "text": f"tier {tier} · {name}" if name else f"tier {tier}",
+                "title": f"decided by tier {tier} ({name}): docs/sources.md lists what each tier proves",
+            }
+        )
+    content = ref.get("content_type")
+    if content in BADGE_TEXT:
+        text, title = BADGE_TEXT[content]
+        badges.append({"kind": "content", "value": content, "text": text, "title": title})
+    return badges
+
+
+def transparency_phrase(ref: Mapping[str, Any]) -> str | None:
+    """E.g. "partially verified · tier 2 scholarly · exact quote"; None without the fields."""
+    parts = [b["text"].replace(" · ", " ") for b in transparency_badges(ref)]
+    return " · ".join(parts) if parts else None

@@ -1,0 +1,126 @@
+"""The Tier 1 (books) and Tier 3 (canonical texts) clients of one gateway, and their lookups.
+
+Built once per `SourceGateway` on its shared `httpx.AsyncClient`, limiter, breakers and cache;
+each client's transport is in the gateway's stats (`SourceGateway.stats`), so its requests are
+counted in every report like any other source's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from aletheia.core.evidence import Evidence, QueryKind
+from aletheia.core.records import CitedReference, SourceName
+from aletheia.sources.base import PermanentSourceError, RawCache, SourceRecord
+from aletheia.sources.ccel import CcelClient, ccel_transport
+from aletheia.sources.google_books import GoogleBooksClient, google_books_transport
+from aletheia.sources.open_library import OpenLibraryClient, open_library_transport
+from aletheia.sources.perseus import PerseusClient, perseus_transport
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.config import Settings
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
+
+Lookup = Callable[[], Awaitable[Any]]
+# `functools.partial(evidence._ask, gathered)`: run one lookup and record its answer (passed in,
+# so that the tier modules need not import `evidence`, which calls them).
+Ask = Callable[[SourceName, QueryKind, str, Lookup], Awaitable[list[SourceRecord]]]
+
+
+class Gathering(Protocol):
+    """What the tiers read of `evidence.Gathered`."""
+
+    raw: list[SourceRecord]
+
+    def evidence(self, gw: Any, cited: CitedReference) -> Evidence: ...
+
+
+BOOK_SEARCH_RESULTS = 5
+
+
+class TierSources:
+    def __init__(
+        self,
+        settings: Settings,
+        http: httpx.AsyncClient,
+        limiter: RateLimiter,
+        breakers: Mapping[SourceName, CircuitBreaker],
+        cache: RawCache | None,
+    ) -> None:
+        self.open_library = OpenLibraryClient(
+            open_library_transport(http, settings, limiter, breakers[SourceName.OPEN_LIBRARY]), cache=cache
+        )
+        self.google_books = GoogleBooksClient(
+            google_books_transport(http, settings, limiter, breakers[SourceName.GOOGLE_BOOKS]), cache=cache
+        )
+        self.perseus = PerseusClient(
+            perseus_transport(http, settings, limiter, breakers[SourceName.PERSEUS]), cache=cache
+        )
+        self.ccel = CcelClient(
+            ccel_transport(http, settings, limiter, breakers[SourceName.CCEL]), cache=cache
+        )
+
+    def transports(self) -> dict[SourceName, PoliteTransport]:
+        return {
+            SourceName.OPEN_LIBRARY: self.open_library.transport,  # type: ignore[dict-item]
+            SourceName.GOOGLE_BOOKS: self.google_books.transport,  # type: ignore[dict-item]
+            SourceName.PERSEUS: self.perseus.transport,  # type: ignore[dict-item]
+            SourceName.CCEL: self.ccel.transport,  # type: ignore[dict-item]
+        }
+
+    def isbn_lookups(self, isbn: str) -> list[tuple[SourceName, Lookup]]:
+        return [
+            (SourceName.OPEN_LIBRARY, lambda: self.open_library.by_isbn(isbn)),
+            (SourceName.GOOGLE_BOOKS, lambda: self.google_books.by_isbn(isbn)),
+        ]
+
+    def book_searches(self, title: str, author: str | None) -> list[tuple[SourceName, str, Lookup]]:
+        """(source, recorded query, call) for each catalogue's title/author search."""
+        query = f"{title} | author: {author}" if author else title
+        return [
+            (
+                SourceName.OPEN_LIBRARY,
+                query,
+                _searchable(
+                    SourceName.OPEN_LIBRARY,
+                    lambda: self.open_library.search(title=title, author=author, limit=BOOK_SEARCH_RESULTS),
+                ),
+            ),
+            (
+                SourceName.GOOGLE_BOOKS,
+                query,
+                _searchable(
+                    SourceName.GOOGLE_BOOKS,
+                    lambda: self.google_books.search(title=title, author=author, limit=BOOK_SEARCH_RESULTS),
+                ),
+            ),
+        ]
+
+    def passage_lookup(self, service: str, locator: str) -> tuple[SourceName, Lookup]:
+        if service == "ccel":
+            return SourceName.CCEL, lambda: self.ccel.page(locator)
+        return SourceName.PERSEUS, lambda: self.perseus.passage(locator)
+
+
+def _searchable(source: SourceName, call: Callable[[], Awaitable[list[SourceRecord]]]) -> Lookup:
+    """A query a client refuses (ValueError) is a failed answer, never a "no such book"."""
+
+    async def run() -> list[SourceRecord]:
+        try:
+            return await call()
+        except ValueError as exc:
+            raise PermanentSourceError(source.value, f"no searchable query: {exc}") from None
+
+    return run
+
+
+def book_author(cited: CitedReference) -> str | None:
+    if not cited.authors:
+        return None
+    first = cited.authors[0]
+    return first.family or first.literal or None

@@ -1,0 +1,194 @@
+"""`aletheia claims FILE` (a research text's claims and their citations) and `aletheia fix FILE.bib`
+(values the sources contradict replaced, span by span)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _emit(data: Any, out: Any) -> None:
+    out.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def _claims_text(report: dict[str, Any], out: Any) -> None:
+    for claim in report["claims"]:
+        if claim["status"] in ("verified", "own_work"):
+            continue
+        out.write(f"{report['document']}:{claim['line']}: {claim['status']}: {claim['sentence']}\n")
+        for c in claim["citations"]:
+            state = c.get("verdict") or c.get("unresolved_reason") or "not checked"
+            out.write(f"    {c['key']}: {state}\n")
+        suggestion = claim.get("suggestion")
+        if suggestion:
+            if suggestion.get("verified"):
+                out.write(f"    suggested (verified): {suggestion['citation']} [{suggestion['artifact']}]\n")
+            else:
+                out.write(f"    {suggestion.get('result')}: {suggestion.get('detail') or ''}\n")
+    s = report["summary"]
+    out.write(
+        f"aletheia claims: {s['claims']} claim(s), {s['needs_citation']} need a citation, "
+        f"{s['unsupported']} unsupported, {s['citations_checked']} citation(s) checked "
+        f"{json.dumps(s['citations_by_verdict'])}, {s['suggestions_verified']} verified suggestion(s)\n"
+    )
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--bib",
+    "bibs",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The bibliography (repeatable). Default: the files the document names, FILE's stem .bib, "
+    "the only .bib beside it, else the document's own reference list.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "html"]),
+    default=None,
+    help="Default: text on a terminal, json otherwise.",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
+@click.option("--no-check", is_flag=True, help="Do not verify the citations (find and resolve only).")
+@click.option("--no-suggest", is_flag=True, help="Do not search for citations for unsupported claims.")
+@click.option("--max-suggestions", type=click.IntRange(0), default=20, show_default=True)
+@click.option(
+    "--project-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where docs/citations/ receives the suggestions' artifacts (default: the job's report folder).",
+)
+@click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
+def claims(
+    file: Path,
+    bibs: tuple[Path, ...],
+    fmt: str | None,
+    output: Path | None,
+    no_check: bool,
+    no_suggest: bool,
+    max_suggestions: int,
+    project_root: Path | None,
+    offline: bool,
+) -> None:
+    """Find the claims in FILE (Markdown, LaTeX, plain text or PDF) that need a citation, check the
+    citations they carry and suggest a verified one for those that have none.
+
+    Exit codes: 0 every claim that needs a citation has one and all verified; 1 an unsupported
+    claim, a citation not in the bibliography, or a flagged citation; 2 usage or input error;
+    3 nothing flagged but some citations could not be checked.
+    """
+    from aletheia.config import get_settings
+    from aletheia.pipeline.claims_text import discover_bibliographies
+    from aletheia.pipeline.jobs.claims_text import claims_report, submit_claims_text
+    from aletheia.pipeline.jobs.submission import InputDocument
+    from aletheia.pipeline.report_claims import render_claims_html
+    from aletheia.pipeline.runtime import Runtime
+    from aletheia.pipeline.service import InlineDispatcher, LoopThread, ServiceContext
+
+    settings = get_settings()
+    if offline:
+        settings = settings.model_copy(update={"offline": True})
+    data = file.read_bytes()
+    found = list(bibs) or discover_bibliographies(file, data.decode("utf-8", errors="replace"))
+    runtime = Runtime.open(settings)
+    inline = InlineDispatcher()
+    ctx = ServiceContext(runtime=runtime, dispatcher=inline, runner=LoopThread(), defer_tokens=False)
+    try:
+        job_id = submit_claims_text(
+            runtime,
+            inline,
+            InputDocument(name=str(file), data=data),
+            [InputDocument.read(p) for p in found],
+            suggest=not no_suggest,
+            check=not no_check,
+            max_suggestions=max_suggestions,
+            repository=project_root,
+        )
+        inline.drain(ctx)
+    except ValueError as exc:
+        click.echo(f"aletheia: input error: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        ctx.close()
+    report = claims_report(runtime, job_id)
+    if report["status"] != "done":
+        click.echo(f"aletheia: {report.get('error') or 'the claims job did not finish'}", err=True)
+        sys.exit(2)
+    out = output.open("w", encoding="utf-8") if output else sys.stdout
+    chosen = fmt or ("text" if out.isatty() else "json")
+    try:
+        if chosen == "json":
+            _emit(report, out)
+        elif chosen == "html":
+            out.write(render_claims_html(report))
+        else:
+            _claims_text(report, out)
+    finally:
+        if output:
+            out.close()
+    sys.exit(report["summary"]["exit_code"])
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="The fixed file.")
+@click.option("--in-place", is_flag=True, help="Overwrite FILE (refused otherwise).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
+def fix(file: Path, output: Path | None, in_place: bool, fmt: str, offline: bool) -> None:
+    """Verify FILE.bib and write it with the author lists, titles and years the sources contradict
+    replaced by the sources' values; everything else is kept byte for byte. References that could
+    not be verified get a `% aletheia:` comment line above them.
+
+    Exit codes: 0 nothing to fix; 1 values replaced or references marked as not verified; 2 usage
+    or input error (an output that would overwrite FILE without --in-place); 3 only references
+    that could not be checked were marked.
+    """
+    from aletheia.config import get_settings
+    from aletheia.pipeline.bib_fix import decode, fix_bibtex_text, write_atomically
+    from aletheia.pipeline.runtime import Runtime
+
+    if output is None and not in_place:
+        raise click.UsageError("give -o FIXED.bib, or --in-place to overwrite FILE")
+    target = file if in_place else output
+    assert target is not None
+    if not in_place and target.resolve() == file.resolve():
+        click.echo(f"aletheia: refusing to overwrite {file} without --in-place", err=True)
+        sys.exit(2)
+    settings = get_settings()
+    if offline:
+        settings = settings.model_copy(update={"offline": True})
+    text, encoding = decode(file.read_bytes())
+    from aletheia.core.bibliography import InputFormat, detect_format
+
+    if text.strip() and detect_format(text, str(file)) is not InputFormat.BIBTEX:
+        click.echo(f"aletheia: {file} is not a BibTeX file (fix edits BibTeX only)", err=True)
+        sys.exit(2)
+    plan, report = asyncio.run(fix_bibtex_text(Runtime.open(settings), text, origin=str(file)))
+    write_atomically(target, plan.fixed_text(), encoding)
+    report["output"] = str(target)
+    if fmt == "json":
+        _emit(report, sys.stdout)
+    else:
+        for c in plan.changes:
+            click.echo(
+                f"{file}:{c.line}: {c.key}: {c.field} changed: {c.cited!r} -> {c.new!r} "
+                f"(source: {c.source}, similarity: {c.similarity})"
+            )
+        for m in plan.marks:
+            click.echo(f"{file}:{m.line}: {m.key}: marked: {m.comment}")
+        for n in plan.not_applied:
+            click.echo(f"{file}:{n.line}: {n.key}: {n.field} not changed: {n.why}")
+        click.echo(
+            f"aletheia fix: {plan.references} reference(s), {len(plan.changes)} value(s) replaced, "
+            f"{len(plan.marks)} marked; written to {target}"
+        )
+    sys.exit(plan.exit_code())

@@ -1,0 +1,166 @@
+"""DBLP, the computer-science bibliography: conference papers that have no DOI, and the venue key.
+
+Endpoints (`{ALETHEIA_DBLP_URL}`, default https://dblp.org):
+
+- `/search/publ/api?q=...&format=json&h=N`: the publication search. Words are ANDed and matched
+  as prefixes; `|` is OR and a leading `-` is NOT in DBLP's query language, so a title is asked
+  as its plain words (`dblp_query`), no operator left in.
+- `/rec/{key}.xml`: one record by its DBLP key ("conf/nips/VaswaniSPUJGKP17"), the XML form the
+  dblp FAQ documents ("What do I find in dblp.xml?").
+
+Politeness: DBLP documents no rate but asks, in its FAQ ("Am I allowed to crawl the dblp
+website?"), for "at least one or two seconds between two consecutive requests", and answers
+excess with 429 and `Retry-After`. The default limits (`ALETHEIA_DBLP_LIMITS`) are one request
+every two seconds, one at a time; the transport honours `Retry-After`. Answers are cached (searches
+by request, records by key, negative answers too). The pure parsers are in `dblp_parse`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import quote
+
+from aletheia.core.records import SourceName, WorkRecord
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
+from aletheia.sources.cache import SearchMemo, cache_key, read_cached
+from aletheia.sources.dblp_parse import dblp_hits, parse_dblp_hit, parse_dblp_search, parse_dblp_xml_record
+from aletheia.sources.safe_xml import parse_untrusted_xml
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.config.settings import Settings
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
+
+__all__ = ["DblpClient", "dblp_query", "dblp_transport", "is_dblp_key", "parse_dblp_search"]
+
+SOURCE: Final = SourceName.DBLP
+SEARCH_PATH: Final = "/search/publ/api"
+# Hits asked per search: the work, its CoRR copy and a namesake fit in five.
+DEFAULT_HITS: Final = 5
+_WORD: Final = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# A DBLP key: a stream path and a record name ("conf/nips/X17", "journals/corr/abs-2106-09685").
+_KEY: Final = re.compile(
+    r"^(?:conf|journals|books|series|phd|reference|tr|persons|homepages|data)/[\w./+-]+$"
+)
+
+
+def is_dblp_key(value: str | None) -> bool:
+    return bool(value) and _KEY.fullmatch(value or "") is not None
+
+
+def dblp_query(title: str) -> str:
+    """A title as DBLP search words: letters and digits only, so no word is read as an operator.
+    ValueError when nothing searchable is left."""
+    words = _WORD.findall(title)
+    if not words:
+        raise ValueError(f"no searchable word in {title!r}")
+    return " ".join(words)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class DblpClient:
+    """DBLP's publication search and records by key."""
+
+    source: Final = SOURCE
+
+    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
+        self.transport = transport
+        self.cache = cache
+        self._searches = SearchMemo(SOURCE.value, cache, transport.stats)
+
+    @classmethod
+    def from_settings(
+        cls,
+        http: httpx.AsyncClient,
+        settings: Settings,
+        limiter: RateLimiter,
+        *,
+        cache: RawCache | None = None,
+        breaker: CircuitBreaker | None = None,
+    ) -> DblpClient:
+        return cls(dblp_transport(http, settings, limiter, breaker), cache=cache)
+
+    def _url(self, path: str) -> str:
+        return f"{self.transport.base_url.rstrip('/')}{path}"
+
+    async def search(self, title: str, *, hits: int = DEFAULT_HITS) -> list[SourceRecord]:
+        """DBLP's hits for a title, best first (memoised and cached by request)."""
+        params: dict[str, Any] = {"q": dblp_query(title), "format": "json", "h": hits}
+        url = self._url(SEARCH_PATH)
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+            if payload is None:
+                return []
+            return [
+                SourceRecord(parse_dblp_hit(hit), hit, fetched_at, url, from_cache=from_cache)
+                for hit in dblp_hits(payload)
+            ]
+
+        return await self._searches.get(
+            SEARCH_PATH,
+            params,
+            lambda: self.transport.get_json(SEARCH_PATH, params=params, kind="search"),
+            parse,
+            found=lambda payload: bool(payload is not None and dblp_hits(payload)),
+            url=url,
+        )
+
+    async def by_key(self, key: str) -> SourceRecord | None:
+        """The record a DBLP key names, or None when DBLP has no such key (cached either way).
+        ValueError when `key` is not a DBLP key."""
+        if not is_dblp_key(key):
+            raise ValueError(f"not a DBLP key: {key!r}")
+        path = f"/rec/{quote(key, safe='/')}.xml"
+        hit, cached = await read_cached(
+            self.cache, SOURCE, cache_key("dblp", key), self.transport.stats, _parse_xml
+        )
+        if hit:
+            return cached
+        text = await self.transport.get_text(path, kind="single")
+        record = _parse_xml(text) if text is not None else None
+        if self.cache is not None:
+            key_ = cache_key("dblp", key)
+            await self.cache.put(SOURCE.value, key_, text, found=text is not None, url=self._url(path))
+        if record is None:
+            return None
+        return SourceRecord(record, text, _utcnow(), self._url(path))
+
+
+def _parse_xml(text: Any) -> WorkRecord:
+    if not isinstance(text, str):
+        raise SourceParseError(SOURCE.value, "a DBLP record is XML text")
+    return parse_dblp_xml_record(parse_untrusted_xml(text, source=SOURCE.value, allow_doctype=True))
+
+
+def dblp_transport(
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None = None,
+) -> PoliteTransport:
+    """The polite transport to DBLP: base URL, limits, on/off from settings; a User-Agent naming
+    Aletheia and a contact, as DBLP asks of scripts."""
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.crossref import polite_user_agent
+    from aletheia.sources.transport import PoliteTransport
+
+    return PoliteTransport(
+        SOURCE,
+        http,
+        base_url=settings.dblp_url,
+        limits=settings.limits_for(SOURCE.value),
+        limiter=limiter,
+        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
+        headers={"User-Agent": polite_user_agent(settings.mailto)},
+        attempts=settings.http_attempts,
+        timeout=settings.http_timeout,
+        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    )

@@ -1,0 +1,118 @@
+"""Google Books (Tier 1, books): volumes by ISBN and by title/author.
+
+`{base}/books/v1/volumes?q=isbn:{isbn}` and `q=intitle:"..." inauthor:...` (the API's documented
+search keywords), `printType=books`; the key (`GOOGLE_BOOKS_API_KEY`) is sent as `key` when set
+(without one Google allows a small daily quota). The limit is a setting
+(`ALETHEIA_GOOGLE_BOOKS_LIMITS`, one request per second by default). Pure parsers: `books_parse`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from aletheia.core.isbn import normalise_isbn
+from aletheia.core.records import SourceName, WorkRecord
+from aletheia.sources.base import RawCache, SourceRecord, Transport
+from aletheia.sources.books_parse import google_books_items, parse_google_books_volume
+from aletheia.sources.cache import SearchMemo, cache_key, read_cached
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.config.settings import Settings
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
+
+SOURCE: Final = SourceName.GOOGLE_BOOKS
+VOLUMES: Final = "/books/v1/volumes"
+
+
+def _quoted(text: str) -> str:
+    return '"' + " ".join(text.replace('"', " ").split()) + '"'
+
+
+class GoogleBooksClient:
+    source: Final = SOURCE
+
+    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
+        """The API key, when there is one, is the transport's (`google_books_transport`): it is
+        sent with every request and never part of a cache key."""
+        self.transport = transport
+        self.cache = cache
+        self._searches = SearchMemo(SOURCE, cache, transport.stats)
+
+    def _params(self, q: str, max_results: int) -> dict[str, Any]:
+        return {"q": q, "printType": "books", "maxResults": max_results}
+
+    @staticmethod
+    def _parse_single(item: Any) -> WorkRecord:
+        return parse_google_books_volume(item)
+
+    async def by_isbn(self, isbn: str) -> SourceRecord | None:
+        """The volume carrying this ISBN, or None (cached either way). The volumes answer can hold
+        several volumes; only one whose own identifiers include the ISBN is taken."""
+        canonical = normalise_isbn(isbn)
+        if canonical is None:
+            raise ValueError(f"not an ISBN: {isbn!r}")
+        key = cache_key("isbn", canonical)
+        hit, record = await read_cached(self.cache, SOURCE, key, self.transport.stats, self._parse_single)
+        if hit:
+            return record
+        payload = await self.transport.get_json(
+            VOLUMES, params=self._params(f"isbn:{canonical}", 5), kind="single"
+        )
+        items = google_books_items(payload) if payload is not None else []
+        item = next((i for i in items if canonical in parse_google_books_volume(i).isbn), None)
+        url = f"{self.transport.base_url}{VOLUMES}?q=isbn:{canonical}"
+        if self.cache is not None:
+            await self.cache.put(SOURCE, key, item, found=item is not None, url=url)
+        if item is None:
+            return None
+        return SourceRecord(self._parse_single(item), item, datetime.now(UTC), url)
+
+    async def search(self, *, title: str, author: str | None = None, limit: int = 5) -> list[SourceRecord]:
+        if not title.strip():
+            raise ValueError("a Google Books search needs a title")
+        q = f"intitle:{_quoted(title)}" + (f" inauthor:{_quoted(author)}" if author else "")
+        params = self._params(q, limit)
+        url = f"{self.transport.base_url}{VOLUMES}"
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+            if payload is None:
+                return []
+            return [
+                SourceRecord(parse_google_books_volume(i), i, fetched_at, url, from_cache=from_cache)
+                for i in google_books_items(payload)
+            ]
+
+        return await self._searches.get(
+            VOLUMES,
+            params,
+            lambda: self.transport.get_json(VOLUMES, params=params, kind="search"),
+            parse,
+            found=lambda p: bool(isinstance(p, Mapping) and p.get("items")),
+            url=url,
+        )
+
+
+def google_books_transport(
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
+) -> PoliteTransport:
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.transport import PoliteTransport
+
+    return PoliteTransport(
+        SOURCE,
+        http,
+        base_url=settings.google_books_url,
+        limits=settings.limits_for(SOURCE.value),
+        limiter=limiter,
+        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
+        default_params={"key": key.get_secret_value()} if (key := settings.google_books_api_key) else None,
+        attempts=settings.http_attempts,
+        timeout=settings.http_timeout,
+        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    )

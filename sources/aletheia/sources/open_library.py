@@ -1,0 +1,142 @@
+"""Open Library (Tier 1, books): an edition by ISBN, and title/author search.
+
+`{base}/isbn/{isbn}.json` answers with the edition record (a redirect to `/books/OL…M.json`,
+followed by the shared client) or 404; the edition names its authors by key only, so the names
+come from `{base}/authors/OL…A.json` (at most `MAX_AUTHORS` of them, each cached by key).
+`{base}/search.json?title=...&author=...` searches works. Open Library asks API users for an
+identifying User-Agent and moderate traffic; the limit is a setting (`ALETHEIA_OPEN_LIBRARY_LIMITS`,
+one request per second by default). Pure parsers: `books_parse`.
+
+A catalogue that lacks a book says nothing about whether the book exists: the pipeline records
+its "not found", and `decide` never turns it into an accusation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import quote
+
+from aletheia.core.isbn import normalise_isbn
+from aletheia.core.records import SourceName, WorkRecord
+from aletheia.sources.base import RawCache, SourceRecord, Transport
+from aletheia.sources.books_parse import parse_open_library_edition, parse_open_library_search
+from aletheia.sources.cache import SearchMemo, cache_key, read_cached
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.config.settings import Settings
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
+
+SOURCE: Final = SourceName.OPEN_LIBRARY
+MAX_AUTHORS: Final = 5
+SEARCH_FIELDS: Final = "key,title,subtitle,author_name,first_publish_year,publisher,isbn,edition_count"
+
+
+class OpenLibraryClient:
+    source: Final = SOURCE
+
+    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
+        self.transport = transport
+        self.cache = cache
+        self._searches = SearchMemo(SOURCE, cache, transport.stats)
+
+    def _parse(self, raw: Any) -> WorkRecord:
+        edition = raw.get("edition") if isinstance(raw, Mapping) else None
+        names = raw.get("author_names") if isinstance(raw, Mapping) else None
+        return parse_open_library_edition(
+            edition, [n for n in names or [] if isinstance(n, str)], base_url=self.transport.base_url
+        )
+
+    async def by_isbn(self, isbn: str) -> SourceRecord | None:
+        """The edition an ISBN names, or None when Open Library has none (cached either way).
+        Raises ValueError for a string that is no valid ISBN: callers validate first."""
+        canonical = normalise_isbn(isbn)
+        if canonical is None:
+            raise ValueError(f"not an ISBN: {isbn!r}")
+        key = cache_key("isbn", canonical)
+        hit, record = await read_cached(self.cache, SOURCE, key, self.transport.stats, self._parse)
+        if hit:
+            return record
+        path = f"/isbn/{canonical}.json"
+        edition = await self.transport.get_json(path, kind="single")
+        raw: dict[str, Any] | None = None
+        if edition is not None:
+            raw = {"edition": edition, "author_names": await self._author_names(edition)}
+        parsed = self._parse(raw) if raw is not None else None  # parsed before it is cached
+        url = f"{self.transport.base_url}{path}"
+        if self.cache is not None:
+            await self.cache.put(SOURCE, key, raw, found=raw is not None, url=url)
+        return None if parsed is None else SourceRecord(parsed, raw, datetime.now(UTC), url)
+
+    async def _author_names(self, edition: Any) -> list[str]:
+        authors = edition.get("authors") if isinstance(edition, Mapping) else None
+        keys: list[str] = []
+        for author in authors if isinstance(authors, list) else []:
+            key = author.get("key") if isinstance(author, Mapping) else None
+            if isinstance(key, str) and key.startswith("/authors/") and len(keys) < MAX_AUTHORS:
+                keys.append(key)
+        names: list[str] = []
+        for author_key in keys:
+            record = await self.transport.get_json(f"{quote(author_key)}.json", kind="single")
+            name = record.get("name") if isinstance(record, Mapping) else None
+            if isinstance(name, str) and name.strip():
+                names.append(name.strip())
+        return names
+
+    async def search(self, *, title: str, author: str | None = None, limit: int = 5) -> list[SourceRecord]:
+        """Works whose title (and author, when given) match, best first."""
+        if not title.strip():
+            raise ValueError("an Open Library search needs a title")
+        params: dict[str, Any] = {
+            "title": title,
+            "author": author or None,
+            "limit": limit,
+            "fields": SEARCH_FIELDS,
+        }
+        path = "/search.json"
+        url = f"{self.transport.base_url}{path}"
+
+        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+            if payload is None:
+                return []
+            records = parse_open_library_search(payload, base_url=self.transport.base_url)
+            docs = [d for d in payload["docs"] if isinstance(d, Mapping) and d.get("title")]
+            return [
+                SourceRecord(r, d, fetched_at, url, from_cache=from_cache)
+                for r, d in zip(records, docs, strict=True)
+            ]
+
+        return await self._searches.get(
+            path,
+            params,
+            lambda: self.transport.get_json(path, params=params, kind="search"),
+            parse,
+            found=lambda p: bool(isinstance(p, Mapping) and p.get("docs")),
+            url=url,
+        )
+
+
+def open_library_transport(
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
+) -> PoliteTransport:
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.crossref import polite_user_agent
+    from aletheia.sources.transport import PoliteTransport
+
+    return PoliteTransport(
+        SOURCE,
+        http,
+        base_url=settings.open_library_url,
+        limits=settings.limits_for(SOURCE.value),
+        limiter=limiter,
+        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
+        headers={"User-Agent": polite_user_agent(settings.mailto)},
+        attempts=settings.http_attempts,
+        timeout=settings.http_timeout,
+        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    )

@@ -1,0 +1,220 @@
+"""OpenAlex stage-1 title searches, many titles in one request (issue 11).
+
+OpenAlex documents boolean search in search filters ("Including any of the words AND, OR, or NOT
+in any of your searches will enable boolean search [...] You can use this in all searches,
+including using the search parameter, and using search filters"; parentheses group, words not
+separated by an operator are ANDed; docs.openalex.org, search-entities). So the title searches of
+many references that wait at the same moment go out as one
+
+    /works?filter=title.search:(w1 w2 w3) OR (w4 w5 w6) OR ...&per-page=200
+
+Each group is one title's words, ANDed, which is what the single search
+(`title.search:w1 w2 w3`) asks for that title; the whole URL is kept under OpenAlex's limit of
+about 4 KB (`max_url_bytes`), and `per-page=200` is OpenAlex's maximum.
+
+The answer is distributed by the product's own title comparison, and only as a *positive*
+finding (the precision rule): a reference gets the works of the batch whose title holds every
+word of its title and matches it under the decisive title rule (`core.titles.TITLE_THRESHOLD`),
+and, when the search names an author, that have an author whose name holds every word of it (the
+single search's `raw_author_name.search`). A title the batch did not find that way is a *miss*,
+never a "not found": 200 results shared by many titles prove nothing about one of them, so the
+caller asks OpenAlex the single search as before. A lone title, a title of fewer than
+`MIN_TITLE_WORDS` words (it would flood the shared results), and a batch that failed are misses
+too. Both checks are at least as strict as the single search, so whatever a reference gets from a
+batch is what its own search would have returned (the works matching it best, up to `per_page`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import quote
+
+from aletheia.core.text import normalize_title
+from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
+from aletheia.sources.base import SourceError
+from aletheia.sources.batching import Coalescer
+
+# OpenAlex's largest page.
+MAX_RESULTS: Final = 200
+# Titles per request, by default (`ALETHEIA_OPENALEX_TITLE_BATCH`); the URL budget may cut it.
+DEFAULT_MAX_TITLES: Final = 25
+# "The whole request URL is limited to about 4 KB" (developers.openalex.org, guides/searching).
+DEFAULT_MAX_URL_BYTES: Final = 4000
+# A title of one or two words matches thousands of works and would crowd the others out.
+MIN_TITLE_WORDS: Final = 3
+
+_WORD: Final = re.compile(r"[^\W_]+")
+_OPERATORS: Final = frozenset({"AND", "OR", "NOT"})
+
+
+def query_words(text: str) -> list[str]:
+    """The words of `text` as a boolean group may carry them: runs of letters and digits only (no
+    Elasticsearch query-string syntax: quotes, parentheses, `-`, `*`, `?`, `~`, `:`), and an
+    upper-case AND / OR / NOT lower-cased so that it stays a word."""
+    return [w.lower() if w in _OPERATORS else w for w in _WORD.findall(text)]
+
+
+def title_group(title: str) -> str:
+    """One title as a group of ANDed words: `(w1 w2 w3)`."""
+    return "(" + " ".join(query_words(title)) + ")"
+
+
+def batch_filter(titles: Iterable[str]) -> str:
+    """The `filter` value that asks for any of `titles`."""
+    return "title.search:" + " OR ".join(title_group(t) for t in titles)
+
+
+def _tokens(text: str) -> set[str]:
+    # Folded, with a final plural "s" dropped on both sides: looser than this, a work could pass
+    # that OpenAlex's own AND of the words would not return; stricter only sends a reference back
+    # to its single search.
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in normalize_title(text).split()}
+
+
+@dataclass(frozen=True)
+class TitleQuery:
+    """One reference's stage-1 search: the title and the author it is searched with."""
+
+    title: str
+    author: str | None
+
+
+def _work_title(work: Mapping[str, Any]) -> str:
+    title = work.get("title") or work.get("display_name")
+    return title if isinstance(title, str) else ""
+
+
+def _author_names(work: Mapping[str, Any]) -> list[str]:
+    names: list[str] = []
+    for authorship in work.get("authorships") or []:
+        if not isinstance(authorship, Mapping):
+            continue
+        raw = authorship.get("raw_author_name")
+        if isinstance(raw, str):
+            names.append(raw)
+        author = authorship.get("author")
+        if isinstance(author, Mapping) and isinstance(author.get("display_name"), str):
+            names.append(author["display_name"])
+    return names
+
+
+def matching_works(
+    query: TitleQuery, works: Sequence[Mapping[str, Any]], limit: int
+) -> list[Mapping[str, Any]]:
+    """The works of a batch answer that `query` clearly found, best first, at most `limit`: every
+    word of the title in the work's title, the titles matching under `TITLE_THRESHOLD`, and (when
+    the query names an author) every word of the author in one of the work's author names."""
+    wanted = _tokens(query.title)
+    author = _tokens(query.author) if query.author else set()
+    if not wanted:
+        return []
+    scored: list[tuple[float, int, Mapping[str, Any]]] = []
+    for rank, work in enumerate(works):
+        title = _work_title(work)
+        if not wanted <= _tokens(title):
+            continue
+        if author and not any(author <= _tokens(name) for name in _author_names(work)):
+            continue
+        similarity = title_similarity(query.title, title)
+        if similarity >= TITLE_THRESHOLD:
+            scored.append((-similarity, rank, work))
+    scored.sort(key=lambda item: (item[0], item[1]))
+    return [work for _, _, work in scored[:limit]]
+
+
+FetchPage = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+class TitleSearchBatcher:
+    """`await batcher.find(title, author, limit)` -> the works a shared batch clearly found for
+    that title (best first), or None: a miss, to be asked as a single search.
+
+    Concurrent calls within `window` seconds (up to `max_titles`) are coalesced (`Coalescer`, one
+    batch in flight at a time, the next filling meanwhile); each coalesced group is cut into
+    requests whose URL stays under `max_url_bytes` (`base_bytes` being the rest of the URL:
+    host, path, key, contact, page size)."""
+
+    def __init__(
+        self,
+        fetch_page: FetchPage,
+        *,
+        max_titles: int = DEFAULT_MAX_TITLES,
+        max_url_bytes: int = DEFAULT_MAX_URL_BYTES,
+        base_bytes: int = 0,
+        window: float = 0.02,
+        stats: dict[str, int] | None = None,
+    ) -> None:
+        if max_titles < 2:
+            raise ValueError(f"a title batch needs at least 2 titles, got {max_titles!r}")
+        self._fetch_page = fetch_page
+        self.max_titles = max_titles
+        self.max_url_bytes = max_url_bytes
+        self.base_bytes = base_bytes
+        self.stats = stats if stats is not None else {}
+        self._coalescer: Coalescer[TitleQuery, list[Mapping[str, Any]]] = Coalescer(
+            self._fetch_batch, max_batch=max_titles, window=window
+        )
+
+    def _count(self, name: str, n: int = 1) -> None:
+        self.stats[name] = self.stats.get(name, 0) + n
+
+    @staticmethod
+    def batchable(title: str) -> bool:
+        return len(query_words(title)) >= MIN_TITLE_WORDS
+
+    async def find(self, title: str, author: str | None, limit: int) -> list[Mapping[str, Any]] | None:
+        if not self.batchable(title):
+            return None
+        works = await self._coalescer.get(TitleQuery(title, author or None))
+        if not works:
+            self._count("title_batch_misses")
+            return None
+        self._count("title_batch_hits")
+        return works[:limit]
+
+    def chunks(self, queries: Sequence[TitleQuery]) -> list[list[TitleQuery]]:
+        """`queries` cut so that each request's URL fits `max_url_bytes` (a title too long to
+        share a request alone forms a chunk of one, which is never sent)."""
+        budget = self.max_url_bytes - self.base_bytes - len("&filter=") - len(quote("title.search:"))
+        out: list[list[TitleQuery]] = []
+        current: list[TitleQuery] = []
+        used = 0
+        separator = len(quote(" OR ", safe=""))
+        for query in queries:
+            size = len(quote(title_group(query.title), safe=""))
+            extra = size + (separator if current else 0)
+            if current and used + extra > budget:
+                out.append(current)
+                current, used, extra = [], 0, size
+            current.append(query)
+            used += extra
+        if current:
+            out.append(current)
+        return out
+
+    async def _fetch_batch(
+        self, queries: list[TitleQuery]
+    ) -> dict[TitleQuery, list[Mapping[str, Any]] | None]:
+        found: dict[TitleQuery, list[Mapping[str, Any]] | None] = {}
+        for chunk in self.chunks(queries):
+            found.update(await self._ask(chunk))
+        return found
+
+    async def _ask(self, chunk: list[TitleQuery]) -> dict[TitleQuery, list[Mapping[str, Any]] | None]:
+        if len(chunk) < 2:  # one title is cheaper as its own single search
+            return dict.fromkeys(chunk)
+        params = {"filter": batch_filter(q.title for q in chunk), "per-page": MAX_RESULTS}
+        try:
+            payload = await self._fetch_page(params)
+        except SourceError:
+            # A failed batch proves nothing either: every title is asked on its own.
+            self._count("title_batch_failures")
+            return dict.fromkeys(chunk)
+        self._count("title_batches")
+        self._count("title_batch_titles", len(chunk))
+        results = payload.get("results") if isinstance(payload, Mapping) else None
+        works = [w for w in results or [] if isinstance(w, Mapping)]
+        return {query: matching_works(query, works, MAX_RESULTS) or None for query in chunk}

@@ -1,0 +1,58 @@
+"""Every real DBLP answer in ../shared parses: refchecker's cache of DBLP searches
+(`api-samples/dblp/refchecker-cache/`) and the ICLR 2026 benchmark's recorded DBLP answers
+(`benchmarks/iclr2026-real-bibliographies/api_cache/dblp/`). Both keep a search's hit list. The ACL
+Anthology answers recorded there are all empty lists (no paper found): they are checked to be
+exactly that, so a new recording with content fails this test until a parser reads it.
+Skipped where ../shared is absent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aletheia.core.records import SourceName
+from aletheia.sources.dblp_parse import clean_dblp_title, dblp_hits, parse_dblp_search
+from tests.contract.precision_fields import assert_precision_fields_well_typed
+
+pytestmark = pytest.mark.shared
+
+ICLR_CACHE = Path("benchmarks") / "iclr2026-real-bibliographies" / "api_cache"
+FOLDERS = (Path("api-samples") / "dblp" / "refchecker-cache", ICLR_CACHE / "dblp")
+
+
+def _files(shared_data: Path, folder: Path) -> list[Path]:
+    files = sorted((shared_data / folder).glob("*.json"))
+    if not files:
+        pytest.skip(f"no recorded answers in {folder}")
+    return files
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=["refchecker-cache", "iclr2026"])
+def test_every_recorded_dblp_answer_parses(shared_data: Path, folder: Path) -> None:
+    hits = 0
+    for path in _files(shared_data, folder):
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        raw_hits = dblp_hits(payload)
+        records = parse_dblp_search(payload)
+        assert len(records) == len(raw_hits)
+        for hit, record in zip(raw_hits, records, strict=True):
+            hits += 1
+            info = hit["info"]
+            assert_precision_fields_well_typed(record)
+            assert record.source is SourceName.DBLP
+            assert record.dblp_key == info["key"]
+            assert record.title == clean_dblp_title(info["title"])
+            assert record.title and not record.title.endswith(".")
+            assert all(not part.isdigit() for a in record.authors for part in (a.family or "").split())
+            if info["key"].startswith("journals/corr/"):
+                assert record.is_preprint and record.arxiv_id, path.name
+            if isinstance(info.get("year"), str):
+                assert record.year == int(info["year"])
+    assert hits > 0
+
+
+def test_recorded_acl_anthology_answers_are_empty(shared_data: Path) -> None:
+    for path in _files(shared_data, ICLR_CACHE / "acl_anthology"):
+        assert json.loads(path.read_text(encoding="utf-8")) == [], path.name

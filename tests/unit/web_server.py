@@ -1,0 +1,111 @@
+"""A local HTTP server for the web tier's tests: 127.0.0.1 only, on a free port, in a thread.
+
+Routes: `/page` (an HTML page with a title, og:title and h1), `/other` (another title), `/plain`
+(a title only), `/gone` (404), `/error` (500), `/big` (a 2 MB body), `/slow` (trickles bytes for
+longer than any test's time budget), `/redirect?to=URL` (302 to URL), `/loop` (redirects to
+itself), `/pdf` (a PDF content type), `/nohead` (405 to HEAD, the page to GET), `/archive/web/<timestamp>/...` (a page as the Wayback
+Machine serves it). Every request's Host header is kept in `hosts` (to prove the pinned address
+was used with the name as Host).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+PAGE = (
+    b"<!doctype html><html><head><meta charset='utf-8'>"
+    b"<title>Scaling Laws for Widgets | The Widget Blog</title>"
+    b"<meta property='og:title' content='Scaling Laws for Widgets'></head>"
+    b"<body><h1>Scaling laws for widgets</h1><p>text</p></body></html>"
+)
+OTHER = b"<html><head><title>Cooking with Cast Iron Pans</title></head><body></body></html>"
+SLOW_SECONDS = 30
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        return
+
+    def _send(
+        self, status: int, body: bytes = b"", content_type: str = "text/html; charset=utf-8", **headers: str
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self) -> None:
+        if self.path == "/nohead":  # a server that refuses HEAD: GET decides
+            self.server.hosts.append(self.headers.get("Host", ""))
+            self._send(405, b"")
+            return
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        self.server.hosts.append(self.headers.get("Host", ""))
+        parts = urlsplit(self.path)
+        path = parts.path
+        if path in ("/page", "/nohead"):
+            self._send(200, PAGE)
+        elif path == "/other":
+            self._send(200, OTHER)
+        elif path == "/gone":
+            self._send(404, b"not here")
+        elif path == "/error":
+            self._send(500, b"oops")
+        elif path == "/pdf":
+            self._send(200, b"%PDF-1.4", content_type="application/pdf")
+        elif path == "/big":
+            self._send(200, b"<html><head><title>Big</title></head><body>" + b"x" * 2_000_000)
+        elif path == "/redirect":
+            self._send(302, b"", Location=parse_qs(parts.query)["to"][0])
+        elif path == "/loop":
+            self._send(302, b"", Location="/loop")
+        elif path.startswith("/archive/web/"):
+            self._send(200, PAGE)
+        elif path == "/slow":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            try:
+                for _ in range(SLOW_SECONDS * 10):
+                    self.wfile.write(b"<!-- -->")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:  # the client gave up: what the test wants
+                return
+        else:
+            self._send(404, b"")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    hosts: list[str]
+
+
+@contextmanager
+def local_server() -> Iterator[tuple[str, _Server]]:
+    """(base URL "http://127.0.0.1:PORT", server)."""
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.hosts = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
