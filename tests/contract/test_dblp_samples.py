@@ -56,3 +56,34 @@ def test_every_recorded_dblp_answer_parses(shared_data: Path, folder: Path) -> N
 def test_recorded_acl_anthology_answers_are_empty(shared_data: Path) -> None:
     for path in _files(shared_data, ICLR_CACHE / "acl_anthology"):
         assert json.loads(path.read_text(encoding="utf-8")) == [], path.name
+
+
+def test_the_simulators_hits_have_the_real_shape(shared_data: Path) -> None:
+    """Every field the simulator's DBLP hit carries is one the real recorded hits carry, with the
+    same JSON type (a list where DBLP gives one author as an object is allowed both ways)."""
+    from aletheia.sources.simulator.dblp import render_hit
+    from aletheia.sources.simulator.universe import SimWork
+
+    real: dict[str, set[type]] = {}
+    for path in _files(shared_data, ICLR_CACHE / "dblp"):
+        for hit in dblp_hits(json.loads(path.read_text(encoding="utf-8"))):
+            for key, value in hit["info"].items():
+                real.setdefault(key, set()).add(type(value))
+    work = SimWork.model_validate(
+        {
+            "title": "Attention Is All You Need",
+            "authors": [{"given": "Ashish", "family": "Vaswani"}, {"given": "Noam", "family": "Shazeer"}],
+            "year": 2017,
+            "venue": "NeurIPS",
+            "type": "proceedings-article",
+            "doi": "10.5555/sim.1",
+            "dblp_key": "conf/nips/VaswaniSPUJGKP17",
+        }
+    )
+    simulated = render_hit(work, 1)
+    assert set(simulated) == {"@score", "@id", "info", "url"}
+    for key, value in simulated["info"].items():
+        assert key in real, key
+        assert type(value) in real[key], (key, type(value))
+    parsed = parse_dblp_search([simulated])[0]
+    assert parsed.title == "Attention Is All You Need" and parsed.dblp_key == "conf/nips/VaswaniSPUJGKP17"

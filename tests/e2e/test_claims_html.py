@@ -25,7 +25,8 @@ PAPER = (
     "# Introduction\n\nTransformers are the state of the art in translation [@vaswani2017].\n"
     "Sorting needs O(n log n) comparisons [@knuth]. Heapsort is optimal for <script>x</script> [@missing].\n"
     "Studies have shown that sleep improves memory, a finding replicated in a very long sentence "
-    "that goes on and on to test wrapping on a narrow screen with unbreakable_tokens_like_this_one.\n"
+    "that goes on and on to test wrapping on a narrow screen with "
+    "unbreakable_tokens_like_this_one_that_is_much_longer_than_any_phone_screen_is_wide_at_all.\n"
 )
 BIB = (
     "@article{vaswani2017, author={Vaswani, Ashish}, title={Attention Is All You Need}, year={2017}}\n"

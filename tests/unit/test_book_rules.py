@@ -29,7 +29,7 @@ def cited(**kw: object) -> CitedReference:
         (cited(entry_type="book"), True),
         (cited(entry_type="article", isbn="9780521833783"), True),
         (cited(entry_type="misc", venue="Cambridge University Press"), True),  # a publisher for venue
-        (cited(entry_type="misc", url="https://books.google.com/books?id=x"), True),
+        (cited(entry_type="misc", venue="O'Reilly", url="https://books.google.com/books?id=x"), True),
         (cited(entry_type="article", venue="Journal of Optimization Theory"), False),
         (cited(entry_type="book", doi="10.1017/CBO9780511804441"), False),  # the DOI settles it
         (cited(entry_type="misc", url="https://github.com/cvxpy/cvxpy"), False),  # code, out of scope

@@ -191,3 +191,40 @@ def test_claim_status_from_its_citations(verdicts: list[str], status: str) -> No
     assert _claim_status(claim, True) == status
     assert _claim_status(claim, False) == "unchecked"
     assert _claim_status({**claim, "citations": [{"resolved": False}]}, True) == "unresolved"
+
+
+def test_a_pdf_is_read_through_the_pdf_path(tmp_path: Path) -> None:
+    from tests.unit.test_bibliography_inputs import _pdf
+
+    pdf = _pdf(
+        [
+            [
+                (72, 740, "1 Introduction"),
+                (72, 726, "Tidal forcing is the state of the art explanation of salinity [1]."),
+                (72, 712, "It is well known that coastal aquifers are 40% saline."),
+            ],
+            [
+                (72, 740, "References"),
+                (72, 720, "[1] Petra Novak and Lars van den Berg. 2020. Tidal forcing of coastal"),
+                (84, 708, "aquifers. Journal of Hydrology Letters, 12:1-9."),
+            ],
+        ]
+    )
+    report = asyncio.run(
+        check_claims_text(
+            InputDocument("paper.pdf", pdf),
+            [],
+            gateway=None,
+            settings=Settings(data_dir=tmp_path / "data", offline=True),
+            project_root=tmp_path,
+            check=False,
+            suggest=False,
+        )
+    )
+    assert report["format"] == "plain" and report["bibliography"]["references"] == 1
+    cited, unsupported = report["claims"]
+    assert cited["citations"][0]["resolved"] and cited["status"] == "unchecked"
+    assert unsupported["status"] == "unsupported" and {t["rule"] for t in unsupported["triggers"]} == {
+        "proven",
+        "percentage",
+    }

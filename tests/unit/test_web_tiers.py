@@ -4,6 +4,7 @@ simulator looked up by identifier, and the LLM fallback with a fake; skipped tie
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -95,11 +96,13 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def verify(
-    settings: Settings, http: httpx.AsyncClient, cited: CitedReference, **gw: Any
+    settings: Settings, http: httpx.AsyncClient, cited: CitedReference, *, resolver: Any = None, **gw: Any
 ) -> ReferenceOutcome:
     gateway = SourceGateway(settings, http, LocalRateLimiter())
     for name, value in gw.items():
         setattr(gateway.web_tiers, name, value)
+    if resolver is not None:
+        gateway.web_tiers.page.fetcher.resolver = resolver
     return await verify_reference(cited, gateway, current_year=2026)
 
 
@@ -128,6 +131,17 @@ async def test_a_web_page_answering_with_the_cited_title_is_verified_as_a_web_re
     assert any(n.startswith("content type: web_page") for n in v.notes)
     assert [a.kind for a in out.evidence.answers] == [QueryKind.URL]  # no scholarly source was asked
     assert out.raw[0].raw["status"] == 200 and out.raw[0].raw["address"] == "127.0.0.1"
+
+
+async def test_every_http_request_of_a_fetch_is_counted(
+    sim: SimulatorServer, web: tuple[str, _Server], http: httpx.AsyncClient, tmp_path: Path
+) -> None:
+    base, _ = web
+    gateway = SourceGateway(settings_for(sim, tmp_path, **_on(base)), http, LocalRateLimiter())
+    await verify_reference(web_ref(f"{base}/redirect?to=/page"), gateway, current_year=2026)
+    # HEAD /redirect, HEAD /page, GET /page (the GET starts where HEAD ended)
+    assert gateway.stats()["web"].requests == 3
+    assert "web" not in SourceGateway(settings_for(sim, tmp_path), http, LocalRateLimiter()).stats()
 
 
 async def test_with_the_tier_off_a_web_reference_stays_out_of_scope(
@@ -161,14 +175,28 @@ async def test_pages_that_do_not_answer_or_answer_otherwise(
 async def test_an_archived_copy_is_dated(
     sim: SimulatorServer, web: tuple[str, _Server], http: httpx.AsyncClient, tmp_path: Path
 ) -> None:
+    """web.archive.org is the local server here (a resolver that answers 127.0.0.1 for it)."""
     base, _ = web
+    port = base.rsplit(":", 1)[1]
+
+    async def archive_is_local(host: str, port: int) -> list[Any]:
+        assert host == "web.archive.org"
+        return [ipaddress.ip_address("127.0.0.1")]
+
     settings = settings_for(sim, tmp_path, **_on(base))
-    url = f"{base}/archive/web/20230105000000/https://widgets.example/"
-    same = web_ref(url, fields={"urldate": "2023-01-10"})
-    assert (await verify(settings, http, same)).verdict.status is VerdictStatus.VERIFIED
-    other = web_ref(url, fields={"urldate": "2020-01-10"})
-    # the archive check reads web.archive.org URLs only: a local stand-in has no snapshot date
-    assert (await verify(settings, http, other)).verdict.status is VerdictStatus.VERIFIED
+    archived = f"http://web.archive.org:{port}/web/2025/https://widgets.example/"
+    asked = web_ref(archived, fields={"urldate": "2025-03-10"})
+    v = (await verify(settings, http, asked, resolver=archive_is_local)).verdict
+    assert v.status is VerdictStatus.VERIFIED
+    # cited as accessed in 2023; the archive has only a 2025 snapshot: a minor difference
+    old = web_ref(
+        f"http://web.archive.org:{port}/web/20230105/https://widgets.example/",
+        fields={"urldate": "2023-01-10"},
+    )
+    v = (await verify(settings, http, old, resolver=archive_is_local)).verdict
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MINOR
+    assert Reason.ARCHIVE_DATE_DIFFERS in v.reasons
+    assert any("archived copy of 2025-06-01" in n for n in v.notes)
 
 
 def pubmed_only_cited() -> CitedReference:

@@ -1,11 +1,12 @@
 """A local HTTP server for the web tier's tests: 127.0.0.1 only, on a free port, in a thread.
 
-Routes: `/page` (an HTML page with a title, og:title and h1), `/other` (another title), `/plain`
-(a title only), `/gone` (404), `/error` (500), `/big` (a 2 MB body), `/slow` (trickles bytes for
-longer than any test's time budget), `/redirect?to=URL` (302 to URL), `/loop` (redirects to
-itself), `/pdf` (a PDF content type), `/nohead` (405 to HEAD, the page to GET), `/archive/web/<timestamp>/...` (a page as the Wayback
-Machine serves it). Every request's Host header is kept in `hosts` (to prove the pinned address
-was used with the name as Host).
+Routes: `/page` (an HTML page with a title, og:title and h1), `/other` (another title), `/gone`
+(404), `/error` (500), `/big` (a 2 MB body), `/slow` (trickles bytes for longer than any test's
+time budget), `/redirect?to=URL` (302 to URL), `/loop` (redirects to itself), `/pdf` (a PDF
+content type), `/nohead` (405 to HEAD, the page to GET), `/web/<timestamp>/<url>` (the Wayback
+Machine: a 2023 timestamp redirects to the 2025 snapshot, as the archive serves its nearest).
+Every request's Host header is kept in `hosts` (to prove the pinned address was used with the
+name as Host).
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(302, b"", Location=parse_qs(parts.query)["to"][0])
         elif path == "/loop":
             self._send(302, b"", Location="/loop")
-        elif path.startswith("/archive/web/"):
+        elif path.startswith("/web/2023"):  # no snapshot then: the archive serves its nearest, 2025
+            self._send(302, b"", Location="/web/20250601000000/" + path.split("/", 3)[3])
+        elif path.startswith("/web/"):
             self._send(200, PAGE)
         elif path == "/slow":
             self.send_response(200)

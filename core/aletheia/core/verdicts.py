@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.trust import trust_of
 
-LOGIC_VERSION = "2.0.0"
+LOGIC_VERSION = "2.1.0"
 
 
 class VerdictStatus(StrEnum):

@@ -42,7 +42,7 @@ ARCHIVE_TOLERANCE_DAYS: Final = 366
 # Separators between a page's own title and its site's name ("Title | Site", "Site - Title").
 _TITLE_PARTS: Final = re.compile(r"\s+(?:\||-|–|—|·|::|»|/)\s+")
 _ARCHIVE: Final = re.compile(
-    r"^https?://web\.archive\.org/web/(\d{4})(\d{2})?(\d{2})?\d*(?:[a-z]{2}_)?/", re.I
+    r"^https?://web\.archive\.org(?::\d+)?/web/(\d{4})(\d{2})?(\d{2})?\d*(?:[a-z]{2}_)?/", re.I
 )
 _ISO_DATE: Final = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 _ACCESSED: Final = re.compile(r"(?:accessed|retrieved|visited)\D{0,20}?(\d{4}-\d{1,2}-\d{1,2}|\d{4})", re.I)

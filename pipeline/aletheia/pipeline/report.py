@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.transparency import transparency
+from aletheia.core.trust import trust_of
 from aletheia.pipeline.report_base import VERDICT_STYLE, CollectingSink
 from aletheia.pipeline.report_bibtex import BibtexSink
 from aletheia.pipeline.report_ci import GithubSink, JunitSink, MarkdownSink, SarifSink
@@ -87,6 +88,7 @@ def reference_json(outcome: ReferenceOutcome, *, predatory: PredatoryList | None
     trace = [
         {
             "source": a.source.value,
+            "trust": trust_of(a.source),  # seed 003: every piece of evidence names its trust level
             "kind": a.kind.value,
             "query": a.query,
             "outcome": a.outcome.value,

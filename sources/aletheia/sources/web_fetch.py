@@ -135,26 +135,27 @@ class WebFetcher:
         self.user_agent = user_agent
         self._transport = transport
 
-    async def fetch(self, url: str) -> FetchResult:
-        """HEAD, then GET (unless HEAD showed a body that is no page), within `timeout` in total."""
+    async def fetch(self, url: str, *, on_request: Callable[[], None] | None = None) -> FetchResult:
+        """HEAD, then GET (unless HEAD showed a body that is no page), within `timeout` in total.
+        `on_request` is called for every HTTP request sent (HEAD, GET and each redirect hop)."""
         try:
             async with asyncio.timeout(self.timeout):
-                return await self._fetch(url)
+                return await self._fetch(url, on_request or _nothing)
         except TimeoutError:
             raise TransientSourceError(
                 SOURCE.value, f"no complete answer within {self.timeout:g} s"
             ) from None
 
-    async def _fetch(self, url: str) -> FetchResult:
+    async def _fetch(self, url: str, on_request: Callable[[], None]) -> FetchResult:
         # One resolution per host for the whole fetch: HEAD and GET reach the same checked address.
         pins: dict[tuple[str, int], IPAddress] = {}
         async with self._client() as client:
-            head = await self._follow(client, "HEAD", url, pins)
+            head = await self._follow(client, "HEAD", url, pins, on_request)
             if head.ok and not _may_be_page(head.content_type):
                 return head  # a PDF, an image, an archive: it answers, and there is no page to read
             # A HEAD that failed tells little (servers refuse or mishandle HEAD): GET decides.
             start = head.final_url if head.ok else url
-            get = await self._follow(client, "GET", start, pins)
+            get = await self._follow(client, "GET", start, pins, on_request)
             redirects = head.redirects + get.redirects if head.ok else get.redirects
             return FetchResult(
                 url=url,
@@ -202,7 +203,12 @@ class WebFetcher:
         return _Pinned(target, address)
 
     async def _follow(
-        self, client: httpx.AsyncClient, method: str, url: str, pins: dict[tuple[str, int], IPAddress]
+        self,
+        client: httpx.AsyncClient,
+        method: str,
+        url: str,
+        pins: dict[tuple[str, int], IPAddress],
+        on_request: Callable[[], None],
     ) -> FetchResult:
         redirects: list[str] = []
         current = url
@@ -211,6 +217,7 @@ class WebFetcher:
             request = client.build_request(
                 method, pinned.request_url(), headers=pinned.headers(), extensions=pinned.extensions()
             )
+            on_request()
             try:
                 response = await client.send(request, stream=True)
             except httpx.HTTPError as exc:
@@ -254,6 +261,10 @@ class WebFetcher:
             chunks.append(chunk)
             size += len(chunk)
         return b"".join(chunks), False
+
+
+def _nothing() -> None:
+    return None
 
 
 def _may_be_page(content_type: str | None) -> bool:

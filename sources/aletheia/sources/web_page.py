@@ -8,7 +8,8 @@ does not resolve, a refused connection or a timeout. The fetch is not retried: a
 answer now leaves the reference `unverifiable`, which a later run may change.
 
 Every fetch of any host draws from one bucket `web:single` (`ALETHEIA_WEB_LIMITS`) and holds a
-slot of the tier's concurrency cap, like any other source.
+slot of the tier's concurrency cap, like any other source; every HTTP request it sends (HEAD, GET,
+each redirect hop) is counted in the tier's `requests`.
 """
 
 from __future__ import annotations
@@ -54,15 +55,18 @@ class WebPageClient:
             await self.limiter.acquire(
                 f"{SOURCE.value}:single", self.limits.rate, self.limits.burst, max_wait=self.fetcher.timeout
             )
-            self.stats.requests += 1
-            self.stats.extra["requests_lookup"] = self.stats.extra.get("requests_lookup", 0) + 1
             try:
-                result = await self.fetcher.fetch(url)
+                result = await self.fetcher.fetch(url, on_request=self._count)
             except Exception as exc:
                 self.stats.errors += 1
                 self.stats.last_error = str(exc)
                 raise
         return self._answer(result)
+
+    def _count(self) -> None:
+        """One HTTP request sent (HEAD, GET, a redirect hop): the report's request figures."""
+        self.stats.requests += 1
+        self.stats.extra["requests_lookup"] = self.stats.extra.get("requests_lookup", 0) + 1
 
     def _answer(self, result: FetchResult) -> SourceRecord | None:
         if result.status in GONE:
