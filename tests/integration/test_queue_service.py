@@ -8,6 +8,8 @@ set: then it fails.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -198,6 +200,48 @@ def test_a_claim_submitted_from_the_cli_settles(stack: Stack, database_url: str)
         assert Path(summary["artifact"]).is_file()
     else:
         assert summary["conflict"]["kind"]
+
+
+def test_a_research_text_enqueued_by_the_python_client_settles(
+    stack: Stack, database_url: str, tmp_path: Path
+) -> None:
+    """`validate_research` through the queue: the Python client puts a claims-text job on Redis,
+    the worker pools check the cited reference and the fabricated one, the report is read back."""
+    start_pools(stack)
+    (tmp_path / "refs.bib").write_text(bibtex_for(WORKS[:1], fabricated=1))
+    (tmp_path / "paper.md").write_text(
+        "# Introduction\n\nThis method is optimal and runs in O(n log n) time [@ref0].\n\n"
+        "It outperforms every earlier approach by 30% on all benchmarks [@fake0].\n"
+    )
+    script = (
+        "import json, pathlib, sys\n"
+        "from aletheia.producers.client import AletheiaClient\n"
+        "client = AletheiaClient()\n"
+        "assert client.queued\n"
+        "d = pathlib.Path(sys.argv[1])\n"
+        "report = client.validate_research((d / 'paper.md').read_text(), name='paper.md',\n"
+        "    bibliography=(d / 'refs.bib').read_text(), suggest=False, timeout=150)\n"
+        "print(json.dumps(report))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=200,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    report = json.loads(ran.stdout)
+    assert report["status"] == "done", report
+    job_id = report["job_id"]
+    kind = sql(database_url, "SELECT kind FROM jobs WHERE id=:j", j=job_id)[0][0]
+    assert kind == "claims_text"
+    # Both citations were resolved and checked by the pools: the genuine one verified, the
+    # fabricated one flagged.
+    verdicts = {c["key"]: c["verdict"] for claim in report["claims"] for c in claim["citations"]}
+    assert verdicts["ref0"] == "verified"
+    assert verdicts["fake0"] in {"not_found", "fabricated"}
 
 
 def test_a_worker_killed_mid_job_still_ends_in_a_complete_job(

@@ -162,3 +162,11 @@ def test_every_passage_inside_the_structure_resolves_in_range(work, data) -> Non
         f"{work.title} {top}{sep}{limit + max(5, limit // 10) + data.draw(st.integers(1, 50))}"
     )
     assert beyond is not None and resolve(beyond).in_range is False
+
+
+@given(st.text(max_size=200))
+def test_parse_canonical_never_raises(text: str) -> None:
+    ref = parse_canonical(text)
+    if ref is not None:
+        assert ref.locus and ref.work
+        resolve(ref)  # nor does resolving whatever parsed

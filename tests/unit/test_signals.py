@@ -136,14 +136,29 @@ def others(n: int) -> list[tuple[Author, ...]]:
 
 
 def test_a_cluster_over_forty_percent_is_reported_with_who_and_which() -> None:
-    # r1-r3 share Smith, r3-r4 share Doe: one cluster of 4 out of 8 (50%).
-    refs = works((SMITH,), (SMITH, ROE), (SMITH, DOE), (DOE,), *others(4))
+    # r1-r4 all have Smith: one author on 4 of 8 references (50%).
+    refs = works((SMITH,), (SMITH, ROE), (SMITH, DOE), (SMITH, DOE), *others(4))
     signal = cohort_signal(refs)
     assert signal is not None and signal.kind is SignalKind.COHORT_CONCENTRATED
     assert signal.evidence["references"] == ["r1", "r2", "r3", "r4"]
-    assert signal.evidence["share"] == 0.5
-    assert signal.evidence["authors"][0] == {"name": "Alice Smith", "references": 3}
+    assert signal.evidence["share"] == 0.5 and signal.evidence["cluster"] == "one_author"
+    assert signal.evidence["authors"][0] == {"name": "Alice Smith", "references": 4}
     assert {"name": "John Doe", "references": 2} in signal.evidence["authors"]
+
+
+def test_a_chain_through_single_shared_people_is_not_a_cohort() -> None:
+    # r1-r2 share Smith, r2-r3 Doe, r3-r4 Roe: connected, but no author set is shared by the four.
+    chain = works((SMITH,), (SMITH, DOE), (DOE, ROE), (ROE,), *others(3))
+    assert cohort_signal(chain) is None
+
+
+def test_a_group_linked_by_two_shared_members_is_a_cohort() -> None:
+    lee, kim = person("Ann", "Lee"), person("Bo", "Kim")
+    # No one is on all four, but each consecutive pair shares two people: one group.
+    group = works((SMITH, DOE), (SMITH, DOE, ROE), (DOE, ROE, lee), (ROE, lee, kim), *others(3))
+    signal = cohort_signal(group)
+    assert signal is not None and signal.evidence["cluster"] == "same_group"
+    assert signal.evidence["references"] == ["r1", "r2", "r3", "r4"]
 
 
 def test_at_or_under_forty_percent_no_signal() -> None:

@@ -207,3 +207,13 @@ async def test_a_server_that_refuses_head_is_read_with_get(server: tuple[str, _S
     base, _ = server
     result = await allowed(base).fetch(f"{base}/nohead")
     assert result.status == 200 and b"Scaling Laws for Widgets" in result.body
+
+
+async def test_compressed_bodies_are_inflated_under_the_cap(server: tuple[str, _Server]) -> None:
+    base, _ = server
+    page = await allowed(base).fetch(f"{base}/gzip")
+    assert b"<title>Scaling Laws for Widgets" in page.body and not page.truncated
+    bomb = await allowed(base, max_bytes=50_000).fetch(f"{base}/bomb")
+    assert bomb.truncated and len(bomb.body) <= 50_000 and bomb.body.startswith(b"<html><head><title>Bomb")
+    other = await allowed(base).fetch(f"{base}/brotli")
+    assert other.status == 200 and other.body == b"" and other.truncated

@@ -3,7 +3,8 @@
 Routes: `/page` (an HTML page with a title, og:title and h1), `/other` (another title), `/gone`
 (404), `/error` (500), `/big` (a 2 MB body), `/slow` (trickles bytes for longer than any test's
 time budget), `/redirect?to=URL` (302 to URL), `/loop` (redirects to itself), `/pdf` (a PDF
-content type), `/nohead` (405 to HEAD, the page to GET), `/web/<timestamp>/<url>` (the Wayback
+content type), `/nohead` (405 to HEAD, the page to GET), `/gzip` (the page gzipped), `/bomb` (20 MB
+of zeros gzipped), `/brotli` (an encoding the fetcher does not read), `/web/<timestamp>/<url>` (the Wayback
 Machine: a 2023 timestamp redirects to the 2025 snapshot, as the archive serves its nearest).
 Every request's Host header is kept in `hosts` (to prove the pinned address was used with the
 name as Host).
@@ -11,6 +12,8 @@ name as Host).
 
 from __future__ import annotations
 
+import functools
+import gzip
 import threading
 import time
 from collections.abc import Iterator
@@ -65,6 +68,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, b"not here")
         elif path == "/error":
             self._send(500, b"oops")
+        elif path == "/gzip":
+            self._send(200, gzip.compress(PAGE), Content_Encoding="gzip")
+        elif path == "/bomb":  # 20 MB of zeros in about 20 kB
+            self._send(200, _bomb(), Content_Encoding="gzip")
+        elif path == "/brotli":
+            self._send(200, b"\x1b\x00", Content_Encoding="br")
         elif path == "/pdf":
             self._send(200, b"%PDF-1.4", content_type="application/pdf")
         elif path == "/big":
@@ -92,6 +101,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         else:
             self._send(404, b"")
+
+
+@functools.cache
+def _bomb() -> bytes:
+    return gzip.compress(b"<html><head><title>Bomb</title></head>" + bytes(20_000_000))
 
 
 class _Server(ThreadingHTTPServer):

@@ -10,8 +10,9 @@ Each signal is a `Signal(kind, evidence, source)`, computed by a pure function a
 - `corrected`, `expression_of_concern`: a correction or an expression of concern was published
   about the work, read from the standing already combined in the verdict (`Verdict.retraction`),
   one signal per notice, with its DOI and date. A notice a later reinstatement lifted is not one.
-- `cohort_concentrated` (document level): more than 40% of a document's verified references form
-  one cluster connected by shared authors (`cohort_signal`).
+- `cohort_concentrated` (document level): more than 40% of a document's verified references share
+  an author set: one person on all of them, or a group linked by pairs sharing two or more people
+  (`cohort_signal`).
 - `ai_generated_suspect`: paper-mill and machine-generated heuristics (tortured phrases, no methods
   section, authorship found nowhere else, a listed venue), in `aletheia.core.paper_mill`.
 """
@@ -257,18 +258,31 @@ def _person_key(author: Author) -> str | None:
     return f"{surname}|{initial}"
 
 
-def cohort_signal(
-    works: Sequence[CitedWork],
-    *,
-    share: float = COHORT_SHARE,
-    min_references: int = COHORT_MIN_REFERENCES,
-    min_cluster: int = COHORT_MIN_CLUSTER,
-) -> Signal | None:
-    """`cohort_concentrated` when more than `share` of `works` (a document's verified references)
-    form one cluster connected by shared authors: the cluster's references, the authors that
-    connect them (with how many of its references each is on) and the share."""
-    if len(works) < min_references:
-        return None
+# Authors per reference whose pairs are indexed for the "same group" clusters (a 1,000-author
+# consortium paper would otherwise add half a million pairs; its first authors are the group).
+COHORT_PAIR_AUTHORS: Final = 30
+
+
+def _largest_cluster(works: Sequence[CitedWork]) -> tuple[list[int], str]:
+    """The largest set of references that share an author set, and how it was formed: either every
+    reference has one person in common (`one_author`), or the references are linked by pairs that
+    share at least two people (`same_group`: a research group citing itself, joined paper to paper
+    by two or more of its members). Chains through a single shared person are not clusters: a
+    prolific co-author would otherwise join a whole field's literature into one "cohort"."""
+    on_works: dict[str, set[int]] = {}
+    on_pairs: dict[tuple[str, str], list[int]] = {}
+    for index, work in enumerate(works):
+        people = sorted({k for a in work.authors if (k := _person_key(a)) is not None})
+        for key in people:
+            on_works.setdefault(key, set()).add(index)
+        head = people[:COHORT_PAIR_AUTHORS]
+        for i, first in enumerate(head):
+            for second in head[i + 1 :]:
+                on_pairs.setdefault((first, second), []).append(index)
+    best: list[int] = []
+    how = "one_author"
+    if on_works:
+        best = sorted(max(on_works.values(), key=len))
     parent = list(range(len(works)))
 
     def root(i: int) -> int:
@@ -277,32 +291,45 @@ def cohort_signal(
             i = parent[i]
         return i
 
-    on_works: dict[str, set[int]] = {}
-    names: dict[str, str] = {}
-    for index, work in enumerate(works):
-        for author in work.authors:
-            key = _person_key(author)
-            if key is None:
-                continue
-            names.setdefault(key, author.display)
-            on_works.setdefault(key, set()).add(index)
-    for members in on_works.values():
-        first, *rest = sorted(members)
+    for members in on_pairs.values():
+        first, *rest = members
         for other in rest:
             parent[root(other)] = root(first)
-    clusters: dict[int, list[int]] = {}
+    groups: dict[int, list[int]] = {}
     for i in range(len(works)):
-        clusters.setdefault(root(i), []).append(i)
-    biggest = max(clusters.values(), key=len)
+        groups.setdefault(root(i), []).append(i)
+    group = max(groups.values(), key=len) if groups else []
+    if len(group) > len(best):
+        best, how = group, "same_group"
+    return best, how
+
+
+def cohort_signal(
+    works: Sequence[CitedWork],
+    *,
+    share: float = COHORT_SHARE,
+    min_references: int = COHORT_MIN_REFERENCES,
+    min_cluster: int = COHORT_MIN_CLUSTER,
+) -> Signal | None:
+    """`cohort_concentrated` when more than `share` of `works` (a document's verified references)
+    share an author set (`_largest_cluster`): the cluster's references, the authors on more than
+    one of them (with how many each is on), how the cluster was formed and the share."""
+    if len(works) < min_references:
+        return None
+    biggest, how = _largest_cluster(works)
     if len(biggest) < min_cluster or len(biggest) / len(works) <= share:
         return None
-    members = set(biggest)
+    counts: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for i in biggest:
+        for author in works[i].authors:
+            key = _person_key(author)
+            if key is not None and key not in names:
+                names[key] = author.display
+        for key in {k for a in works[i].authors if (k := _person_key(a)) is not None}:
+            counts[key] = counts.get(key, 0) + 1
     authors = sorted(
-        (
-            (names[key], len(indices))
-            for key, indices in on_works.items()
-            if len(indices) > 1 and indices <= members
-        ),
+        ((names[key], n) for key, n in counts.items() if n > 1),
         key=lambda kv: (-kv[1], kv[0]),
     )
     return Signal(
@@ -311,6 +338,7 @@ def cohort_signal(
             "references": [works[i].key for i in sorted(biggest)],
             "authors": [{"name": name, "references": count} for name, count in authors],
             "share": round(len(biggest) / len(works), 3),
+            "cluster": how,
             "verified": len(works),
             "threshold": share,
         },

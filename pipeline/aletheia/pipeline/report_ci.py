@@ -24,6 +24,7 @@ from aletheia.pipeline.report_advice import (
     attention,
     explain,
 )
+from aletheia.pipeline.report_transparency import summary_transparency_line
 
 LEVELS = {REMOVE: "error", REPLACE: "error", CHECK: "warning", OPTIONAL: "notice", NOTHING: None}
 SARIF_LEVELS = {"error": "error", "warning": "warning", "notice": "note"}
@@ -139,6 +140,9 @@ def markdown_report(summary: dict[str, Any], explanations: list[Explanation]) ->
         out += ["", "</details>", ""]
     by_verdict = ", ".join(f"{k}: {v}" for k, v in (summary.get("by_verdict") or {}).items())
     out.append(f"<sub>verdicts: {md(by_verdict)} · logic {md(str(summary.get('logic_version')))}</sub>")
+    transparency_line = summary_transparency_line(summary)  # ADR 004 counts (issue 12)
+    if transparency_line:
+        out.append(f"<sub>verification: {md(transparency_line)}</sub>")
     return "\n".join(out) + "\n"
 
 

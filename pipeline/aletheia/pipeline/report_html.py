@@ -11,7 +11,11 @@ from typing import Any, TextIO
 from aletheia.pipeline.report_advice import FIX_TITLES, attention, explain
 from aletheia.pipeline.report_base import VERDICT_STYLE, CollectingSink
 from aletheia.pipeline.report_signals import evidence_trust, signal_text, summary_with_signals
-from aletheia.pipeline.report_transparency import transparency_badges
+from aletheia.pipeline.report_transparency import (
+    summary_tier_rows,
+    summary_verification_counts,
+    transparency_badges,
+)
 
 
 class HtmlSink(CollectingSink):
@@ -35,6 +39,8 @@ def render_html(doc: dict[str, Any]) -> str:
     env.filters["h"] = lambda v: html.escape(str(v))
     env.filters["signal_text"] = signal_text
     env.filters["transparency_badges"] = transparency_badges
+    env.filters["summary_tier_rows"] = summary_tier_rows
+    env.filters["summary_verification_counts"] = summary_verification_counts
     env.filters["evidence_trust"] = evidence_trust
     # A stored job's document has no document-level signals yet: computed from its references.
     doc = {**doc, "summary": summary_with_signals(doc.get("summary", {}), doc.get("references", []))}

@@ -7,6 +7,7 @@ from typing import Any, TextIO
 
 from aletheia.pipeline.report_advice import NOTHING, attention, explain
 from aletheia.pipeline.report_base import VERDICT_STYLE
+from aletheia.pipeline.report_transparency import summary_transparency_line
 
 FIX_STYLE = {"remove": "bold red", "replace": "yellow", "check": "cyan", "optional": "dim", "nothing": "dim"}
 
@@ -75,6 +76,9 @@ class TableSink:
         att = attention(obj, explanations)
         counts = ", ".join(f"{k}: {v}" for k, v in obj.get("by_verdict", {}).items())
         self.console.print(f"[bold]{escape(att.headline)}[/bold] [dim]({counts})[/dim]")
+        line = summary_transparency_line(obj)  # ADR 004: how far verified, which tier decided
+        if line:
+            self.console.print(f"[dim]{escape(line)}[/dim]")
         style = "cyan" if att.partial else "green"
         self.console.print(f"[{style}]{escape(att.sources_line(codes=True))}[/{style}]")
         for p in obj.get("problems", []):

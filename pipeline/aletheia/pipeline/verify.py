@@ -17,6 +17,7 @@ from typing import Any
 
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
+from aletheia.core.transparency_counts import TransparencyCounts
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
 from aletheia.pipeline.audit import audit_log_for, commit_job_trail, record_decisions
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
@@ -37,6 +38,8 @@ class VerifySummary:
     total: int = 0
     by_verdict: Counter[str] = field(default_factory=Counter)
     flagged: int = 0
+    # ADR 004's counts next to by_verdict: by verification status and by tier (issue 12)
+    transparency: TransparencyCounts = field(default_factory=TransparencyCounts)
     problems: list[InputProblem] = field(default_factory=list)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: dict[str, Any] = field(default_factory=dict)
@@ -47,6 +50,7 @@ class VerifySummary:
             "total": self.total,
             "by_verdict": dict(sorted(self.by_verdict.items())),
             "flagged": self.flagged,
+            **self.transparency.as_json(),
             "problems": [p.model_dump(mode="json") for p in self.problems],
             "sources": self.sources,
             "requests": self.requests,
@@ -231,6 +235,7 @@ async def verify_to_sink(
                 summary.total += 1
                 summary.by_verdict[outcome.verdict.status.value] += 1
                 summary.flagged += int(outcome.verdict.flagged)
+                summary.transparency.add(outcome.verdict)
                 for source in outcome.verdict.sources_unavailable:
                     affected.setdefault(source.value, Counter())[outcome.verdict.status.value] += 1
                 recorder.add(position, outcome)

@@ -39,9 +39,17 @@ if TYPE_CHECKING:
 
 Lookup = Callable[[], Awaitable[Any]]
 Ask = Callable[[SourceName, QueryKind, str, Lookup], Awaitable[list[SourceRecord]]]
-# Records that are no scholarly work: never remembered in the Tier-0 library.
+# Records that are no scholarly work: never remembered in the Tier-0 library. (Perseus and CCEL
+# records are passages of a canonical text, not works: Tier 3 reads them by URN, never by search.)
 NOT_LIBRARY_SOURCES: Final = frozenset(
-    {SourceName.WEB, SourceName.TAVILY, SourceName.BRAVE_SEARCH, SourceName.LLM}
+    {
+        SourceName.WEB,
+        SourceName.TAVILY,
+        SourceName.BRAVE_SEARCH,
+        SourceName.LLM,
+        SourceName.PERSEUS,
+        SourceName.CCEL,
+    }
 )
 # At most this many identifiers found by a web search are looked up.
 MAX_CANDIDATES: Final = 3

@@ -26,9 +26,10 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin
 
 import httpx
@@ -178,6 +179,8 @@ class WebFetcher:
             headers={
                 "User-Agent": self.user_agent,
                 "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
+                # Compressed bodies are decoded here under the cap (`_read`), not by httpx.
+                "Accept-Encoding": "gzip, deflate, identity",
             },
         )
 
@@ -250,17 +253,33 @@ class WebFetcher:
         raise WebRefusedError(SOURCE.value, f"refused: more than {self.max_redirects} redirects")
 
     async def _read(self, response: httpx.Response) -> tuple[bytes, bool]:
-        """At most `max_bytes` of the (decoded) body; the rest is never read."""
+        """At most `max_bytes` of the body, decoded; the rest is never read.
+
+        The raw bytes are read (`aiter_raw`) and a gzip or deflate body is inflated here with an
+        output bound, so a small compressed answer cannot expand past the cap in memory (httpx's
+        own decoder inflates a whole network chunk at once). Any other encoding is not read."""
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
+            return b"", True
+        inflate = None if encoding in ("", "identity") else zlib.decompressobj(wbits=47)  # gzip or zlib
         chunks: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_bytes():
+        async for raw in response.aiter_raw():
+            chunk = raw if inflate is None else _inflate(inflate, raw, self.max_bytes - size)
             room = self.max_bytes - size
-            if len(chunk) >= room:
+            if len(chunk) >= room or (inflate is not None and inflate.unconsumed_tail):
                 chunks.append(chunk[:room])
                 return b"".join(chunks), True
             chunks.append(chunk)
             size += len(chunk)
         return b"".join(chunks), False
+
+
+def _inflate(inflate: Any, data: bytes, room: int) -> bytes:
+    try:
+        return bytes(inflate.decompress(data, max(1, room)))
+    except zlib.error:
+        return b""
 
 
 def _nothing() -> None:

@@ -22,6 +22,7 @@ from sqlalchemy import text
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference
+from aletheia.core.transparency_counts import TransparencyCounts
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline.audit import (
     audit_log_for,
@@ -67,6 +68,7 @@ def job_summary(runtime: Runtime, job_id: str) -> dict[str, Any]:
             summary.total += 1
             summary.by_verdict[verdict.status.value] += 1
             summary.flagged += int(verdict.flagged)
+            summary.transparency.add(verdict)
     out = summary.as_json()
     out["status"] = job.status
     if job.input.get("repository"):
@@ -77,10 +79,12 @@ def job_summary(runtime: Runtime, job_id: str) -> dict[str, Any]:
 def sweep_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
     repositories = []
     totals: Counter[str] = Counter()
+    transparency = TransparencyCounts()
     flagged = 0
     for kid in children(runtime, job.id):
         child = job_summary(runtime, kid.id)
         totals.update(child.get("by_verdict", {}))
+        transparency.merge_json(child)
         flagged += int(child.get("flagged", 0))
         repositories.append(
             {"repository": kid.input.get("repository"), "job_id": kid.id, "status": kid.status,
@@ -93,6 +97,7 @@ def sweep_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
         "status": job.status,
         "total": sum(totals.values()),
         "by_verdict": dict(sorted(totals.items())),
+        **transparency.as_json(),
         "flagged": flagged,
         "repositories": repositories,
         "logic_version": LOGIC_VERSION,
