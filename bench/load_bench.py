@@ -2,6 +2,7 @@
 the global source limits holding across worker processes.
 
     python bench/load_bench.py [--jobs 50] [--refs-per-job 400] [--retrieval-processes 2]
+                               [--limits documented --sliding-window --jitter-ms 50]
                                [--out bench/out/load.json]
 
 Runs on a Redis and a PostgreSQL of its own (a private `redis-server` and a private cluster on free
@@ -13,6 +14,11 @@ Measured: wall time from the first submit to the last job done; throughput; per-
 exact counts of items, verdicts and artifacts (none lost, none twice); the simulator's 429s and
 peak in-flight requests per source against the caps; the peak resident memory of each worker
 process tree, of Redis, and the database size, sampled every second.
+
+Issue 11: `--sliding-window` makes the simulator count each rate over a sliding window, as the
+services do, after delaying every request by up to `--jitter-ms` of network jitter; the clients
+are then given the simulator's own rates (their GCRA pacing, `gcra.pace`, keeps the margin), and
+the report adds the bound: the requests made of each source divided by its rate, the busiest one.
 """
 
 from __future__ import annotations
@@ -170,6 +176,10 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
     total = args.jobs * args.refs_per_job
     sim_limits, client_limits = LIMITS[args.limits]
+    if args.sliding_window:
+        patch = {"limit_mode": "sliding", "arrival_jitter_ms": args.jitter_ms}
+        sim_limits = {name: limits | patch for name, limits in sim_limits.items()}
+        client_limits = paced_client_limits(sim_limits)
     fabricated_per_job = 2
     works = make_universe(args.jobs * (args.refs_per_job - fabricated_per_job), seed="L")
     redis = PrivateRedis(tmp)
@@ -243,6 +253,11 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "jobs": args.jobs,
         "references": total,
         "retrieval_processes": args.retrieval_processes,
+        "limit_mode": "sliding" if args.sliding_window else "bucket",
+        "arrival_jitter_ms": args.jitter_ms if args.sliding_window else 0.0,
+        "status_429_total": sum(st.get("status_429", 0) for st in stats.values()),
+        "bound_s": bound_seconds(stats, sim_limits),
+        "wall_over_bound": round(wall / max(bound_seconds(stats, sim_limits), 1e-9), 2),
         "threads_per_retrieval_process": args.threads,
         "all_done": not pending,
         "jobs_by_status": {s: sum(1 for st, _ in jobs if st == s) for s in {st for st, _ in jobs}},
@@ -282,6 +297,38 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     }
 
 
+def paced_client_limits(sim_limits: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The clients held to the simulator's own rates and caps, no burst: GCRA paces them below
+    the rate by the jitter margin itself (`gcra.pace`)."""
+    out: dict[str, str] = {}
+    for name, limits in sim_limits.items():
+        client: dict[str, Any] = {
+            "rate": limits["rate"],
+            "burst": limits["rate"],
+            "concurrency": limits["concurrency"],
+        }
+        if "search_rate" in limits:
+            client["search_rate"] = limits["search_rate"]
+        out[f"{name}_limits"] = json.dumps(client)
+    return out
+
+
+def bound_seconds(stats: dict[str, Any], sim_limits: dict[str, dict[str, Any]]) -> float:
+    """The bound of the requests made: each bucket's requests over its rate, the busiest bucket
+    (Crossref's searches and list queries count against its search rate, as the simulator does)."""
+    seconds = [0.0]
+    for name, limits in sim_limits.items():
+        st = stats.get(name, {})
+        by_kind: dict[str, int] = st.get("by_kind", {})
+        if "search_rate" in limits:
+            searches = by_kind.get("search", 0)
+            seconds.append(searches / limits["search_rate"])
+            seconds.append((st.get("requests", 0) - searches) / limits["rate"])
+        else:
+            seconds.append(st.get("requests", 0) / limits["rate"])
+    return round(max(seconds), 2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -292,6 +339,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--limits", choices=sorted(LIMITS), default="scaled")
+    parser.add_argument("--sliding-window", action="store_true", help="count rates over a sliding window")
+    parser.add_argument("--jitter-ms", type=float, default=0.0, help="network jitter before counting")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "load.json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="aletheia-load-") as tmp:

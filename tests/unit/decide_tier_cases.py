@@ -9,18 +9,19 @@ from __future__ import annotations
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
-from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
+from aletheia.core.verdicts import FLAGGED_STATUSES, Reason, Severity, Verdict, VerdictStatus
 
 __all__ = [
     "test_a_book_no_catalogue_has_is_unverifiable",
     "test_an_isbn_no_catalogue_knows_is_no_evidence",
-    "test_an_isbn_that_names_another_book_is_a_conflict",
+    "test_an_isbn_that_two_catalogues_file_under_another_book_is_a_conflict",
     "test_book_edition_year_and_publisher_are_minor",
     "test_canonical_passage_and_quote",
     "test_canonical_passage_beyond_the_work_is_an_error",
     "test_canonical_passage_not_fetched_or_not_served",
     "test_canonical_work_unknown_is_unverifiable",
     "test_isbn_agreement_at_one_catalogue_verifies_a_book",
+    "test_one_catalogue_filing_the_isbn_under_another_book_accuses_nothing",
     "test_one_catalogue_search_hit_is_not_proof",
 ]
 
@@ -108,7 +109,21 @@ def test_an_isbn_no_catalogue_knows_is_no_evidence() -> None:
     assert nothing.status is VerdictStatus.UNVERIFIABLE  # never fabricated, never not_found
 
 
-def test_an_isbn_that_names_another_book_is_a_conflict() -> None:
+def test_an_isbn_that_two_catalogues_file_under_another_book_is_a_conflict() -> None:
+    bishop = {
+        "title": "Pattern Recognition and Machine Learning",
+        "authors": (Author(given="Christopher", family="Bishop"),),
+    }
+    v = run(
+        book(isbn=ISBN),
+        answer(OL, QueryKind.ISBN, catalogue(OL, **bishop), query=ISBN),
+        answer(GB, QueryKind.ISBN, catalogue(GB, **bishop), query=ISBN),
+        *general_searches_empty(),
+    )
+    assert v.status is VerdictStatus.IDENTIFIER_CONFLICT and Reason.ISBN_POINTS_ELSEWHERE in v.reasons
+
+
+def test_one_catalogue_filing_the_isbn_under_another_book_accuses_nothing() -> None:
     other = catalogue(
         OL,
         title="Pattern Recognition and Machine Learning",
@@ -120,7 +135,7 @@ def test_an_isbn_that_names_another_book_is_a_conflict() -> None:
         answer(GB, QueryKind.ISBN, query=ISBN),
         *general_searches_empty(),
     )
-    assert v.status is VerdictStatus.IDENTIFIER_CONFLICT and Reason.ISBN_POINTS_ELSEWHERE in v.reasons
+    assert v.status not in FLAGGED_STATUSES and Reason.ISBN_POINTS_ELSEWHERE in v.reasons
 
 
 def test_a_book_no_catalogue_has_is_unverifiable() -> None:

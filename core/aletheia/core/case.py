@@ -224,6 +224,11 @@ def _settle_identifiers(case: Case) -> None:
             if case.identity is None:
                 case.identity = best
             f.add(resolved_reason)
+        elif kind is QueryKind.ISBN and len({r.source for r in best.records}) < 2:
+            # One catalogue's record is no proof of what an ISBN names (Open Library is partly
+            # user-edited and sometimes files an ISBN under the wrong book): reported, not a
+            # conflict, until a second catalogue says the same.
+            f.add(elsewhere_reason, Severity.MINOR)
         else:
             case.conflict = case.conflict or best
             f.add(elsewhere_reason)

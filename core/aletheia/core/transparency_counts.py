@@ -33,7 +33,7 @@ __all__ = ["TransparencyCounts", "tier_label"]
 
 
 def tier_label(tier: Tier | int | None) -> str:
-    """"tier 2 scholarly", or "no tier" for what no source decided (for the formats people read)."""
+    """A tier in words, "tier 2 scholarly", or "no tier" for what no source decided."""
     if tier is None:
         return "no tier"
     try:
@@ -78,7 +78,9 @@ class TransparencyCounts:
                     "tier_name": TIER_NAMES[t] if t is not None else None,
                     "total": sum(self.by_tier_verdict[t].values()),
                     "by_verdict": dict(sorted(self.by_tier_verdict[t].items())),
-                    "by_verification_status": dict(sorted(self.by_tier_verification.get(t, Counter()).items())),
+                    "by_verification_status": dict(
+                        sorted(self.by_tier_verification.get(t, Counter()).items())
+                    ),
                 }
                 for t in self.tiers()
             ],

@@ -78,7 +78,7 @@ class TableSink:
         self.console.print(f"[bold]{escape(att.headline)}[/bold] [dim]({counts})[/dim]")
         line = summary_transparency_line(obj)  # ADR 004: how far verified, which tier decided
         if line:
-            self.console.print(f"[dim]{escape(line)}[/dim]")
+            self.console.print(f"[dim]verification: {escape(line)}[/dim]")
         style = "cyan" if att.partial else "green"
         self.console.print(f"[{style}]{escape(att.sources_line(codes=True))}[/{style}]")
         for p in obj.get("problems", []):

@@ -102,5 +102,7 @@ def summary_transparency_line(summary: Mapping[str, Any]) -> str | None:
     ordered = summary_verification_counts(summary)
     if not ordered:
         return None
-    tiers = "; ".join(f"{r['label']} {r.get('total', 0)} ({r['verdicts']})" for r in summary_tier_rows(summary))
+    tiers = "; ".join(
+        f"{r['label']} {r.get('total', 0)} ({r['verdicts']})" for r in summary_tier_rows(summary)
+    )
     return _counts_text(ordered) + (f" · by tier: {tiers}" if tiers else "")
