@@ -34,6 +34,7 @@ from tests.integration.queue_stack import (
     make_universe,
     stack_env,
 )
+from tests.unit.test_document_signals import spun_pdf
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -182,6 +183,20 @@ def test_a_bibliography_submitted_from_the_cli_reaches_a_report(
         if line.startswith("{")
     ]
     assert any(line["job_id"] == job_id for line in lines)
+
+    # A paper given as input (a PDF: the parsing pool reads it) is itself checked for paper-mill
+    # signs from the text read for its references, and the stored report.json carries the signal.
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(spun_pdf())
+    paper_job = stack.cli("submit", str(paper)).stdout.strip()
+    waited = stack.cli("wait", paper_job, "--timeout", "120", timeout=150)
+    assert json.loads(waited.stdout)["status"] == "done"
+    [(stored,)] = sql(
+        database_url, "SELECT path FROM artifacts WHERE job_id=:j AND path LIKE '%report.json'", j=paper_job
+    )
+    signals = json.loads(Path(stored).read_text())["summary"]["signals"]
+    assert [s["kind"] for s in signals] == ["ai_generated_suspect"]
+    assert signals[0]["evidence"]["document"].endswith("paper.pdf")
 
 
 def test_a_claim_submitted_from_the_cli_settles(stack: Stack, database_url: str) -> None:

@@ -47,6 +47,13 @@ def test_hallmark_benchmark_on_40_entries(shared_data: Path) -> None:
     assert figures["entries"] == 40
     assert figures["valid"] + figures["hallucinated"] == 40
     assert 0.0 <= figures["detected"]["detection_rate"] <= 1.0
+    # Issue 12: every verdict counted once by tier and once by verification status.
+    decided = 40 - figures["input_problems"]
+    assert (
+        sum(r["total"] for r in figures["by_tier"])
+        == sum(figures["by_verification_status"].values())
+        == decided
+    )
 
 
 def test_realbib_benchmark_on_a_few_entries(shared_data: Path) -> None:
@@ -76,6 +83,13 @@ def test_iclr_benchmark_on_20_references(shared_data: Path, tmp_path: Path) -> N
     assert figures["logic_version"]
     assert figures["non_scholarly_not_found"] == 0
     assert len(tsv.read_text(encoding="utf-8").splitlines()) == 1 + figures["flagged"]
+    # Issue 12: counts by tier and verification status, and the non-scholarly ones by group.
+    assert (
+        sum(r["total"] for r in figures["by_tier"]) == sum(figures["by_verification_status"].values()) == 20
+    )
+    groups = figures["not_known_to_scholarly_apis"]
+    assert sum(g["references"] for g in groups.values()) >= sum(figures["non_scholarly_statuses"].values())
+    assert "all references by tier" in iclr_bench.format_report(figures)
 
 
 def test_the_iclr_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:

@@ -123,7 +123,7 @@ def test_a_suggestion_is_shown_but_never_weighed() -> None:
     )
     assert base.status is VerdictStatus.NOT_FOUND and with_it.status is VerdictStatus.NOT_FOUND
     assert with_it.match is None and SourceName.LLM not in with_it.sources_consulted
-    assert any("never evidence" in n and "Few-Shot" in n for n in with_it.notes)
+    assert any(n.startswith("LLM suggestion (not evidence") and "Few-Shot" in n for n in with_it.notes)
     skipped = decide(
         CITED, Evidence(answers=(*nothing.answers, suggestion(None, Outcome.FAILED))), current_year=YEAR
     )

@@ -47,10 +47,14 @@ def test_an_arxiv_preprint() -> None:
     assert record.year == 2021
     assert record.venue == "arXiv (Cornell University)"
     assert record.authors == (
-        Author(given="Ana", family="de la Cruz", orcid="0000-0001-5109-3700"),  # raw "Family, Given"
-        Author(given="Pieter", family="van den Berg"),  # display name, particles kept with the family
-        Author(literal="Marine ML Team"),
-        Author(given="Martin Luther", family="King", suffix="Jr."),
+        Author(
+            given="Ana", family="de la Cruz", orcid="0000-0001-5109-3700", source_id="A1"
+        ),  # raw "Family, Given"
+        Author(
+            given="Pieter", family="van den Berg", source_id="A2"
+        ),  # display name, particles kept with the family
+        Author(literal="Marine ML Team", source_id="A3"),
+        Author(given="Martin Luther", family="King", suffix="Jr."),  # no author id: none kept
     )
     assert record.abstract == "Tides are periodic; attention is sparse attention too."
     # The published version OpenAlex merged in is another version of the same work.
@@ -71,7 +75,9 @@ def test_a_retracted_work() -> None:
     ]
     assert record.pmid == "26000001"
     assert record.pmcid == "PMC4700001"
-    assert record.authors == (Author(given="Tomasz", family="Nowak"),)  # the byline, not "T. Nowak"
+    assert record.authors == (
+        Author(given="Tomasz", family="Nowak", source_id="A9"),
+    )  # the byline, not "T. Nowak"
     assert record.authors_truncated
     assert record.work_type == "journal-article"
     assert not record.is_preprint
@@ -86,7 +92,7 @@ def test_a_published_work_that_openalex_still_types_preprint() -> None:
     assert record.related_arxiv_ids == ("1811.01234",)
     assert record.related_dois == ("10.1101/2018.11.30.000001",)
     assert record.pmid == "31000003"  # from the PubMed location
-    assert record.authors == (Author(given="Ingrid", family="Halvorsen"),)
+    assert record.authors == (Author(given="Ingrid", family="Halvorsen", source_id="A5"),)
     assert record.abstract is None  # an empty inverted index
 
 

@@ -10,7 +10,8 @@ from importlib import resources
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aletheia.core.paper_mill import WorkText, ai_generated_signal, has_methods_section
+from aletheia.core.authorship import AuthorshipCheck, AuthorWorks
+from aletheia.core.paper_mill import WorkText, ai_generated_signal, has_methods_section, other_indicators
 from aletheia.core.signals import SignalKind
 from aletheia.core.tortured import TorturedTable, find_tortured, tortured_table
 
@@ -22,6 +23,17 @@ SPUN = (
     "Bosom peril location utilizing Profound-Learning: we train an irregular woodland and a "
     "convolutional neural organization on colossal information; counterfeit consciousness helps."
 )
+# OpenAlex author records of a two-author work: both new (one work each), or one established.
+NEW_AUTHORS = AuthorshipCheck(
+    source="openalex",
+    asked=("A1", "A2"),
+    found=(AuthorWorks(id="A1", name="X. Unknown", works_count=1), AuthorWorks(id="A2", works_count=0)),
+)
+ESTABLISHED = NEW_AUTHORS.model_copy(
+    update={"found": (AuthorWorks(id="A1", works_count=1), AuthorWorks(id="A2", works_count=37))}
+)
+INCOMPLETE = NEW_AUTHORS.model_copy(update={"found": (AuthorWorks(id="A1", works_count=1),)})
+
 GENUINE = (
     "Breast cancer detection using deep learning: we train a random forest and a convolutional "
     "neural network on big data; support learning with tools; artificial intelligence helps."
@@ -74,7 +86,7 @@ def test_one_indicator_alone_does_not_fire() -> None:
     theory = WorkText(parts={"full_text": "..."}, headings=("Introduction", "Main result", "Remarks"))
     assert ai_generated_signal(theory) is None
     assert ai_generated_signal(WorkText(), listed_venue="fixture list") is None
-    assert ai_generated_signal(WorkText(), authors_found_elsewhere=False) is None
+    assert ai_generated_signal(WorkText(), authorship=NEW_AUTHORS) is None
 
 
 def test_two_indicators_of_different_kinds_fire() -> None:
@@ -83,16 +95,40 @@ def test_two_indicators_of_different_kinds_fire() -> None:
     assert signal is not None
     assert signal.evidence["indicators"] == ["tortured_phrases", "lower_tier_venue"]
     no_methods = WorkText(parts={"full_text": "x"}, headings=("Introduction", "Discussion", "Conclusion"))
-    signal = ai_generated_signal(no_methods, authors_found_elsewhere=False)
+    signal = ai_generated_signal(no_methods, authorship=NEW_AUTHORS)
     assert signal is not None
     assert signal.evidence["indicators"] == ["no_methods_section", "authorship_not_found_elsewhere"]
     assert signal.evidence["sections"] == ["Introduction", "Discussion", "Conclusion"]
+    # The counts are the evidence, each with the index that gave it.
+    assert signal.evidence["authors"] == [
+        {"id": "A1", "name": "X. Unknown", "works_count": 1, "source": "openalex"},
+        {"id": "A2", "name": None, "works_count": 0, "source": "openalex"},
+    ]
+    assert "no author has another work" in signal.evidence["explanation"]
 
 
 def test_authorship_without_evidence_is_no_indicator() -> None:
     no_methods = WorkText(parts={"full_text": "x"}, headings=("Introduction", "Discussion", "Conclusion"))
-    assert ai_generated_signal(no_methods, authors_found_elsewhere=None) is None
-    assert ai_generated_signal(no_methods, authors_found_elsewhere=True) is None
+    assert ai_generated_signal(no_methods, authorship=None) is None
+    assert ai_generated_signal(no_methods, authorship=ESTABLISHED) is None  # one author has 37 works
+    # An author the index did not return is no evidence that the set is unknown.
+    assert ai_generated_signal(no_methods, authorship=INCOMPLETE) is None
+    assert ai_generated_signal(no_methods, authorship=AuthorshipCheck(source="openalex", asked=())) is None
+
+
+def test_the_authorship_rule_reads_every_asked_author() -> None:
+    assert NEW_AUTHORS.found_elsewhere() is False
+    assert ESTABLISHED.found_elsewhere() is True
+    assert INCOMPLETE.found_elsewhere() is None
+    one_other = (AuthorWorks(id="A1", works_count=2), NEW_AUTHORS.found[1])
+    two_works = NEW_AUTHORS.model_copy(update={"found": one_other})
+    assert two_works.found_elsewhere() is True  # this work and one other: found elsewhere
+
+
+def test_other_indicators_say_when_the_authors_are_worth_asking_about() -> None:
+    assert other_indicators(WorkText(parts={"abstract": GENUINE})) == []
+    assert other_indicators(WorkText(parts={"abstract": "We use profound learning."})) == ["tortured_phrases"]
+    assert other_indicators(WorkText(), listed_venue="fixture list") == ["lower_tier_venue"]
 
 
 def test_methods_like_sections_are_broad_and_need_three_headings() -> None:

@@ -26,7 +26,9 @@ from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.storage.models import ArtifactRow, Item, Job, VerdictRow
 
 
-def fake_read_references(documents: Any, max_bytes: int) -> Iterator[CitedReference | InputProblem]:
+def fake_read_references(
+    documents: Any, max_bytes: int, on_text: Any = None
+) -> Iterator[CitedReference | InputProblem]:
     """One reference per non-empty line (`key|title`); a line `!` is an input problem."""
     for doc in documents:
         for lineno, line in enumerate(doc.data.decode().splitlines(), 1):

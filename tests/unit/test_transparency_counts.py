@@ -167,6 +167,9 @@ def test_the_formats_show_them() -> None:
     assert '<tr data-tier="none"><td>no tier</td>' in page
     assert "tier 2 scholarly 3" in render("table", summary)
     assert "verification: verified 2, partially verified 2" in render("markdown", summary)
+    sarif = json.loads(render("sarif", summary))["runs"][0]["properties"]
+    assert sarif["by_tier"] == summary["by_tier"]
+    assert sarif["by_verification_status"] == summary["by_verification_status"]
     assert (
         json.loads(render("json", summary).replace('{"references": [\n\n],\n', "{"))["summary"]["by_tier"]
         == summary["by_tier"]
@@ -178,7 +181,7 @@ def test_the_formats_show_them() -> None:
 # --- the stored report.json of a job, and a sweep's summary -----------------------------------------
 
 
-def _read(documents: Any, max_bytes: int) -> Iterator[CitedReference | InputProblem]:
+def _read(documents: Any, max_bytes: int, on_text: Any = None) -> Iterator[CitedReference | InputProblem]:
     for doc in documents:
         for line in doc.data.decode().splitlines():
             yield CitedReference(key=line, title=f"paper {line}")

@@ -303,12 +303,12 @@ async def test_buckets_and_slots_by_kind(make: Factory, limiter: RecordingLimite
     await transport.get_json("/works", kind="search")
     await transport.get_json("/works/10.1/x")
     await transport.get_bytes("/pdf")
-    # N per (1 s + 50 ms jitter allowance + 10 ms send margin + 20 ms late-wake slack), evenly
+    # N per (1 s + 50 ms jitter allowance + 20 ms send margin + 20 ms late-wake slack), evenly
     # spaced with a tolerance of the 20 ms slack only: 3/s searches, 10/s the rest.
     assert limiter.buckets == [
-        ("crossref:search", pytest.approx(3 / 1.08), pytest.approx(1 + 0.02 * 3 / 1.08)),
-        ("crossref:single", pytest.approx(10 / 1.08), pytest.approx(1 + 0.02 * 10 / 1.08)),
-        ("crossref:single", pytest.approx(10 / 1.08), pytest.approx(1 + 0.02 * 10 / 1.08)),
+        ("crossref:search", pytest.approx(3 / 1.09), pytest.approx(1 + 0.02 * 3 / 1.09)),
+        ("crossref:single", pytest.approx(10 / 1.09), pytest.approx(1 + 0.02 * 10 / 1.09)),
+        ("crossref:single", pytest.approx(10 / 1.09), pytest.approx(1 + 0.02 * 10 / 1.09)),
     ]
     assert limiter.slots == [("crossref", 3)] * 3
 
@@ -334,10 +334,10 @@ async def test_requests_are_evenly_spaced_with_no_undocumented_burst(make: Facto
     start = clock.now
     for _ in range(10):
         await transport.get_json("/works/1")
-    # A token bucket let ten go at once and ten more within the same second; now one every 0.108 s
+    # A token bucket let ten go at once and ten more within the same second; now one every 0.109 s
     # (the second 20 ms early: the late-wake slack, counted in the interval).
-    assert clock.sleeps == [pytest.approx(0.088, abs=1e-5)] + [pytest.approx(0.108, abs=1e-5)] * 8
-    assert clock.now - start == pytest.approx(0.952, abs=1e-4)
+    assert clock.sleeps == [pytest.approx(0.089, abs=1e-5)] + [pytest.approx(0.109, abs=1e-5)] * 8
+    assert clock.now - start == pytest.approx(0.961, abs=1e-4)
 
 
 async def test_a_burst_above_the_rate_is_taken_as_documented(
@@ -346,7 +346,7 @@ async def test_a_burst_above_the_rate_is_taken_as_documented(
     transport = make(Script(ok({})), limits=SourceLimits(rate=10, burst=15, concurrency=3))
     await transport.get_json("/works/1")
     assert limiter.buckets == [
-        ("crossref:single", pytest.approx(10 / 1.08), pytest.approx(6 + 0.02 * 10 / 1.08))
+        ("crossref:single", pytest.approx(10 / 1.09), pytest.approx(6 + 0.02 * 10 / 1.09))
     ]
 
 
@@ -354,7 +354,7 @@ async def test_the_jitter_allowance_is_a_parameter(make: Factory, limiter: Recor
     await make(Script(ok({})), jitter_allowance=0.0).get_json("/works/1")
     # Only the send margin and the slack are left (`gcra.SEND_MARGIN`, `gcra.LATE_WAKE_SLACK`).
     assert limiter.buckets == [
-        ("crossref:single", pytest.approx(10 / 1.03), pytest.approx(1 + 0.02 * 10 / 1.03))
+        ("crossref:single", pytest.approx(10 / 1.04), pytest.approx(1 + 0.02 * 10 / 1.04))
     ]
 
 
@@ -372,10 +372,10 @@ async def test_advertised_rate_limit_headers_lower_the_pace(
     await transport.get_json("/works/3")  # Crossref now says 50/s: never above the documented 10/s
     await transport.get_json("/works/4")
     assert [b[1] for b in limiter.buckets] == [
-        pytest.approx(10 / 1.08),
-        pytest.approx(3 / 1.08),
-        pytest.approx(5 / 1.08),
-        pytest.approx(10 / 1.08),
+        pytest.approx(10 / 1.09),
+        pytest.approx(3 / 1.09),
+        pytest.approx(5 / 1.09),
+        pytest.approx(10 / 1.09),
     ]
 
 

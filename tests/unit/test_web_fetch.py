@@ -11,7 +11,7 @@ import pytest
 from aletheia.sources.base import TransientSourceError
 from aletheia.sources.web_fetch import WebFetcher, WebRefusedError
 from aletheia.sources.web_policy import IPAddress, WebPolicy
-from tests.unit.web_server import _Server, local_server
+from tests.unit.web_server import _Server, ipv6_loopback_works, local_server
 
 
 @pytest.fixture(scope="module")
@@ -217,3 +217,48 @@ async def test_compressed_bodies_are_inflated_under_the_cap(server: tuple[str, _
     assert bomb.truncated and len(bomb.body) <= 50_000 and bomb.body.startswith(b"<html><head><title>Bomb")
     other = await allowed(base).fetch(f"{base}/brotli")
     assert other.status == 200 and other.body == b"" and other.truncated
+
+
+# --- IPv6: a local server on [::1], the pinned address end to end ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def server6() -> Iterator[tuple[str, _Server]]:
+    if not ipv6_loopback_works():
+        pytest.skip("this machine has no IPv6 loopback (::1)")
+    with local_server("::1") as running:
+        yield running
+
+
+async def test_an_ipv6_server_is_reached_through_the_allow_list_only(server6: tuple[str, _Server]) -> None:
+    base, srv = server6
+    port = _port(base)
+    assert base == f"http://[::1]:{port}"
+    policy = WebPolicy.from_strings(f"80,443,{port}", "::1/128")
+    result = await WebFetcher(policy).fetch(f"{base}/page")
+    assert result.ok and result.address == "::1" and b"Scaling Laws" in result.body
+    assert srv.hosts[-1] == f"[::1]:{port}"
+    # without the allow-list ::1 is a loopback address like any other, literal or resolved
+    bare = WebPolicy.from_strings(f"80,443,{port}", "")
+    before = len(srv.hosts)
+    with pytest.raises(WebRefusedError, match="loopback"):
+        await WebFetcher(bare).fetch(f"{base}/page")
+    with pytest.raises(WebRefusedError, match="loopback"):
+        await WebFetcher(bare, resolver=Resolver(["::1"])).fetch(f"http://v6.test:{port}/page")
+    # an IPv4 allow-list does not let ::1 through
+    with pytest.raises(WebRefusedError, match="loopback"):
+        await WebFetcher(WebPolicy.from_strings(f"80,443,{port}", "127.0.0.0/8")).fetch(f"{base}/page")
+    assert len(srv.hosts) == before  # nothing refused reached the server
+
+
+async def test_a_name_resolving_to_ipv6_connects_to_the_pinned_address(server6: tuple[str, _Server]) -> None:
+    """The name is resolved once, to ::1; the connection goes there with the name as Host, and a
+    second answer of the resolver (a public address) is never asked for or used."""
+    base, srv = server6
+    port = _port(base)
+    resolver = Resolver(["::1"], ["2001:4860:4860::8888"])
+    policy = WebPolicy.from_strings(f"80,443,{port}", "::1/128")
+    result = await WebFetcher(policy, resolver=resolver).fetch(f"http://v6.test:{port}/redirect?to=/page")
+    assert result.ok and result.address == "::1" and result.final_url == f"http://v6.test:{port}/page"
+    assert resolver.calls == ["v6.test"]  # HEAD, the redirect and GET all reused the one answer
+    assert srv.hosts[-3:] == [f"v6.test:{port}"] * 3

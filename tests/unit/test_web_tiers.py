@@ -20,28 +20,20 @@ from aletheia.core.verdicts import Reason, Severity, VerdictStatus
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.gateway import SourceGateway
 from aletheia.pipeline.llm_fallback import ReferenceSuggester
+from aletheia.pipeline.llm_paced import PacedLLM
+from aletheia.pipeline.report import reference_json
+from aletheia.pipeline.report_html import render_html
+from aletheia.pipeline.report_transparency import tier_trail
+from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
 from tests.unit.fake_llm import FakeLLM, tool_reply
+from tests.unit.test_search_coverage_pipeline import FILLER, PUBMED_ONLY
 from tests.unit.web_server import _Server, local_server
 
 FAST = SourceLimits(rate=1000, burst=1000, concurrency=8, search_rate=1000)
-# Held by PubMed only: a search of the general indexes does not find it, a web search does.
-PUBMED_ONLY: dict[str, Any] = {
-    "title": "Sleep spindle density predicts recovery after pediatric cardiac surgery",
-    "authors": [{"given": "Ana", "family": "Ribeiro"}],
-    "year": 2018,
-    "venue": "Journal of Pediatric Neurology",
-    "pmid": "29999001",
-    "sources": ["pubmed"],
-}
-FILLER: dict[str, Any] = {
-    "title": "Urban heat islands and bird migration corridors",
-    "authors": [{"given": "Kofi", "family": "Adeyemi"}],
-    "year": 2015,
-    "venue": "Journal of Field Observations",
-    "doi": "10.5555/filler.1",
-}
+# PUBMED_ONLY is held by PubMed only: a search of the general indexes does not find it, a web
+# search does. FILLER: something for the sources to hold besides it.
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +215,8 @@ async def test_without_keys_the_web_search_and_the_llm_are_recorded_as_skipped(
     assert "TAVILY_API_KEY" in (skipped[QueryKind.WEB_SEARCH].error or "")
     assert "ANTHROPIC_API_KEY" in (skipped[QueryKind.SUGGESTION].error or "")
     assert not {SourceName.TAVILY, SourceName.LLM} & set(v.sources_unavailable)
-    assert any(n.startswith("web search (tavily): skipped") for n in v.notes)
+    assert "web search skipped: no key (TAVILY_API_KEY or BRAVE_SEARCH_API_KEY)" in v.notes
+    assert "LLM suggestion skipped: no key (ANTHROPIC_API_KEY)" in v.notes
 
 
 async def test_a_web_search_candidate_is_verified_by_its_identifier(
@@ -263,5 +256,54 @@ async def test_the_llm_suggestion_is_recorded_and_never_decides(
     assert v.status is VerdictStatus.NOT_FOUND and v.match is None
     answer = next(a for a in out.evidence.answers if a.kind is QueryKind.SUGGESTION)
     assert answer.outcome is Outcome.FOUND and answer.records[0].title == invented.title
-    assert any("never evidence" in n for n in v.notes)
+    assert any(n.startswith("LLM suggestion (not evidence") and invented.title in n for n in v.notes)
     assert len(llm.requests) == 1
+
+
+def _shown(out: ReferenceOutcome) -> tuple[dict[str, Any], str]:
+    """The reference's JSON object and the HTML report's row for it."""
+    ref = reference_json(out)
+    page = render_html({"summary": {"total": 1, "by_verdict": {}, "sources": {}}, "references": [ref]})
+    return ref, page
+
+
+async def test_skipped_tiers_and_suggestions_are_said_in_the_json_and_the_html(
+    sim: SimulatorServer, http: httpx.AsyncClient, tmp_path: Path
+) -> None:
+    skipped, page = _shown(await verify(settings_for(sim, tmp_path), http, pubmed_only_cited()))
+    assert "web search skipped: no key (TAVILY_API_KEY or BRAVE_SEARCH_API_KEY)" in skipped["notes"]
+    assert "LLM suggestion skipped: no key (ANTHROPIC_API_KEY)" in skipped["notes"]
+    assert tier_trail(skipped) == [
+        "web search skipped: no key (TAVILY_API_KEY or BRAVE_SEARCH_API_KEY)",
+        "LLM suggestion skipped: no key (ANTHROPIC_API_KEY)",
+    ]
+    assert 'data-trail="web_search">web search skipped: no key (TAVILY_API_KEY' in page
+    assert 'data-trail="llm">LLM suggestion skipped: no key (ANTHROPIC_API_KEY)' in page
+    assert "could not ask" not in page  # a tier that is off is skipped, not a source that failed
+    llm = FakeLLM([tool_reply("suggest_reference", {"title": "Sleep spindles after cardiac surgery"})])
+    suggested, page = _shown(
+        await verify(
+            settings_for(sim, tmp_path), http, pubmed_only_cited(), suggester=ReferenceSuggester(llm)
+        )
+    )
+    line = "LLM suggestion (not evidence; check it by hand): 'Sleep spindles after cardiac surgery'"
+    assert line in suggested["notes"] and suggested["verdict"] == "not_found"
+    assert f'data-trail="llm">{line.replace(chr(39), "&#39;")}</div>' in page
+    # a verified web page asked neither tier: no trail line
+    assert tier_trail({"notes": ["content type: web_page (a web resource answered)"]}) == []
+
+
+async def test_the_gateway_caches_web_answers_and_paces_the_model(
+    sim: SimulatorServer, web: tuple[str, _Server], http: httpx.AsyncClient, tmp_path: Path
+) -> None:
+    base, srv = web
+    settings = settings_for(sim, tmp_path, **_on(base), anthropic_api_key="sk-test")
+    cache = MemoryRawCache.from_settings(settings)
+    first = SourceGateway(settings, http, LocalRateLimiter(), cache=cache)
+    assert isinstance(first.web_tiers.suggester.llm, PacedLLM)
+    out = await verify_reference(web_ref(f"{base}/redirect?to=/page"), first, current_year=2026)
+    before = len(srv.hosts)
+    second = SourceGateway(settings, http, LocalRateLimiter(), cache=cache)  # a second run
+    again = await verify_reference(web_ref(f"{base}/redirect?to=/page"), second, current_year=2026)
+    assert len(srv.hosts) == before and second.stats()["web"].requests == 0
+    assert again.verdict.status is VerdictStatus.VERIFIED and again.verdict == out.verdict

@@ -1,4 +1,4 @@
-"""A local HTTP server for the web tier's tests: 127.0.0.1 only, on a free port, in a thread.
+"""A local HTTP server for the web tier's tests: on 127.0.0.1 (or ::1), a free port, in a thread.
 
 Routes: `/page` (an HTML page with a title, og:title and h1), `/other` (another title), `/gone`
 (404), `/error` (500), `/big` (a 2 MB body), `/slow` (trickles bytes for longer than any test's
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -113,15 +114,32 @@ class _Server(ThreadingHTTPServer):
     hosts: list[str]
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+def ipv6_loopback_works() -> bool:
+    """Whether this machine can listen on ::1 (containers often have no IPv6 at all)."""
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
 @contextmanager
-def local_server() -> Iterator[tuple[str, _Server]]:
-    """(base URL "http://127.0.0.1:PORT", server)."""
-    server = _Server(("127.0.0.1", 0), _Handler)
+def local_server(host: str = "127.0.0.1") -> Iterator[tuple[str, _Server]]:
+    """(base URL "http://127.0.0.1:PORT" or "http://[::1]:PORT", server)."""
+    server = (_Server6 if ":" in host else _Server)((host, 0), _Handler)
     server.hosts = []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    shown = f"[{host}]" if ":" in host else host
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", server
+        yield f"http://{shown}:{server.server_address[1]}", server
     finally:
         server.shutdown()
         server.server_close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -72,6 +72,10 @@ class Settings(BaseSettings):
     web_tier_max_bytes: int = 300_000
     web_tier_timeout_seconds: float = 10.0
     web_tier_max_redirects: int = 5
+    # A fetched page's answer (status, final URL, redirects, titles; never the body) is kept in the
+    # raw cache: a page that answered 2xx for a week, any other HTTP status for an hour.
+    web_tier_cache_ttl_seconds: int = 7 * 24 * 3600
+    web_tier_failure_cache_ttl_seconds: int = 3600
     # Web search finds candidates only (never evidence); skipped without a key.
     tavily_url: str = "https://api.tavily.com"
     brave_search_url: str = "https://api.search.brave.com"
@@ -151,6 +155,9 @@ class Settings(BaseSettings):
     )
     llm_model: str = "claude-sonnet-4-5"
     llm_temperature: float = 0.0
+    # Every model call draws from the global limiter's `llm` bucket (ALETHEIA_LLM_LIMITS):
+    # Anthropic's lowest usage tier allows 50 requests a minute.
+    llm_limits: SourceLimits = SourceLimits(rate=50 / 60, burst=5, concurrency=4)
 
     # --- parsing -----------------------------------------------------------------------------
     docling_artifacts_path: Path | None = None  # Docling's layout model; absent -> model-free PDF path
@@ -191,6 +198,14 @@ class Settings(BaseSettings):
     # users cannot rewrite it (append-only or object-locked storage) to anchor the trail outside it.
     audit_anchor_file: Path | None = None
 
+    @model_validator(mode="after")
+    def _web_tier_lists(self) -> Settings:
+        """The web tier's address lists, read only when the tier is on (off, they are never used):
+        a bad entry is an error naming the setting and the value, not a failure at first fetch."""
+        if self.web_tier:
+            _check_web_tier_lists(self.web_tier_allow_networks, self.web_tier_ports)
+        return self
+
     @property
     def disabled(self) -> frozenset[str]:
         return frozenset(s.strip() for s in self.disabled_sources.split(",") if s.strip())
@@ -215,6 +230,23 @@ class Settings(BaseSettings):
             return self.pubmed_limits_with_key
         limits: SourceLimits = getattr(self, f"{source}_limits")
         return limits
+
+
+def _check_web_tier_lists(networks: str, ports: str) -> None:
+    import ipaddress
+
+    for entry in (n.strip() for n in networks.split(",")):
+        if not entry:
+            continue
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError as exc:
+            raise ValueError(
+                f"ALETHEIA_WEB_TIER_ALLOW_NETWORKS: {entry!r} is not an IP network (CIDR): {exc}"
+            ) from None
+    for entry in (p.strip() for p in ports.split(",")):
+        if entry and not (entry.isdigit() and 0 < int(entry) < 65536):
+            raise ValueError(f"ALETHEIA_WEB_TIER_PORTS: {entry!r} is not a port number (1-65535)")
 
 
 @functools.cache

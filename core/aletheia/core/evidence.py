@@ -12,6 +12,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
+from aletheia.core.authorship import AuthorshipCheck
 from aletheia.core.records import RetractionNotice, SourceName, WorkRecord
 
 
@@ -63,6 +64,9 @@ class Evidence(BaseModel):
     answers: tuple[SourceAnswer, ...] = ()
     retraction_notices: tuple[RetractionNotice, ...] = ()
     retraction_checked: bool = False
+    # The matched work's authors as an index counts their works: asked only when another
+    # paper-mill indicator fired (`pipeline/authorship.py`); never read by `decide()`.
+    authorship: AuthorshipCheck | None = None
 
     def for_kind(self, kind: QueryKind) -> tuple[SourceAnswer, ...]:
         return tuple(a for a in self.answers if a.kind is kind)

@@ -10,8 +10,10 @@ is absent, never assumed):
 - `no_methods_section`: a full text with section headings, none of which is a methods-like
   section (methods, experiments, data, model, proofs, ... : broad on purpose, since a theory paper
   has no "Methods" and must not count);
-- `authorship_not_found_elsewhere`: the caller has evidence of the authors' other works (an index's
-  author profile) and none of the work's authors has any;
+- `authorship_not_found_elsewhere`: an index's author records of every author of the work
+  (`aletheia.core.authorship`, OpenAlex `works_count`), none with another work; asked only when
+  one of the other indicators already fired (`other_indicators`), so genuine references cost no
+  request;
 - `lower_tier_venue`: the venue is on the predatory or delisted list (`signals.PredatoryList`).
 
 The signal fires on `TORTURED_ALONE` distinct tortured phrases, or on any `INDICATORS_TOGETHER`
@@ -26,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from aletheia.core.authorship import AuthorshipCheck
+from aletheia.core.excerpts import PaperText
 from aletheia.core.signals import Signal, SignalKind
 from aletheia.core.text import fold
 from aletheia.core.tortured import TorturedTable, find_tortured
@@ -38,6 +42,8 @@ __all__ = [
     "ai_generated_signal",
     "has_methods_section",
     "headings_in_text",
+    "other_indicators",
+    "work_text_of_paper",
 ]
 
 TORTURED_ALONE: Final = 2  # distinct tortured phrases that fire the signal on their own
@@ -119,6 +125,23 @@ class WorkText:
     headings: tuple[str, ...] | None = None
 
 
+def work_text_of_paper(
+    paper: PaperText, *, title: str | None = None, abstract: str | None = None
+) -> WorkText:
+    """A cited work's text as the full-text chain fetched it (`pipeline/fulltext.py`: arXiv HTML,
+    Europe PMC, PDF) with the source's title and abstract: the body for tortured phrases, the
+    blocks' section headings (or, when the converter named none, those found in the text) for
+    the methods indicator. An abstract-only text is no full text: no headings, no methods check."""
+    parts = {k: v for k, v in (("title", title), ("abstract", abstract)) if v}
+    if paper.origin == "abstract":
+        return WorkText(parts=parts or {"abstract": paper.text})
+    sections = tuple(
+        dict.fromkeys(b.section.strip() for b in paper.blocks if b.section and b.section.strip())
+    )
+    headings = sections or headings_in_text(paper.text.splitlines())
+    return WorkText(parts={**parts, "full_text": paper.text}, headings=headings or None)
+
+
 def _tortured_evidence(text: WorkText, table: TorturedTable | None) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for where, part in text.parts.items():
@@ -129,18 +152,9 @@ def _tortured_evidence(text: WorkText, table: TorturedTable | None) -> list[dict
     return list(found.values())
 
 
-def ai_generated_signal(
-    text: WorkText,
-    *,
-    authors_found_elsewhere: bool | None = None,
-    listed_venue: str | None = None,
-    table: TorturedTable | None = None,
-) -> Signal | None:
-    """`ai_generated_suspect` with the indicators that hold and the evidence of each, or None.
-
-    `authors_found_elsewhere`: None when there is no evidence either way (no indicator); False
-    only when an index's author records were read and none of the authors has another work.
-    `listed_venue`: the predatory list entry's source when the venue is listed."""
+def _indicators(
+    text: WorkText, listed_venue: str | None, table: TorturedTable | None
+) -> tuple[list[str], dict[str, Any], list[dict[str, Any]]]:
     indicators: list[str] = []
     evidence: dict[str, Any] = {}
     phrases = _tortured_evidence(text, table)
@@ -151,11 +165,36 @@ def ai_generated_signal(
     if headings is not None and len(headings) >= MIN_SECTIONS and not has_methods_section(headings):
         indicators.append("no_methods_section")
         evidence["sections"] = list(headings[:20])
-    if authors_found_elsewhere is False:
-        indicators.append("authorship_not_found_elsewhere")
     if listed_venue:
         indicators.append("lower_tier_venue")
         evidence["venue_listed_by"] = listed_venue
+    return indicators, evidence, phrases
+
+
+def other_indicators(
+    text: WorkText, *, listed_venue: str | None = None, table: TorturedTable | None = None
+) -> list[str]:
+    """The indicators that hold without asking about the authors: the authorship question is only
+    worth a request when one of these already fired."""
+    return _indicators(text, listed_venue, table)[0]
+
+
+def ai_generated_signal(
+    text: WorkText,
+    *,
+    authorship: AuthorshipCheck | None = None,
+    listed_venue: str | None = None,
+    table: TorturedTable | None = None,
+) -> Signal | None:
+    """`ai_generated_suspect` with the indicators that hold and the evidence of each, or None.
+
+    `authorship`: the index's author records of the work's authors (None: not asked, no
+    indicator); the indicator holds only when every author was found with at most one work.
+    `listed_venue`: the predatory list entry's source when the venue is listed."""
+    indicators, evidence, phrases = _indicators(text, listed_venue, table)
+    if authorship is not None and authorship.found_elsewhere() is False:
+        indicators.append("authorship_not_found_elsewhere")
+        evidence["authors"] = authorship.as_evidence()
     fires = len(phrases) >= TORTURED_ALONE or len(indicators) >= INDICATORS_TOGETHER
     if not fires:
         return None
@@ -180,7 +219,7 @@ def explanation(indicators: Sequence[str], phrases: Sequence[dict[str, Any]]) ->
     if "no_methods_section" in indicators:
         said.append("a full text with sections but none describing methods, data or proofs")
     if "authorship_not_found_elsewhere" in indicators:
-        said.append("no author has another work in the index")
+        said.append("no author has another work in the index (OpenAlex author records)")
     if "lower_tier_venue" in indicators:
         said.append("a venue on the predatory or delisted list")
     return "; ".join(said) + ". A heuristic: read the work before relying on it; the verdict stands."

@@ -57,6 +57,7 @@ class Author(BaseModel):
     literal: str | None = None
     suffix: str | None = None
     orcid: str | None = None
+    source_id: str | None = None  # the source's own author id (OpenAlex A...), where it has one
 
     @property
     def display(self) -> str:

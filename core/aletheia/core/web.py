@@ -217,17 +217,30 @@ def web_findings(cited: CitedReference, evidence: Evidence, findings: Findings) 
     return check.page
 
 
+# Every line `trail_notes` writes starts with one of these (the HTML report shows them apart).
+TRAIL_PREFIXES: Final = ("web search", "LLM suggestion")
+
+
 def _why(error: str | None, source: SourceName) -> str:
     return (error or "failed").removeprefix(f"{source.value}: ")
 
 
+def _not_asked(what: str, source: SourceName, error: str | None) -> str:
+    """ "web search skipped: no key (...)" for a tier that was off; else what failed."""
+    why = _why(error, source)
+    if why.startswith("skipped"):
+        return f"{what} {why}"
+    return f"{what} ({source.value}) failed: {why}"
+
+
 def trail_notes(evidence: Evidence) -> list[str]:
-    """What the web search and the LLM fallback did (never evidence; `NOT_EVIDENCE`), in words."""
+    """What the web search and the LLM fallback did (never evidence; `NOT_EVIDENCE`), in words:
+    "web search skipped: no key (...)", "LLM suggestion (not evidence): 'Title' (doi ...)"."""
     notes: list[str] = []
     for a in evidence.answers:
         if a.kind is QueryKind.WEB_SEARCH:
             if a.outcome is Outcome.FAILED:
-                notes.append(f"web search ({a.source.value}): {_why(a.error, a.source)}")
+                notes.append(_not_asked("web search", a.source, a.error))
             else:
                 found = sum(1 for r in a.records if r.doi or r.arxiv_id or r.pmid)
                 notes.append(
@@ -235,11 +248,16 @@ def trail_notes(evidence: Evidence) -> list[str]:
                 )
         elif a.kind is QueryKind.SUGGESTION:
             if a.outcome is Outcome.FAILED:
-                notes.append(f"suggestion ({a.source.value}): {_why(a.error, a.source)}")
+                notes.append(_not_asked("LLM suggestion", a.source, a.error))
             elif not a.records:
-                notes.append(f"suggestion ({a.source.value}): none")
+                notes.append("LLM suggestion: none (the model knew no such work)")
             for r in a.records:
                 ids = ", ".join(f"{k} {v}" for k, v in (("doi", r.doi), ("arXiv", r.arxiv_id)) if v)
                 what = f"{r.title!r}" + (f" ({ids})" if ids else "")
-                notes.append(f"suggestion ({a.source.value}, never evidence; check it by hand): {what}")
+                notes.append(f"LLM suggestion (not evidence; check it by hand): {what}")
     return notes
+
+
+def is_trail_note(note: str) -> bool:
+    """A line of `trail_notes` (the skipped or consulted tiers 4 and 5)."""
+    return note.startswith(TRAIL_PREFIXES)

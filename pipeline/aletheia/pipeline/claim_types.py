@@ -8,7 +8,7 @@ CLI's `--format json`, the queue's results).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -176,6 +176,8 @@ class Citation(BaseModel):
     single_source_verified: bool
     text_excerpts_unavailable: bool
     human_overridden: bool
+    # Integrity signals of the cited work read from the text fetched for it (issue 13)
+    signals: tuple[dict[str, Any], ...] = ()
 
     def __str__(self) -> str:
         return self.text

@@ -69,7 +69,9 @@ from aletheia.pipeline.claim_types import (
     TriangulationConflict,
 )
 from aletheia.pipeline.fulltext import Converter, FetchedText, convert_document, fetch_paper_text
+from aletheia.pipeline.fulltext_signals import cited_text_signals
 from aletheia.pipeline.llm import LLM, TOOL_DEFINITIONS, ClaimReasoner, LLMError, reasoner_from_settings
+from aletheia.pipeline.llm_paced import paced_reasoner
 from aletheia.sources.base import SourceError
 
 __all__ = [
@@ -189,6 +191,7 @@ async def _verify(
     convert: Converter | None,
     now: datetime | None,
 ) -> tuple[Citation, Path] | tuple[None, ConflictReport]:
+    reasoner = paced_reasoner(reasoner, gateway)  # model calls under the global limiter (`llm` bucket)
     try:
         return await _verify_steps(
             claim, hint, project_root, override_reason, gateway, reasoner, convert, now
@@ -292,6 +295,8 @@ async def _verify_steps(
         )
     assert chosen.fetched.paper is not None and chosen.evidence is not None
     abstract_only = chosen.fetched.abstract_only
+    # The text already fetched for the excerpts also feeds the paper-mill check (no request).
+    signals = cited_text_signals(record, chosen.fetched.paper)
     artifact = build_artifact(
         claim=extracted.assertion,
         check=check,
@@ -300,7 +305,11 @@ async def _verify_steps(
         verified_at=now or datetime.now(UTC),
         retraction=kind if kind is not RetractionKind.NONE else None,
         override_reason=override_reason,
-        extra_notes=[f"full_text: {chosen.fetched.paper.origin}", f"ranker: {ranking.ranker}"],
+        extra_notes=[
+            f"full_text: {chosen.fetched.paper.origin}",
+            f"ranker: {ranking.ranker}",
+            *(f"signal {s['kind']}: {s['evidence']['explanation']}" for s in signals),
+        ],
     )
     slug = slug_for_record(record)
     path = write_citation_artifact(project_root, artifact, slug=slug)
@@ -313,6 +322,7 @@ async def _verify_steps(
         single_source_verified=artifact.frontmatter.single_source_verified,
         text_excerpts_unavailable=abstract_only,
         human_overridden=override_reason is not None,
+        signals=tuple(signals),
     )
     return citation, path
 
@@ -329,7 +339,7 @@ class ClaimTools:
 
     def __init__(self, gateway: Any, reasoner: ClaimReasoner, *, convert: Converter | None = None) -> None:
         self.gateway = gateway
-        self.reasoner = reasoner
+        self.reasoner = paced_reasoner(reasoner, gateway)
         self.convert = convert
         self.papers: dict[str, Candidate] = {}
         self.texts: dict[str, FetchedText] = {}
@@ -449,4 +459,5 @@ def outcome_as_dict(outcome: tuple[Citation, Path] | tuple[None, ConflictReport]
         "single_source_verified": citation.single_source_verified,
         "text_excerpts_unavailable": citation.text_excerpts_unavailable,
         "human_overridden": citation.human_overridden,
+        **({"signals": list(citation.signals)} if citation.signals else {}),
     }

@@ -357,6 +357,7 @@ async def _suggest(
                 "bibtex": found["bibtex"],
                 "single_source_verified": found["single_source_verified"],
                 "text_excerpts_unavailable": found["text_excerpts_unavailable"],
+                **({"signals": found["signals"]} if found.get("signals") else {}),
             }
         else:
             claim["suggestion"] = {

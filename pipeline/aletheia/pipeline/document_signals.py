@@ -1,26 +1,27 @@
-"""`ai_generated_suspect` on the document being checked (issue 13): when `aletheia verify` is given
-a full text (a PDF, Markdown, LaTeX or plain-text paper, not a bibliography file), its body (the
-text before the References heading) and its section headings go through the same heuristics as a
-cited work's abstract (`aletheia.core.paper_mill`). The signal lands in the summary's `signals`,
-with the document's name; it never changes a verdict.
+"""`ai_generated_suspect` on the document being checked (issue 13): when a bibliography job is
+given a full text (a PDF, Markdown, LaTeX or plain-text paper, not a bibliography file), its body
+(the text before the References heading) and its section headings go through the same heuristics
+as a cited work's abstract (`aletheia.core.paper_mill`). The signal lands in the summary's
+`signals`, with the document's name; it never changes a verdict.
 
-The PDF is read as the references are (`pdf_text`, in the sandbox when `ALETHEIA_PDF_SANDBOX` is
-on): once more, which costs a second text extraction of a document that is being verified anyway.
+No second reading: the input parsers hand over the text they extracted for the references
+(`iter_references(..., on_text=check.observe)`: the PDF text, in the sandbox when
+`ALETHEIA_PDF_SANDBOX` is on, or the decoded text file), and `DocumentCheck` keeps only the
+signals, not the texts. The bibliography job (`jobs/bibliography.py`, whether run inline, by
+`aletheia submit` or by the Celery pools) stores them in the job's summary row
+(`document_signals`), which the writer carries into report.json; `aletheia verify` passes the
+same check to `verify_to_sink`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from aletheia.core.paper_mill import WorkText, ai_generated_signal, headings_in_text
 
-if TYPE_CHECKING:
-    from aletheia.config import Settings
+__all__ = ["FULL_TEXT_SUFFIXES", "MIN_BODY_WORDS", "DocumentCheck", "body_of", "document_signal"]
 
 # Inputs that can be a paper's full text; BibTeX, CSL-JSON and .bbl files are bibliographies only.
 FULL_TEXT_SUFFIXES: Final = frozenset({".pdf", ".md", ".markdown", ".tex", ".txt"})
@@ -30,30 +31,6 @@ _REFERENCES: Final = re.compile(
     r"(?:references|bibliography|works cited)\}?\s*:?\s*$",
     re.IGNORECASE,
 )
-
-_CHECKED: ContextVar[tuple[dict[str, Any], ...]] = ContextVar("aletheia_document_signals", default=())
-
-
-def _text(path: Path, settings: Settings) -> str:
-    data = path.read_bytes()[: settings.max_input_bytes]
-    if path.suffix.lower() != ".pdf":
-        return data.decode("utf-8", errors="replace")
-    if settings.pdf_sandbox:
-        from aletheia.pipeline.sandbox import pdf_text_isolated
-
-        memory = settings.pdf_memory_limit_mb * 1024 * 1024 if settings.pdf_memory_limit_mb > 0 else None
-        return pdf_text_isolated(
-            data,
-            origin=str(path),
-            max_pages=settings.max_pdf_pages,
-            timeout=settings.pdf_timeout_seconds,
-            memory_bytes=memory,
-        )
-    from aletheia.pipeline.pdf_reading import pdf_text
-
-    return pdf_text(
-        data, origin=str(path), max_pages=settings.max_pdf_pages, timeout=settings.pdf_timeout_seconds
-    )
 
 
 def body_of(text: str) -> WorkText | None:
@@ -69,41 +46,28 @@ def body_of(text: str) -> WorkText | None:
     return WorkText(parts={"full_text": joined}, headings=headings or None)
 
 
-def document_signal(path: Path, settings: Settings) -> dict[str, Any] | None:
-    """The signal of one input file, as a summary `signals` entry; None when it does not fire or
-    the file is not a full text (an unreadable file is the references' problem, not this one's)."""
-    from aletheia.core.bibliography import InputError
-
-    if path.suffix.lower() not in FULL_TEXT_SUFFIXES or not path.is_file():
+def document_signal(name: str, text: str) -> dict[str, Any] | None:
+    """The signal of one input document's text, as a summary `signals` entry; None when it does
+    not fire or the document is no full text (a bibliography file, a bare reference list)."""
+    if Path(name).suffix.lower() not in FULL_TEXT_SUFFIXES:
         return None
-    try:
-        work = body_of(_text(path, settings))
-    except (InputError, OSError):
-        return None
+    work = body_of(text)
     signal = ai_generated_signal(work) if work is not None else None
     if signal is None:
         return None
     out = signal.model_dump(mode="json")
-    out["evidence"] = {"document": str(path), **out["evidence"]}
+    out["evidence"] = {"document": name, **out["evidence"]}
     return out
 
 
-def documents_checked(inputs: Sequence[str], settings: Settings) -> list[dict[str, Any]]:
-    """The signals of the full-text inputs among `inputs` (files named directly; `-` and
-    directories of bibliographies are not papers)."""
-    found = [document_signal(Path(name), settings) for name in inputs if name != "-"]
-    return [s for s in found if s is not None]
+class DocumentCheck:
+    """Collects the documents' signals from the texts the parsers extracted (`observe` is the
+    `on_text` callback of `iter_references`, called with the document's name and its text)."""
 
+    def __init__(self) -> None:
+        self.signals: list[dict[str, Any]] = []
 
-@contextmanager
-def reporting_documents(signals: Sequence[dict[str, Any]]) -> Iterator[None]:
-    """Within this block, every summary the sinks write carries `signals` about the documents."""
-    token = _CHECKED.set(tuple(signals))
-    try:
-        yield
-    finally:
-        _CHECKED.reset(token)
-
-
-def checked_documents() -> list[dict[str, Any]]:
-    return list(_CHECKED.get())
+    def observe(self, name: str, text: str) -> None:
+        found = document_signal(name, text)
+        if found is not None:
+            self.signals.append(found)

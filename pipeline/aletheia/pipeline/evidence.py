@@ -1,9 +1,10 @@
 """Gather what the sources say about one reference (the I/O half of verification).
 
 Order, as the design asks: identifiers first (DOI -> Crossref + OpenAlex; arXiv -> arXiv +
-Semantic Scholar; PMID -> PubMed + OpenAlex), each checked against the title and first author it
-is cited with; searches, in stages from the cheapest, of every source that could hold the work
-(`core.coverage.search_coverage`) only when no identifier settles the identity; then, when the
+Semantic Scholar; PMID -> PubMed + OpenAlex; an ACL Anthology URL -> the anthology), each
+checked against the title and first author it is cited with; searches, in stages from the
+cheapest, of every source that could hold the work (`core.coverage.search_coverage`) only when
+no identifier settles the identity; then, when the
 matched work has been seen by one source only, a second source is asked so the decisive fields
 can be triangulated. A web page, a code repository, a dataset cited without a scholarly
 identifier is asked of no source at all (`needs_no_lookups`). Every answer (and every failure)
@@ -26,6 +27,7 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Verdict, VerdictStatus
+from aletheia.pipeline.authorship import with_authorship
 from aletheia.pipeline.books import gather_book_evidence
 from aletheia.pipeline.classical import verify_canonical
 from aletheia.pipeline.gateway import SourceGateway, search_text
@@ -273,5 +275,6 @@ async def verify_reference(
         if nothing_found(verdict):
             await llm_suggestion(cited, gw, ask)
             verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    evidence = g.evidence(gw, cited)
+    # Paper-mill signals: the authors' other works, asked only when another indicator fired.
+    evidence = await with_authorship(verdict, g.evidence(gw, cited), gw)
     return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)

@@ -483,6 +483,8 @@ def asked_sources(ref: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     failed: list[str] = []
     for t in ref.get("trace", []):
         name = t.get("source")
+        if t.get("outcome") == "failed" and f"{name}: skipped:" in str(t.get("error") or ""):
+            continue  # a tier that is off (no key, offline) was not asked: its note says so
         if t.get("outcome") == "failed":
             failed.append(name)
         elif name not in answered:

@@ -126,6 +126,7 @@ class SourceGateway:
         from aletheia.sources.semantic_scholar import SemanticScholarClient, semantic_scholar_transport
 
         self.settings = settings
+        self.limiter = limiter  # also paces the claim pipeline's model calls (`llm_paced`)
         self.offline = settings.offline
         self.library = library
         self.retractions = retractions
@@ -181,7 +182,7 @@ class SourceGateway:
         from aletheia.pipeline.web_tiers import WebTiers
 
         # Tier 4 (the cited URL, web search) and Tier 5 (LLM suggestions): `web_tiers`.
-        self.web_tiers = WebTiers.from_settings(settings, http, limiter, user_agent=user_agent())
+        self.web_tiers = WebTiers.from_settings(settings, http, limiter, user_agent=user_agent(), cache=cache)
         from aletheia.pipeline.cs_sources import CsSources
 
         # DBLP and the ACL Anthology (issue 12): `cs_sources`.

@@ -25,7 +25,7 @@ import codecs
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, Final, TextIO
 
@@ -59,6 +59,9 @@ BIBLIOGRAPHY_SUFFIXES: Final = frozenset(
 _LATIN1_TOLERANT: Final = frozenset({".bib", ".bbl", ".tex", ".bibtex"})
 _LATIN1_FALLBACK: Final = "aletheia-latin1-fallback"
 STDIN_ORIGIN: Final = "<stdin>"
+# Called with (origin, text) for each named input whose whole text was read (a PDF's extracted
+# text, a decoded text file): the document-level signals read it instead of reading it again.
+TextObserver = Callable[[str, str], None]
 
 
 def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
@@ -171,7 +174,12 @@ def _read_limited(stream: BinaryIO, origin: str, max_bytes: int) -> bytes:
 
 
 def _file_references(
-    path: Path, *, max_bytes: int, max_pdf_pages: int, macros: dict[str, str]
+    path: Path,
+    *,
+    max_bytes: int,
+    max_pdf_pages: int,
+    macros: dict[str, str],
+    on_text: TextObserver | None = None,
 ) -> Iterator[CitedReference | InputProblem]:
     origin = str(path)
     try:
@@ -189,7 +197,7 @@ def _file_references(
         fmt = detect_format_bytes(head, path.name)
         if fmt is InputFormat.PDF:
             data = head + _read_limited(handle, origin, max_bytes - len(head))
-            yield from extract_pdf_references(data, origin=origin, max_pages=max_pdf_pages)
+            yield from extract_pdf_references(data, origin=origin, max_pages=max_pdf_pages, on_text=on_text)
             return
         if fmt is InputFormat.UNKNOWN:
             nul = head.find(b"\x00")
@@ -202,6 +210,8 @@ def _file_references(
             return
         data = head + _read_limited(handle, origin, max_bytes - len(head))
     text = decoder.decode(data, final=True)
+    if on_text is not None:
+        on_text(origin, text)
     problem = decoder.problem()
     if problem is not None:
         yield problem
@@ -266,6 +276,7 @@ def iter_references(
     stdin: TextIO | None = None,
     max_bytes: int,
     max_pdf_pages: int | None = None,
+    on_text: TextObserver | None = None,
 ) -> Iterator[CitedReference | InputProblem]:
     """Every reference (and problem) in the given inputs, in order.
 
@@ -274,6 +285,8 @@ def iter_references(
     of the directory not followed). A named input that cannot be read as a whole (too large,
     binary, not UTF-8, unknown format, a broken PDF) raises `InputError` naming the file; a file
     found in a directory that cannot be read is one `InputProblem`, and the others are read.
+    `on_text(origin, text)` sees the whole text of each named file read whole (not stdin, not the
+    files of a directory, not streamed BibTeX): a paper given as input is checked from it.
     """
     pages = max_pdf_pages if max_pdf_pages is not None else get_settings().max_pdf_pages
     macros: dict[str, str] = {}
@@ -282,7 +295,13 @@ def iter_references(
             yield from _stdin_references(stdin or sys.stdin, max_bytes=max_bytes, macros=macros)
             continue
         try:
-            yield from _file_references(Path(path), max_bytes=max_bytes, max_pdf_pages=pages, macros=macros)
+            yield from _file_references(
+                Path(path),
+                max_bytes=max_bytes,
+                max_pdf_pages=pages,
+                macros=macros,
+                on_text=None if in_directory else on_text,
+            )
         except InputError as error:
             if not in_directory:
                 raise
@@ -323,9 +342,15 @@ def _reference_section(lines: list[str]) -> tuple[int, int] | None:
 
 
 def extract_pdf_references(
-    data: bytes, *, origin: str, max_pages: int | None = None, timeout: float | None = None
+    data: bytes,
+    *,
+    origin: str,
+    max_pages: int | None = None,
+    timeout: float | None = None,
+    on_text: TextObserver | None = None,
 ) -> list[CitedReference | InputProblem]:
-    """The references of a PDF's References section, each read as a plain reference string.
+    """The references of a PDF's References section, each read as a plain reference string
+    (`on_text(origin, text)` is handed the whole extracted text first).
 
     Raises `InputError` for a document that cannot be read; a readable document without a
     References section gives one problem.
@@ -344,6 +369,8 @@ def extract_pdf_references(
         )
     else:
         text = pdf_text(data, origin=origin, max_pages=pages_limit, timeout=seconds)
+    if on_text is not None:
+        on_text(origin, text)
     lines = text.split("\n")
     section = _reference_section(lines)
     if section is None:

@@ -52,6 +52,7 @@ __all__ = [
     "ModelReasoner",
     "SearchFn",
     "ToolCall",
+    "anthropic_from_settings",
     "reasoner_from_settings",
 ]
 
@@ -554,14 +555,13 @@ class ModelReasoner:
 
 def reasoner_from_settings(settings: Settings, llm: LLM | None = None) -> ClaimReasoner:
     """`ModelReasoner` over `llm`, or over Claude when an Anthropic key is set; else lexical."""
-    if llm is not None:
-        return ModelReasoner(llm)
-    if settings.anthropic_api_key is not None:
-        return ModelReasoner(
-            AnthropicLLM(
-                settings.anthropic_api_key.get_secret_value(),
-                model=settings.llm_model,
-                temperature=settings.llm_temperature,
-            )
-        )
-    return LexicalReasoner()
+    model = llm if llm is not None else anthropic_from_settings(settings)
+    return ModelReasoner(model) if model is not None else LexicalReasoner()
+
+
+def anthropic_from_settings(settings: Settings) -> AnthropicLLM | None:
+    """Claude as the settings say (model, temperature), or None without `ANTHROPIC_API_KEY`."""
+    if settings.anthropic_api_key is None:
+        return None
+    key = settings.anthropic_api_key.get_secret_value()
+    return AnthropicLLM(key, model=settings.llm_model, temperature=settings.llm_temperature)

@@ -7,23 +7,28 @@ it cannot make a reference `verified`, nor `not_found`, nor anything else; it is
 reader as a suggestion to check by hand (the verdict's notes say "never evidence").
 
 The model is Claude through the small `LLM` interface (`pipeline.llm`; `AnthropicLLM` imports
-`anthropic` only when first used), answering through one tool (structured output). Without a key
-there is no model: the answer is recorded as skipped, naming the missing key (deterministic).
+`anthropic` only when first used), answering through one tool (structured output), paced by the
+global limiter's `llm` bucket (`llm_paced`, `ALETHEIA_LLM_LIMITS`). Without a key there is no
+model: the answer is recorded as skipped, naming the missing key (deterministic).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.config import Settings
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
-from aletheia.pipeline.llm import LLM, AnthropicLLM, LLMError
+from aletheia.pipeline.llm import LLM, LLMError, anthropic_from_settings
+from aletheia.pipeline.llm_paced import PacedLLM
 from aletheia.sources.base import SourceRecord, SourceUnavailableError, TransientSourceError
 
+if TYPE_CHECKING:
+    from aletheia.sources.ratelimit import RateLimiter
+
 SOURCE: Final = SourceName.LLM
-NO_KEY: Final = "skipped: no ANTHROPIC_API_KEY (Tier 5 LLM suggestions are off)"
+NO_KEY: Final = "skipped: no key (ANTHROPIC_API_KEY)"
 MAX_FIELD_CHARS: Final = 500
 MAX_AUTHORS: Final = 20
 
@@ -123,18 +128,17 @@ class ReferenceSuggester:
         return SourceRecord(record=record, raw=raw, fetched_at=datetime.now(UTC))
 
 
-def suggester_from_settings(settings: Settings, llm: LLM | None = None) -> ReferenceSuggester:
-    """Over `llm`, or Claude when `ANTHROPIC_API_KEY` is set; else one that records a skip."""
-    if llm is not None:
-        return ReferenceSuggester(llm)
-    if settings.offline:
-        return ReferenceSuggester(None, why_not="skipped: offline")
-    if settings.anthropic_api_key is not None:
-        return ReferenceSuggester(
-            AnthropicLLM(
-                settings.anthropic_api_key.get_secret_value(),
-                model=settings.llm_model,
-                temperature=settings.llm_temperature,
-            )
-        )
-    return ReferenceSuggester(None)
+def suggester_from_settings(
+    settings: Settings, llm: LLM | None = None, limiter: RateLimiter | None = None
+) -> ReferenceSuggester:
+    """Over `llm`, or Claude when `ANTHROPIC_API_KEY` is set; else one that records a skip. With a
+    `limiter`, every call is paced by its `llm` bucket (`ALETHEIA_LLM_LIMITS`, `llm_paced`)."""
+    if llm is None:
+        if settings.offline:
+            return ReferenceSuggester(None, why_not="skipped: offline")
+        llm = anthropic_from_settings(settings)
+        if llm is None:
+            return ReferenceSuggester(None)
+    if limiter is not None:
+        llm = PacedLLM(llm, limiter, settings.limits_for(SOURCE.value))
+    return ReferenceSuggester(llm)

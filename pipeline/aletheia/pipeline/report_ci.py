@@ -263,7 +263,12 @@ def sarif_document(summary: dict[str, Any], explanations: list[Explanation]) -> 
                 },
                 "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
                 "results": results,
-                "properties": {"summary": att.as_json(), "by_verdict": summary.get("by_verdict", {})},
+                "properties": {
+                    "summary": att.as_json(),
+                    "by_verdict": summary.get("by_verdict", {}),
+                    # ADR 004 counts (issue 12), when the summary has them
+                    **{k: summary[k] for k in ("by_verification_status", "by_tier") if k in summary},
+                },
             }
         ],
     }

@@ -14,6 +14,7 @@ from aletheia.pipeline.report_signals import evidence_trust, signal_text, summar
 from aletheia.pipeline.report_transparency import (
     summary_tier_rows,
     summary_verification_counts,
+    tier_trail,
     transparency_badges,
 )
 
@@ -39,6 +40,7 @@ def render_html(doc: dict[str, Any]) -> str:
     env.filters["h"] = lambda v: html.escape(str(v))
     env.filters["signal_text"] = signal_text
     env.filters["transparency_badges"] = transparency_badges
+    env.filters["tier_trail"] = tier_trail
     env.filters["summary_tier_rows"] = summary_tier_rows
     env.filters["summary_verification_counts"] = summary_verification_counts
     env.filters["evidence_trust"] = evidence_trust

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aletheia.core.authors import parse_name
 from aletheia.core.paper_mill import WorkText, ai_generated_signal
@@ -32,7 +32,20 @@ from aletheia.core.signals import (
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from aletheia.pipeline.evidence import ReferenceOutcome
+    from aletheia.core.evidence import Evidence
+    from aletheia.core.verdicts import Verdict
+
+
+class Outcome(Protocol):
+    """What the signals read of a reference's outcome (`pipeline.evidence.ReferenceOutcome`;
+    named structurally so that `evidence.py` can use this module without an import cycle)."""
+
+    @property
+    def verdict(self) -> Verdict: ...
+
+    @property
+    def evidence(self) -> Evidence: ...
+
 
 BUNDLED_PREDATORY = "predatory.csv"
 #: Verdicts whose references count for citation cohorts: the cited work exists and was matched.
@@ -85,7 +98,7 @@ def _same_work(a: WorkRecord, b: WorkRecord) -> bool:
     )
 
 
-def matched_records(outcome: ReferenceOutcome) -> list[WorkRecord]:
+def matched_records(outcome: Outcome) -> list[WorkRecord]:
     """The records of the work the verdict matched: the match and every answer's record of it."""
     match = outcome.verdict.match
     if match is None:
@@ -109,15 +122,19 @@ def work_text(records: Sequence[WorkRecord]) -> WorkText:
     return WorkText(parts=parts)
 
 
-def reference_signals(outcome: ReferenceOutcome, predatory: PredatoryList | None = None) -> list[Signal]:
+def reference_signals(outcome: Outcome, predatory: PredatoryList | None = None) -> list[Signal]:
     """Every signal of one reference: the venue's listing, corrections and concerns, then the
-    paper-mill heuristics on the matched work's title and abstract. (Whether the authors have
-    other works is not asked of any source: that indicator stays absent, never assumed.)"""
+    paper-mill heuristics on the matched work's title and abstract, with the authors' works counts
+    when they were asked (`pipeline/authorship.py`: only when another indicator fired)."""
     listed = predatory if predatory is not None else active_predatory_list()
     records = matched_records(outcome)
     venue = predatory_signals(records, listed)
     suspect = (
-        ai_generated_signal(work_text(records), listed_venue=venue[0].source if venue else None)
+        ai_generated_signal(
+            work_text(records),
+            authorship=outcome.evidence.authorship,
+            listed_venue=venue[0].source if venue else None,
+        )
         if records
         else None
     )
@@ -160,9 +177,11 @@ class DocumentSignals:
         and `signal_data`: which lists the signals were computed with, so that an empty predatory
         list reads "not loaded", never as "no predatory venue"."""
         if "signals" not in summary:
-            from aletheia.pipeline.document_signals import checked_documents
-
-            found = [*document_signals(self.works), *checked_documents()]
+            # The input papers' own signals (`document_signals`, stored with the job) join the
+            # cohorts under `signals`: the one list the schema documents.
+            papers = summary.get("document_signals") or []
+            summary = {k: v for k, v in summary.items() if k != "document_signals"}
+            found = [*document_signals(self.works), *papers]
             if found:
                 summary = {**summary, "signals": found}
         if "signal_data" not in summary:

@@ -13,6 +13,7 @@ __all__ = [
     "summary_tier_rows",
     "summary_transparency_line",
     "summary_verification_counts",
+    "tier_trail",
     "transparency_badges",
     "transparency_phrase",
 ]
@@ -53,6 +54,14 @@ def transparency_badges(ref: Mapping[str, Any]) -> list[dict[str, str]]:
         text, title = BADGE_TEXT[content]
         badges.append({"kind": "content", "value": content, "text": text, "title": title})
     return badges
+
+
+def tier_trail(ref: Mapping[str, Any]) -> list[str]:
+    """What tiers 4 and 5 did for one REFERENCE object, from its notes: "web search skipped: no key
+    (...)", "LLM suggestion (not evidence; check it by hand): '...'" (`core.web.trail_notes`)."""
+    from aletheia.core.web import is_trail_note
+
+    return [str(n) for n in ref.get("notes") or () if is_trail_note(str(n))]
 
 
 def transparency_phrase(ref: Mapping[str, Any]) -> str | None:

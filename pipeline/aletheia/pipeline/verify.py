@@ -20,6 +20,7 @@ from aletheia.core.records import CitedReference
 from aletheia.core.transparency_counts import TransparencyCounts
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
 from aletheia.pipeline.audit import audit_log_for, commit_job_trail, record_decisions
+from aletheia.pipeline.document_signals import DocumentCheck
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.gateway import SourceGateway, request_figures, requests_by_kind
 from aletheia.pipeline.report import reference_json
@@ -44,8 +45,11 @@ class VerifySummary:
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: dict[str, Any] = field(default_factory=dict)
     job_id: str | None = None
+    # Signals of the input documents themselves (a paper given as input: `document_signals`)
+    document_signals: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
+        extra = {"document_signals": self.document_signals} if self.document_signals else {}
         return {
             "total": self.total,
             "by_verdict": dict(sorted(self.by_verdict.items())),
@@ -56,6 +60,7 @@ class VerifySummary:
             "requests": self.requests,
             "logic_version": LOGIC_VERSION,
             "job_id": self.job_id,
+            **extra,
         }
 
     def exit_code(self) -> int:
@@ -216,8 +221,11 @@ async def verify_to_sink(
     concurrency: int = DEFAULT_CONCURRENCY,
     current_year: int | None = None,
     submitted_by: str | None = None,
+    documents: DocumentCheck | None = None,
 ) -> VerifySummary:
-    """Run the whole job in-process (the embedded default): verify, record, and feed the sink."""
+    """Run the whole job in-process (the embedded default): verify, record, and feed the sink.
+    `documents`: the check `refs` were read with (`iter_references(on_text=documents.observe)`),
+    whose signals about the input papers join the summary."""
     summary = VerifySummary()
     job_id = runtime.jobs.create_job("bibliography", input_description, submitted_by=submitted_by)
     summary.job_id = job_id
@@ -242,6 +250,7 @@ async def verify_to_sink(
                 await remember_verified(runtime, outcome)
                 sink.reference(reference_json(outcome, predatory=predatory))
             summary.sources = sources_summary(gateway, affected)
+            summary.document_signals = list(documents.signals) if documents is not None else []
             summary.requests = request_figures(gateway.stats(), summary.total)
         recorder.flush()
         recorder.commit()

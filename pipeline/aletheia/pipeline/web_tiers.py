@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from aletheia.config import Settings
     from aletheia.pipeline.llm import LLM
     from aletheia.pipeline.llm_fallback import ReferenceSuggester
+    from aletheia.sources.base import RawCache
     from aletheia.sources.ratelimit import RateLimiter
     from aletheia.sources.web_page import WebPageClient
 
@@ -84,6 +85,7 @@ class WebTiers:
         *,
         user_agent: str,
         llm: LLM | None = None,
+        cache: RawCache | None = None,
     ) -> WebTiers:
         from aletheia.pipeline.llm_fallback import suggester_from_settings
         from aletheia.sources.web_page import web_client_from_settings
@@ -91,9 +93,9 @@ class WebTiers:
 
         search = None if settings.offline else web_search_from_settings(http, settings, limiter)
         return cls(
-            page=web_client_from_settings(settings, limiter, user_agent=user_agent),
+            page=web_client_from_settings(settings, limiter, user_agent=user_agent, cache=cache),
             search=search,
-            suggester=suggester_from_settings(settings, llm),
+            suggester=suggester_from_settings(settings, llm, limiter),
             search_skipped="skipped: offline" if settings.offline else NO_KEY,
         )
 

@@ -46,7 +46,7 @@ def verify(
     """
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
-    from aletheia.pipeline.document_signals import documents_checked, reporting_documents
+    from aletheia.pipeline.document_signals import DocumentCheck
     from aletheia.pipeline.inputs import iter_references
     from aletheia.pipeline.report import make_sink
     from aletheia.pipeline.runtime import Runtime
@@ -59,19 +59,23 @@ def verify(
     chosen = fmt or ("table" if out.isatty() else "json")
     try:
         runtime = Runtime.open(settings)
-        refs = iter_references(list(inputs), stdin=sys.stdin, max_bytes=settings.max_input_bytes)
+        # A full-text input (a paper, not a bibliography) is itself checked for paper-mill signs,
+        # from the text the parsers extract for its references.
+        documents = DocumentCheck()
+        refs = iter_references(
+            list(inputs), stdin=sys.stdin, max_bytes=settings.max_input_bytes, on_text=documents.observe
+        )
         sink = make_sink(chosen, out, progress=chosen == "table" and out.isatty())
-        # A full-text input (a paper, not a bibliography) is itself checked for paper-mill signs.
-        with reporting_documents(documents_checked(inputs, settings)):
-            summary = asyncio.run(
-                verify_to_sink(
-                    runtime,
-                    refs,
-                    sink,
-                    input_description={"inputs": list(inputs), "format": chosen},
-                    concurrency=concurrency,
-                )
+        summary = asyncio.run(
+            verify_to_sink(
+                runtime,
+                refs,
+                sink,
+                input_description={"inputs": list(inputs), "format": chosen},
+                concurrency=concurrency,
+                documents=documents,
             )
+        )
     except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         click.echo(f"aletheia: input error: {exc}", err=True)
         sys.exit(2)

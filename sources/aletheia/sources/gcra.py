@@ -77,7 +77,7 @@ def pace(
     (`tests/unit/test_ratelimit_sliding.py` fills a window with exactly N, and a send later than
     m puts N + 1 in one), and it needs only one J: both delays are spreads, not offsets, so one
     request late on the network is late relative to the others, never early. (Before: N per
-    (W + 2J), a J counted for the release too: 10 % under the rate at J = 50 ms; now 8 %, with
+    (W + 2J), a J counted for the release too: 10 % under the rate at J = 50 ms; now 9 %, with
     no drift from late wake-ups.)
 
     A source that allows one request per several seconds (arXiv: 3 s) keeps the older, wider

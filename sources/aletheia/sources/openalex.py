@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
+    from aletheia.core.authorship import AuthorWorks
     from aletheia.sources.breaker import CircuitBreaker
     from aletheia.sources.ratelimit import RateLimiter
     from aletheia.sources.transport import PoliteTransport
@@ -217,6 +218,12 @@ class OpenAlexClient:
         """A work by its OpenAlex id (`W2741809807` or its openalex.org URL)."""
         work_id = _openalex_work_id(openalex_id)
         return await self._singleton(f"/works/{work_id}", cache_key("openalex", work_id))
+
+    async def authors(self, ids: Iterable[str]) -> dict[str, AuthorWorks | None]:
+        """Author id -> its works count (`openalex_authors`): one filter request per 100 ids."""
+        from aletheia.sources.openalex_authors import fetch_authors
+
+        return await fetch_authors(self, ids)
 
     # --- batches ----------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from aletheia.sources.crossref_parse import markup_to_text
 __all__ = [
     "ARXIV_SOURCE_ID",
     "abstract_from_inverted_index",
+    "openalex_author_id",
     "parse_openalex_list",
     "parse_openalex_work",
     "split_display_name",
@@ -145,6 +146,14 @@ def _orcid(value: Any) -> str | None:
     return match.group(1).upper() if match else None
 
 
+def openalex_author_id(value: Any) -> str | None:
+    """`A5023888391` from an author id as OpenAlex gives it (`https://openalex.org/A...`)."""
+    if not isinstance(value, str):
+        return None
+    match = re.fullmatch(r"\s*(?:https?://(?:api\.)?openalex\.org/(?:authors/)?)?([Aa]\d+)\s*", value)
+    return match.group(1).upper() if match else None
+
+
 def _authors(authorships: Any) -> tuple[Author, ...]:
     if not isinstance(authorships, list):
         return ()
@@ -163,7 +172,8 @@ def _authors(authorships: Any) -> tuple[Author, ...]:
             continue
         parsed = split_display_name(markup_to_text(name), orcid=_orcid(author.get("orcid")))
         if parsed is not None:
-            authors.append(parsed)
+            author_id = openalex_author_id(author.get("id"))
+            authors.append(parsed.model_copy(update={"source_id": author_id}) if author_id else parsed)
     return tuple(authors)
 
 

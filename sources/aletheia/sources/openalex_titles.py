@@ -26,6 +26,7 @@ batch is what its own search would have returned (the works matching it best, up
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -107,22 +108,31 @@ def matching_works(
     """The works of a batch answer that `query` clearly found, best first, at most `limit`: every
     word of the title in the work's title, the titles matching under `TITLE_THRESHOLD`, and (when
     the query names an author) every word of the author in one of the work's author names."""
-    wanted = _tokens(query.title)
-    author = _tokens(query.author) if query.author else set()
-    if not wanted:
-        return []
-    scored: list[tuple[float, int, Mapping[str, Any]]] = []
-    for rank, work in enumerate(works):
-        title = _work_title(work)
-        if not wanted <= _tokens(title):
-            continue
-        if author and not any(author <= _tokens(name) for name in _author_names(work)):
-            continue
-        similarity = title_similarity(query.title, title)
-        if similarity >= TITLE_THRESHOLD:
-            scored.append((-similarity, rank, work))
-    scored.sort(key=lambda item: (item[0], item[1]))
-    return [work for _, _, work in scored[:limit]]
+    return distribute([query], works, limit)[query] or []
+
+
+def distribute(
+    queries: Sequence[TitleQuery], works: Sequence[Mapping[str, Any]], limit: int
+) -> dict[TitleQuery, list[Mapping[str, Any]] | None]:
+    """`matching_works` for every query of a batch (None: a miss), each work's title read once."""
+    prepared = [(rank, work, _work_title(work)) for rank, work in enumerate(works)]
+    tokens = [_tokens(title) for _, _, title in prepared]
+    out: dict[TitleQuery, list[Mapping[str, Any]] | None] = {}
+    for query in queries:
+        wanted = _tokens(query.title)
+        author = _tokens(query.author) if query.author else set()
+        scored: list[tuple[float, int, Mapping[str, Any]]] = []
+        for (rank, work, title), words in zip(prepared, tokens, strict=True):
+            if not wanted or not wanted <= words:
+                continue
+            if author and not any(author <= _tokens(name) for name in _author_names(work)):
+                continue
+            similarity = title_similarity(query.title, title)
+            if similarity >= TITLE_THRESHOLD:
+                scored.append((-similarity, rank, work))
+        scored.sort(key=lambda item: (item[0], item[1]))
+        out[query] = [work for _, _, work in scored[:limit]] or None
+    return out
 
 
 FetchPage = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -217,4 +227,6 @@ class TitleSearchBatcher:
         self._count("title_batch_titles", len(chunk))
         results = payload.get("results") if isinstance(payload, Mapping) else None
         works = [w for w in results or [] if isinstance(w, Mapping)]
-        return {query: matching_works(query, works, MAX_RESULTS) or None for query in chunk}
+        # Off the event loop (a page of 200 works against 25 titles): held on it, this would
+        # delay requests the limiter already admitted (see `transport.LARGE_BODY_BYTES`).
+        return await asyncio.to_thread(distribute, chunk, works, MAX_RESULTS)

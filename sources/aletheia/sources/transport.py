@@ -69,6 +69,9 @@ from aletheia.sources.redaction import (
     secret_values,
 )
 
+# Bodies larger than this are decoded in a worker thread (see `_classify`).
+LARGE_BODY_BYTES = 256 * 1024
+
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings, SourceLimits
     from aletheia.sources.ratelimit import RateLimiter
@@ -412,7 +415,11 @@ class PoliteTransport:
                 self._succeeded()
                 return None
             try:
-                body = read(response)
+                # A large body (a page of 200 works: megabytes) is decoded off the event loop: held
+                # on it, the decode would delay requests already admitted by the limiter and make
+                # them reach the source closer together than paced (issue 11).
+                large = len(response.content) > LARGE_BODY_BYTES
+                body = await asyncio.to_thread(read, response) if large else read(response)
             except ValueError as exc:  # JSON (and Unicode) decode errors are ValueErrors
                 raise self._failed(
                     TransientSourceError(

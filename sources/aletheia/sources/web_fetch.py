@@ -96,7 +96,8 @@ class _Pinned:
     address: IPAddress
 
     def request_url(self) -> httpx.URL:
-        return httpx.URL(self.target.url).copy_with(host=str(self.address))
+        # The port too is the one `check_url` checked, whatever httpx's own parse of the URL says.
+        return httpx.URL(self.target.url).copy_with(host=str(self.address), port=self.target.port)
 
     def headers(self) -> dict[str, str]:
         default = 443 if self.target.scheme == "https" else 80

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
-from aletheia.core.web import CONTENT_TYPE_WEB_PAGE
+from aletheia.core.web import CONTENT_TYPE_WEB_PAGE, snapshot_date
 
 MAX_TITLE_CHARS: Final = 500
 _META_CHARSET: Final = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})""", re.I)
@@ -98,18 +98,12 @@ def page_titles_of(html: str) -> tuple[str | None, tuple[str, ...]]:
 def parse_web_page(
     *, url: str, final_url: str, status: int, content_type: str | None, body: bytes
 ) -> tuple[WorkRecord, dict[str, Any]]:
-    """The page's record (`work_type` "web_page") and the raw payload kept beside it."""
+    """The page's record (`work_type` "web_page") and the raw payload kept beside it (and cached:
+    everything the record is read from, never the body)."""
     kind = (content_type or "").split(";", 1)[0].strip().lower()
     html_like = not kind or kind in ("text/html", "application/xhtml+xml")
     title, others = page_titles_of(decode_body(body, content_type)) if html_like and body else (None, ())
-    record = WorkRecord(
-        source=SourceName.WEB,
-        source_id=final_url,
-        title=title,
-        alternate_titles=others,
-        work_type=CONTENT_TYPE_WEB_PAGE,
-        urls={"cited": url, "final": final_url},
-    )
+    snapshot = snapshot_date(final_url)
     raw = {
         "url": url,
         "final_url": final_url,
@@ -117,6 +111,22 @@ def parse_web_page(
         "content_type": content_type,
         "title": title,
         "alternate_titles": list(others),
+        "archive_date": snapshot.isoformat() if snapshot is not None else None,
         "bytes_read": len(body),
     }
-    return record, raw
+    return page_record(raw), raw
+
+
+def page_record(raw: dict[str, Any]) -> WorkRecord:
+    """The page's record from its raw payload (`parse_web_page`'s, fresh or from the cache)."""
+    title = raw.get("title")
+    others = raw.get("alternate_titles") or ()
+    final_url = str(raw.get("final_url") or raw.get("url") or "")
+    return WorkRecord(
+        source=SourceName.WEB,
+        source_id=final_url,
+        title=title if isinstance(title, str) else None,
+        alternate_titles=tuple(t for t in others if isinstance(t, str)),
+        work_type=CONTENT_TYPE_WEB_PAGE,
+        urls={"cited": str(raw.get("url") or final_url), "final": final_url},
+    )

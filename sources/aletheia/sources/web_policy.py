@@ -149,13 +149,7 @@ def refusal(address: IPAddress) -> str | None:
     if isinstance(address, ipaddress.IPv4Address):
         if address in _CGNAT:
             return "shared address space (CGNAT, 100.64.0.0/10)"
-        if address.is_private:
-            return "a private address"
-        if address.is_reserved:
-            return "a reserved address"
-        if not address.is_global:
-            return "a non-global address"
-        return None
+        return _not_global(address)
     if address.ipv4_mapped is not None:
         return "an IPv4-mapped IPv6 address"
     if address in _IPV4_COMPATIBLE:
@@ -168,6 +162,11 @@ def refusal(address: IPAddress) -> str | None:
         why = refusal(inner)
         if why is not None:
             return f"an IPv6 address embedding {inner} ({why})"
+    return _not_global(address)
+
+
+def _not_global(address: IPAddress) -> str | None:
+    """The registry's own classes, last: anything `ipaddress` does not call global."""
     if address.is_private:
         return "a private address"
     if address.is_reserved:

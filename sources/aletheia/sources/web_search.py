@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 MAX_RESULTS: Final = 5
 MAX_QUERY_CHARS: Final = 400  # Tavily and Brave both cut long queries; a title fits
-NO_KEY: Final = "skipped: no web search key (TAVILY_API_KEY or BRAVE_SEARCH_API_KEY)"
+NO_KEY: Final = "skipped: no key (TAVILY_API_KEY or BRAVE_SEARCH_API_KEY)"
 
 
 def _record(
@@ -68,38 +68,31 @@ def _results(payload: Any, source: SourceName, path: tuple[str, ...]) -> list[An
     return node
 
 
-def parse_tavily(payload: Any) -> list[WorkRecord]:
+def _parse(
+    payload: Any, source: SourceName, path: tuple[str, ...], snippet: str, score: str | None
+) -> list[WorkRecord]:
     out = []
-    for rank, item in enumerate(_results(payload, SourceName.TAVILY, ("results",)), 1):
+    for rank, item in enumerate(_results(payload, source, path), 1):
         if isinstance(item, dict):
             rec = _record(
-                SourceName.TAVILY,
+                source,
                 rank,
                 item.get("title"),
                 item.get("url"),
-                item.get("content"),
-                item.get("score"),
+                item.get(snippet),
+                item.get(score) if score else None,
             )
             if rec is not None:
                 out.append(rec)
     return out
+
+
+def parse_tavily(payload: Any) -> list[WorkRecord]:
+    return _parse(payload, SourceName.TAVILY, ("results",), "content", "score")
 
 
 def parse_brave(payload: Any) -> list[WorkRecord]:
-    out = []
-    for rank, item in enumerate(_results(payload, SourceName.BRAVE_SEARCH, ("web", "results")), 1):
-        if isinstance(item, dict):
-            rec = _record(
-                SourceName.BRAVE_SEARCH,
-                rank,
-                item.get("title"),
-                item.get("url"),
-                item.get("description"),
-                None,
-            )
-            if rec is not None:
-                out.append(rec)
-    return out
+    return _parse(payload, SourceName.BRAVE_SEARCH, ("web", "results"), "description", None)
 
 
 class WebSearchClient(Protocol):

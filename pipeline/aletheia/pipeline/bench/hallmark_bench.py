@@ -41,6 +41,7 @@ from aletheia.pipeline.bench.common import (
     simulator_settings,
     unthrottled_limits,
 )
+from aletheia.pipeline.bench.tier_counts import format_tier_table, tier_figures
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 DATASET = SHARED_DATA / "benchmarks" / "hallmark-dev" / "dev_public.jsonl"
@@ -337,6 +338,7 @@ def run(
                         + "\n"
                     )
     coverage_counts = Counter(coverage.values())
+    label_of = {e["bibtex_key"]: e["label"] for e in entries}
     return {
         "benchmark": "hallmark",
         "machine": machine(),
@@ -349,6 +351,12 @@ def run(
         "wall_seconds": round(elapsed, 2),
         "requests": requests,
         **figures,
+        # Issue 12: as a report's summary counts them (input problems have no verdict: not counted)
+        **tier_figures(o.verdict for o in outcomes),
+        "by_label_and_tier": {
+            label: tier_figures(o.verdict for o in outcomes if label_of.get(o.cited.key) == label)
+            for label in sorted(set(label_of.values()))
+        },
     }
 
 
@@ -372,4 +380,9 @@ def format_report(f: dict[str, Any]) -> str:
             f"  {name:24s} {c['detected']:3d}/{c['total']:3d}  {c['rate']:.1%}  "
             f"flagged {c['flagged_rate']:.1%}"
         )
+    if "by_tier" in f:
+        lines.append(f"by verification status: {f['by_verification_status']}")
+        lines.append(format_tier_table(f, title="all entries by tier"))
+        for label, counts in f["by_label_and_tier"].items():
+            lines.append(format_tier_table(counts, title=f"{label} entries by tier"))
     return "\n".join(lines)

@@ -33,6 +33,13 @@ from aletheia.pipeline.bench.iclr_reader import ICLR_DIR, LLM_MODELS, read_all
 from aletheia.pipeline.bench.iclr_universe import measure_s2_published_only, universe_for_iclr
 from aletheia.pipeline.bench.noise import NoiseModel, TitleIndex, load_api_cache, measure
 from aletheia.pipeline.bench.realbib_bench import PROCESS_REASONS
+from aletheia.pipeline.bench.tier_counts import (
+    decisions_by_group,
+    format_tier_table,
+    matched_sources_by_tier,
+    non_scholarly_group,
+    tier_figures,
+)
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 FLAGGED = ("metadata_error", "identifier_conflict", "not_found", "fabricated", "retracted")
@@ -109,14 +116,23 @@ def run(
         refs = refs[:limit]
         gold = gold[:limit] if model_name is None else gold
     model, real = noise_model(base, gold)
+    index = TitleIndex(real)
     records, info = universe_for_iclr(
         gold,
         seed,
         model=model,
-        real=TitleIndex(real),
+        real=index,
         s2_published_only=model.measured["s2_published_only"]["applied"],
     )
     non_scholarly = info["non_scholarly"]
+    # Issue 12: what no scholarly API in the recording knows: the non-scholarly kinds, and the
+    # papers only DBLP answered for (by title, so that an LLM extraction finds the same ones).
+    ns_by_title = {
+        (r.title or "").casefold(): non_scholarly_group(non_scholarly[r.key])
+        for r in gold
+        if r.key in non_scholarly
+    }
+    dblp_only_titles = {(r.title or "").casefold() for r in gold if dblp_only(index, r.title)}
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-iclr-") as tmp:
         universe_path = Path(tmp) / "iclr-universe.jsonl"
         universe_from_records(records, universe_path)
@@ -134,6 +150,8 @@ def run(
         "paper\tindex\tstatus\treasons\tcited_title\tdisagreeing fields (cited / found / source)\tuniverse"
     ]
     flagged = 0
+    groups: dict[str, str] = {}  # key -> kind, for the references no scholarly API holds
+    dblp_groups: dict[str, str] = {}
     for o in outcomes:
         v = o.verdict
         status = v.status.value
@@ -146,6 +164,13 @@ def run(
         )
         if is_ns:
             ns_statuses[status] += 1
+            groups[o.cited.key] = (
+                non_scholarly_group(non_scholarly[o.cited.key])
+                if model_name is None
+                else ns_by_title.get((o.cited.title or "").casefold(), "non-scholarly")
+            )
+        if (o.cited.title or "").casefold() in dblp_only_titles:
+            dblp_groups[o.cited.key] = "paper only DBLP answered for in the recording"
         if v.flagged:
             flagged += 1
             flagged_status[status] += 1
@@ -164,6 +189,7 @@ def run(
     if report is not None:
         report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     n = len(outcomes) or 1
+    verdicts = {o.cited.key: o.verdict for o in outcomes}
     return {
         "benchmark": "realbib-iclr" + (f"-llm-{model_name}" if model_name else ""),
         "logic_version": LOGIC_VERSION,
@@ -193,6 +219,14 @@ def run(
         "non_scholarly_statuses": dict(ns_statuses.most_common()),
         "non_scholarly_not_found": ns_statuses["not_found"],
         "not_flagged_but_not_verified_by_reason": dict(unflagged.most_common()),
+        # Issue 12: by tier and verification status, as a report's summary counts them
+        **tier_figures(verdicts.values()),
+        "matched_sources_by_tier": matched_sources_by_tier(verdicts.values()),
+        "non_scholarly_by_tier": tier_figures(verdicts[k] for k in groups),
+        "not_known_to_scholarly_apis": {
+            **decisions_by_group(groups, verdicts),
+            **decisions_by_group(dblp_groups, verdicts),
+        },
     }
 
 
@@ -214,5 +248,28 @@ def format_report(f: dict[str, Any]) -> str:
             f"(not_found: {f['non_scholarly_not_found']})",
             f"not flagged but not verified, by reason: {f['not_flagged_but_not_verified_by_reason']}",
             *([format_requests(f["requests"])] if "requests" in f else []),
+            *_format_tiers(f),
         ]
     )
+
+
+def dblp_only(index: TitleIndex, title: str | None) -> bool:
+    """The recording has this title from DBLP and from no other source."""
+    found = {r.source for r in index.match(title)}
+    return found == {"dblp"}
+
+
+def _format_tiers(f: dict[str, Any]) -> list[str]:
+    if "by_tier" not in f:
+        return []
+    lines = [
+        f"by verification status: {f['by_verification_status']}",
+        format_tier_table(f, title="all references by tier"),
+        f"matched work's source, by tier: {f['matched_sources_by_tier']}",
+        format_tier_table(f["non_scholarly_by_tier"], title="non-scholarly references by tier"),
+        "not known to the scholarly APIs, how they are decided (verdict · tier · content type):",
+    ]
+    for group, g in f["not_known_to_scholarly_apis"].items():
+        decided = "; ".join(f"{label}: {count}" for label, count in g["decided"].items())
+        lines.append(f"  {group} ({g['references']}): {decided}; reasons {g['reasons']}")
+    return lines

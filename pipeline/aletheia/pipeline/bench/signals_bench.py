@@ -97,10 +97,13 @@ def unarxive_papers(base: Path = DOCUMENTS) -> Iterator[tuple[str, WorkText]]:
 
 
 def full_text_documents(base: Path = DOCUMENTS) -> Iterator[tuple[str, WorkText]]:
-    """The PDFs and text papers, read as `aletheia verify` reads a full-text input
-    (`document_signals`: pypdfium2 text, body before the References heading, detected headings)."""
+    """The PDFs and text papers, read as a bibliography job reads a full-text input: the text the
+    input parsers extract for the references (`iter_references(on_text=...)`: pypdfium2 for PDFs),
+    then `document_signals.body_of` (body before the References heading, detected headings)."""
     from aletheia.config import get_settings
-    from aletheia.pipeline.document_signals import FULL_TEXT_SUFFIXES, _text, body_of
+    from aletheia.core.bibliography import InputError
+    from aletheia.pipeline.document_signals import FULL_TEXT_SUFFIXES, body_of
+    from aletheia.pipeline.inputs import iter_references
 
     settings = get_settings()
     folders = (base / "arxiv-pdfs", base / "one-paper-many-formats")
@@ -112,9 +115,24 @@ def full_text_documents(base: Path = DOCUMENTS) -> Iterator[tuple[str, WorkText]
         if p.suffix.lower() in FULL_TEXT_SUFFIXES and not p.name.startswith(("SOURCE", "LICENSE"))
     )
     for path in paths:
-        work = body_of(_text(path, settings))
+        check = _TextKept()
+        try:
+            for _ in iter_references([path], max_bytes=settings.max_input_bytes, on_text=check.observe):
+                pass
+        except InputError:
+            continue  # unreadable as an input: `aletheia verify` would refuse it, nothing to check
+        work = body_of(check.text) if check.text is not None else None
         if work is not None:
             yield path.name, work
+
+
+class _TextKept:
+    """The text the input parsers hand over (the bench keeps it to report what was read)."""
+
+    text: str | None = None
+
+    def observe(self, _name: str, text: str) -> None:
+        self.text = text
 
 
 def _records(node: Any) -> Iterator[dict[str, Any]]:

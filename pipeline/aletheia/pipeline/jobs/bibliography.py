@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Awaitable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -94,10 +94,11 @@ def _cited_from_artifact(text_: str, origin: str, key: str) -> CitedReference:
 
 
 def read_references(
-    documents: Sequence[InputDocument], max_bytes: int
+    documents: Sequence[InputDocument], max_bytes: int, on_text: Callable[[str, str], None] | None = None
 ) -> Iterator[CitedReference | InputProblem]:
     """References and problems of the documents, in order (bibliographies through the input
-    parsers, citation artifacts through their frontmatter)."""
+    parsers, citation artifacts through their frontmatter). `on_text(name, text)` is handed each
+    document's text as the parsers extracted it, under the submitted name."""
     with tempfile.TemporaryDirectory(prefix="aletheia-job-") as tmp:
         for index, doc in enumerate(documents):
             if doc.role == "artifact":
@@ -114,11 +115,16 @@ def read_references(
             folder.mkdir()
             path = folder / (Path(doc.name).name or "input")
             path.write_bytes(doc.data)
+            observe = None if on_text is None else _renamed(on_text, doc.name)
             try:
-                for ref in iter_references([str(path)], stdin=None, max_bytes=max_bytes):
+                for ref in iter_references([str(path)], stdin=None, max_bytes=max_bytes, on_text=observe):
                     yield _relabel(ref, str(path), doc.name)
             except InputError as exc:  # this document as a whole; the others still count
                 yield InputProblem(origin=doc.name, message=str(exc).replace(str(path), doc.name))
+
+
+def _renamed(on_text: Callable[[str, str], None], name: str) -> Callable[[str, str], None]:
+    return lambda _tmp_path, text: on_text(name, text)
 
 
 def _relabel(ref: CitedReference | InputProblem, tmp_path: str, name: str) -> CitedReference | InputProblem:
@@ -136,8 +142,13 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
         if job.status in FINISHED:
             return
         if not rt.jobs.items(job_id):
+            from aletheia.pipeline.document_signals import DocumentCheck
+
+            # A paper given as input is itself checked for paper-mill signs, from the text the
+            # parsers extracted for its references (no second reading); kept in the summary row.
+            check = DocumentCheck()
             try:
-                entries = list(read_references(_documents(job), rt.settings.max_input_bytes))
+                entries = list(read_references(_documents(job), rt.settings.max_input_bytes, check.observe))
             except Exception as exc:
                 logger.exception("input of job %s is unreadable", job_id)
                 rt.jobs.set_job_status(
@@ -151,6 +162,8 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
                     rows.append((position, f"problem-{position}", "problem", entry.model_dump(mode="json")))
                 else:
                     rows.append((position, entry.key, "reference", entry.model_dump(mode="json")))
+            if check.signals:
+                rt.jobs.set_summary(job_id, {"document_signals": check.signals})
             rt.jobs.add_items(job_id, rows)
             with rt.jobs.sessions.begin() as s:  # problems are settled at once: nothing to verify
                 s.execute(

@@ -71,6 +71,8 @@ def job_summary(runtime: Runtime, job_id: str) -> dict[str, Any]:
             summary.transparency.add(verdict)
     out = summary.as_json()
     out["status"] = job.status
+    if job.summary and job.summary.get("document_signals"):  # stored at expansion (document_signals)
+        out["document_signals"] = job.summary["document_signals"]
     if job.input.get("repository"):
         out["repository"] = job.input["repository"]
     return out

@@ -186,7 +186,14 @@ class SimulatorApp:
                 return self._finish(source, text_response("Internal Server Error", status=500))
             if fault == "error_503":
                 return self._finish(source, text_response("Service Temporarily Unavailable", status=503))
-            response = self._answer(source, request, path)
+            if settings.limit_mode == "sliding":
+                # Arrivals are counted on this event loop: an answer rendered on it (a page of
+                # 200 works takes tens of milliseconds) would hold the next requests' arrival back
+                # and count them closer together than they came (issue 11). In a thread, the loop
+                # stays free to count each request when it arrives.
+                response = await asyncio.to_thread(self._answer, source, request, path)
+            else:
+                response = self._answer(source, request, path)
             if fault == "malformed" and response.body:
                 # Well-formed HTTP, broken payload: the body cut in the middle.
                 response.body = response.body[: max(1, len(response.body) // 2)]

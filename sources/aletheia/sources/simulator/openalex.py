@@ -106,6 +106,10 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
         return json_response({"error": "Method Not Allowed", "message": "GET only"}, status=405)
     if stripped == "/works":
         return _list(request, catalog)
+    if stripped == "/authors" or stripped.startswith("/authors/"):
+        from aletheia.sources.simulator.openalex_authors import authors_response
+
+        return authors_response(request, stripped, catalog)
     if stripped.startswith("/works/"):
         index = _lookup(stripped[len("/works/") :], catalog)
         if index is None:

@@ -1,0 +1,71 @@
+"""Model calls under the global limiter, like any source's requests (`ALETHEIA_LLM_LIMITS`).
+
+`PacedLLM` wraps any `LLM`: each `complete()` holds a slot of the `llm` concurrency cap and takes a
+token of the `llm:single` bucket first, so a burst of references that all fall through to Tier 5
+is spread at the configured rate across every process that shares the limiter (Redis in the
+service). A token that does not come within `max_wait` seconds is a `RateLimitedError` (transient):
+the answer is recorded as failed, never waited for without bound.
+
+Both users of the model are paced: Tier 5's suggestions (`llm_fallback.suggester_from_settings`)
+and the claim pipeline's `ModelReasoner` (`paced_reasoner`, over the gateway's limiter).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Final
+
+from aletheia.core.records import SourceName
+
+if TYPE_CHECKING:
+    from aletheia.config.settings import SourceLimits
+    from aletheia.pipeline.llm import LLM, ClaimReasoner, LLMReply
+    from aletheia.sources.ratelimit import RateLimiter
+
+BUCKET: Final = f"{SourceName.LLM.value}:single"
+MAX_WAIT_SECONDS: Final = 120.0
+
+
+class PacedLLM:
+    """An `LLM` whose every call goes through the limiter's `llm` bucket and concurrency cap."""
+
+    def __init__(
+        self, llm: LLM, limiter: RateLimiter, limits: SourceLimits, *, max_wait: float = MAX_WAIT_SECONDS
+    ) -> None:
+        self.llm = llm
+        self.model = llm.model
+        self.limiter = limiter
+        self.limits = limits
+        self.max_wait = max_wait
+
+    async def complete(
+        self,
+        *,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        tool_choice: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+    ) -> LLMReply:
+        async with self.limiter.slot(SourceName.LLM.value, max(1, self.limits.concurrency)):
+            await self.limiter.acquire(BUCKET, self.limits.rate, self.limits.burst, max_wait=self.max_wait)
+            return await self.llm.complete(
+                system=system, messages=messages, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens
+            )
+
+
+def paced_reasoner(reasoner: ClaimReasoner, gateway: Any) -> ClaimReasoner:
+    """The claim pipeline's reasoner with its model paced by the gateway's limiter (the lexical
+    reasoner asks no model; a gateway without a limiter, e.g. a test's stand-in, paces nothing)."""
+    from aletheia.pipeline.llm import ModelReasoner
+
+    limiter = getattr(gateway, "limiter", None)
+    settings = getattr(gateway, "settings", None)
+    if not isinstance(reasoner, ModelReasoner) or isinstance(reasoner.llm, PacedLLM):
+        return reasoner
+    if limiter is None or settings is None:
+        return reasoner
+    # A copy: the caller's reasoner is left as it was (its transcript list is shared, for audit).
+    return dataclasses.replace(
+        reasoner, llm=PacedLLM(reasoner.llm, limiter, settings.limits_for(SourceName.LLM.value))
+    )

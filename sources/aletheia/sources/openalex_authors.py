@@ -1,0 +1,88 @@
+"""OpenAlex author records: how many works each author of a work has (`works_count`), the
+evidence of the `authorship_not_found_elsewhere` paper-mill indicator (`aletheia.core.authorship`).
+
+One request for a whole author set: `/authors?filter=openalex_id:A1|A2|...` (OR-ed values with
+`|`, up to 100 of them, which is also the largest page), through the client's transport (limiter,
+breaker, counters) and cache (one entry per author, `author:A...`, so a co-author of another
+suspect work is not asked twice). Only the fields used are asked for (`select`).
+
+`parse_openalex_author` and `parse_openalex_authors` are pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from aletheia.core.authorship import AuthorWorks
+from aletheia.core.records import SourceName
+from aletheia.sources.base import SourceParseError
+from aletheia.sources.cache import cache_key
+from aletheia.sources.openalex_parse import openalex_author_id
+
+if TYPE_CHECKING:
+    from aletheia.sources.openalex import OpenAlexClient
+
+__all__ = ["MAX_AUTHORS_PER_REQUEST", "fetch_authors", "parse_openalex_author", "parse_openalex_authors"]
+
+SOURCE: Final = SourceName.OPENALEX
+MAX_AUTHORS_PER_REQUEST: Final = 100  # OpenAlex's cap on OR-ed values, and its largest page
+SELECTED: Final = "id,display_name,works_count"
+
+
+def parse_openalex_author(raw: Any) -> AuthorWorks | None:
+    """One author object; None when it has no readable id or no `works_count`."""
+    if not isinstance(raw, Mapping):
+        return None
+    author_id = openalex_author_id(raw.get("id"))
+    count = raw.get("works_count")
+    if author_id is None or not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        return None
+    name = raw.get("display_name")
+    return AuthorWorks(id=author_id, name=name if isinstance(name, str) else None, works_count=count)
+
+
+def parse_openalex_authors(payload: Any) -> list[AuthorWorks]:
+    """The authors of a list response (`{"meta": ..., "results": [...]}`), unreadable ones left out."""
+    results = payload.get("results") if isinstance(payload, Mapping) else None
+    if not isinstance(results, list):
+        raise SourceParseError(SOURCE, "not an OpenAlex list response (no `results` list)")
+    return [a for a in (parse_openalex_author(r) for r in results) if a is not None]
+
+
+async def fetch_authors(client: OpenAlexClient, ids: Iterable[str]) -> dict[str, AuthorWorks | None]:
+    """Each author id (`A...` or its URL) -> its record, None when OpenAlex has none. Cached
+    answers first, the rest in one filter request per 100 ids. Raises `SourceError` as every
+    client call does (the caller treats that as no evidence)."""
+    wanted = list(dict.fromkeys(i for i in (openalex_author_id(v) for v in ids) if i is not None))
+    found: dict[str, AuthorWorks | None] = {}
+    missing: list[str] = []
+    for author_id in wanted:
+        cached = await client.cache.get(SOURCE, cache_key("author", author_id)) if client.cache else None
+        if cached is None:
+            missing.append(author_id)
+            continue
+        client.transport.stats.cache_hits += 1
+        found[author_id] = parse_openalex_author(cached.raw) if cached.found else None
+    for start in range(0, len(missing), MAX_AUTHORS_PER_REQUEST):
+        chunk = missing[start : start + MAX_AUTHORS_PER_REQUEST]
+        params = client._params(
+            {"filter": "openalex_id:" + "|".join(chunk), "per-page": len(chunk), "select": SELECTED}
+        )
+        payload = await client.transport.get_json("/authors", params=params, kind="batch")
+        raws: dict[str, Any] = {}
+        if payload is not None:
+            parse_openalex_authors(payload)  # refuses a body that is no list response
+            for raw in payload["results"]:
+                returned = openalex_author_id(raw.get("id")) if isinstance(raw, Mapping) else None
+                if returned is not None:
+                    raws.setdefault(returned, raw)
+        for author_id in chunk:
+            raw = raws.get(author_id)
+            if client.cache is not None:
+                url = client._url(f"/authors/{author_id}")
+                await client.cache.put(
+                    SOURCE, cache_key("author", author_id), raw, found=raw is not None, url=url
+                )
+            found[author_id] = parse_openalex_author(raw) if raw is not None else None
+    return {author_id: found.get(author_id) for author_id in wanted}
