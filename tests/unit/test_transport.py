@@ -609,3 +609,15 @@ async def test_a_host_that_does_not_resolve_fails_fast_and_opens_the_circuit(
     with pytest.raises(SourceUnavailableError):  # later callers do not even try
         await transport.get_json("/works/10.1/y")
     assert len(script.requests) == 1
+
+
+async def test_a_large_body_is_decoded_off_the_event_loop_to_the_same_value(make: Factory) -> None:
+    # Issue 11: a page of 200 works decoded on the loop held admitted requests back.
+    from aletheia.sources.transport import LARGE_BODY_BYTES
+
+    big = {"results": [{"title": "x" * 1000, "n": n} for n in range(LARGE_BODY_BYTES // 1000 + 10)]}
+    broken = httpx.Response(200, content=b"{" + b" " * LARGE_BODY_BYTES)
+    transport = make(Script(ok(big), broken))
+    assert await transport.get_json("/works") == big
+    with pytest.raises(TransientSourceError, match="malformed body"):
+        await transport.get_json("/works")

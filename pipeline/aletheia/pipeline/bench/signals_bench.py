@@ -22,7 +22,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from aletheia.core.paper_mill import MIN_SECTIONS, WorkText, ai_generated_signal, has_methods_section
+from aletheia.core.paper_mill import (
+    MIN_SECTIONS,
+    WorkText,
+    ai_generated_signal,
+    has_methods_section,
+    other_indicators,
+)
 from aletheia.core.signals import CitedWork, cohort_signal
 from aletheia.core.tortured import tortured_table
 from aletheia.pipeline.bench.common import SHARED_DATA, machine
@@ -41,6 +47,9 @@ class _Tally:
         self.phrases: Counter[str] = Counter()
         self.with_headings = 0
         self.no_methods: list[str] = []
+        # Items where an indicator other than authorship held: for a cited work's title and
+        # abstract, those whose authors `pipeline/authorship.py` would ask OpenAlex about.
+        self.other_indicator = 0
 
     def add(self, name: str, text: WorkText) -> None:
         self.items += 1
@@ -57,6 +66,8 @@ class _Tally:
                 self.no_methods.append(name)
         if signal is not None:
             self.fired.append(name)
+        if other_indicators(text):
+            self.other_indicator += 1
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -68,6 +79,7 @@ class _Tally:
             "with_section_headings": self.with_headings,
             "no_methods_section_on": self.no_methods,
             "phrases_seen": dict(self.phrases.most_common()),
+            "other_indicator_held": self.other_indicator,
         }
 
 
@@ -222,7 +234,8 @@ def format_report(f: dict[str, Any]) -> str:
             f"  {name}: fired {c['fired']} of {c['items']} ({100 * c['fired_rate']:.2f} %); "
             f"alone: tortured phrase in {c['indicator_alone'].get('tortured_phrases', 0)}, "
             f"no methods section in {c['indicator_alone'].get('no_methods_section', 0)} "
-            f"of {c['with_section_headings']} with headings"
+            f"of {c['with_section_headings']} with headings; an indicator besides authorship in "
+            f"{c['other_indicator_held']}"
         )
         if c["fired_on"]:
             lines.append("    fired on: " + "; ".join(c["fired_on"][:10]))
@@ -233,7 +246,8 @@ def format_report(f: dict[str, Any]) -> str:
         lines.append(
             f"ICLR 2026: {i['references']} references in {i['papers']} papers; predatory list entries "
             f"{i['predatory_list_entries']}; reference signals {i['reference_signals'] or 'none'}; "
-            f"cohort_concentrated in {i['cohort_papers']} papers"
+            f"cohort_concentrated in {i['cohort_papers']} papers; authors asked of OpenAlex for "
+            f"{i['authorship_asked']} references"
         )
         for paper, c in i["cohorts"].items():
             who = ", ".join(a["name"] for a in c["authors"][:4])
@@ -312,6 +326,8 @@ def iclr_signals(seed: int = 10, concurrency: int = 32) -> dict[str, Any]:
         "cohort_papers_cited_authors": len(by_cited),
         "cohorts_cited_authors": by_cited,
         "predatory_list_entries": len(active_predatory_list()),
+        # References whose authors were asked of OpenAlex (another paper-mill indicator fired)
+        "authorship_asked": sum(1 for o in outcomes if o.evidence.authorship is not None),
         "reference_signals": dict(by_kind.most_common()),
         "cohort_papers": len(cohorts),
         "cohorts": cohorts,
