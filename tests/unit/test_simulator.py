@@ -538,6 +538,16 @@ def test_env_for_points_every_setting_at_the_simulator(
     assert settings.arxiv_api_url == sim.base_url + "/arxiv-api"
     assert settings.arxiv_url == sim.base_url + "/arxiv"
     assert settings.pubmed_url == sim.base_url + "/pubmed"
+    # Every source's base URL setting, the ones added later included: a source the simulator does
+    # not cover would send tests and demos to the real host.
+    source_urls = {
+        name: getattr(settings, name)
+        for name in Settings.model_fields
+        if name.endswith("_url") and name not in {"database_url", "broker_url", "redis_url"}
+    }
+    assert source_urls, "no source URL settings found"
+    not_simulated = {name: url for name, url in source_urls.items() if not url.startswith(sim.base_url)}
+    assert not not_simulated, f"source URL settings the simulator does not serve: {not_simulated}"
 
 
 def test_unknown_route_and_source_name(sim: SimulatorServer, client: httpx.Client) -> None:
