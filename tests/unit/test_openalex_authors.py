@@ -181,8 +181,6 @@ async def test_one_phrase_and_an_unknown_author_set_fire_with_the_counts() -> No
 
 async def test_an_established_author_in_the_set_keeps_it_silent() -> None:
     openalex = CountingOpenAlex({"A10": 1, "A11": 42})
-    asked = await _ask(
-        _outcome("Irregular woodland ensembles"), SimpleNamespace(openalex=openalex)
-    )
+    asked = await _ask(_outcome("Irregular woodland ensembles"), SimpleNamespace(openalex=openalex))
     assert asked.evidence.authorship is not None and asked.evidence.authorship.found_elsewhere() is True
     assert reference_signals(asked) == []
