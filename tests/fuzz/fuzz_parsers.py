@@ -5,18 +5,23 @@
     python tests/fuzz/fuzz_parsers.py -max_total_time=600 corpus/      # keep a corpus
     ALETHEIA_FUZZ_TARGET=artifact python tests/fuzz/fuzz_parsers.py    # one target
 
-The first byte picks the target (each bibliography format, format detection, artifact frontmatter);
-the rest is the input. What counts as a failure is what the Hypothesis suite checks
-(tests/unit/test_hostile_inputs.py): any exception but `InputError` / `ArtifactFormatError`, an
-`InputError` that does not name the file, a problem without a position in it, or a slow input
+The first byte picks the target (each bibliography format, format detection, artifact frontmatter,
+and each parser of a source's answer: `source:NAME` for the text parsers of tests/fuzz/
+source_targets.py, `json:NAME` for its JSON parsers, fed the input decoded as JSON when it is JSON
+and as a string otherwise); the rest is the input. What counts as a failure is what the Hypothesis
+suite checks (tests/unit/test_hostile_inputs.py): any exception but `InputError` / `ArtifactFormatError`, an
+`InputError` that does not name the file, a problem without a position in it, a source parser
+raising anything but `SourceParseError` (tests/unit/test_source_parsers_hostile.py), or a slow input
 (libFuzzer's `-timeout`, default 20 s here). Not run in CI: it runs until stopped.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
+from pathlib import Path
 
 import atheris
 
@@ -25,9 +30,17 @@ with atheris.instrument_imports():
     from aletheia.core.bibliography import InputError, InputFormat, parse_text
     from aletheia.core.bibliography.problems import InputProblem
 
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for `tests.fuzz`
+    from tests.fuzz.source_targets import JSON_TARGETS, TEXT_TARGETS, check
+
 ORIGIN = "fuzz/input"
 FORMATS: list[InputFormat | None] = [None, *(f for f in InputFormat if f is not InputFormat.PDF)]
-TARGETS = [*(f"bibliography:{f.value if f else 'detect'}" for f in FORMATS), "artifact"]
+TARGETS = [
+    *(f"bibliography:{f.value if f else 'detect'}" for f in FORMATS),
+    "artifact",
+    *(f"source:{name}" for name in sorted(TEXT_TARGETS)),
+    *(f"json:{name}" for name in sorted(JSON_TARGETS)),
+]
 
 
 def check_bibliography(text: str, fmt: InputFormat | None) -> None:
@@ -57,6 +70,16 @@ def test_one_input(data: bytes) -> None:
     text = atheris.FuzzedDataProvider(data[1:]).ConsumeUnicodeNoSurrogates(len(data))
     if target == "artifact":
         check_artifact("---\n" + text if not text.startswith("---") else text)
+        return
+    if target.startswith("source:"):
+        check(TEXT_TARGETS[target.split(":", 1)[1]], text)
+        return
+    if target.startswith("json:"):
+        try:
+            payload = json.loads(text)
+        except (ValueError, RecursionError):
+            payload = text
+        check(JSON_TARGETS[target.split(":", 1)[1]], payload)
         return
     name = target.split(":", 1)[1]
     check_bibliography(text, None if name == "detect" else InputFormat(name))

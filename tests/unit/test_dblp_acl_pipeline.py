@@ -132,7 +132,8 @@ def test_an_acl_anthology_url_is_looked_up_by_its_id(sim: SimulatorServer, tmp_p
     out = result.references[0]
     asked = [a for a in out["trace"] if a["source"] == "acl_anthology"]
     assert asked and asked[0]["query"] == "2023.acl-long.123" and asked[0]["outcome"] == "found"
-    assert out["verdict"] == "verified", out
+    assert asked[0]["kind"] == "acl"  # an identifier lookup, like a DOI's
+    assert out["verdict"] == "verified" and "acl_id_resolved" in out["reasons"], out
     assert SourceName.ACL_ANTHOLOGY.value in out["match"]["sources"]
     # Found by its id: no search was needed.
     assert not [a for a in out["trace"] if a["kind"] == "search" and a["source"] != "acl_anthology"]
@@ -150,3 +151,17 @@ def test_a_venue_in_doubt_is_confirmed_by_the_dblp_record_of_its_key(
     assert out["verdict"] == "verified"
     # Found by Semantic Scholar's title match: no DBLP search, one record lookup.
     assert sim.source_stats("dblp")["by_kind"] == {"single": 1}
+
+
+def test_an_acl_anthology_id_the_anthology_does_not_have_is_an_invented_identifier(
+    sim: SimulatorServer, tmp_path: Path
+) -> None:
+    """The anthology is the registry of its own ids: an id it has no paper under resolves nowhere.
+    Here no index has the paper either (DBLP and Semantic Scholar index the anthology, so a real
+    paper under a mistyped id is found by their search): every source answered, so it is invented."""
+    ref = cite(ACL_PAPER, "acl_bad_id", url="https://aclanthology.org/2023.acl-long.987/")
+    out = run(sim, tmp_path, [ref]).references[0]
+    asked = [a for a in out["trace"] if a["source"] == "acl_anthology"]
+    assert asked and asked[0]["kind"] == "acl" and asked[0]["outcome"] == "not_found", out["trace"]
+    assert "acl_id_not_found" in out["reasons"] and "identifier_resolves_nowhere" in out["reasons"], out
+    assert out["verdict"] == "fabricated", out

@@ -30,7 +30,9 @@ from aletheia.core.records import (
 )
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 
-# The rows of Tier 1 (books) and Tier 3 (canonical texts), pinned by the tests in their own module.
+# The ACL Anthology id as an identifier (the generic identifier rows), and the rows of Tier 1
+# (books) and Tier 3 (canonical texts), pinned by the tests in their own modules.
+from tests.unit.decide_acl_cases import *  # noqa: F403
 from tests.unit.decide_tier_cases import *  # noqa: F403
 
 YEAR = 2026

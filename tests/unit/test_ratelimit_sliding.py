@@ -38,6 +38,38 @@ def test_sliding_window_admits_n_in_any_window_and_says_when_the_oldest_leaves()
     assert [window.try_take() for _ in range(4)][:3] == [0.0, 0.0, 0.0]
 
 
+@given(st.lists(st.floats(min_value=0.0, max_value=5.0, allow_nan=False), min_size=1, max_size=60))
+def test_arrivals_counted_out_of_order_never_put_more_than_n_in_any_window(arrivals: list[float]) -> None:
+    """Requests stamped at their arrival but looked at in another order (a busy loop): whatever
+    the order, the admitted ones never number more than N in any window, and one that fits is
+    admitted."""
+    window = SlidingWindow(3, 1.0, FakeClock(0.0))
+    admitted = [a for a in arrivals if window.try_take(a) == 0.0]
+    ordered = sorted(admitted)
+    for i, start in enumerate(ordered):
+        assert sum(1 for a in ordered[i:] if a < start + 1.0) <= 3
+    # In order, the log behaves as the plain one: exactly the requests that fit are admitted.
+    in_order = SlidingWindow(3, 1.0, FakeClock(0.0))
+    kept: list[float] = []
+    for a in sorted(arrivals):
+        fits = sum(1 for k in kept if k > a - 1.0) < 3
+        assert (in_order.try_take(a) == 0.0) is fits
+        if fits:
+            kept.append(a)
+
+
+def test_a_late_look_at_an_early_arrival_is_counted_where_it_arrived() -> None:
+    window = SlidingWindow(2, 1.0, FakeClock(0.0))
+    assert window.try_take(1.0) == 0.0
+    assert window.try_take(1.9) == 0.0
+    # Arrived at 0.5, looked at after the others: the window (0.9, 1.9] holds two already, but
+    # (−0.5, 0.5] and (0.0, 1.0] have room, and (0.5, 1.5] would too: (0.9, 1.9] does not hold 0.5.
+    assert window.try_take(0.5) == 0.0
+    # Arrived at 1.2: (0.2, 1.2] would hold 0.5, 1.0, 1.2: refused until 0.5 leaves it... and the
+    # window (0.9, 1.9] is full anyway: the wait is counted from that window's first arrival.
+    assert window.try_take(1.2) > 0.0
+
+
 def test_sliding_window_is_stricter_than_a_token_bucket_of_the_same_rate() -> None:
     clock = FakeClock(0.0)
     bucket, window = TokenBucket(10, 10, clock), SlidingWindow.for_rate(10, clock)

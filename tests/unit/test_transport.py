@@ -25,6 +25,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.breaker import BreakerState, CircuitBreaker
+from aletheia.sources.gcra import SEND_MARGIN
 from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.transport import (
     PoliteTransport,
@@ -65,9 +66,9 @@ class RecordingLimiter(LocalRateLimiter):
         self.buckets: list[tuple[str, float, int]] = []
         self.slots: list[tuple[str, int]] = []
 
-    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
+    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> float:
         self.buckets.append((bucket, rate, burst))  # once per request, however long it waits
-        await super().acquire(bucket, rate, burst, max_wait=max_wait)
+        return await super().acquire(bucket, rate, burst, max_wait=max_wait)
 
     def slot(self, source: str, limit: int) -> AbstractAsyncContextManager[None]:
         self.slots.append((source, limit))
@@ -621,3 +622,39 @@ async def test_a_large_body_is_decoded_off_the_event_loop_to_the_same_value(make
     assert await transport.get_json("/works") == big
     with pytest.raises(TransientSourceError, match="malformed body"):
         await transport.get_json("/works")
+
+
+class LateGrantLimiter(RecordingLimiter):
+    """Its first grant comes back long after it was asked for (a busy event loop or GIL)."""
+
+    def __init__(self, clock: FakeClock, late: int) -> None:
+        super().__init__(clock)
+        self.late = late
+
+    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> float:
+        asked_at = await super().acquire(bucket, rate, burst, max_wait=max_wait)
+        if self.late:
+            self.late -= 1
+            return asked_at - 10 * SEND_MARGIN
+        return asked_at
+
+
+async def test_a_grant_older_than_the_send_margin_is_given_up_for_a_new_one(
+    make: Factory, clock: FakeClock
+) -> None:
+    late = LateGrantLimiter(clock, late=2)
+    script = Script(ok({"ok": True}))
+    transport = make(script, limiter=late)
+    assert await transport.get_json("works/10.1/x") == {"ok": True}
+    # Three grants, one request: the two stale grants were not used to send.
+    assert len(late.buckets) == 3
+    assert len(script.requests) == 1
+    assert transport.stats.extra["late_grants"] == 2
+    assert transport.stats.requests == 1
+
+
+async def test_a_grant_used_in_time_is_used_once(make: Factory, limiter: RecordingLimiter) -> None:
+    script = Script(ok({"ok": True}))
+    transport = make(script)
+    await transport.get_json("works/10.1/x")
+    assert len(limiter.buckets) == 1 and "late_grants" not in transport.stats.extra

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from aletheia.core.acl_ids import acl_id_from_doi, cited_acl_id, clean_acl_id
 from aletheia.core.authors import has_placeholder_authors
+from aletheia.core.book_quotes import book_quote_findings
 from aletheia.core.book_rules import is_book_record, without_edition_statement
 from aletheia.core.classical_case import CanonicalFacts, canonical_facts, canonical_findings
 from aletheia.core.coverage import (
@@ -49,6 +51,7 @@ _ID_KINDS: Final = (
     (QueryKind.ARXIV, Reason.ARXIV_RESOLVED, Reason.ARXIV_NOT_FOUND, Reason.ARXIV_POINTS_ELSEWHERE),
     (QueryKind.PMID, Reason.PMID_RESOLVED, Reason.PMID_NOT_FOUND, Reason.PMID_POINTS_ELSEWHERE),
     (QueryKind.ISBN, Reason.ISBN_RESOLVED, Reason.ISBN_NOT_FOUND, Reason.ISBN_POINTS_ELSEWHERE),
+    (QueryKind.ACL, Reason.ACL_ID_RESOLVED, Reason.ACL_ID_NOT_FOUND, Reason.ACL_ID_POINTS_ELSEWHERE),
 )
 
 
@@ -65,6 +68,7 @@ class Case:
     identity: Work | None = None
     via_search: bool = False
     conflict: Work | None = None
+    conflict_reason: Reason | None = None  # the identifier kind that points elsewhere
     several_candidates: bool = False
     nowhere: list[QueryKind] = field(default_factory=list)
     id_failed: bool = False
@@ -81,7 +85,7 @@ class Case:
 
     @property
     def has_identifier(self) -> bool:
-        return bool(self.cited.doi or self.cited.arxiv_id or self.cited.pmid)
+        return bool(self.cited.doi or self.cited.arxiv_id or self.cited.pmid or cited_acl_id(self.cited))
 
     @property
     def insufficient(self) -> bool:
@@ -111,6 +115,8 @@ def _cited_identifier(cited: CitedReference, kind: QueryKind) -> str | None:
         return cited.pmid
     if kind is QueryKind.ISBN:
         return cited.isbn
+    if kind is QueryKind.ACL:
+        return cited_acl_id(cited)
     return None
 
 
@@ -128,6 +134,9 @@ def _asks_another_identifier(kind: QueryKind, query: str, wanted: str | None) ->
         return asked_pmid is not None and asked_pmid != (clean_pmid(wanted) if wanted else None)
     if kind is QueryKind.ISBN:
         return normalise_isbn(query) is not None and not same_isbn(query, wanted)
+    if kind is QueryKind.ACL:
+        asked_acl = clean_acl_id(query)
+        return asked_acl is not None and asked_acl != clean_acl_id(wanted)
     return False
 
 
@@ -161,6 +170,15 @@ def _works_for_identifier(works: list[Work], cited: CitedReference, kind: QueryK
         return [w for w in works if any(r.pmid == cited.pmid for r in w.records)]
     if kind is QueryKind.ISBN and cited.isbn:
         return [w for w in works if any(cited.isbn in r.isbn for r in w.records)]
+    if kind is QueryKind.ACL and (acl := cited_acl_id(cited)):
+        return [
+            w
+            for w in works
+            if any(
+                (r.source is SourceName.ACL_ANTHOLOGY and r.source_id == acl) or acl_id_from_doi(r.doi) == acl
+                for r in w.records
+            )
+        ]
     return []
 
 
@@ -196,7 +214,9 @@ def _registry_could_hold(cited: CitedReference, kind: QueryKind) -> bool:
     a DataCite DOI (Zenodo, figshare, Dryad ...) is not Crossref's to know."""
     if kind is QueryKind.DOI:
         return doi_registrant(cited.doi) not in NON_CROSSREF_DOI_PREFIXES
-    # Book catalogues are incomplete: an ISBN none of them knows is no evidence of anything.
+    # Book catalogues are incomplete: an ISBN none of them knows is no evidence of anything. The
+    # ACL Anthology is the registry of its own ids (every paper it has, under the id it gave it):
+    # a well-formed id it does not have is like a DOI that resolves nowhere.
     return kind is not QueryKind.ISBN
 
 
@@ -230,7 +250,8 @@ def _settle_identifiers(case: Case) -> None:
             # conflict, until a second catalogue says the same.
             f.add(elsewhere_reason, Severity.MINOR)
         else:
-            case.conflict = case.conflict or best
+            if case.conflict is None:
+                case.conflict, case.conflict_reason = best, elsewhere_reason
             f.add(elsewhere_reason)
 
 
@@ -406,18 +427,14 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
     _search(case)
     if case.kind is not None and case.kind.out_of_scope:
         return case
+    # A quote cited from a book, against its page snippets: what the content is, never the status.
+    book_quote_findings(cited, evidence, case.identity.records if case.identity else (), case.findings)
     if case.conflict is not None and (case.identity is None or case.via_search):
         if case.identity is None:
             _conflict_evidence(case)
         else:
             f = case.findings
-            f.add(
-                Reason.DOI_POINTS_ELSEWHERE
-                if cited.doi
-                else Reason.ARXIV_POINTS_ELSEWHERE
-                if cited.arxiv_id
-                else Reason.ISBN_POINTS_ELSEWHERE
-            )
+            f.add(case.conflict_reason or Reason.DOI_POINTS_ELSEWHERE)
             apply_field_rules(field_facts(cited, case.assessments[id(case.identity)], via_search=True), f)
             for key, value in (
                 ("doi", case.identity.primary.doi),

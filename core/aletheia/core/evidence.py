@@ -23,7 +23,9 @@ class QueryKind(StrEnum):
     SEARCH = "search"
     LIBRARY = "library"
     ISBN = "isbn"  # a book catalogue asked for the cited ISBN
+    ACL = "acl"  # the ACL Anthology asked for the cited anthology id (its own registry)
     PASSAGE = "passage"  # a canonical-text service asked for the cited passage
+    BOOK_TEXT = "book_text"  # a search inside a book for a cited quote (Google Books snippets)
     URL = "url"  # the cited URL fetched (the web tier): evidence about a web resource only
     WEB_SEARCH = "web_search"  # a web search engine: finds candidates, never evidence itself
     SUGGESTION = "suggestion"  # an LLM's guess at what the reference is: never evidence
@@ -33,8 +35,9 @@ class QueryKind(StrEnum):
 # verifies them records its own answers) and an LLM only suggests. `decide` never reads them.
 NOT_EVIDENCE: Final = frozenset({QueryKind.WEB_SEARCH, QueryKind.SUGGESTION})
 # Answers whose records form no scholarly work (`case` groups the others into works): the web
-# tier's fetched page is read on its own (`core.web`), never taken for a paper.
-OUTSIDE_WORKS: Final = NOT_EVIDENCE | {QueryKind.URL}
+# tier's fetched page is read on its own (`core.web`), never taken for a paper; a book's page
+# snippets only say whether a quote is in the book (`core.book_quotes`), never which book it is.
+OUTSIDE_WORKS: Final = NOT_EVIDENCE | {QueryKind.URL, QueryKind.BOOK_TEXT}
 
 
 class Outcome(StrEnum):

@@ -137,6 +137,7 @@ VERIFICATION_BY_STATUS: Final[Mapping[tuple[VerdictStatus, Severity | None], Ver
 DISCREPANCY_REASONS: Final = frozenset(
     {
         "quote_not_in_passage",
+        "quote_unconfirmed_in_book",  # the book is verified, the quote it is cited for is not
         "web_page_title_differs",
         "archive_date_differs",
         "edition_year_differs",
@@ -149,6 +150,8 @@ DISCREPANCY_REASONS: Final = frozenset(
 CONTENT_BY_REASON: Final[tuple[tuple[str, ContentType], ...]] = (
     ("quote_not_in_passage", ContentType.UNVERIFIED_CONTENT),
     ("quote_in_passage", ContentType.EXACT_QUOTE),
+    ("quote_unconfirmed_in_book", ContentType.UNVERIFIED_CONTENT),
+    ("quote_in_book_snippet", ContentType.EXACT_QUOTE),
     ("web_page_title_matches", ContentType.WEB_RESOURCE),
 )
 

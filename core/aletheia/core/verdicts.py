@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.trust import trust_of
 
-LOGIC_VERSION = "2.1.0"
+LOGIC_VERSION = "2.2.0"
 
 
 class VerdictStatus(StrEnum):
@@ -127,6 +127,11 @@ class Reason(StrEnum):
     WEB_PAGE_UNREACHABLE = "web_page_unreachable"
     ARCHIVE_DATE_DIFFERS = "archive_date_differs"
     LIBRARY_HIT = "library_hit"
+    # the ACL Anthology id a citation gives by URL (an identifier, like a DOI: the anthology is the
+    # registry of its own ids): it names the cited paper, names no paper at all, or another paper
+    ACL_ID_RESOLVED = "acl_id_resolved"
+    ACL_ID_NOT_FOUND = "acl_id_not_found"
+    ACL_ID_POINTS_ELSEWHERE = "acl_id_points_elsewhere"
     # books (Tier 1, docs/verdicts.md): the cited ISBN resolves at a catalogue to the cited book,
     # is in no catalogue (no evidence: catalogues are incomplete), or names another book; no
     # catalogue has the book (unverifiable, never not_found); one catalogue's search hit alone
@@ -147,6 +152,10 @@ class Reason(StrEnum):
     CANONICAL_PASSAGE_NOT_SERVED = "canonical_passage_not_served"
     QUOTE_IN_PASSAGE = "quote_in_passage"
     QUOTE_NOT_IN_PASSAGE = "quote_not_in_passage"
+    # a quote cited from a book (Tier 1, `core.book_quotes`): verbatim in a Google Books page
+    # snippet of the book, or not confirmed (no snippet holds it: snippets are partial, no evidence)
+    QUOTE_IN_BOOK_SNIPPET = "quote_in_book_snippet"
+    QUOTE_UNCONFIRMED_IN_BOOK = "quote_unconfirmed_in_book"
     # source trust (seed 003, `core.trust`): the matched work rests only on sources below the
     # decisive trust level (a web page, a search hit, model output): its fields decide nothing
     LOW_TRUST_EVIDENCE = "low_trust_evidence"

@@ -17,6 +17,7 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import QueryKind
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import VerdictStatus
+from aletheia.pipeline.book_quotes import ask_book_quote
 from aletheia.pipeline.gateway import SourceGateway, search_title
 from aletheia.pipeline.tier_sources import Ask, Gathering, book_author
 
@@ -24,7 +25,16 @@ from aletheia.pipeline.tier_sources import Ask, Gathering, book_author
 async def gather_book_evidence(
     cited: CitedReference, gw: SourceGateway, g: Gathering, ask: Ask, *, current_year: int
 ) -> bool:
-    """Ask the book catalogues (ISBN first, then title/author); True when the book is verified."""
+    """Ask the book catalogues (ISBN first, then title/author), then search inside the book for a
+    quote the citation gives (`book_quotes`); True when the book is verified."""
+    settled = await _ask_catalogues(cited, gw, g, ask, current_year=current_year)
+    await ask_book_quote(cited, gw, g, ask, current_year=current_year)
+    return settled
+
+
+async def _ask_catalogues(
+    cited: CitedReference, gw: SourceGateway, g: Gathering, ask: Ask, *, current_year: int
+) -> bool:
     if not is_book_like(cited):
         return False
     tiers = gw.tiers

@@ -2,9 +2,10 @@
 and the calls the evidence gatherer records.
 
 - The ACL Anthology is asked only for an anthology id the citation gives (an aclanthology.org or
-  aclweb.org/anthology URL: `core.acl_ids.cited_acl_id`), before any search. Its answer is recorded
-  as a candidate (a `SEARCH`-kind answer whose query is the id): a paper found there is compared
-  field by field like any hit, and an id the anthology does not know accuses nobody.
+  aclweb.org/anthology URL: `core.acl_ids.cited_acl_id`), before any search. The id is an
+  identifier like a DOI (`QueryKind.ACL`): it resolves to the cited paper (`acl_id_resolved`),
+  to another paper (`acl_id_points_elsewhere`), or to none (`acl_id_not_found`; the anthology is
+  the registry of its own ids, so this counts as an identifier that resolves nowhere).
 - DBLP is a search source for computer-science references (`core.cs_scope`, part of
   `core.coverage.search_coverage`). It is the slowest source (one request every two seconds), so
   it is asked in the last search stage, only when OpenAlex, Crossref and Semantic Scholar did

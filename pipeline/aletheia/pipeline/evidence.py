@@ -115,8 +115,8 @@ async def _identifier_lookups(cited: CitedReference, gw: SourceGateway, g: Gathe
             calls.append(_ask(g, source, QueryKind.PMID, cited.pmid, call))
     acl_id = cited_acl_id(cited)
     if acl_id:
-        # The ACL Anthology by the cited id: a candidate compared like a search hit (`cs_sources`).
-        calls.append(_ask(g, SourceName.ACL_ANTHOLOGY, QueryKind.SEARCH, acl_id, gw.cs.acl_lookup(acl_id)))
+        # The ACL Anthology by the cited id: an identifier, like a DOI (`case._ID_KINDS`).
+        calls.append(_ask(g, SourceName.ACL_ANTHOLOGY, QueryKind.ACL, acl_id, gw.cs.acl_lookup(acl_id)))
     if calls:
         await asyncio.gather(*calls)
 

@@ -333,6 +333,10 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
         ("no book catalogue knows the cited ISBN (catalogues are incomplete: this is no evidence)",),
     ),
     Reason.ISBN_POINTS_ELSEWHERE: (WRONG, ("the cited ISBN belongs to another book",)),
+    Reason.ACL_ID_RESOLVED: (HOW, ("the cited ACL Anthology id resolves to this paper in the anthology",)),
+    Reason.ACL_ID_NOT_FOUND: (WRONG, ("the ACL Anthology has no paper under the cited anthology id",)),
+    # (no title in the sentence: when a search found the cited paper, the match is that paper)
+    Reason.ACL_ID_POINTS_ELSEWHERE: (WRONG, ("the cited ACL Anthology id belongs to another paper",)),
     Reason.BOOK_NOT_IN_CATALOGUES: (
         NOTE,
         ("no book catalogue has this book; catalogues are incomplete, so it could not be checked",),
@@ -374,6 +378,14 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
         ("the canonical-text service has no such passage in its edition; editions number differently",),
     ),
     Reason.QUOTE_IN_PASSAGE: (HOW, ("the quoted words are verbatim in the passage",)),
+    Reason.QUOTE_IN_BOOK_SNIPPET: (
+        HOW,
+        ("the quoted words are verbatim in a Google Books page snippet of the book",),
+    ),
+    Reason.QUOTE_UNCONFIRMED_IN_BOOK: (
+        NOTE,
+        ("no page snippet of the book holds the quoted words (snippets show some pages only: no evidence)",),
+    ),
     Reason.QUOTE_NOT_IN_PASSAGE: (
         NOTE,
         ("the quoted words are not verbatim in the passage served (another translation or edition?)",),

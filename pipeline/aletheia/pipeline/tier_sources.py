@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from aletheia.core.evidence import Evidence, QueryKind
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.sources.base import PermanentSourceError, RawCache, SourceRecord
+from aletheia.sources.book_snippets import BookTextSearch
 from aletheia.sources.ccel import CcelClient, ccel_transport
 from aletheia.sources.google_books import GoogleBooksClient, google_books_transport
 from aletheia.sources.open_library import OpenLibraryClient, open_library_transport
@@ -58,6 +59,8 @@ class TierSources:
         self.google_books = GoogleBooksClient(
             google_books_transport(http, settings, limiter, breakers[SourceName.GOOGLE_BOOKS]), cache=cache
         )
+        # Search inside a book for a cited quote, through the Google Books client (`book_quotes`).
+        self.book_text = BookTextSearch(self.google_books)
         self.perseus = PerseusClient(
             perseus_transport(http, settings, limiter, breakers[SourceName.PERSEUS]), cache=cache
         )

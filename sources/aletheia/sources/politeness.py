@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from aletheia.sources.base import RequestKind
-from aletheia.sources.gcra import JITTER_ALLOWANCE, pace
+from aletheia.sources.gcra import JITTER_ALLOWANCE, SEND_MARGIN, pace
 
 if TYPE_CHECKING:
     from aletheia.config.settings import SourceLimits
@@ -126,6 +126,7 @@ def request_pacing(
     *,
     advertised: float | None = None,
     jitter: float = JITTER_ALLOWANCE,
+    send_margin: float = SEND_MARGIN,
 ) -> tuple[str, float, float, float]:
     """(bucket, GCRA rate, GCRA burst, window seconds) for one request.
 
@@ -139,5 +140,5 @@ def request_pacing(
     window_max = float(limits.burst) if rate == limits.rate else rate
     if advertised is not None and advertised < rate:
         rate, window_max = advertised, advertised
-    gcra_rate, gcra_burst = pace(rate, window_max, jitter)
+    gcra_rate, gcra_burst = pace(rate, window_max, jitter, send_margin)
     return bucket, gcra_rate, gcra_burst, max(1.0, 1.0 / rate)

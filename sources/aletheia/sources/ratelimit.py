@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.gcra import FRACTION_SCRIPT, NOW_SNIPPET, PENALIZE_SCRIPT, TAKE_SCRIPT, GcraState
+from aletheia.sources.send_delay import SendDelayBook, SendDelays, SharedSendDelays
 
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings
@@ -43,6 +44,9 @@ Clock = Callable[[], float]
 class RateLimiter(Protocol):
     """Shared politeness for every source client (see the module docstring)."""
 
+    # The send margin each source is paced with, learnt from real send delays (`send_delay`).
+    send_delays: SendDelayBook
+
     async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
         """Admit one request now if the bucket allows it: 0.0 when granted, else the seconds to wait.
 
@@ -52,8 +56,14 @@ class RateLimiter(Protocol):
         """
         ...
 
-    async def acquire(self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None) -> None:
-        """Wait for one token; raise RateLimitedError when it would take longer than `max_wait`."""
+    async def acquire(
+        self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None
+    ) -> float | None:
+        """Wait for one token; raise RateLimitedError when it would take longer than `max_wait`.
+
+        Returns the local `time.monotonic()` at which the granting request was sent to the bucket
+        (the grant happened no earlier), so the caller can tell how late its own request leaves
+        (`PoliteTransport` re-asks when later than the pacing's send margin); None if unknown."""
         ...
 
     async def penalize(self, bucket: str, seconds: float) -> None:
@@ -83,15 +93,17 @@ def _source_of(bucket: str) -> str:
 
 async def _acquire_by_waiting(
     limiter: RateLimiter, sleep: Sleep, bucket: str, rate: float, burst: float, max_wait: float | None
-) -> None:
+) -> float:
     # No reservation: each round asks again, so a token freed by a penalty lifting or by another
     # process's bucket state is seen. The wait is counted from what was slept, not from a clock,
-    # so a fake sleep in tests keeps `max_wait` exact.
+    # so a fake sleep in tests keeps `max_wait` exact. The time returned is the real local clock's
+    # (whatever clock the bucket runs on): the caller compares it with its own send time.
     waited = 0.0
     while True:
+        asked_at = time.monotonic()
         wait = await limiter.try_acquire(bucket, rate, burst)
         if wait <= 0.0:
-            return
+            return asked_at
         if max_wait is not None and waited + wait > max_wait:
             raise RateLimitedError(
                 _source_of(bucket),
@@ -113,6 +125,7 @@ class LocalRateLimiter:
     def __init__(self, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
         self._clock = clock
         self._sleep = sleep
+        self.send_delays: SendDelayBook = SendDelays()
         self._buckets: dict[str, GcraState] = {}
         self._semaphores: dict[str, tuple[int, asyncio.Semaphore]] = {}
 
@@ -126,8 +139,10 @@ class LocalRateLimiter:
         _check_bucket_args(rate, burst)
         return self._state(bucket).take(self._clock(), rate, burst)
 
-    async def acquire(self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None) -> None:
-        await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
+    async def acquire(
+        self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None
+    ) -> float:
+        return await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
 
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:
@@ -217,6 +232,7 @@ class RedisRateLimiter:
         self._sleep = sleep
         self._clock = clock
         self._poll_min, self._poll_max = poll_interval
+        self.send_delays: SendDelayBook = SharedSendDelays(redis, prefix=prefix)
         self._take = redis.register_script(TAKE_SCRIPT)
         self._penalize = redis.register_script(PENALIZE_SCRIPT)
         self._fraction = redis.register_script(FRACTION_SCRIPT)
@@ -241,8 +257,10 @@ class RedisRateLimiter:
         )
         return max(0.0, float(answer))
 
-    async def acquire(self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None) -> None:
-        await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
+    async def acquire(
+        self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None
+    ) -> float:
+        return await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
 
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:

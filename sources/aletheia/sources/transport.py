@@ -68,6 +68,7 @@ from aletheia.sources.redaction import (
     redact_url,
     secret_values,
 )
+from aletheia.sources.send_delay import Pacing, SentAt, acquire_in_time
 
 # Bodies larger than this are decoded in a worker thread (see `_classify`).
 LARGE_BODY_BYTES = 256 * 1024
@@ -326,33 +327,30 @@ class PoliteTransport:
                 self.stats.last_error = str(refused)
                 self.stats.extra["circuit_refused"] = self.stats.extra.get("circuit_refused", 0) + 1
                 raise
+        margin = await self.limiter.send_delays.margin(self.source.value)
         bucket, rate, burst, window = request_pacing(
             self.source.value,
             request.kind,
             self.limits,
             advertised=self.advertised_rate,
             jitter=self.jitter_allowance,
+            send_margin=margin,
         )
         await self._gate.acquire(PRIORITY.get(request.kind, 1))
         try:
-            return await self._send_in_slot(request, read, bucket, rate, burst, window)
+            return await self._send_in_slot(request, read, Pacing(bucket, rate, burst, window, margin))
         finally:
             self._gate.release()
 
     async def _send_in_slot(
-        self,
-        request: _Request,
-        read: Callable[[httpx.Response], T],
-        bucket: str,
-        rate: float,
-        burst: float,
-        window: float,
+        self, request: _Request, read: Callable[[httpx.Response], T], pacing: Pacing
     ) -> T | None:
         async with self.limiter.slot(self.source.value, self.limits.concurrency):
-            await self.limiter.acquire(bucket, rate, burst, max_wait=self.deadline)
+            asked_at = await acquire_in_time(self.limiter, pacing, self.deadline, self.stats)
             self.stats.requests += 1
             counter = f"requests_{reported_kind(request.kind, request.params)}"
             self.stats.extra[counter] = self.stats.extra.get(counter, 0) + 1
+            sent = SentAt()
             try:
                 response = await self._http.request(
                     request.method,
@@ -362,6 +360,7 @@ class PoliteTransport:
                     json=request.json_body,
                     timeout=self.timeout,
                     follow_redirects=True,
+                    extensions={"trace": sent.trace},
                 )
             except (
                 httpx.TooManyRedirects,
@@ -396,7 +395,9 @@ class PoliteTransport:
                     TransientSourceError(self.source.value, self._describe(request, _exception_text(exc))),
                     source_failed=True,
                 ) from None
-        return await self._classify(request, response, read, bucket, window)
+            if asked_at is not None and sent.at is not None:
+                await self.limiter.send_delays.observe(self.source.value, sent.at - asked_at)
+        return await self._classify(request, response, read, pacing.bucket, pacing.window)
 
     async def _classify(
         self,

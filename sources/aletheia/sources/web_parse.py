@@ -78,7 +78,9 @@ def decode_body(body: bytes, content_type: str | None) -> str:
         charset = m2.group(1).decode("ascii") if m2 else None
     try:
         return body.decode(charset or "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know
+    except (LookupError, UnicodeError):
+        # A charset Python does not know, or a codec that refuses `errors="replace"` (a page may
+        # name any codec: `idna`, `punycode`, `undefined` raise UnicodeError whatever the bytes).
         return body.decode("utf-8", errors="replace")
 
 

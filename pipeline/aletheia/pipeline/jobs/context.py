@@ -129,14 +129,17 @@ class DeferringLimiter:
     def __init__(self, inner: RateLimiter, max_wait: float) -> None:
         self.inner = inner
         self.max_wait = max_wait
+        self.send_delays = inner.send_delays
 
-    async def try_acquire(self, bucket: str, rate: float, burst: int) -> float:
+    async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
         return await self.inner.try_acquire(bucket, rate, burst)
 
-    async def acquire(self, bucket: str, rate: float, burst: int, *, max_wait: float | None = None) -> None:
+    async def acquire(
+        self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None
+    ) -> float | None:
         bound = self.max_wait if max_wait is None else min(max_wait, self.max_wait)
         try:
-            await self.inner.acquire(bucket, rate, burst, max_wait=bound)
+            return await self.inner.acquire(bucket, rate, burst, max_wait=bound)
         except RateLimitedError as exc:
             if exc.status_code is not None:
                 raise

@@ -158,15 +158,20 @@ class SimulatorApp:
     async def _source_request(self, source: SimSource, request: Request, path: str) -> Response:
         kind, ids = _classify(source, request, path)
         settings = self._config.sources[source]
+        # The service stamps a request when it arrives at its edge: when it was read plus the
+        # network's jitter, not when this loop (busy, or waking late from the sleep) gets to it.
+        arrival = self._clock()
         if settings.arrival_jitter_ms:  # the network: the request arrives a little later
-            await asyncio.sleep(self._arrival_rng[source].random() * settings.arrival_jitter_ms / 1000.0)
+            network = self._arrival_rng[source].random() * settings.arrival_jitter_ms / 1000.0
+            arrival += network
+            await asyncio.sleep(network)
         self.stats.begin(source, kind, ids)
         in_flight = self.stats.enter(source)
         try:
             if settings.concurrency is not None and in_flight > settings.concurrency:
                 self.stats.limited(source, concurrency=True)
                 return self._finish(source, self._too_many(source, request, 1.0))
-            wait = self._take_token(source, kind, request)
+            wait = self._take_token(source, kind, request, arrival)
             if wait > 0:
                 self.stats.limited(source, concurrency=False)
                 return self._finish(source, self._too_many(source, request, wait))
@@ -231,7 +236,7 @@ class SimulatorApp:
             return europe_pmc.handle(request, path, ctx)
         return pubmed.handle(request, path, ctx)
 
-    def _take_token(self, source: SimSource, kind: RequestKind, request: Request) -> float:
+    def _take_token(self, source: SimSource, kind: RequestKind, request: Request, arrival: float) -> float:
         settings = self._config.sources[source]
         if kind == "search" and settings.search_rate is not None:
             key, rate, burst = "search", settings.search_rate, settings.search_burst
@@ -244,7 +249,7 @@ class SimulatorApp:
         bucket = self._buckets.get((source, key))
         if bucket is None:
             bucket = self._buckets[(source, key)] = make_limit(settings.limit_mode, rate, burst, self._clock)
-        return bucket.try_take()
+        return bucket.try_take(arrival) if isinstance(bucket, SlidingWindow) else bucket.try_take()
 
     def _too_many(self, source: SimSource, request: Request, wait: float) -> Response:
         settings = self._config.sources[source]

@@ -8,7 +8,7 @@ build a book only one catalogue knows.
 - Open Library: `/isbn/{isbn}.json` (the edition, authors as keys; answered directly, where the
   real service redirects to `/books/OL…M.json`), `/authors/{key}.json`, `/search.json?title=&author=`.
 - Google Books: `/books/v1/volumes?q=isbn:...` and `q=intitle:"..." inauthor:"..."`; no `items`
-  when nothing matched.
+  when nothing matched; `q="phrase" isbn:...` searches inside a book with text (`book_text`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import re
 from typing import Any, Final
 
 from aletheia.core.isbn import isbn13_to_10, normalise_isbn
+from aletheia.sources.simulator.book_text import search_inside
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.search import tokenize
@@ -187,6 +188,9 @@ def handle_google_books(request: Request, path: str) -> Response:
     if path != "/books/v1/volumes":
         return text_response("Not Found", status=404)
     q = request.param("q") or ""
+    inside = search_inside(q, lambda isbn: (b := _by_isbn("google_books", isbn)) and _volume(b))
+    if inside is not None:  # `"phrase" isbn:...`: page snippets (`book_text`)
+        return json_response(inside)
     match = _Q_ISBN.match(q.strip())
     if match:
         book = _by_isbn("google_books", match.group(1))

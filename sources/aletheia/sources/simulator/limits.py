@@ -4,9 +4,9 @@ them (`SourceSimConfig.limit_mode = "sliding"`)."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Literal
 
@@ -43,6 +43,11 @@ class SlidingWindow:
     Only admitted requests are counted: a refused one takes nothing, as a service that answers 429
     does not serve it. With `limit = rate x window` this is stricter than a token bucket of the same
     rate, which lets a full burst through on top of the rate within one window.
+
+    `try_take(at=...)` counts a request at the time it arrived rather than when it is looked at: a
+    service stamps a request at its edge, and the simulator's own event loop may look at it later
+    (its simulated network delay is a sleep that a busy loop ends late). Arrivals may then come out
+    of order, so the log is kept sorted and every window that holds the new arrival is checked.
     """
 
     def __init__(self, limit: int, window: float, clock: Callable[[], float] = time.monotonic) -> None:
@@ -51,7 +56,7 @@ class SlidingWindow:
         self.limit = limit
         self.window = window
         self._clock = clock
-        self._admitted: deque[float] = deque()
+        self._admitted: list[float] = []  # sorted
 
     @classmethod
     def for_rate(cls, rate: float, clock: Callable[[], float] = time.monotonic) -> SlidingWindow:
@@ -61,15 +66,40 @@ class SlidingWindow:
         window = max(1.0, 1.0 / rate)
         return cls(max(1, math.floor(rate * window + 1e-9)), window, clock)
 
-    def try_take(self) -> float:
-        """0.0 when the request is admitted; otherwise the seconds until the oldest one leaves."""
-        now = self._clock()
-        while self._admitted and self._admitted[0] <= now - self.window:
-            self._admitted.popleft()
-        if len(self._admitted) < self.limit:
-            self._admitted.append(now)
+    def _in_window_ending(self, end: float) -> int:
+        """Admitted arrivals in the half-open window (end - window, end]."""
+        log = self._admitted
+        return bisect.bisect_right(log, end) - bisect.bisect_right(log, end - self.window)
+
+    def try_take(self, at: float | None = None) -> float:
+        """0.0 when the request arriving at `at` (default: now) is admitted; otherwise the seconds
+        until the window that is full lets one more in."""
+        arrival = self._clock() if at is None else at
+        log = self._admitted
+        # A request is looked at well within a window of its arrival: arrivals more than two
+        # windows before now can share no window with any request still to come.
+        del log[: bisect.bisect_right(log, self._clock() - 3 * self.window)]
+        # Every window holding the arrival ends at it or at a later arrival less than one window on.
+        later = log[bisect.bisect_left(log, arrival) : bisect.bisect_left(log, arrival + self.window)]
+        ends = [arrival, *later]
+        full = next((end for end in ends if self._in_window_ending(end) >= self.limit), None)
+        if full is None:
+            bisect.insort(log, arrival)
             return 0.0
-        return self._admitted[0] + self.window - now
+        import os
+        import sys  # DEBUG-REMOVE
+
+        if os.environ.get("SIMDEBUG"):  # DEBUG-REMOVE
+            print(
+                "REFUSED",
+                arrival,
+                self._clock(),
+                [round(x - arrival, 4) for x in log if abs(x - arrival) < 1.2],
+                file=sys.stderr,
+            )  # DEBUG-REMOVE
+        # The full window's first arrival must leave it before this one fits.
+        first = log[bisect.bisect_right(log, full - self.window)]
+        return max(0.0, first + self.window - arrival)
 
 
 LimitMode = Literal["bucket", "sliding"]

@@ -1,0 +1,186 @@
+"""How late requests really leave after their grant: the send margin the pacing allows for, learnt.
+
+`gcra.pace` spaces grants so that no more than N requests reach a source in any window, provided
+each request leaves within m (the send margin) of its grant. `PoliteTransport` gives up a grant it
+could not use within m (`_acquire_in_time`), but a request can still be held after that check:
+httpx and the socket layer yield to the event loop before the bytes go out, and a loop that has
+just been handed fifty answers of one batch runs fifty decisions first (measured: 80-100 ms with
+2,000 references in flight; more with many Celery threads in one process). So the transport also
+measures, from httpcore's trace, when each request's headers were written, and reports the delay
+here; the margin each source is paced with is the largest delay seen lately (decaying with a
+half-life, between `SEND_MARGIN` and `MAX_SEND_MARGIN`). A loop that keeps up is paced at the
+tight margin; a congested one, whose CPU is then the bottleneck anyway, is paced wider.
+
+With Redis the largest delay is shared (`SharedSendDelays`): the spacing that protects a late
+request from one process is the interval the other processes leave after their own grants, so
+every process must pace with the worst delay any of them sees.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from aletheia.sources.base import RateLimitedError
+from aletheia.sources.gcra import SEND_MARGIN
+
+if TYPE_CHECKING:
+    from aletheia.sources.base import SourceStats
+    from aletheia.sources.ratelimit import RateLimiter
+
+# Never pace for more than this (seconds): a process stalled for longer is broken, not slow, and
+# the late-grant check and the 429 handling cover it.
+MAX_SEND_MARGIN = 0.25
+# A delay seen counts fully now and half as much after this long (seconds).
+HALF_LIFE = 60.0
+# How long a process reuses the shared margin before asking Redis again (seconds).
+SHARED_READ_INTERVAL = 1.0
+
+
+class SendDelayBook(Protocol):
+    async def margin(self, source: str) -> float:
+        """The send margin to pace `source` with now (seconds)."""
+        ...
+
+    async def observe(self, source: str, seconds: float) -> None:
+        """A request to `source` left `seconds` after it was granted."""
+        ...
+
+
+class SendDelays:
+    """The largest recent send delay per source, in this process (a decaying maximum)."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        floor: float = SEND_MARGIN,
+        ceiling: float = MAX_SEND_MARGIN,
+        half_life: float = HALF_LIFE,
+    ) -> None:
+        self._clock = clock
+        self.floor, self.ceiling, self.half_life = floor, ceiling, half_life
+        self._seen: dict[str, tuple[float, float]] = {}  # source -> (delay, when)
+
+    def _decayed(self, source: str) -> float:
+        delay, when = self._seen.get(source, (0.0, 0.0))
+        return delay * math.pow(0.5, max(0.0, self._clock() - when) / self.half_life)
+
+    def current(self, source: str) -> float:
+        return min(self.ceiling, max(self.floor, self._decayed(source)))
+
+    def record(self, source: str, seconds: float) -> bool:
+        """True when `seconds` raised the source's margin."""
+        if seconds <= self._decayed(source):
+            return False
+        self._seen[source] = (min(seconds, self.ceiling), self._clock())
+        return seconds > self.floor
+
+    async def margin(self, source: str) -> float:
+        return self.current(source)
+
+    async def observe(self, source: str, seconds: float) -> None:
+        self.record(source, seconds)
+
+
+# KEYS: the margin key. ARGV: delay seconds, ttl ms. The stored delay is raised, never lowered; it
+# lapses `ttl` after the last raise, so a congestion long over stops slowing every process.
+_RAISE = """
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
+  return 1
+end
+return 0
+"""
+
+
+class SharedSendDelays:
+    """`SendDelays` in this process, and the largest raise of any process in Redis."""
+
+    def __init__(self, redis: Any, *, prefix: str = "aletheia", local: SendDelays | None = None) -> None:
+        self._redis = redis
+        self._prefix = prefix
+        self.local = local or SendDelays()
+        self._raise = redis.register_script(_RAISE)
+        self._shared: dict[str, tuple[float, float]] = {}  # source -> (delay, read at)
+
+    def _key(self, source: str) -> str:
+        return f"{self._prefix}:send-margin:{{{source}}}"
+
+    async def margin(self, source: str) -> float:
+        now = time.monotonic()
+        shared, read_at = self._shared.get(source, (0.0, -math.inf))
+        if now - read_at >= SHARED_READ_INTERVAL:
+            raw = await self._redis.get(self._key(source))
+            shared = float(raw) if raw is not None else 0.0
+            self._shared[source] = (shared, now)
+        local = self.local.current(source)
+        return min(self.local.ceiling, max(local, shared))
+
+    async def observe(self, source: str, seconds: float) -> None:
+        if self.local.record(source, seconds):
+            ttl_ms = int(self.local.half_life * 2 * 1000)
+            await self._raise(keys=[self._key(source)], args=[repr(min(seconds, self.local.ceiling)), ttl_ms])
+            self._shared.pop(source, None)  # read it afresh next time
+
+
+class Pacing(NamedTuple):
+    """One request's pacing: its bucket, the GCRA rate and burst, the source's window, and the
+    send margin the rate was computed with."""
+
+    bucket: str
+    rate: float
+    burst: float
+    window: float
+    margin: float
+
+
+class SentAt:
+    """When httpcore finished writing a request's headers (its `trace` extension): the moment the
+    request left, as near as the client can tell."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    async def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        if self.at is None and name.endswith("send_request_headers.complete"):
+            self.at = time.monotonic()
+            import os, sys  # DEBUG-REMOVE
+            if os.environ.get("SIMDEBUG"):  # DEBUG-REMOVE
+                print("SENT", round(self.at, 4), file=sys.stderr)  # DEBUG-REMOVE
+
+
+async def acquire_in_time(
+    limiter: RateLimiter, pacing: Pacing, deadline: float | None, stats: SourceStats
+) -> float | None:
+    """A grant of `pacing.bucket` that the request can use within the send margin, or another one.
+    Returns when the granting request was sent to the bucket (None if the limiter cannot say).
+
+    The pacing (`gcra.pace`) assumes a request leaves at most m (`pacing.margin`) after its grant.
+    A busy event loop or GIL can hold a granted request longer, and two requests granted an
+    interval apart then reach the source together (measured: 1-3 answers 429 in runs of one and
+    of four processes). A grant older than m when the request is about to leave is given up (its
+    slot goes unused, which only sends fewer) and a new one asked for, so every request leaves
+    this check within m of its grant; what holds it after the check is measured (`SentAt`) and
+    widens the margin (`SendDelays`)."""
+    started = time.monotonic()
+    while True:
+        asked_at = await limiter.acquire(pacing.bucket, pacing.rate, pacing.burst, max_wait=deadline)
+        now = time.monotonic()
+        if asked_at is None or now - asked_at <= pacing.margin:
+            import os, sys  # DEBUG-REMOVE
+            if os.environ.get("SIMDEBUG"):  # DEBUG-REMOVE
+                print("GRANT", pacing.bucket, round(asked_at or 0, 4), round(now, 4), round(pacing.rate, 3), round(pacing.margin, 3), file=sys.stderr)  # DEBUG-REMOVE
+            return asked_at
+        stats.extra["late_grants"] = stats.extra.get("late_grants", 0) + 1
+        if deadline is not None and now - started > deadline:
+            raise RateLimitedError(
+                pacing.bucket.split(":", 1)[0],
+                f"no grant of bucket {pacing.bucket!r} could be used within {pacing.margin * 1000:.0f} ms "
+                f"in {deadline:g}s (the process is too busy to send on time)",
+                status_code=None,
+                retry_after=1.0 / pacing.rate,
+            )
