@@ -21,6 +21,7 @@ from aletheia.config import Settings, get_settings
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.pipeline.gateway import SourceGateway, user_agent
 from aletheia.sources.base import SourceParseError, SourceRecord
+from aletheia.sources.io_thread import IoThreadClient
 from aletheia.sources.ratelimit import RateLimiter
 from aletheia.storage.db import engine_for
 from aletheia.storage.stores import JobStore, RetractionStore, SqlLibrary, SqlRawCache
@@ -143,7 +144,9 @@ class Runtime:
 
         limiter = limiter if limiter is not None else build_rate_limiter(self.settings)
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-        async with httpx.AsyncClient(
+        # The sources' requests leave from an event loop of their own (`io_thread`): on this
+        # one, busy with decisions, a granted request could wait long enough to break the pacing.
+        async with IoThreadClient(
             headers={"User-Agent": user_agent()},
             timeout=self.settings.http_timeout,
             limits=limits,

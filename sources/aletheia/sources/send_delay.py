@@ -18,9 +18,12 @@ every process must pace with the worst delay any of them sees.
 
 from __future__ import annotations
 
+import asyncio
 import math
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from aletheia.sources.base import RateLimitedError
@@ -138,43 +141,105 @@ class Pacing(NamedTuple):
     margin: float
 
 
-class SentAt:
-    """When httpcore finished writing a request's headers (its `trace` extension): the moment the
-    request left, as near as the client can tell."""
+class SendGate:
+    """Requests leaving and long GIL-holding decodes never overlap, in one process.
+
+    `json.loads` of a large body (a page of 200 works: megabytes) runs in C and holds the GIL for
+    tens of milliseconds, in a worker thread or not; a request granted just before it leaves only
+    after it (measured: 80-94 ms after the grant, and a 429). So a large decode waits until no
+    request is between its grant and its headers' write, and no grant is asked for while a decode
+    runs or waits (decodes have priority: sends are short, and would otherwise starve them).
+    Process-wide (threads of a Celery pool share one GIL), so a `threading` lock guards the
+    counts and waiting is polling, at `POLL` seconds."""
+
+    POLL = 0.002
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sending = 0
+        self._decoding = 0  # running or waiting to run
+
+    @property
+    def decoding(self) -> bool:
+        return self._decoding > 0
+
+    async def no_decode(self) -> None:
+        while self._decoding:  # noqa: ASYNC110 - other threads' loops: no asyncio.Event to share
+            await asyncio.sleep(self.POLL)
+
+    def begin_send(self) -> None:
+        with self._lock:
+            self._sending += 1
+
+    def end_send(self) -> None:
+        with self._lock:
+            self._sending = max(0, self._sending - 1)
+
+    @asynccontextmanager
+    async def decode(self) -> AsyncIterator[None]:
+        with self._lock:
+            self._decoding += 1
+        try:
+            while self._sending:  # noqa: ASYNC110 - as in no_decode
+                await asyncio.sleep(self.POLL)
+            yield
+        finally:
+            with self._lock:
+                self._decoding -= 1
+
+
+# One per process: every client and every thread's event loop shares the GIL.
+SEND_GATE = SendGate()
+
+
+class SentAt:
+    """When httpcore finished writing a request's headers (its `trace` extension): the moment the
+    request left, as near as the client can tell; the request then stops holding decodes off."""
+
+    def __init__(self, gate: SendGate | None = None) -> None:
         self.at: float | None = None
+        self._gate = gate
 
     async def trace(self, name: str, info: Mapping[str, Any]) -> None:
         if self.at is None and name.endswith("send_request_headers.complete"):
             self.at = time.monotonic()
-            import os, sys  # DEBUG-REMOVE
-            if os.environ.get("SIMDEBUG"):  # DEBUG-REMOVE
-                print("SENT", round(self.at, 4), file=sys.stderr)  # DEBUG-REMOVE
+            self.release()
+
+    def release(self) -> None:
+        """No longer a send in flight (headers written, or the request failed)."""
+        if self._gate is not None:
+            self._gate.end_send()
+            self._gate = None
 
 
 async def acquire_in_time(
-    limiter: RateLimiter, pacing: Pacing, deadline: float | None, stats: SourceStats
+    limiter: RateLimiter,
+    pacing: Pacing,
+    deadline: float | None,
+    stats: SourceStats,
+    gate: SendGate = SEND_GATE,
 ) -> float | None:
     """A grant of `pacing.bucket` that the request can use within the send margin, or another one.
     Returns when the granting request was sent to the bucket (None if the limiter cannot say).
+    The request then counts as a send in flight in `gate` until `SentAt` releases it.
 
     The pacing (`gcra.pace`) assumes a request leaves at most m (`pacing.margin`) after its grant.
     A busy event loop or GIL can hold a granted request longer, and two requests granted an
     interval apart then reach the source together (measured: 1-3 answers 429 in runs of one and
     of four processes). A grant older than m when the request is about to leave is given up (its
     slot goes unused, which only sends fewer) and a new one asked for, so every request leaves
-    this check within m of its grant; what holds it after the check is measured (`SentAt`) and
+    this check within m of its grant; a large decode is not started while it is on its way
+    (`SendGate`), and what holds it after the check all the same is measured (`SentAt`) and
     widens the margin (`SendDelays`)."""
     started = time.monotonic()
     while True:
+        await gate.no_decode()
         asked_at = await limiter.acquire(pacing.bucket, pacing.rate, pacing.burst, max_wait=deadline)
+        gate.begin_send()
         now = time.monotonic()
-        if asked_at is None or now - asked_at <= pacing.margin:
-            import os, sys  # DEBUG-REMOVE
-            if os.environ.get("SIMDEBUG"):  # DEBUG-REMOVE
-                print("GRANT", pacing.bucket, round(asked_at or 0, 4), round(now, 4), round(pacing.rate, 3), round(pacing.margin, 3), file=sys.stderr)  # DEBUG-REMOVE
+        if asked_at is None or (now - asked_at <= pacing.margin and not gate.decoding):
             return asked_at
+        gate.end_send()
         stats.extra["late_grants"] = stats.extra.get("late_grants", 0) + 1
         if deadline is not None and now - started > deadline:
             raise RateLimitedError(

@@ -68,7 +68,7 @@ from aletheia.sources.redaction import (
     redact_url,
     secret_values,
 )
-from aletheia.sources.send_delay import Pacing, SentAt, acquire_in_time
+from aletheia.sources.send_delay import SEND_GATE, Pacing, SentAt, acquire_in_time
 
 # Bodies larger than this are decoded in a worker thread (see `_classify`).
 LARGE_BODY_BYTES = 256 * 1024
@@ -350,7 +350,7 @@ class PoliteTransport:
             self.stats.requests += 1
             counter = f"requests_{reported_kind(request.kind, request.params)}"
             self.stats.extra[counter] = self.stats.extra.get(counter, 0) + 1
-            sent = SentAt()
+            sent = SentAt(SEND_GATE)
             try:
                 response = await self._http.request(
                     request.method,
@@ -395,6 +395,8 @@ class PoliteTransport:
                     TransientSourceError(self.source.value, self._describe(request, _exception_text(exc))),
                     source_failed=True,
                 ) from None
+            finally:
+                sent.release()  # headers written (the trace released it already) or failed
             if asked_at is not None and sent.at is not None:
                 await self.limiter.send_delays.observe(self.source.value, sent.at - asked_at)
         return await self._classify(request, response, read, pacing.bucket, pacing.window)
@@ -419,8 +421,11 @@ class PoliteTransport:
                 # A large body (a page of 200 works: megabytes) is decoded off the event loop: held
                 # on it, the decode would delay requests already admitted by the limiter and make
                 # them reach the source closer together than paced (issue 11).
-                large = len(response.content) > LARGE_BODY_BYTES
-                body = await asyncio.to_thread(read, response) if large else read(response)
+                if len(response.content) > LARGE_BODY_BYTES:
+                    async with SEND_GATE.decode():  # not while a granted request is on its way
+                        body = await asyncio.to_thread(read, response)
+                else:
+                    body = read(response)
             except ValueError as exc:  # JSON (and Unicode) decode errors are ValueErrors
                 raise self._failed(
                     TransientSourceError(

@@ -24,6 +24,7 @@ from aletheia.core.records import CitedReference
 from aletheia.pipeline.gateway import SourceGateway, request_figures, user_agent
 from aletheia.sources.base import RawCache
 from aletheia.sources.cache import MemoryRawCache
+from aletheia.sources.io_thread import IoThreadClient
 from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, env_for
 
@@ -169,7 +170,7 @@ async def simulated_gateway(
     fetched, so the simulator's counters are the pipeline's real traffic); `cache` stands in for
     the SQLite raw cache when a second run of the same file is measured."""
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-    async with httpx.AsyncClient(
+    async with IoThreadClient(
         headers={"User-Agent": user_agent()}, timeout=settings.http_timeout, limits=limits
     ) as http:
         yield SourceGateway(settings, http, LocalRateLimiter(), cache=cache)

@@ -86,17 +86,6 @@ class SlidingWindow:
         if full is None:
             bisect.insort(log, arrival)
             return 0.0
-        import os
-        import sys  # DEBUG-REMOVE
-
-        if os.environ.get("SIMDEBUG"):  # DEBUG-REMOVE
-            print(
-                "REFUSED",
-                arrival,
-                self._clock(),
-                [round(x - arrival, 4) for x in log if abs(x - arrival) < 1.2],
-                file=sys.stderr,
-            )  # DEBUG-REMOVE
         # The full window's first arrival must leave it before this one fits.
         first = log[bisect.bisect_right(log, full - self.window)]
         return max(0.0, first + self.window - arrival)
