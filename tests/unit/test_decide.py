@@ -20,6 +20,7 @@ from aletheia.core.verdicts import Reason, Severity, VerdictStatus
 
 YEAR = 2026
 C, O, A, S = SourceName.CROSSREF, SourceName.OPENALEX, SourceName.ARXIV, SourceName.SEMANTIC_SCHOLAR  # noqa: E741
+D = SourceName.DBLP
 
 RESNET_AUTHORS = (
     Author(given="Kaiming", family="He"),
@@ -147,6 +148,7 @@ def test_doi_resolving_nowhere_with_no_title_match_is_fabricated() -> None:
         missing(C, QueryKind.SEARCH),
         missing(O, QueryKind.SEARCH),
         missing(S, QueryKind.SEARCH),  # logic 2.0: every general index searched
+        missing(D, QueryKind.SEARCH),  # logic 2.1: and DBLP, for a computer-science venue (CVPR)
     )
     assert v.status is VerdictStatus.FABRICATED
     assert Reason.IDENTIFIER_RESOLVES_NOWHERE in v.reasons
@@ -168,8 +170,11 @@ def test_failed_sources_give_unverifiable_never_not_found() -> None:
 
 def test_every_source_answering_no_is_not_found() -> None:
     cited = cite(doi=None, title="A Study of Things That Were Never Written")
-    v = run(cited, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH), missing(S, QueryKind.SEARCH))
+    everywhere = (missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH), missing(S, QueryKind.SEARCH))
+    v = run(cited, *everywhere, missing(D, QueryKind.SEARCH))
     assert v.status is VerdictStatus.NOT_FOUND and v.flagged
+    # Logic 2.1: a computer-science venue (CVPR) is DBLP's too: without its answer, no accusation.
+    assert run(cited, *everywhere).status is VerdictStatus.UNVERIFIABLE
     # Logic 2.0: without Semantic Scholar's answer the absence is not yet evidence.
     v = run(cited, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH))
     assert v.status is VerdictStatus.UNVERIFIABLE and not v.flagged
@@ -188,6 +193,7 @@ def test_search_results_that_do_not_match_are_not_a_verification() -> None:
         found(C, QueryKind.SEARCH, unrelated),
         missing(O, QueryKind.SEARCH),
         missing(S, QueryKind.SEARCH),
+        missing(D, QueryKind.SEARCH),
     )
     assert v.status is VerdictStatus.NOT_FOUND
 
