@@ -276,13 +276,17 @@ def _largest_cluster(works: Sequence[CitedWork]) -> tuple[list[int], str]:
         for key in people:
             on_works.setdefault(key, set()).add(index)
         head = people[:COHORT_PAIR_AUTHORS]
-        for i, first in enumerate(head):
-            for second in head[i + 1 :]:
-                on_pairs.setdefault((first, second), []).append(index)
+        for i, one in enumerate(head):
+            for other_person in head[i + 1 :]:
+                on_pairs.setdefault((one, other_person), []).append(index)
     best: list[int] = []
     how = "one_author"
     if on_works:
-        best = sorted(max(on_works.values(), key=len))
+        largest: set[int] = set()
+        for indices in on_works.values():
+            if len(indices) > len(largest):
+                largest = indices
+        best = sorted(largest)
     parent = list(range(len(works)))
 
     def root(i: int) -> int:
