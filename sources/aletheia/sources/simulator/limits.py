@@ -88,7 +88,8 @@ class SlidingWindow:
             return 0.0
         # The full window's first arrival must leave it before this one fits.
         first = log[bisect.bisect_right(log, full - self.window)]
-        return max(0.0, first + self.window - arrival)
+        # Never 0.0 for a refusal (0.0 means admitted), even where rounding makes the wait vanish.
+        return max(1e-6, first + self.window - arrival)
 
 
 LimitMode = Literal["bucket", "sliding"]
