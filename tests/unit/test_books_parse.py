@@ -15,6 +15,7 @@ from aletheia.core.records import Author, SourceName
 from aletheia.sources.base import SourceParseError
 from aletheia.sources.books_parse import (
     google_books_items,
+    open_library_search_docs,
     parse_google_books_volume,
     parse_google_books_volumes,
     parse_open_library_edition,
@@ -70,6 +71,24 @@ def test_open_library_search() -> None:
     assert parse_open_library_search({"numFound": 0, "docs": []}) == []
     with pytest.raises(SourceParseError):
         parse_open_library_search({"numFound": 0})
+
+
+def test_open_library_search_docs_are_the_parsed_ones_in_order() -> None:
+    """The client pairs each record with its raw doc: both lists must skip the same docs (a blank
+    or non-text title), or the pairing fails."""
+    payload = {
+        "docs": [
+            {"key": "/works/A", "title": "First"},
+            {"key": "/works/B", "title": "   "},
+            {"key": "/works/C", "title": ["not", "text"]},
+            "junk",
+            {"key": "/works/D", "title": "Second"},
+        ]
+    }
+    docs = open_library_search_docs(payload)
+    records = parse_open_library_search(payload)
+    assert [d["key"] for d in docs] == ["/works/A", "/works/D"]
+    assert [r.title for r in records] == ["First", "Second"]
 
 
 def test_google_books_volumes() -> None:

@@ -19,17 +19,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from aletheia.core.records import SourceName
+from aletheia.pipeline.gateway_parts import transports_of
 from aletheia.sources.base import PermanentSourceError
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Mapping
+    from collections.abc import Awaitable, Callable
 
-    import httpx
-
-    from aletheia.config import Settings
-    from aletheia.sources.base import RawCache
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.pipeline.gateway_parts import GatewayParts
     from aletheia.sources.transport import PoliteTransport
 
     Lookup = Callable[[], Awaitable[Any]]
@@ -38,30 +34,17 @@ if TYPE_CHECKING:
 class CsSources:
     """The DBLP and ACL Anthology clients of one gateway."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        http: httpx.AsyncClient,
-        limiter: RateLimiter,
-        breakers: Mapping[SourceName, CircuitBreaker],
-        cache: RawCache | None,
-    ) -> None:
+    def __init__(self, parts: GatewayParts) -> None:
         from aletheia.sources.acl_anthology import AclAnthologyClient, acl_anthology_transport
         from aletheia.sources.dblp import DblpClient, dblp_transport
 
-        self.dblp = DblpClient(
-            dblp_transport(http, settings, limiter, breakers.get(SourceName.DBLP)), cache=cache
-        )
-        self.acl_anthology = AclAnthologyClient(
-            acl_anthology_transport(http, settings, limiter, breakers.get(SourceName.ACL_ANTHOLOGY)),
-            cache=cache,
+        self.dblp = parts.client(DblpClient, dblp_transport, SourceName.DBLP)
+        self.acl_anthology = parts.client(
+            AclAnthologyClient, acl_anthology_transport, SourceName.ACL_ANTHOLOGY
         )
 
     def transports(self) -> dict[SourceName, PoliteTransport]:
-        return {
-            SourceName.DBLP: self.dblp.transport,  # type: ignore[dict-item]
-            SourceName.ACL_ANTHOLOGY: self.acl_anthology.transport,  # type: ignore[dict-item]
-        }
+        return transports_of(self.dblp, self.acl_anthology)
 
     def dblp_search(self, title: str) -> Lookup:
         """DBLP's title search; a title with no searchable word is a failed answer for DBLP."""

@@ -175,10 +175,12 @@ class SourceGateway:
         self.europe_pmc = EuropePmcClient(
             europe_pmc_transport(http, settings, limiter, self.breakers[SourceName.EUROPE_PMC]), cache=cache
         )
+        from aletheia.pipeline.gateway_parts import GatewayParts
         from aletheia.pipeline.tier_sources import TierSources
 
+        parts = GatewayParts(settings, http, limiter, self.breakers, cache)
         # Tier 1 books and Tier 3 canonical texts (issue 12): built and asked by their own module.
-        self.tiers = TierSources(settings, http, limiter, self.breakers, cache)
+        self.tiers = TierSources(parts)
         from aletheia.pipeline.web_tiers import WebTiers
 
         # Tier 4 (the cited URL, web search) and Tier 5 (LLM suggestions): `web_tiers`.
@@ -186,7 +188,7 @@ class SourceGateway:
         from aletheia.pipeline.cs_sources import CsSources
 
         # DBLP and the ACL Anthology (issue 12): `cs_sources`.
-        self.cs = CsSources(settings, http, limiter, self.breakers, cache)
+        self.cs = CsSources(parts)
         self._transports = {
             **self.cs.transports(),
             **self.tiers.transports(),

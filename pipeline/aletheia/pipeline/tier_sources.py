@@ -1,18 +1,19 @@
 """The Tier 1 (books) and Tier 3 (canonical texts) clients of one gateway, and their lookups.
 
-Built once per `SourceGateway` on its shared `httpx.AsyncClient`, limiter, breakers and cache;
-each client's transport is in the gateway's stats (`SourceGateway.stats`), so its requests are
-counted in every report like any other source's.
+Built once per `SourceGateway` on its shared `httpx.AsyncClient`, limiter, breakers and cache
+(`GatewayParts`); each client's transport is in the gateway's stats (`SourceGateway.stats`), so its
+requests are counted in every report like any other source's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aletheia.core.evidence import Evidence, QueryKind
 from aletheia.core.records import CitedReference, SourceName
-from aletheia.sources.base import PermanentSourceError, RawCache, SourceRecord
+from aletheia.pipeline.gateway_parts import transports_of
+from aletheia.sources.base import PermanentSourceError, SourceRecord
 from aletheia.sources.book_snippets import BookTextSearch
 from aletheia.sources.ccel import CcelClient, ccel_transport
 from aletheia.sources.google_books import GoogleBooksClient, google_books_transport
@@ -20,11 +21,7 @@ from aletheia.sources.open_library import OpenLibraryClient, open_library_transp
 from aletheia.sources.perseus import PerseusClient, perseus_transport
 
 if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.pipeline.gateway_parts import GatewayParts
     from aletheia.sources.transport import PoliteTransport
 
 Lookup = Callable[[], Awaitable[Any]]
@@ -45,36 +42,16 @@ BOOK_SEARCH_RESULTS = 5
 
 
 class TierSources:
-    def __init__(
-        self,
-        settings: Settings,
-        http: httpx.AsyncClient,
-        limiter: RateLimiter,
-        breakers: Mapping[SourceName, CircuitBreaker],
-        cache: RawCache | None,
-    ) -> None:
-        self.open_library = OpenLibraryClient(
-            open_library_transport(http, settings, limiter, breakers[SourceName.OPEN_LIBRARY]), cache=cache
-        )
-        self.google_books = GoogleBooksClient(
-            google_books_transport(http, settings, limiter, breakers[SourceName.GOOGLE_BOOKS]), cache=cache
-        )
+    def __init__(self, parts: GatewayParts) -> None:
+        self.open_library = parts.client(OpenLibraryClient, open_library_transport, SourceName.OPEN_LIBRARY)
+        self.google_books = parts.client(GoogleBooksClient, google_books_transport, SourceName.GOOGLE_BOOKS)
         # Search inside a book for a cited quote, through the Google Books client (`book_quotes`).
         self.book_text = BookTextSearch(self.google_books)
-        self.perseus = PerseusClient(
-            perseus_transport(http, settings, limiter, breakers[SourceName.PERSEUS]), cache=cache
-        )
-        self.ccel = CcelClient(
-            ccel_transport(http, settings, limiter, breakers[SourceName.CCEL]), cache=cache
-        )
+        self.perseus = parts.client(PerseusClient, perseus_transport, SourceName.PERSEUS)
+        self.ccel = parts.client(CcelClient, ccel_transport, SourceName.CCEL)
 
     def transports(self) -> dict[SourceName, PoliteTransport]:
-        return {
-            SourceName.OPEN_LIBRARY: self.open_library.transport,  # type: ignore[dict-item]
-            SourceName.GOOGLE_BOOKS: self.google_books.transport,  # type: ignore[dict-item]
-            SourceName.PERSEUS: self.perseus.transport,  # type: ignore[dict-item]
-            SourceName.CCEL: self.ccel.transport,  # type: ignore[dict-item]
-        }
+        return transports_of(self.open_library, self.google_books, self.perseus, self.ccel)
 
     def isbn_lookups(self, isbn: str) -> list[tuple[SourceName, Lookup]]:
         return [

@@ -34,6 +34,7 @@ from aletheia.sources.base import (
     SourceRecord,
     TransientSourceError,
     Transport,
+    transport_from_settings,
 )
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
@@ -430,25 +431,12 @@ def _arxiv_transport(
     breaker: CircuitBreaker | None,
     base_url: str,
 ) -> PoliteTransport:
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.transport import PoliteTransport
-
     # arXiv's API terms: no more than one request every three seconds, one connection at a time.
     # This is where that is enforced: the transport's bucket `arxiv:single`, sized by
     # `settings.arxiv_limits` (rate 1/3, burst 1, concurrency 1). The export API and arxiv.org
     # transports both belong to the source `arxiv`, so they share that one bucket and that one
     # slot (in Redis, across every worker), and their sum stays at one request per three seconds.
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=base_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
-    )
+    return transport_from_settings(SOURCE, http, settings, limiter, breaker, base_url=base_url)
 
 
 def arxiv_transport(

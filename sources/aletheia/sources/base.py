@@ -17,9 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from aletheia.core.records import SourceName, WorkRecord
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.config.settings import Settings
+    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport import PoliteTransport
 
 RequestKind = Literal["single", "search", "batch", "fulltext"]
 
@@ -161,3 +169,29 @@ class Transport(Protocol):
         headers: dict[str, str] | None = None,
         kind: RequestKind = "batch",
     ) -> Any | None: ...
+
+
+def transport_from_settings(
+    source: SourceName,
+    http: httpx.AsyncClient,
+    settings: Settings,
+    limiter: RateLimiter,
+    breaker: CircuitBreaker | None = None,
+    *,
+    base_url: str,
+    headers: dict[str, str] | None = None,
+    default_params: dict[str, str] | None = None,
+) -> PoliteTransport:
+    """The polite transport to `source` as every client's `<source>_transport` builds it: limits,
+    attempts, timeout and on/off from settings (`PoliteTransport.from_settings`), at `base_url`,
+    with the source's own headers or query parameters. `breaker` is the caller's when it shares one
+    (the gateway holds one per source, and arXiv's two transports share theirs); without it the
+    transport has a breaker of its own from settings."""
+    from aletheia.sources.transport import PoliteTransport
+
+    transport = PoliteTransport.from_settings(
+        source, http, settings, limiter, base_url=base_url, headers=headers, default_params=default_params
+    )
+    if breaker is not None:
+        transport.breaker = breaker
+    return transport

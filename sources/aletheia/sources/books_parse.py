@@ -128,14 +128,15 @@ def parse_open_library_doc(doc: Any, *, base_url: str = "https://openlibrary.org
     )
 
 
-def parse_open_library_search(payload: Any, *, base_url: str = "https://openlibrary.org") -> list[WorkRecord]:
+def open_library_search_docs(payload: Any) -> list[Mapping[str, Any]]:
+    """The docs of a search answer that are works (a text title): the ones parsed, in order."""
     if not isinstance(payload, Mapping) or not isinstance(payload.get("docs"), list):
         raise SourceParseError(SourceName.OPEN_LIBRARY.value, "not an Open Library search answer (no `docs`)")
-    return [
-        parse_open_library_doc(d, base_url=base_url)
-        for d in payload["docs"]
-        if isinstance(d, Mapping) and _text(d.get("title"))
-    ]
+    return [d for d in payload["docs"] if isinstance(d, Mapping) and _text(d.get("title"))]
+
+
+def parse_open_library_search(payload: Any, *, base_url: str = "https://openlibrary.org") -> list[WorkRecord]:
+    return [parse_open_library_doc(d, base_url=base_url) for d in open_library_search_docs(payload)]
 
 
 # --- Google Books -------------------------------------------------------------------------------

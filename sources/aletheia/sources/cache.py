@@ -12,7 +12,7 @@ import re
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -159,6 +159,54 @@ async def read_cached(
     if not cached.found:
         return True, None
     return True, SourceRecord(parse(cached.raw), cached.raw, cached.fetched_at, cached.url, from_cache=True)
+
+
+async def cached_record(
+    cache: RawCache | None,
+    source: str,
+    key: str,
+    stats: SourceStats,
+    *,
+    fetch: Callable[[], Awaitable[Any]],
+    parse: Callable[[Any], WorkRecord | None],
+    url: str,
+) -> SourceRecord | None:
+    """One record by key, as the single-record lookups share it: a cached answer (found or not) is
+    used as it is (`read_cached`); otherwise `fetch()` the payload (None: the source has no such
+    record) and `parse` it (None: the payload holds no record, an answer like "not found"), then
+    cache the payload, or a negative entry when it held no record. Parsed before it is cached: a
+    payload that does not parse raises, and is never served again from cache."""
+
+    def parse_cached(raw: Any) -> WorkRecord:
+        record = parse(raw)
+        if record is None:  # only a payload that held a record is cached as found
+            raise ValueError(f"cached {source} answer without a record")
+        return record
+
+    hit, cached = await read_cached(cache, source, key, stats, parse_cached)
+    if hit:
+        return cached
+    raw = await fetch()
+    record = parse(raw) if raw is not None else None
+    if cache is not None:
+        await cache.put(source, key, raw if record is not None else None, found=record is not None, url=url)
+    return None if record is None else SourceRecord(record, raw, datetime.now(UTC), url)
+
+
+def item_records(
+    items: Callable[[Any], Iterable[Any]], parse_item: Callable[[Any], WorkRecord], url: str
+) -> Callable[[Any, datetime, bool], list[SourceRecord]]:
+    """The `SearchMemo.get` parser of a search whose answer is a list of items: a record per item,
+    the item itself as its raw payload, best first; no answer (None), no records."""
+
+    def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
+        if payload is None:
+            return []
+        return [
+            SourceRecord(parse_item(i), i, fetched_at, url, from_cache=from_cache) for i in items(payload)
+        ]
+
+    return parse
 
 
 # Parameters that say who asks, not what is asked: left out of a search's cache key.

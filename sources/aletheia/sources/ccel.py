@@ -8,12 +8,11 @@ One request per second by default (`ALETHEIA_CCEL_LIMITS`); none is documented. 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceRecord, Transport
-from aletheia.sources.cache import cache_key, read_cached
+from aletheia.core.records import SourceName
+from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.cache import cache_key, cached_record
 from aletheia.sources.canonical_parse import parse_ccel_page
 
 if TYPE_CHECKING:
@@ -38,41 +37,24 @@ class CcelClient:
         """The text of the section page at `path` (starting with `/`), or None when there is none."""
         if not path.startswith("/") or ".." in path or "?" in path or "#" in path:
             raise ValueError(f"not a CCEL path: {path!r}")
-        key = cache_key("ccel", path)
         url = f"{self.transport.base_url}{path}"
-
-        def parse(raw: Any) -> WorkRecord:
-            record = parse_ccel_page(str(raw), path=path, url=url)
-            if record is None:
-                raise ValueError("cached CCEL page without text")
-            return record
-
-        hit, cached = await read_cached(self.cache, SOURCE, key, self.transport.stats, parse)
-        if hit:
-            return cached
-        body = await self.transport.get_text(path, kind="single")
-        record = parse_ccel_page(body, path=path, url=url) if body is not None else None
-        if self.cache is not None:
-            await self.cache.put(SOURCE, key, body if record else None, found=record is not None, url=url)
-        return None if record is None else SourceRecord(record, body, datetime.now(UTC), url)
+        return await cached_record(
+            self.cache,
+            SOURCE,
+            cache_key("ccel", path),
+            self.transport.stats,
+            fetch=lambda: self.transport.get_text(path, kind="single"),
+            parse=lambda raw: parse_ccel_page(str(raw), path=path, url=url),
+            url=url,
+        )
 
 
 def ccel_transport(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
-    from aletheia.sources.breaker import CircuitBreaker
     from aletheia.sources.crossref import polite_user_agent
-    from aletheia.sources.transport import PoliteTransport
 
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.ccel_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        headers={"User-Agent": polite_user_agent(settings.mailto)},
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.ccel_url, headers=headers
     )

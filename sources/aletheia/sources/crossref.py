@@ -28,7 +28,7 @@ from urllib.parse import quote
 
 from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import RetractionNotice, SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
 from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
@@ -310,25 +310,11 @@ def _has_items(payload: Any) -> bool:
 
 
 def crossref_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
     """The polite transport to Crossref, from settings: base URL, limits, on/off, and the User-Agent
     that names a contact address (Crossref's polite pool)."""
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.transport import PoliteTransport
-
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.crossref_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        headers={"User-Agent": polite_user_agent(settings.mailto)},
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.crossref_url, headers=headers
     )

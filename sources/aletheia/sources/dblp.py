@@ -18,13 +18,12 @@ by request, records by key, negative answers too). The pure parsers are in `dblp
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
-from aletheia.sources.cache import SearchMemo, cache_key, read_cached
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.cache import SearchMemo, cache_key, cached_record, item_records
 from aletheia.sources.dblp_parse import dblp_hits, parse_dblp_hit, parse_dblp_search, parse_dblp_xml_record
 from aletheia.sources.safe_xml import parse_untrusted_xml
 
@@ -62,10 +61,6 @@ def dblp_query(title: str) -> str:
     return " ".join(words)
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class DblpClient:
     """DBLP's publication search and records by key."""
 
@@ -76,18 +71,6 @@ class DblpClient:
         self.cache = cache
         self._searches = SearchMemo(SOURCE.value, cache, transport.stats)
 
-    @classmethod
-    def from_settings(
-        cls,
-        http: httpx.AsyncClient,
-        settings: Settings,
-        limiter: RateLimiter,
-        *,
-        cache: RawCache | None = None,
-        breaker: CircuitBreaker | None = None,
-    ) -> DblpClient:
-        return cls(dblp_transport(http, settings, limiter, breaker), cache=cache)
-
     def _url(self, path: str) -> str:
         return f"{self.transport.base_url.rstrip('/')}{path}"
 
@@ -95,20 +78,11 @@ class DblpClient:
         """DBLP's hits for a title, best first (memoised and cached by request)."""
         params: dict[str, Any] = {"q": dblp_query(title), "format": "json", "h": hits}
         url = self._url(SEARCH_PATH)
-
-        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
-            if payload is None:
-                return []
-            return [
-                SourceRecord(parse_dblp_hit(hit), hit, fetched_at, url, from_cache=from_cache)
-                for hit in dblp_hits(payload)
-            ]
-
         return await self._searches.get(
             SEARCH_PATH,
             params,
             lambda: self.transport.get_json(SEARCH_PATH, params=params, kind="search"),
-            parse,
+            item_records(dblp_hits, parse_dblp_hit, url),
             found=lambda payload: bool(payload is not None and dblp_hits(payload)),
             url=url,
         )
@@ -119,19 +93,15 @@ class DblpClient:
         if not is_dblp_key(key):
             raise ValueError(f"not a DBLP key: {key!r}")
         path = f"/rec/{quote(key, safe='/')}.xml"
-        hit, cached = await read_cached(
-            self.cache, SOURCE, cache_key("dblp", key), self.transport.stats, _parse_xml
+        return await cached_record(
+            self.cache,
+            SOURCE,
+            cache_key("dblp", key),
+            self.transport.stats,
+            fetch=lambda: self.transport.get_text(path, kind="single"),
+            parse=_parse_xml,
+            url=self._url(path),
         )
-        if hit:
-            return cached
-        text = await self.transport.get_text(path, kind="single")
-        record = _parse_xml(text) if text is not None else None
-        if self.cache is not None:
-            key_ = cache_key("dblp", key)
-            await self.cache.put(SOURCE.value, key_, text, found=text is not None, url=self._url(path))
-        if record is None:
-            return None
-        return SourceRecord(record, text, _utcnow(), self._url(path))
 
 
 def _parse_xml(text: Any) -> WorkRecord:
@@ -141,26 +111,13 @@ def _parse_xml(text: Any) -> WorkRecord:
 
 
 def dblp_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
     """The polite transport to DBLP: base URL, limits, on/off from settings; a User-Agent naming
     Aletheia and a contact, as DBLP asks of scripts."""
-    from aletheia.sources.breaker import CircuitBreaker
     from aletheia.sources.crossref import polite_user_agent
-    from aletheia.sources.transport import PoliteTransport
 
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.dblp_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        headers={"User-Agent": polite_user_agent(settings.mailto)},
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.dblp_url, headers=headers
     )

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from aletheia.core.excerpts import PaperText
 from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceParseError, Transport
+from aletheia.sources.base import RawCache, SourceParseError, Transport, transport_from_settings
 from aletheia.sources.cache import SearchMemo, cache_key
 from aletheia.sources.europe_pmc_parse import (  # the pure parsers, re-exported
     EuropePmcHit,
@@ -139,24 +139,8 @@ class EuropePmcClient:
 
 
 def europe_pmc_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
     """The polite transport to Europe PMC's REST API (`settings.europe_pmc_url`): its limits, its
     breaker, and off when offline or listed in `ALETHEIA_DISABLED_SOURCES`."""
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.transport import PoliteTransport
-
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.europe_pmc_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
-    )
+    return transport_from_settings(SOURCE, http, settings, limiter, breaker, base_url=settings.europe_pmc_url)

@@ -9,14 +9,13 @@ search keywords), `printType=books`; the key (`GOOGLE_BOOKS_API_KEY`) is sent as
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.isbn import normalise_isbn
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceRecord, Transport
+from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.books_parse import google_books_items, parse_google_books_volume
-from aletheia.sources.cache import SearchMemo, cache_key, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, cached_record, item_records
 
 if TYPE_CHECKING:
     import httpx
@@ -57,21 +56,23 @@ class GoogleBooksClient:
         canonical = normalise_isbn(isbn)
         if canonical is None:
             raise ValueError(f"not an ISBN: {isbn!r}")
-        key = cache_key("isbn", canonical)
-        hit, record = await read_cached(self.cache, SOURCE, key, self.transport.stats, self._parse_single)
-        if hit:
-            return record
-        payload = await self.transport.get_json(
-            VOLUMES, params=self._params(f"isbn:{canonical}", 5), kind="single"
+
+        async def fetch() -> Any:
+            payload = await self.transport.get_json(
+                VOLUMES, params=self._params(f"isbn:{canonical}", 5), kind="single"
+            )
+            items = google_books_items(payload) if payload is not None else []
+            return next((i for i in items if canonical in parse_google_books_volume(i).isbn), None)
+
+        return await cached_record(
+            self.cache,
+            SOURCE,
+            cache_key("isbn", canonical),
+            self.transport.stats,
+            fetch=fetch,
+            parse=self._parse_single,
+            url=f"{self.transport.base_url}{VOLUMES}?q=isbn:{canonical}",
         )
-        items = google_books_items(payload) if payload is not None else []
-        item = next((i for i in items if canonical in parse_google_books_volume(i).isbn), None)
-        url = f"{self.transport.base_url}{VOLUMES}?q=isbn:{canonical}"
-        if self.cache is not None:
-            await self.cache.put(SOURCE, key, item, found=item is not None, url=url)
-        if item is None:
-            return None
-        return SourceRecord(self._parse_single(item), item, datetime.now(UTC), url)
 
     async def search(self, *, title: str, author: str | None = None, limit: int = 5) -> list[SourceRecord]:
         if not title.strip():
@@ -79,20 +80,11 @@ class GoogleBooksClient:
         q = f"intitle:{_quoted(title)}" + (f" inauthor:{_quoted(author)}" if author else "")
         params = self._params(q, limit)
         url = f"{self.transport.base_url}{VOLUMES}"
-
-        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
-            if payload is None:
-                return []
-            return [
-                SourceRecord(parse_google_books_volume(i), i, fetched_at, url, from_cache=from_cache)
-                for i in google_books_items(payload)
-            ]
-
         return await self._searches.get(
             VOLUMES,
             params,
             lambda: self.transport.get_json(VOLUMES, params=params, kind="search"),
-            parse,
+            item_records(google_books_items, parse_google_books_volume, url),
             found=lambda p: bool(isinstance(p, Mapping) and p.get("items")),
             url=url,
         )
@@ -101,18 +93,8 @@ class GoogleBooksClient:
 def google_books_transport(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.transport import PoliteTransport
-
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.google_books_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        default_params={"key": key.get_secret_value()} if (key := settings.google_books_api_key) else None,
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    key = settings.google_books_api_key
+    params = {"key": key.get_secret_value()} if key else None
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.google_books_url, default_params=params
     )

@@ -14,15 +14,19 @@ its "not found", and `decide` never turns it into an accusation.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
 from aletheia.core.isbn import normalise_isbn
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceRecord, Transport
-from aletheia.sources.books_parse import parse_open_library_edition, parse_open_library_search
-from aletheia.sources.cache import SearchMemo, cache_key, read_cached
+from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.books_parse import (
+    open_library_search_docs,
+    parse_open_library_edition,
+    parse_open_library_search,
+)
+from aletheia.sources.cache import SearchMemo, cache_key, cached_record
 
 if TYPE_CHECKING:
     import httpx
@@ -58,20 +62,23 @@ class OpenLibraryClient:
         canonical = normalise_isbn(isbn)
         if canonical is None:
             raise ValueError(f"not an ISBN: {isbn!r}")
-        key = cache_key("isbn", canonical)
-        hit, record = await read_cached(self.cache, SOURCE, key, self.transport.stats, self._parse)
-        if hit:
-            return record
         path = f"/isbn/{canonical}.json"
-        edition = await self.transport.get_json(path, kind="single")
-        raw: dict[str, Any] | None = None
-        if edition is not None:
-            raw = {"edition": edition, "author_names": await self._author_names(edition)}
-        parsed = self._parse(raw) if raw is not None else None  # parsed before it is cached
-        url = f"{self.transport.base_url}{path}"
-        if self.cache is not None:
-            await self.cache.put(SOURCE, key, raw, found=raw is not None, url=url)
-        return None if parsed is None else SourceRecord(parsed, raw, datetime.now(UTC), url)
+
+        async def fetch() -> dict[str, Any] | None:
+            edition = await self.transport.get_json(path, kind="single")
+            if edition is None:
+                return None
+            return {"edition": edition, "author_names": await self._author_names(edition)}
+
+        return await cached_record(
+            self.cache,
+            SOURCE,
+            cache_key("isbn", canonical),
+            self.transport.stats,
+            fetch=fetch,
+            parse=self._parse,
+            url=f"{self.transport.base_url}{path}",
+        )
 
     async def _author_names(self, edition: Any) -> list[str]:
         authors = edition.get("authors") if isinstance(edition, Mapping) else None
@@ -105,7 +112,7 @@ class OpenLibraryClient:
             if payload is None:
                 return []
             records = parse_open_library_search(payload, base_url=self.transport.base_url)
-            docs = [d for d in payload["docs"] if isinstance(d, Mapping) and d.get("title")]
+            docs = open_library_search_docs(payload)  # the same docs, in the same order
             return [
                 SourceRecord(r, d, fetched_at, url, from_cache=from_cache)
                 for r, d in zip(records, docs, strict=True)
@@ -124,19 +131,9 @@ class OpenLibraryClient:
 def open_library_transport(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
-    from aletheia.sources.breaker import CircuitBreaker
     from aletheia.sources.crossref import polite_user_agent
-    from aletheia.sources.transport import PoliteTransport
 
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.open_library_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        headers={"User-Agent": polite_user_agent(settings.mailto)},
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.open_library_url, headers=headers
     )

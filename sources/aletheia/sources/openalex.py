@@ -29,7 +29,7 @@ from urllib.parse import quote, urlencode
 
 from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, read_cached
 from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
@@ -360,25 +360,12 @@ class OpenAlexClient:
 
 
 def openalex_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
     """The polite transport to OpenAlex, from settings (base URL, limits, on/off)."""
-    from aletheia.sources.breaker import CircuitBreaker
     from aletheia.sources.crossref import polite_user_agent
-    from aletheia.sources.transport import PoliteTransport
 
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.openalex_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        headers={"User-Agent": polite_user_agent(settings.mailto)},
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.openalex_url, headers=headers
     )

@@ -8,12 +8,11 @@ default (`ALETHEIA_PERSEUS_LIMITS`); none is documented. Pure parser: `canonical
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceRecord, Transport
-from aletheia.sources.cache import cache_key, read_cached
+from aletheia.core.records import SourceName
+from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.cache import cache_key, cached_record
 from aletheia.sources.canonical_parse import parse_cts_passage
 
 if TYPE_CHECKING:
@@ -42,42 +41,25 @@ class PerseusClient:
         """The passage a CTS URN names (`urn:cts:greekLit:tlg0012.tlg001.perseus-grc2:1.1`), or None."""
         if not urn.startswith("urn:cts:"):
             raise ValueError(f"not a CTS URN: {urn!r}")
-        key = cache_key("cts", urn)
         url = self._url(urn)
-
-        def parse(raw: Any) -> WorkRecord:
-            record = parse_cts_passage(str(raw), url=url)
-            if record is None:  # a cached positive entry always held a passage
-                raise ValueError("cached CTS reply without a passage")
-            return record
-
-        hit, cached = await read_cached(self.cache, SOURCE, key, self.transport.stats, parse)
-        if hit:
-            return cached
         params = {"request": "GetPassage", "urn": urn}
-        body = await self.transport.get_text(CTS_PATH, params=params, kind="single")
-        record = parse_cts_passage(body, url=url) if body is not None else None
-        if self.cache is not None:
-            await self.cache.put(SOURCE, key, body if record else None, found=record is not None, url=url)
-        return None if record is None else SourceRecord(record, body, datetime.now(UTC), url)
+        return await cached_record(
+            self.cache,
+            SOURCE,
+            cache_key("cts", urn),
+            self.transport.stats,
+            fetch=lambda: self.transport.get_text(CTS_PATH, params=params, kind="single"),
+            parse=lambda raw: parse_cts_passage(str(raw), url=url),
+            url=url,
+        )
 
 
 def perseus_transport(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
-    from aletheia.sources.breaker import CircuitBreaker
     from aletheia.sources.crossref import polite_user_agent
-    from aletheia.sources.transport import PoliteTransport
 
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.perseus_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        headers={"User-Agent": polite_user_agent(settings.mailto)},
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.perseus_url, headers=headers
     )

@@ -42,6 +42,7 @@ from aletheia.sources.base import (
     SourceParseError,
     SourceRecord,
     Transport,
+    transport_from_settings,
 )
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
@@ -272,10 +273,7 @@ class PubMedClient:
 
 
 def pubmed_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
     """The polite transport to the E-utilities, from settings: base URL, limits, identity, on/off.
 
@@ -284,23 +282,11 @@ def pubmed_transport(
     `pubmed_limits_with_key` when NCBI_API_KEY is set. `tool`, `email` and `api_key` go on every
     request as NCBI asks.
     """
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.transport import PoliteTransport
-
     identity = {"tool": TOOL_NAME}
     if settings.mailto:
         identity["email"] = settings.mailto
     if settings.ncbi_api_key is not None:
         identity["api_key"] = settings.ncbi_api_key.get_secret_value()
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.pubmed_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        default_params=identity,
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.pubmed_url, default_params=identity
     )

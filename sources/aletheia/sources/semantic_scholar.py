@@ -36,7 +36,7 @@ from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, cl
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
 
@@ -442,10 +442,7 @@ class SemanticScholarClient:
 
 
 def semantic_scholar_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
+    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
     """The polite transport to Semantic Scholar, from settings: base URL, limits, key, on/off.
 
@@ -454,19 +451,8 @@ def semantic_scholar_transport(
     by everyone), so `settings.semantic_scholar_limits` defaults to rate 1, burst 1, one request in
     flight. A batch POST is one request, which is why `paper()` coalesces.
     """
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.transport import PoliteTransport
-
     key = settings.semantic_scholar_api_key
-    return PoliteTransport(
-        SOURCE,
-        http,
-        base_url=settings.semantic_scholar_url,
-        limits=settings.limits_for(SOURCE.value),
-        limiter=limiter,
-        breaker=breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings),
-        headers={"x-api-key": key.get_secret_value()} if key is not None else None,
-        attempts=settings.http_attempts,
-        timeout=settings.http_timeout,
-        enabled=not settings.offline and SOURCE.value not in settings.disabled,
+    headers = {"x-api-key": key.get_secret_value()} if key is not None else None
+    return transport_from_settings(
+        SOURCE, http, settings, limiter, breaker, base_url=settings.semantic_scholar_url, headers=headers
     )

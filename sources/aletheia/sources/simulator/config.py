@@ -10,7 +10,7 @@ faults.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -31,23 +31,8 @@ SimSource = Literal[
     "tavily",
     "brave_search",
 ]
-SIM_SOURCES: Final[tuple[SimSource, ...]] = (
-    "crossref",
-    "openalex",
-    "semantic_scholar",
-    "arxiv_api",
-    "arxiv",
-    "pubmed",
-    "europe_pmc",
-    "dblp",
-    "acl_anthology",
-    "open_library",
-    "google_books",
-    "perseus",
-    "ccel",
-    "tavily",
-    "brave_search",
-)
+# The Literal's own values, in order: a new source is named once.
+SIM_SOURCES: Final[tuple[SimSource, ...]] = get_args(SimSource)
 RequestKind = Literal["single", "search", "batch", "fulltext"]
 REQUEST_KINDS: Final[tuple[RequestKind, ...]] = ("single", "search", "batch", "fulltext")
 FaultName = Literal["error_500", "error_503", "hang", "reset", "malformed"]
