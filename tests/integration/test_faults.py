@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from aletheia.core.evidence import Evidence, Outcome
+from aletheia.core.evidence import NOT_EVIDENCE, Evidence, Outcome
 from aletheia.core.records import CitedReference
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.core.verdicts import Verdict, VerdictStatus
@@ -77,7 +77,9 @@ def check_properties(run: Run) -> dict[str, int]:
     counts: dict[str, int] = {}
     for _, cited, verdict, evidence in rows:
         counts[verdict.status.value] = counts.get(verdict.status.value, 0) + 1
-        failed = [a for a in evidence.answers if a.outcome is Outcome.FAILED]
+        # A web search or LLM suggestion skipped (no key) is recorded as failed but is never
+        # evidence either way (`NOT_EVIDENCE`): only the sources' answers count here.
+        failed = [a for a in evidence.answers if a.outcome is Outcome.FAILED and a.kind not in NOT_EVIDENCE]
         if verdict.status is VerdictStatus.VERIFIED:
             found = [r for a in evidence.answers if a.outcome is Outcome.FOUND for r in a.records]
             assert verdict.match is not None and verdict.match in found, cited.key
