@@ -10,7 +10,7 @@ from typing import Any
 import bibtexparser
 
 from aletheia.core.verdicts import Reason
-from aletheia.pipeline.explain import SENTENCES, fill, sentence
+from aletheia.pipeline.explain import SENTENCES, context, fill, sentence
 from aletheia.pipeline.report_advice import attention, explain
 from aletheia.pipeline.report_fields import decoded_cited, diff_tokens, split_origin
 
@@ -34,6 +34,17 @@ def test_a_template_falls_through_when_a_value_is_missing() -> None:
     assert fill(templates, {"year_cited": "2019", "year_says": "arXiv says", "year_found": "2014"}) == (
         "cited 2019; arXiv says 2014"
     )
+
+
+def test_an_identifier_that_resolves_nowhere_is_named_whatever_its_kind() -> None:
+    nowhere = Reason.IDENTIFIER_RESOLVES_NOWHERE.value
+    by_doi = context({"fields": {}}, {"doi": "10.9999/invented"})
+    assert sentence(nowhere, by_doi) == "the identifier doi:10.9999/invented resolves at no registry"
+    by_acl = context({"fields": {}}, {"url": "https://aclanthology.org/2023.acl-long.123/"})
+    assert (
+        sentence(nowhere, by_acl) == "the identifier ACL Anthology 2023.acl-long.123 resolves at no registry"
+    )
+    assert sentence(nowhere, context({"fields": {}}, {})) == "the cited identifier resolves at no registry"
 
 
 def wrong_year_ref() -> dict[str, Any]:

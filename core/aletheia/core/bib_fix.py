@@ -26,7 +26,7 @@ from aletheia.core.bibtex_edit import (
     scan_entries,
 )
 from aletheia.core.records import Author, CitedReference, WorkRecord
-from aletheia.core.render import _bibtex_name, bibtex_escape
+from aletheia.core.render import bibtex_escape, bibtex_name
 from aletheia.core.verdicts import Verdict, VerdictStatus
 
 # The fields `fix` may replace: the verdict's field name -> the BibTeX field.
@@ -126,7 +126,7 @@ def _authors_from(verdict: Verdict, names: Sequence[str], source: str | None) ->
 
 def _written(name: str, value: Any, verdict: Verdict, source: str | None) -> str:
     if name == "authors":
-        parts = [_bibtex_name(a) for a in _authors_from(verdict, value, source)]
+        parts = [bibtex_name(a) for a in _authors_from(verdict, value, source)]
         return " and ".join(p for p in parts if p)
     if name == "year":
         return str(int(value))

@@ -130,7 +130,7 @@ def _bibtex_part(text: str) -> str:
     return f"{{{escaped}}}" if "," in escaped or _AND.search(escaped) else escaped
 
 
-def _bibtex_name(author: Author) -> str | None:
+def bibtex_name(author: Author) -> str | None:
     literal = _clean(author.literal or "")
     family = _clean(author.family or "")
     given = _clean(author.given or "")
@@ -202,7 +202,7 @@ def _bibtex_fields(record: WorkRecord, entry_type: str) -> Iterator[tuple[str, s
     title = full_title(record)
     if title:
         yield "title", bibtex_escape(title)
-    names = [name for author in record.authors if (name := _bibtex_name(author))]
+    names = [name for author in record.authors if (name := bibtex_name(author))]
     if names:
         if record.authors_truncated:
             names.append("others")

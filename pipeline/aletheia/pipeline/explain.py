@@ -13,6 +13,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
+from aletheia.core.acl_ids import acl_id_from_text
 from aletheia.core.verdicts import Reason
 from aletheia.pipeline.report_fields import list_difference
 
@@ -510,6 +511,16 @@ def asked_sources(ref: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     return answered, not_asked
 
 
+def _acl_id_cited(cited: Mapping[str, Any]) -> str:
+    """An ACL Anthology id the citation gives by URL, as the sentences name it ("" if none)."""
+    texts = [cited.get("url"), *(cited.get("fields") or {}).values(), cited.get("raw")]
+    for text in texts:
+        found = acl_id_from_text(text) if isinstance(text, str) else None
+        if found:
+            return f"ACL Anthology {found}"
+    return ""
+
+
 def context(ref: Mapping[str, Any], cited: Mapping[str, Any]) -> dict[str, Any]:
     """The values the sentences use: cited and found values, who said them, what was asked."""
     ctx: dict[str, Any] = {}
@@ -535,7 +546,7 @@ def context(ref: Mapping[str, Any], cited: Mapping[str, Any]) -> dict[str, Any]:
             if ctx.get(k)
         ),
         "",
-    )
+    ) or _acl_id_cited(cited)
     match = ref.get("match") or {}
     match_sources = [source_name(s) for s in match.get("sources", []) if s != "library"]
     ctx["match_title"] = match.get("title") or ""
