@@ -15,7 +15,7 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.claims import ClaimTools
-from aletheia.pipeline.llm import LexicalReasoner, LLMReply, ModelReasoner
+from aletheia.pipeline.llm import AnthropicLLM, LexicalReasoner, LLMError, LLMReply, ModelReasoner
 from aletheia.pipeline.llm_fallback import ReferenceSuggester, suggester_from_settings
 from aletheia.pipeline.llm_paced import BUCKET, PacedLLM, paced_reasoner
 from aletheia.sources.base import RateLimitedError
@@ -103,3 +103,39 @@ async def test_the_claim_pipelines_model_is_paced_by_the_gateways_limiter() -> N
     lexical = LexicalReasoner()
     assert paced_reasoner(lexical, gateway) is lexical
     assert paced_reasoner(mine, SimpleNamespace()) is mine
+
+
+async def test_a_429_from_the_api_carries_its_status_and_retry_after() -> None:
+    anthropic = pytest.importorskip("anthropic")
+    httpx2 = pytest.importorskip("httpx2")
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
+    response = httpx2.Response(429, headers={"retry-after": "7"}, request=request)
+
+    class Refusing:
+        async def create(self, **arguments: Any) -> Any:
+            raise anthropic.RateLimitError("rate limited", response=response, body=None)
+
+    llm = AnthropicLLM("k", model="m", client=SimpleNamespace(messages=Refusing()))
+    with pytest.raises(LLMError) as caught:
+        await llm.complete(system="s", messages=[], tools=[])
+    assert (caught.value.status_code, caught.value.retry_after) == (429, 7.0)
+
+
+async def test_a_429_holds_every_caller_of_the_llm_bucket_off() -> None:
+    clock = FakeClock()
+    limiter = LocalRateLimiter(clock=clock, sleep=clock.sleep)
+
+    def refuse(request: dict[str, Any]) -> LLMReply:
+        raise LLMError("RateLimitError: rate limited", status_code=429, retry_after=30.0)
+
+    paced = PacedLLM(FakeLLM([refuse, tool_reply("x", {})]), limiter, SourceLimits(rate=10, burst=1))
+    with pytest.raises(LLMError):
+        await paced.complete(system="s", messages=[], tools=[])
+    assert await limiter.try_acquire(BUCKET, 10, 1) >= 29.0  # the Retry-After, for everyone
+    started = clock()
+    await paced.complete(system="s", messages=[], tools=[])
+    assert clock() - started >= 30.0 - 1e-6
+    # Another failure (no status) is not a rate limit: nothing is held off.
+    other = PacedLLM(FakeLLM([]), LocalRateLimiter(clock=clock, sleep=clock.sleep), SourceLimits(rate=10))
+    with pytest.raises(LLMError):
+        await other.complete(system="s", messages=[], tools=[])

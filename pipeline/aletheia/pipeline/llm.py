@@ -61,7 +61,25 @@ SearchFn = Callable[[str, int | None], Awaitable[list[Candidate]]]
 
 
 class LLMError(Exception):
-    """The model could not be asked (network, quota, refusal) or answered out of protocol."""
+    """The model could not be asked (network, quota, refusal) or answered out of protocol.
+    `status_code` and `retry_after` carry the API's HTTP status and Retry-After when it gave them
+    (a 429 slows the shared `llm` bucket down: `llm_paced.PacedLLM`)."""
+
+    def __init__(
+        self, message: str, *, status_code: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.retry_after = retry_after
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None  # an HTTP date: the bucket's own window applies
 
 
 @dataclass(frozen=True)
@@ -137,7 +155,12 @@ class AnthropicLLM:
         try:
             response = await client.messages.create(**arguments)
         except Exception as exc:  # anthropic.APIError and its transport errors
-            raise LLMError(f"{type(exc).__name__}: {exc}") from exc
+            status = getattr(exc, "status_code", None)
+            raise LLMError(
+                f"{type(exc).__name__}: {exc}",
+                status_code=status if isinstance(status, int) else None,
+                retry_after=_retry_after(exc),
+            ) from exc
         texts: list[str] = []
         calls: list[ToolCall] = []
         content: list[dict[str, Any]] = []

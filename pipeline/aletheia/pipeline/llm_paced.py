@@ -16,6 +16,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.records import SourceName
+from aletheia.pipeline.llm import LLMError
 
 if TYPE_CHECKING:
     from aletheia.config.settings import SourceLimits
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 BUCKET: Final = f"{SourceName.LLM.value}:single"
 MAX_WAIT_SECONDS: Final = 120.0
+# A 429 without Retry-After holds the bucket this long (Anthropic's limits are per minute).
+RATE_LIMITED_WAIT_SECONDS: Final = 60.0
 
 
 class PacedLLM:
@@ -49,9 +52,19 @@ class PacedLLM:
     ) -> LLMReply:
         async with self.limiter.slot(SourceName.LLM.value, max(1, self.limits.concurrency)):
             await self.limiter.acquire(BUCKET, self.limits.rate, self.limits.burst, max_wait=self.max_wait)
-            return await self.llm.complete(
-                system=system, messages=messages, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens
-            )
+            try:
+                return await self.llm.complete(
+                    system=system,
+                    messages=messages,
+                    tools=tools,
+                    tool_choice=tool_choice,
+                    max_tokens=max_tokens,
+                )
+            except LLMError as exc:
+                if exc.status_code == 429:
+                    # As for a source's 429: every caller waits, and the shared rate is halved.
+                    await self.limiter.penalize(BUCKET, exc.retry_after or RATE_LIMITED_WAIT_SECONDS)
+                raise
 
 
 def paced_reasoner(reasoner: ClaimReasoner, gateway: Any) -> ClaimReasoner:
