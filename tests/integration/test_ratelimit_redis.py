@@ -217,3 +217,32 @@ async def test_a_429_in_one_process_lowers_the_rate_for_all_on_the_server_clock(
     finally:
         await first.aclose()
         await second.aclose()
+
+
+def test_a_send_delay_one_process_saw_widens_every_processs_pace(prefix: str) -> None:
+    """The learnt send margin is shared through the real Redis: a process that saw a late send
+    raises the margin the others pace with (and a smaller delay elsewhere never lowers it)."""
+
+    async def run() -> tuple[float, float, float]:
+        late = RedisRateLimiter(redis_asyncio.Redis.from_url(REDIS_URL), prefix=prefix)
+        other = RedisRateLimiter(redis_asyncio.Redis.from_url(REDIS_URL), prefix=prefix)
+        try:
+            before = await other.send_delays.margin("crossref")
+            await late.send_delays.observe("crossref", 0.12)
+            await asyncio.sleep(1.1)  # past the other process's one-second read cache
+            after = await other.send_delays.margin("crossref")
+            await other.send_delays.observe("crossref", 0.03)
+            await asyncio.sleep(1.1)
+            still = await late.send_delays.margin("crossref")
+            return before, after, still
+        finally:
+            await late.aclose()
+            await other.aclose()
+
+    before, after, still = asyncio.run(run())
+    assert before == pytest.approx(0.02)
+    assert after == pytest.approx(0.12)
+    assert still == pytest.approx(0.12)
+    rate_before, _ = pace(10, 10, send_margin=before)
+    rate_after, _ = pace(10, 10, send_margin=after)
+    assert rate_after < rate_before
