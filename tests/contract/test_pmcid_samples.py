@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from aletheia.sources.pubmed import parse_efetch_xml
 from aletheia.sources.safe_xml import parse_untrusted_xml
+
+pytestmark = pytest.mark.shared
 
 
 def test_pmcids_of_real_efetch_records(shared_data: Path) -> None:

@@ -200,10 +200,6 @@ def test_a_bibliography_submitted_from_the_cli_reaches_a_report(
 
 
 def test_a_claim_submitted_from_the_cli_settles(stack: Stack, database_url: str) -> None:
-    try:
-        import aletheia.pipeline.claims  # noqa: F401
-    except ImportError:
-        pytest.skip("the claim pipeline (aletheia.pipeline.claims) is not part of this build yet")
     start_pools(stack)
     job_id = stack.cli("submit", "--claim", "Glacier retreat accelerated after 2000.").stdout.strip()
     stack.cli("wait", job_id, "--timeout", "180", timeout=210)

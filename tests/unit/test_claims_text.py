@@ -116,6 +116,13 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AletheiaClient:
     return AletheiaClient(settings, submitted_by="tester")
 
 
+def test_a_claims_job_over_max_input_bytes_is_refused(client: AletheiaClient) -> None:
+    # The document and its bibliography count together.
+    client.settings = client.settings.model_copy(update={"max_input_bytes": len(PAPER.encode()) + 1})
+    with pytest.raises(ValueError, match="exceeds max_input_bytes"):
+        client.submit_claims_text(PAPER, name="paper.md", bibliography=BIB, suggest=False)
+
+
 def test_claims_job_runs_embedded_and_is_idempotent(client: AletheiaClient) -> None:
     job_id = client.submit_claims_text(PAPER, name="paper.md", bibliography=BIB, suggest=False)
     status = client.wait(job_id, timeout=30)
@@ -193,8 +200,20 @@ def test_claim_status_from_its_citations(verdicts: list[str], status: str) -> No
     assert _claim_status({**claim, "citations": [{"resolved": False}]}, True) == "unresolved"
 
 
-def test_a_pdf_is_read_through_the_pdf_path(tmp_path: Path) -> None:
+def test_a_pdf_is_read_through_the_pdf_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aletheia.pipeline import inputs, pdf_reading, sandbox
     from tests.unit.test_bibliography_inputs import _pdf
+
+    reads: list[str] = []
+    real = pdf_reading.pdf_text
+
+    def counted(data: bytes, *, origin: str, **options: Any) -> str:
+        reads.append(origin)
+        return real(data, origin=origin, max_pages=options.get("max_pages"), timeout=options.get("timeout"))
+
+    for module in (inputs, pdf_reading):
+        monkeypatch.setattr(module, "pdf_text", counted)
+    monkeypatch.setattr(sandbox, "pdf_text_isolated", counted)
 
     pdf = _pdf(
         [
@@ -222,6 +241,7 @@ def test_a_pdf_is_read_through_the_pdf_path(tmp_path: Path) -> None:
         )
     )
     assert report["format"] == "plain" and report["bibliography"]["references"] == 1
+    assert reads == ["paper.pdf"]  # one extraction gives both the text and its reference list
     cited, unsupported = report["claims"]
     assert cited["citations"][0]["resolved"] and cited["status"] == "unchecked"
     assert unsupported["status"] == "unsupported" and {t["rule"] for t in unsupported["triggers"]} == {

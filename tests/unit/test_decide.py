@@ -148,7 +148,7 @@ def test_doi_resolving_nowhere_with_no_title_match_is_fabricated() -> None:
         missing(C, QueryKind.SEARCH),
         missing(O, QueryKind.SEARCH),
         missing(S, QueryKind.SEARCH),  # logic 2.0: every general index searched
-        missing(D, QueryKind.SEARCH),  # logic 2.1: and DBLP, for a computer-science venue (CVPR)
+        missing(D, QueryKind.SEARCH),  # logic 2.2: and DBLP, for a computer-science venue (CVPR)
     )
     assert v.status is VerdictStatus.FABRICATED
     assert Reason.IDENTIFIER_RESOLVES_NOWHERE in v.reasons
@@ -173,7 +173,7 @@ def test_every_source_answering_no_is_not_found() -> None:
     everywhere = (missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH), missing(S, QueryKind.SEARCH))
     v = run(cited, *everywhere, missing(D, QueryKind.SEARCH))
     assert v.status is VerdictStatus.NOT_FOUND and v.flagged
-    # Logic 2.1: a computer-science venue (CVPR) is DBLP's too: without its answer, no accusation.
+    # Logic 2.2: a computer-science venue (CVPR) is DBLP's too: without its answer, no accusation.
     assert run(cited, *everywhere).status is VerdictStatus.UNVERIFIABLE
     # Logic 2.0: without Semantic Scholar's answer the absence is not yet evidence.
     v = run(cited, missing(C, QueryKind.SEARCH), missing(O, QueryKind.SEARCH))

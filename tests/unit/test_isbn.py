@@ -144,6 +144,18 @@ def test_a_single_digit_change_is_always_caught_isbn13(stem: str, position: int,
         assert not is_valid_isbn13(changed)
 
 
-@given(st.text(alphabet="0123456789Xx- ISBN:", max_size=24))
+def _by_the_arithmetic(raw: str) -> str | None:
+    """What this module's own check digits say of `raw` (the account `clean_isbn` must match)."""
+    if len(raw) > 64:
+        return None
+    text = compact_isbn(raw.strip())
+    if is_valid_isbn13(text):
+        return text
+    return isbn10_to_13(text) if is_valid_isbn10(text) else None
+
+
+@given(st.text(alphabet="0123456789Xx- \u2013ISBN:", max_size=24))
 def test_normalise_agrees_with_clean_isbn(raw: str) -> None:
+    # normalise_isbn is clean_isbn (python-stdnum); both must agree with the arithmetic written out.
     assert normalise_isbn(raw) == clean_isbn(raw)
+    assert clean_isbn(raw) == _by_the_arithmetic(raw)

@@ -33,6 +33,7 @@ from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.titles import TITLE_THRESHOLD, is_placeholder_title
 from aletheia.core.triangulate import triangulate
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
+from aletheia.core.web import WebCheck, WebState, web_check
 from aletheia.core.works import Assessment, Work, assess, group_works, same_work
 
 __all__ = ["Case", "establish"]
@@ -82,6 +83,9 @@ class Case:
     secondary: WorkRecord | None = None
     findings: Findings = field(default_factory=Findings)
     canonical: CanonicalFacts | None = None  # a canonical reference to a classical text (Tier 3)
+    # The web tier's fetch of the cited URL, read once: only for a kind outside the indexes that
+    # carries no sign of invention (`core.web`); NOT_ASKED otherwise.
+    web: WebCheck = field(default_factory=lambda: WebCheck(WebState.NOT_ASKED))
 
     @property
     def has_identifier(self) -> bool:
@@ -412,6 +416,8 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
     case.signals = _fabrication_signals(cited, current_year)
     for s in case.signals:
         case.findings.add(s, Severity.MAJOR)
+    if case.kind is not None and case.kind.out_of_scope and not case.signals:
+        case.web = web_check(cited, evidence)
     if case.insufficient:
         return case
     case.canonical = canonical_facts(cited, evidence)

@@ -87,7 +87,7 @@ def canonical_findings(facts: CanonicalFacts, f: Findings) -> None:
             found=r.why,
             source=facts.passage.source if facts.passage else None,
             decisive=True,
-            agrees=None if r.in_range is None else r.in_range,
+            agrees=r.in_range,
         )
     if facts.beyond_the_work:
         f.add(Reason.PASSAGE_OUT_OF_RANGE, Severity.MAJOR)

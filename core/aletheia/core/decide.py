@@ -33,7 +33,7 @@ from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName
 from aletheia.core.trust import any_decisive
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
-from aletheia.core.web import WebState, trail_notes, web_check, web_findings
+from aletheia.core.web import WebState, trail_notes, web_findings
 
 __all__ = ["STATUS_RULES", "Case", "StatusRule", "decide", "first_rule"]
 
@@ -60,14 +60,12 @@ def _no_match(c: Case) -> bool:
 
 
 def _web(c: Case) -> WebState:
-    """The web tier's fetch of the cited URL, for a kind outside the indexes (`core.web`)."""
-    if c.kind is None or not c.kind.out_of_scope or c.signals:
-        return WebState.NOT_ASKED
-    return web_check(c.cited, c.evidence).state
+    """The web tier's fetch of the cited URL, for a kind outside the indexes (`Case.web`)."""
+    return c.web.state
 
 
 def _archive_differs(c: Case) -> bool:
-    return web_check(c.cited, c.evidence).archive_agrees is False
+    return c.web.archive_agrees is False
 
 
 STATUS_RULES: Final[tuple[StatusRule, ...]] = (
@@ -335,7 +333,7 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
     if rule.status is VerdictStatus.OUT_OF_SCOPE and case.kind is not None:
         f.notes.append(f"kind: {case.kind.name} ({case.kind.why})")
     # The fetched page (web rows): shown as the match, never a scholarly record (`core.web`).
-    web_page = web_findings(case.cited, case.evidence, f) if _web(case) is not WebState.NOT_ASKED else None
+    web_page = web_findings(case.cited, case.web, f) if _web(case) is not WebState.NOT_ASKED else None
     if rule.reason is Reason.UNINDEXED_KIND and case.kind is not None:
         f.notes.append(f"kind: {case.kind.name} ({case.kind.why}); the indexes hold such works only in part")
     if rule.reason is Reason.SEARCH_INCOMPLETE:

@@ -373,7 +373,8 @@ def clean_pmcid(raw: str | None) -> str | None:
 
 # --- ISBN ---------------------------------------------------------------------------------------
 
-_ISBN_SEPARATORS = re.compile(r"[\s-]")
+# Spaces, hyphens and the Unicode dashes PDF extraction leaves between an ISBN's groups.
+_ISBN_SEPARATORS = re.compile(r"[\s\-\u2010-\u2015]")
 _ISBN_LABEL = re.compile(r"^isbn(?:-?1[03])?\s*(?::\s*)?", re.IGNORECASE)
 
 
@@ -386,10 +387,10 @@ def clean_isbn(raw: str | None) -> str | None:
     from stdnum import isbn as stdnum_isbn
     from stdnum.exceptions import ValidationError
 
-    text = _ISBN_LABEL.sub("", raw.strip())
+    text = _ISBN_SEPARATORS.sub("", _ISBN_LABEL.sub("", raw.strip()))
     # stdnum also takes a 9-digit SBN (the pre-1970 form); nine digits in a reference are far more
     # often something else.
-    if len(_ISBN_SEPARATORS.sub("", text)) not in (10, 13):
+    if len(text) not in (10, 13):
         return None
     try:
         return str(stdnum_isbn.to_isbn13(stdnum_isbn.validate(text)))

@@ -2,9 +2,9 @@
 
 An ISBN names one edition of one book (one binding, even): a book cited by ISBN is looked up by
 it, and two ISBNs of the same book are different numbers. The canonical form is the 13 digits of
-the ISBN-13 (`identifiers.clean_isbn`, which this module agrees with on every input: a property
-test checks it). The arithmetic is written out here, not delegated, so that it can be read and
-tested without python-stdnum:
+the ISBN-13, as `identifiers.clean_isbn` (python-stdnum) gives it: `normalise_isbn` is that
+function. The arithmetic below is the readable account of what it checks, property-tested to give
+the same answers:
 
 - ISBN-10: digits d1..d10 (d10 may be X = 10) with sum(i * d_i for i = 10..1) = 0 mod 11;
 - ISBN-13: digits with alternating weights 1, 3 and sum = 0 mod 10; prefix 978 or 979.
@@ -94,15 +94,9 @@ def isbn13_to_10(raw: str) -> str | None:
 
 
 def normalise_isbn(raw: str | None) -> str | None:
-    """The 13 digits of a valid ISBN-10 or ISBN-13, else None (the same answer as `clean_isbn`)."""
-    if not raw or len(raw) > 64:
-        return None
-    text = compact_isbn(raw.strip())
-    if is_valid_isbn13(text):
-        return text
-    if is_valid_isbn10(text):
-        return isbn10_to_13(text)
-    return None
+    """The 13 digits of a valid ISBN-10 or ISBN-13, else None: `identifiers.clean_isbn`, the one
+    normaliser (this module's arithmetic is the readable account of it, property-tested equal)."""
+    return clean_isbn(raw)
 
 
 def same_isbn(a: str | None, b: str | None) -> bool:

@@ -200,9 +200,8 @@ def web_notes(check: WebCheck) -> list[str]:
     return notes
 
 
-def web_findings(cited: CitedReference, evidence: Evidence, findings: Findings) -> WorkRecord | None:
+def web_findings(cited: CitedReference, check: WebCheck, findings: Findings) -> WorkRecord | None:
     """Add the fetch's title comparison and notes to a verdict's findings; the page it fetched."""
-    check = web_check(cited, evidence)
     if check.best_title is not None and check.page is not None:
         findings.fields["title"] = FieldEvidence(
             cited=cited.title,

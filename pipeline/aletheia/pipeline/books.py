@@ -18,8 +18,8 @@ from aletheia.core.evidence import QueryKind
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import VerdictStatus
 from aletheia.pipeline.book_quotes import ask_book_quote
-from aletheia.pipeline.gateway import SourceGateway, search_title
-from aletheia.pipeline.tier_sources import Ask, Gathering, book_author
+from aletheia.pipeline.gateway import SourceGateway, first_author, search_title
+from aletheia.pipeline.tier_sources import Ask, Gathering
 
 
 async def gather_book_evidence(
@@ -46,6 +46,6 @@ async def _ask_catalogues(
     title = search_title(cited)
     if not title:
         return False
-    searches = tiers.book_searches(book_query_title(title), book_author(cited))
+    searches = tiers.book_searches(book_query_title(title), first_author(cited))
     await asyncio.gather(*(ask(s, QueryKind.SEARCH, q, call) for s, q, call in searches))
     return decide(cited, g.evidence(gw, cited), current_year=current_year).status is VerdictStatus.VERIFIED

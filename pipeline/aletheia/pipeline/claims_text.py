@@ -86,23 +86,17 @@ def document_text(
     """(text, format, the document's own references) of the submitted document."""
     if doc.data[:5] == b"%PDF-":
         from aletheia.pipeline.inputs import extract_pdf_references
-        from aletheia.pipeline.pdf_reading import pdf_text
 
-        if settings.pdf_sandbox:
-            from aletheia.pipeline.sandbox import pdf_text_isolated
-
-            memory = settings.pdf_memory_limit_mb * 1024 * 1024 if settings.pdf_memory_limit_mb > 0 else None
-            text = pdf_text_isolated(
-                doc.data,
-                origin=doc.name,
-                max_pages=settings.max_pdf_pages,
-                timeout=settings.pdf_timeout_seconds,
-                memory_bytes=memory,
-            )
-        else:
-            text = pdf_text(doc.data, origin=doc.name, max_pages=settings.max_pdf_pages)
-        text = text.replace("\f", "\n\n")
-        return text, "plain", list(extract_pdf_references(doc.data, origin=doc.name))
+        # One reading (in the sandbox when it is on): the references' parser hands its text over.
+        texts: list[str] = []
+        own = extract_pdf_references(
+            doc.data,
+            origin=doc.name,
+            max_pages=settings.max_pdf_pages,
+            timeout=settings.pdf_timeout_seconds,
+            on_text=lambda _origin, text: texts.append(text),
+        )
+        return "".join(texts).replace("\f", "\n\n"), "plain", own
     try:
         text = doc.data.decode("utf-8")
     except UnicodeDecodeError:

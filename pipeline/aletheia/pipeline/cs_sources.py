@@ -19,8 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from aletheia.core.records import SourceName
-from aletheia.pipeline.gateway_parts import transports_of
-from aletheia.sources.base import PermanentSourceError
+from aletheia.pipeline.gateway_parts import searchable, transports_of
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -48,14 +47,7 @@ class CsSources:
 
     def dblp_search(self, title: str) -> Lookup:
         """DBLP's title search; a title with no searchable word is a failed answer for DBLP."""
-
-        async def run() -> Any:
-            try:
-                return await self.dblp.search(title)
-            except ValueError as exc:
-                raise PermanentSourceError(SourceName.DBLP.value, f"no searchable query: {exc}") from None
-
-        return run
+        return searchable(SourceName.DBLP, lambda: self.dblp.search(title))
 
     def dblp_record(self, key: str) -> Lookup:
         """DBLP's record by key (`/rec/{key}.xml`), to confirm a cited venue (`core.dblp_venue`)."""

@@ -18,7 +18,8 @@ from aletheia.core.coverage import search_coverage
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.text import repair_pdf_text
-from aletheia.sources.base import PermanentSourceError, RawCache, SourceRecord, SourceStats
+from aletheia.pipeline.gateway_parts import searchable
+from aletheia.sources.base import RawCache, SourceRecord, SourceStats
 from aletheia.sources.breaker import CircuitBreaker
 from aletheia.sources.ratelimit import RateLimiter
 
@@ -63,19 +64,6 @@ def search_text(cited: CitedReference) -> str | None:
         author = first_author(cited)
         return " ".join(p for p in (title, author, str(cited.year) if cited.year else None) if p)
     return repair_pdf_text(cited.raw) if cited.raw else None
-
-
-def _searchable(source: SourceName, call: Lookup) -> Lookup:
-    """A client refuses (ValueError) a title with no searchable word for it: that source could not
-    be asked, which is a failed answer (the verdict stays unverifiable), never a "no such work"."""
-
-    async def run() -> Any:
-        try:
-            return await call()
-        except ValueError as exc:
-            raise PermanentSourceError(source.value, f"no searchable query: {exc}") from None
-
-    return run
 
 
 REQUEST_KINDS = ("lookup", "batch", "search")
@@ -266,7 +254,7 @@ class SourceGateway:
             openalex = SearchCall(
                 SourceName.OPENALEX,
                 f"{title} | author: {author}" if author else title,
-                _searchable(
+                searchable(
                     SourceName.OPENALEX, lambda: self.openalex.search(title=title, author=author, per_page=5)
                 ),
             )
@@ -276,10 +264,10 @@ class SourceGateway:
             arxiv = SearchCall(
                 SourceName.ARXIV,
                 title,
-                _searchable(SourceName.ARXIV, lambda: self.arxiv.search(title=title, max_results=5)),
+                searchable(SourceName.ARXIV, lambda: self.arxiv.search(title=title, max_results=5)),
             )
             pubmed = SearchCall(
-                SourceName.PUBMED, title, _searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
+                SourceName.PUBMED, title, searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
             )
             # DBLP (one request every 2 s) only after the general indexes missed the work.
             dblp = SearchCall(SourceName.DBLP, title, self.cs.dblp_search(title))

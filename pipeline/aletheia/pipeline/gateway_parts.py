@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
+from aletheia.sources.base import PermanentSourceError
+
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Awaitable, Callable, Mapping
 
     import httpx
 
@@ -54,3 +56,16 @@ class GatewayParts:
 def transports_of(*clients: SourceClient) -> dict[SourceName, PoliteTransport]:
     """Each client's transport by its source (built as `PoliteTransport`s by `GatewayParts.client`)."""
     return {client.source: cast("PoliteTransport", client.transport) for client in clients}
+
+
+def searchable(source: SourceName, call: Callable[[], Awaitable[C]]) -> Callable[[], Awaitable[C]]:
+    """A client refuses (ValueError) a title with no searchable word for it: that source could not
+    be asked, which is a failed answer (the verdict stays unverifiable), never a "no such work"."""
+
+    async def run() -> C:
+        try:
+            return await call()
+        except ValueError as exc:
+            raise PermanentSourceError(source.value, f"no searchable query: {exc}") from None
+
+    return run

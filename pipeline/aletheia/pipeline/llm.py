@@ -39,6 +39,7 @@ from aletheia.core.excerpts import (
 from aletheia.core.identifiers import clean_arxiv_id, extract_identifiers
 from aletheia.core.text import normalize_whitespace
 from aletheia.pipeline.claim_types import Candidate, ExtractedClaim, Ranking
+from aletheia.sources.politeness import parse_retry_after
 
 __all__ = [
     "LLM",
@@ -74,12 +75,8 @@ class LLMError(Exception):
 
 
 def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None  # an HTTP date: the bucket's own window applies
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    return parse_retry_after(headers.get("retry-after")) if headers is not None else None
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aletheia.core.evidence import Evidence, QueryKind
 from aletheia.core.records import CitedReference, SourceName
-from aletheia.pipeline.gateway_parts import transports_of
-from aletheia.sources.base import PermanentSourceError, SourceRecord
+from aletheia.pipeline.gateway_parts import searchable, transports_of
+from aletheia.sources.base import SourceRecord
 from aletheia.sources.book_snippets import BookTextSearch
 from aletheia.sources.ccel import CcelClient, ccel_transport
 from aletheia.sources.google_books import GoogleBooksClient, google_books_transport
@@ -66,7 +66,7 @@ class TierSources:
             (
                 SourceName.OPEN_LIBRARY,
                 query,
-                _searchable(
+                searchable(
                     SourceName.OPEN_LIBRARY,
                     lambda: self.open_library.search(title=title, author=author, limit=BOOK_SEARCH_RESULTS),
                 ),
@@ -74,7 +74,7 @@ class TierSources:
             (
                 SourceName.GOOGLE_BOOKS,
                 query,
-                _searchable(
+                searchable(
                     SourceName.GOOGLE_BOOKS,
                     lambda: self.google_books.search(title=title, author=author, limit=BOOK_SEARCH_RESULTS),
                 ),
@@ -85,22 +85,3 @@ class TierSources:
         if service == "ccel":
             return SourceName.CCEL, lambda: self.ccel.page(locator)
         return SourceName.PERSEUS, lambda: self.perseus.passage(locator)
-
-
-def _searchable(source: SourceName, call: Callable[[], Awaitable[list[SourceRecord]]]) -> Lookup:
-    """A query a client refuses (ValueError) is a failed answer, never a "no such book"."""
-
-    async def run() -> list[SourceRecord]:
-        try:
-            return await call()
-        except ValueError as exc:
-            raise PermanentSourceError(source.value, f"no searchable query: {exc}") from None
-
-    return run
-
-
-def book_author(cited: CitedReference) -> str | None:
-    if not cited.authors:
-        return None
-    first = cited.authors[0]
-    return first.family or first.literal or None

@@ -134,13 +134,7 @@ class AletheiaClient:
         self, text: str, *, wait: bool = True, timeout: float = 600.0, **options: Any
     ) -> dict[str, Any]:
         """Submit a claims-text job; with `wait`, return its report once the job settles."""
-        job_id = self.submit_claims_text(text, **options)
-        if not wait:
-            return {"job_id": job_id, "status": self.status(job_id)["status"]}
-        status = self.wait(job_id, timeout=timeout)
-        if status["status"] == JobStatus.FAILED:
-            return {"job_id": job_id, "status": status["status"], "error": status["error"]}
-        return self.result(job_id)
+        return self._settle(self.submit_claims_text(text, **options), wait=wait, timeout=timeout)
 
     @staticmethod
     def find_unsupported_claims(text: str, *, name: str = "", fmt: str | None = None) -> list[dict[str, Any]]:
@@ -158,7 +152,10 @@ class AletheiaClient:
 
     def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:
         """Submit a claim; with `wait`, return its result (or the failure) once the job settles."""
-        job_id = self.submit_claim(claim)
+        return self._settle(self.submit_claim(claim), wait=wait, timeout=timeout)
+
+    def _settle(self, job_id: str, *, wait: bool, timeout: float) -> dict[str, Any]:
+        """The job's report once it settles (its error when it failed); without `wait`, its status."""
         if not wait:
             return {"job_id": job_id, "status": self.status(job_id)["status"]}
         status = self.wait(job_id, timeout=timeout)

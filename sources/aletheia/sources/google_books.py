@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.isbn import normalise_isbn
-from aletheia.core.records import SourceName, WorkRecord
+from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.books_parse import google_books_items, parse_google_books_volume
 from aletheia.sources.cache import SearchMemo, cache_key, cached_record, item_records
@@ -46,10 +46,6 @@ class GoogleBooksClient:
     def _params(self, q: str, max_results: int) -> dict[str, Any]:
         return {"q": q, "printType": "books", "maxResults": max_results}
 
-    @staticmethod
-    def _parse_single(item: Any) -> WorkRecord:
-        return parse_google_books_volume(item)
-
     async def by_isbn(self, isbn: str) -> SourceRecord | None:
         """The volume carrying this ISBN, or None (cached either way). The volumes answer can hold
         several volumes; only one whose own identifiers include the ISBN is taken."""
@@ -70,7 +66,7 @@ class GoogleBooksClient:
             cache_key("isbn", canonical),
             self.transport.stats,
             fetch=fetch,
-            parse=self._parse_single,
+            parse=parse_google_books_volume,
             url=f"{self.transport.base_url}{VOLUMES}?q=isbn:{canonical}",
         )
 

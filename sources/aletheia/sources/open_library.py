@@ -14,7 +14,6 @@ its "not found", and `decide` never turns it into an accusation.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
@@ -23,10 +22,10 @@ from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.books_parse import (
     open_library_search_docs,
+    parse_open_library_doc,
     parse_open_library_edition,
-    parse_open_library_search,
 )
-from aletheia.sources.cache import SearchMemo, cache_key, cached_record
+from aletheia.sources.cache import SearchMemo, cache_key, cached_record, item_records
 
 if TYPE_CHECKING:
     import httpx
@@ -107,17 +106,10 @@ class OpenLibraryClient:
         }
         path = "/search.json"
         url = f"{self.transport.base_url}{path}"
-
-        def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> list[SourceRecord]:
-            if payload is None:
-                return []
-            records = parse_open_library_search(payload, base_url=self.transport.base_url)
-            docs = open_library_search_docs(payload)  # the same docs, in the same order
-            return [
-                SourceRecord(r, d, fetched_at, url, from_cache=from_cache)
-                for r, d in zip(records, docs, strict=True)
-            ]
-
+        base_url = self.transport.base_url
+        parse = item_records(
+            open_library_search_docs, lambda d: parse_open_library_doc(d, base_url=base_url), url
+        )
         return await self._searches.get(
             path,
             params,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from aletheia.core.authorship import AuthorWorks
 from aletheia.core.records import SourceName
 from aletheia.sources.base import SourceParseError
-from aletheia.sources.cache import cache_key
+from aletheia.sources.cache import cache_key, lookup_many
 from aletheia.sources.openalex_parse import openalex_author_id
 
 if TYPE_CHECKING:
@@ -54,18 +54,16 @@ async def fetch_authors(client: OpenAlexClient, ids: Iterable[str]) -> dict[str,
     """Each author id (`A...` or its URL) -> its record, None when OpenAlex has none. Cached
     answers first, the rest in one filter request per 100 ids. Raises `SourceError` as every
     client call does (the caller treats that as no evidence)."""
-    wanted = list(dict.fromkeys(i for i in (openalex_author_id(v) for v in ids) if i is not None))
-    found: dict[str, AuthorWorks | None] = {}
-    missing: list[str] = []
-    for author_id in wanted:
-        cached = await client.cache.get(SOURCE, cache_key("author", author_id)) if client.cache else None
-        if cached is None:
-            missing.append(author_id)
-            continue
+    wanted = {i: i for i in (openalex_author_id(v) for v in ids) if i is not None}
+
+    async def cached(author_id: str) -> tuple[bool, AuthorWorks | None]:
+        entry = await client.cache.get(SOURCE, cache_key("author", author_id)) if client.cache else None
+        if entry is None:
+            return False, None
         client.transport.stats.cache_hits += 1
-        found[author_id] = parse_openalex_author(cached.raw) if cached.found else None
-    for start in range(0, len(missing), MAX_AUTHORS_PER_REQUEST):
-        chunk = missing[start : start + MAX_AUTHORS_PER_REQUEST]
+        return True, parse_openalex_author(entry.raw) if entry.found else None
+
+    async def fetch(chunk: list[str]) -> dict[str, AuthorWorks | None]:
         params = client._params(
             {"filter": "openalex_id:" + "|".join(chunk), "per-page": len(chunk), "select": SELECTED}
         )
@@ -77,6 +75,7 @@ async def fetch_authors(client: OpenAlexClient, ids: Iterable[str]) -> dict[str,
                 returned = openalex_author_id(raw.get("id")) if isinstance(raw, Mapping) else None
                 if returned is not None:
                     raws.setdefault(returned, raw)
+        found: dict[str, AuthorWorks | None] = {}
         for author_id in chunk:
             raw = raws.get(author_id)
             if client.cache is not None:
@@ -85,4 +84,6 @@ async def fetch_authors(client: OpenAlexClient, ids: Iterable[str]) -> dict[str,
                     SOURCE, cache_key("author", author_id), raw, found=raw is not None, url=url
                 )
             found[author_id] = parse_openalex_author(raw) if raw is not None else None
-    return {author_id: found.get(author_id) for author_id in wanted}
+        return found
+
+    return await lookup_many(wanted, cached, fetch, batch=MAX_AUTHORS_PER_REQUEST)

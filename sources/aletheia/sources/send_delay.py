@@ -2,7 +2,7 @@
 
 `gcra.pace` spaces grants so that no more than N requests reach a source in any window, provided
 each request leaves within m (the send margin) of its grant. `PoliteTransport` gives up a grant it
-could not use within m (`_acquire_in_time`), but a request can still be held after that check:
+could not use within m (`acquire_in_time`), but a request can still be held after that check:
 httpx and the socket layer yield to the event loop before the bytes go out, and a loop that has
 just been handed fifty answers of one batch runs fifty decisions first (measured: 80-100 ms with
 2,000 references in flight; more with many Celery threads in one process). So the transport also
@@ -146,7 +146,7 @@ class SendGate:
 
     `json.loads` of a large body (a page of 200 works: megabytes) runs in C and holds the GIL for
     tens of milliseconds, in a worker thread or not; a request granted just before it leaves only
-    after it (measured: 80-94 ms after the grant, and a 429). So a large decode waits until no
+    after it (measured: 80-93 ms after the grant, and a 429). So a large decode waits until no
     request is between its grant and its headers' write, and no grant is asked for while a decode
     runs or waits (decodes have priority: sends are short, and would otherwise starve them).
     Process-wide (threads of a Celery pool share one GIL), so a `threading` lock guards the

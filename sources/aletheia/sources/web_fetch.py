@@ -291,7 +291,7 @@ def _may_be_page(content_type: str | None) -> bool:
     if not content_type:
         return True
     kind = content_type.split(";", 1)[0].strip().lower()
-    return kind in ("text/html", "application/xhtml+xml", "text/plain") or kind.startswith("text/")
+    return kind == "application/xhtml+xml" or kind.startswith("text/")
 
 
 def fetcher_from_settings(settings: Settings, *, user_agent: str) -> WebFetcher:

@@ -25,7 +25,7 @@ from aletheia.pipeline.jobs.context import (
     _run_in_job,
     _transition,
 )
-from aletheia.pipeline.jobs.submission import InputDocument
+from aletheia.pipeline.jobs.submission import InputDocument, check_input_size
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import ItemStatus, JobStatus
 
@@ -46,11 +46,7 @@ def submit_claims_text(
 ) -> str:
     """A claims-text job over `document`; its suggestions' artifacts go to `repository`/docs/citations
     (default: the job's report folder)."""
-    total = len(document.data) + sum(len(d.data) for d in bibliographies)
-    if total > runtime.settings.max_input_bytes:
-        raise ValueError(
-            f"input of {total} bytes exceeds max_input_bytes ({runtime.settings.max_input_bytes})"
-        )
+    check_input_size(runtime, [document, *bibliographies])
     job_input: dict[str, Any] = {
         "document": document.as_json(),
         "bibliographies": [d.as_json() for d in bibliographies],

@@ -51,6 +51,15 @@ class InputDocument:
         return cls(name=name or str(path), data=path.read_bytes(), role=role)
 
 
+def check_input_size(runtime: Runtime, documents: Sequence[InputDocument]) -> None:
+    """Refuse (ValueError) documents larger together than `max_input_bytes`."""
+    total = sum(len(d.data) for d in documents)
+    if total > runtime.settings.max_input_bytes:
+        raise ValueError(
+            f"input of {total} bytes exceeds max_input_bytes ({runtime.settings.max_input_bytes})"
+        )
+
+
 def submit_bibliography(
     runtime: Runtime,
     dispatcher: Dispatcher,
@@ -64,11 +73,7 @@ def submit_bibliography(
     """Create a bibliography job from the documents' contents, then ask for it to start."""
     if not documents:
         raise ValueError("a bibliography job needs at least one document")
-    total = sum(len(d.data) for d in documents)
-    if total > runtime.settings.max_input_bytes:
-        raise ValueError(
-            f"input of {total} bytes exceeds max_input_bytes ({runtime.settings.max_input_bytes})"
-        )
+    check_input_size(runtime, documents)
     job_input: dict[str, Any] = {"documents": [d.as_json() for d in documents]}
     if repository is not None:
         job_input["repository"] = repository

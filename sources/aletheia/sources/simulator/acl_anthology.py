@@ -10,16 +10,14 @@ the anthology when it has an `acl_anthology_id` (or lists "acl_anthology" in `so
 from __future__ import annotations
 
 import re
-import weakref
 from typing import Final
 
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, text_response
-from aletheia.sources.simulator.universe import SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SimWork
 
 _BIB: Final = re.compile(r"^/(?P<id>[^/]+)\.bib$")
-_IDS: weakref.WeakKeyDictionary[SourceCatalog, dict[str, int]] = weakref.WeakKeyDictionary()
 
 
 def _bib_value(text: str) -> str:
@@ -65,11 +63,10 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
     if match is None:
         return text_response("Not Found", status=404)
     catalog = ctx.universe.catalog("acl_anthology")
-    ids = _IDS.get(catalog)
-    if ids is None:
-        ids = _IDS[catalog] = {
-            w.acl_anthology_id: i for i, w in enumerate(catalog.works) if w.acl_anthology_id
-        }
+    ids = catalog.derived(
+        "acl_anthology_ids",
+        lambda c: {w.acl_anthology_id: i for i, w in enumerate(c.works) if w.acl_anthology_id},
+    )
     index = ids.get(match.group("id"))
     if index is None:
         return text_response("Not Found", status=404)

@@ -73,12 +73,23 @@ PREFIXES: Final[dict[SimSource, str]] = {
     "tavily": web_search.TAVILY_PREFIX,
     "brave_search": web_search.BRAVE_PREFIX,
 }
-# Tier 1 and Tier 3 (books, canonical texts): (classify, answer, 429) per source.
-_TIER_ROUTES: Final = {
-    "open_library": (books.classify, books.handle_open_library, books.rate_limited),
-    "google_books": (books.classify, books.handle_google_books, books.rate_limited),
-    "perseus": (classical.classify, classical.handle_perseus, classical.rate_limited),
-    "ccel": (classical.classify, classical.handle_ccel, classical.rate_limited),
+# Sources whose simulator module has the uniform shape: (classify, answer, 429) per source.
+# Books and canonical texts answer from fixed data, without the universe.
+_Route = tuple[
+    Callable[[Request, str], tuple[RequestKind, list[str]]],
+    Callable[[Request, str, SimContext], Response],
+    Callable[[str], Response],
+]
+_ROUTES: Final[dict[str, _Route]] = {
+    "open_library": (books.classify, lambda r, p, _: books.handle_open_library(r, p), books.rate_limited),
+    "google_books": (books.classify, lambda r, p, _: books.handle_google_books(r, p), books.rate_limited),
+    "perseus": (classical.classify, lambda r, p, _: classical.handle_perseus(r, p), classical.rate_limited),
+    "ccel": (classical.classify, lambda r, p, _: classical.handle_ccel(r, p), classical.rate_limited),
+    "tavily": (web_search.classify, web_search.handle_tavily, web_search.rate_limited),
+    "brave_search": (web_search.classify, web_search.handle_brave, web_search.rate_limited),
+    "dblp": (dblp.classify, dblp.handle, dblp.rate_limited),
+    "acl_anthology": (acl_anthology.classify, acl_anthology.handle, acl_anthology.rate_limited),
+    "europe_pmc": (europe_pmc.classify, europe_pmc.handle, europe_pmc.rate_limited),
 }
 _BY_SEGMENT: Final[dict[str, SimSource]] = {prefix.strip("/"): source for source, prefix in PREFIXES.items()}
 
@@ -212,16 +223,8 @@ class SimulatorApp:
 
     def _answer(self, source: SimSource, request: Request, path: str) -> Response:
         ctx = self.context
-        if source in _TIER_ROUTES:
-            return _TIER_ROUTES[source][1](request, path)
-        if source == "tavily":
-            return web_search.handle_tavily(request, path, ctx)
-        if source == "brave_search":
-            return web_search.handle_brave(request, path, ctx)
-        if source == "dblp":
-            return dblp.handle(request, path, ctx)
-        if source == "acl_anthology":
-            return acl_anthology.handle(request, path, ctx)
+        if source in _ROUTES:
+            return _ROUTES[source][1](request, path, ctx)
         if source == "crossref":
             return crossref.handle(request, path, ctx, self._config.sources[source].rate)
         if source == "openalex":
@@ -232,8 +235,6 @@ class SimulatorApp:
             return arxiv.handle_api(request, path, ctx)
         if source == "arxiv":
             return arxiv.handle_site(request, path, ctx)
-        if source == "europe_pmc":
-            return europe_pmc.handle(request, path, ctx)
         return pubmed.handle(request, path, ctx)
 
     def _take_token(self, source: SimSource, kind: RequestKind, request: Request, arrival: float) -> float:
@@ -254,14 +255,8 @@ class SimulatorApp:
     def _too_many(self, source: SimSource, request: Request, wait: float) -> Response:
         settings = self._config.sources[source]
         header = retry_after_header(settings.retry_after if settings.retry_after is not None else wait)
-        if source in _TIER_ROUTES:
-            return _TIER_ROUTES[source][2](header)
-        if source in ("tavily", "brave_search"):
-            return web_search.rate_limited(header)
-        if source == "dblp":
-            return dblp.rate_limited(header)
-        if source == "acl_anthology":
-            return acl_anthology.rate_limited(header)
+        if source in _ROUTES:
+            return _ROUTES[source][2](header)
         if source == "crossref":
             return crossref.rate_limited(header, settings.rate)
         if source == "openalex":
@@ -270,8 +265,6 @@ class SimulatorApp:
             return semantic_scholar.rate_limited(header)
         if source == "pubmed":
             return pubmed.rate_limited(header, settings.rate, request)
-        if source == "europe_pmc":
-            return europe_pmc.rate_limited(header)
         return arxiv.rate_limited(header)
 
     def _draw_fault(self, source: SimSource, kind: RequestKind) -> FaultName | None:
@@ -322,14 +315,8 @@ class SimulatorApp:
 
 
 def _classify(source: SimSource, request: Request, path: str) -> tuple[RequestKind, list[str]]:
-    if source in _TIER_ROUTES:
-        return _TIER_ROUTES[source][0](request, path)
-    if source in ("tavily", "brave_search"):
-        return web_search.classify(request, path)
-    if source == "dblp":
-        return dblp.classify(request, path)
-    if source == "acl_anthology":
-        return acl_anthology.classify(request, path)
+    if source in _ROUTES:
+        return _ROUTES[source][0](request, path)
     if source == "crossref":
         return crossref.classify(request, path)
     if source == "openalex":
@@ -340,6 +327,4 @@ def _classify(source: SimSource, request: Request, path: str) -> tuple[RequestKi
         return arxiv.classify_api(request, path)
     if source == "arxiv":
         return arxiv.classify_site(request, path)
-    if source == "europe_pmc":
-        return europe_pmc.classify(request, path)
     return pubmed.classify(request, path)

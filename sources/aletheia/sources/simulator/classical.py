@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Final
 
-from aletheia.sources.simulator.common import xml_text
+from aletheia.sources.simulator.common import xml_attr, xml_text
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, text_response, xml_response
 
@@ -76,7 +76,7 @@ def handle_perseus(request: Request, path: str) -> Response:
         f"<request><requestName>GetPassage</requestName><requestUrn>{xml_text(urn)}</requestUrn></request>"
         f"<reply><urn>{xml_text(urn)}</urn><passage>"
         '<TEI xmlns="http://www.tei-c.org/ns/1.0"><text><body><div type="edition">'
-        f'<div type="textpart" n="{xml_text(passage)}"><{element}>{xml_text(text)}</{element}></div>'
+        f'<div type="textpart" n={xml_attr(passage)}><{element}>{xml_text(text)}</{element}></div>'
         "</div></body></text></TEI></passage></reply></GetPassage>"
     )
     return xml_response(body)

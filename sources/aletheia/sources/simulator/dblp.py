@@ -15,7 +15,6 @@ DBLP's period, authors carry a homonym number when the work's view says so (`dbl
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Final
 from urllib.parse import unquote
 
@@ -37,7 +36,6 @@ _TYPES: Final = {
     "book-chapter": ("Parts in Books or Collections", "incollection"),
     "dissertation": ("Books and Theses", "phdthesis"),
 }
-_KEYS: weakref.WeakKeyDictionary[SourceCatalog, dict[str, int]] = weakref.WeakKeyDictionary()
 
 
 def dblp_key(work: SimWork) -> str:
@@ -147,9 +145,7 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
         return _search(request, catalog)
     if path.startswith(REC) and path.endswith(".xml"):
         key = unquote(path[len(REC) : -len(".xml")])
-        keys = _KEYS.get(catalog)
-        if keys is None:
-            keys = _KEYS[catalog] = {dblp_key(w): i for i, w in enumerate(catalog.works)}
+        keys = catalog.derived("dblp_keys", lambda c: {dblp_key(w): i for i, w in enumerate(c.works)})
         index = keys.get(key)
         if index is None:
             return text_response("Not Found", status=404)

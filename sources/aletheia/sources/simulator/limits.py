@@ -77,7 +77,7 @@ class SlidingWindow:
         arrival = self._clock() if at is None else at
         log = self._admitted
         # A request is looked at well within a window of its arrival: arrivals more than two
-        # windows before now can share no window with any request still to come.
+        # windows before now can share no window with any request still to come (three: a margin).
         del log[: bisect.bisect_right(log, self._clock() - 3 * self.window)]
         # Every window holding the arrival ends at it or at a later arrival less than one window on.
         later = log[bisect.bisect_left(log, arrival) : bisect.bisect_left(log, arrival + self.window)]

@@ -6,8 +6,6 @@ their display name, as the works' `authorships[].author.id` are made from it), `
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from typing import Any, Final
 
 from aletheia.sources.simulator.http import Request, Response, json_response
@@ -18,9 +16,6 @@ __all__ = ["author_id", "authors_response"]
 MAX_OR_VALUES: Final = 100  # OpenAlex refuses more OR-ed values in one filter
 _ID: Final = re.compile(r"(?:https?://(?:api\.)?openalex\.org/(?:authors/)?)?([Aa]\d+)")
 
-_index_lock = threading.Lock()
-_indexes: weakref.WeakKeyDictionary[SourceCatalog, dict[str, tuple[str, int]]] = weakref.WeakKeyDictionary()
-
 
 def author_id(name: str) -> str:
     """The id the simulated works give an author of this name (`openalex._authorships`)."""
@@ -29,17 +24,17 @@ def author_id(name: str) -> str:
 
 def _index(catalog: SourceCatalog) -> dict[str, tuple[str, int]]:
     """Author id -> (display name, works in the catalogue), built once per catalogue."""
-    with _index_lock:
-        found = _indexes.get(catalog)
-        if found is None:
-            found = {}
-            for work in catalog.works:
-                for author in work.authors:
-                    key = author_id(author.display)
-                    name, count = found.get(key, (author.display, 0))
-                    found[key] = (name, count + 1)
-            _indexes[catalog] = found
+
+    def build(catalog: SourceCatalog) -> dict[str, tuple[str, int]]:
+        found: dict[str, tuple[str, int]] = {}
+        for work in catalog.works:
+            for author in work.authors:
+                key = author_id(author.display)
+                name, count = found.get(key, (author.display, 0))
+                found[key] = (name, count + 1)
         return found
+
+    return catalog.derived("openalex_authors", build)
 
 
 def _render(key: str, name: str, count: int) -> dict[str, Any]:

@@ -13,49 +13,19 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 from aletheia.sources.simulator.app import PREFIXES, SimulatorApp
-from aletheia.sources.simulator.config import SimSource, SimulatorConfig
+from aletheia.sources.simulator.config import SIM_SOURCES, SimSource, SimulatorConfig
 from aletheia.sources.simulator.http import HttpServer
 from aletheia.sources.simulator.universe import Universe
 
 T = TypeVar("T")
 
-# The setting each source's base URL is read from (aletheia.config.settings).
-ENV_NAMES: Final[dict[SimSource, str]] = {
-    "crossref": "ALETHEIA_CROSSREF_URL",
-    "openalex": "ALETHEIA_OPENALEX_URL",
-    "semantic_scholar": "ALETHEIA_SEMANTIC_SCHOLAR_URL",
-    "arxiv_api": "ALETHEIA_ARXIV_API_URL",
-    "arxiv": "ALETHEIA_ARXIV_URL",
-    "pubmed": "ALETHEIA_PUBMED_URL",
-    "dblp": "ALETHEIA_DBLP_URL",
-    "acl_anthology": "ALETHEIA_ACL_ANTHOLOGY_URL",
-    "europe_pmc": "ALETHEIA_EUROPE_PMC_URL",
-    "open_library": "ALETHEIA_OPEN_LIBRARY_URL",
-    "google_books": "ALETHEIA_GOOGLE_BOOKS_URL",
-    "perseus": "ALETHEIA_PERSEUS_URL",
-    "ccel": "ALETHEIA_CCEL_URL",
-    "tavily": "ALETHEIA_TAVILY_URL",
-    "brave_search": "ALETHEIA_BRAVE_SEARCH_URL",
-}
-# Names a caller may use for a source: the simulator's own and `SourceName` values.
+# The setting each source's base URL is read from (aletheia.config.settings): `ALETHEIA_<SOURCE>_URL`.
+ENV_NAMES: Final[dict[SimSource, str]] = {source: f"ALETHEIA_{source.upper()}_URL" for source in SIM_SOURCES}
+# Names a caller may use for a source: the simulator's own, `SourceName` values and short names.
 _ALIASES: Final[dict[str, SimSource]] = {
-    "crossref": "crossref",
-    "openalex": "openalex",
-    "semantic_scholar": "semantic_scholar",
+    **{source: source for source in SIM_SOURCES},
     "s2": "semantic_scholar",
-    "arxiv_api": "arxiv_api",
     "arxiv-api": "arxiv_api",
-    "arxiv": "arxiv",
-    "pubmed": "pubmed",
-    "dblp": "dblp",
-    "acl_anthology": "acl_anthology",
-    "europe_pmc": "europe_pmc",
-    "open_library": "open_library",
-    "google_books": "google_books",
-    "perseus": "perseus",
-    "ccel": "ccel",
-    "tavily": "tavily",
-    "brave_search": "brave_search",
     "brave": "brave_search",
 }
 

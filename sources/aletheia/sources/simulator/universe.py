@@ -16,24 +16,19 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from aletheia.sources.simulator.search import FieldIndex, tokenize
 
+_T = TypeVar("_T")
+
 WorkSource = Literal["crossref", "openalex", "semantic_scholar", "arxiv", "pubmed", "dblp", "acl_anthology"]
-WORK_SOURCES: Final[tuple[WorkSource, ...]] = (
-    "crossref",
-    "openalex",
-    "semantic_scholar",
-    "arxiv",
-    "pubmed",
-    "dblp",
-    "acl_anthology",
-)
+WORK_SOURCES: Final[tuple[WorkSource, ...]] = get_args(WorkSource)
 
 # arXiv's DataCite prefix: a DOI under it is arXiv's own, never registered with Crossref.
 ARXIV_DOI_PREFIX: Final = "10.48550/"
@@ -377,6 +372,8 @@ class SourceCatalog:
     def __init__(self, source: WorkSource, works: list[SimWork]) -> None:
         self.source = source
         self.works = works
+        self._derived: dict[str, Any] = {}
+        self._derived_lock = threading.Lock()
         self.by_doi: dict[str, int] = {}
         self.by_arxiv: dict[str, int] = {}
         self.by_pmid: dict[str, int] = {}
@@ -431,6 +428,14 @@ class SourceCatalog:
         self.by_openalex.setdefault(work.derived_openalex_id, index)
         self.by_s2.setdefault(work.derived_s2_id, index)
         self.by_corpus.setdefault(work.derived_corpus_id, index)
+
+    def derived(self, name: str, build: Callable[[SourceCatalog], _T]) -> _T:
+        """An index a source's routes derive from this catalogue (`name` unique to it), built on
+        first use and kept with the catalogue; under a lock, as answers may render in threads."""
+        with self._derived_lock:
+            if name not in self._derived:
+                self._derived[name] = build(self)
+            return cast("_T", self._derived[name])
 
     def __len__(self) -> int:
         return len(self.works)
