@@ -112,3 +112,18 @@ def test_locations_issns_and_repositories_are_read(works: list[tuple[dict[str, A
         else:
             assert not record.is_preprint and record.venue == record.published_venue, work["id"]
             assert primary in record.other_venues, work["id"]
+
+
+def test_open_access_copies_are_kept(works: list[tuple[dict[str, Any], WorkRecord]]) -> None:
+    """The recorded works select no `best_oa_location`: the PDF is the first open location's, the
+    page OpenAlex's `open_access.oa_url` when it is not that PDF; a closed location gives none."""
+    for work, record in works:
+        label = work["id"]
+        assert "best_oa_location" not in work, label  # else the rule below is not the one applied
+        open_pdfs = [loc["pdf_url"] for loc in work["locations"] if loc.get("is_oa") and loc.get("pdf_url")]
+        assert record.urls.get("oa_pdf") == (open_pdfs[0] if open_pdfs else None), label
+        oa_url = (work.get("open_access") or {}).get("oa_url")
+        expected_page = oa_url if oa_url and oa_url != record.urls.get("oa_pdf") else None
+        assert record.urls.get("oa_html") == expected_page, label
+    assert sum("oa_pdf" in record.urls for _, record in works) >= 200
+    assert sum("oa_html" in record.urls for _, record in works) >= 30

@@ -78,6 +78,9 @@ def papers_in_response(path: str, body: Any) -> list[Any] | None:
 def check_paper(payload: dict[str, Any]) -> None:
     record = parse_s2_paper(payload)
     assert_precision_fields_well_typed(record)
+    # The open-access PDF is kept for the full-text chain; S2's empty `url` ("") is no link.
+    pdf = ((payload.get("openAccessPdf") or {}).get("url") or "").strip()
+    assert record.urls.get("oa_pdf") == (pdf or None)
     venue = payload.get("publicationVenue") or {}
     for alias in venue.get("alternate_names") or []:
         if (
@@ -175,6 +178,28 @@ def test_refchecker_cache(shared_data: Path) -> None:
                 scored += 1
                 assert parse_s2_paper(paper).score == pytest.approx(paper["matchScore"])
     assert scored > 0
+
+
+def test_open_access_pdfs_are_kept(shared_data: Path) -> None:
+    """The recorded answers name open-access copies on publishers' and repositories' hosts (MDPI,
+    Frontiers, Wiley, journal systems) and, despite the field's name, pages too (a doi.org link, a
+    PMC article page: the full-text chain sniffs what a link answers). Each is the record's
+    `oa_pdf` (`check_paper` checks every paper; this checks that the samples hold enough of them
+    to mean something)."""
+    data = s2_dir(shared_data)
+    payloads: list[Any] = []
+    for path in sorted((data / "refchecker-cache").glob("*.json")):
+        body = json.loads(path.read_text(encoding="utf-8"))
+        payloads.extend(body if isinstance(body, list) else [body])
+    for cassette in sorted((data / "semanticscholar-tests" / "data").glob("*.yaml")):
+        for path, status, body in interactions(cassette):
+            if status == 200:
+                payloads.extend(papers_in_response(path, body) or [])
+    kept = [url for paper in payloads if (url := parse_s2_paper(paper).urls.get("oa_pdf"))]
+    assert len(kept) >= 100
+    assert all(url.startswith(("http://", "https://")) for url in kept)
+    assert sum("arxiv.org" not in url for url in kept) >= 50
+    assert any(url.startswith("https://doi.org/") for url in kept)
 
 
 def test_refchecker_cache_precision_fields(shared_data: Path) -> None:

@@ -141,6 +141,8 @@ def sim_settings(tmp_path: Path, sim: SimulatorServer, **overrides: Any) -> Sett
             )
         },
         "pubmed_limits_with_key": FAST_LIMITS,
+        # The universe's open-access links name hosts outside the simulator: never fetched here.
+        "oa_fulltext": False,
     }
     values.update(overrides)
     return Settings(**values)

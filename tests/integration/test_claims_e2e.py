@@ -20,6 +20,8 @@ from click.testing import CliRunner
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
+from aletheia.pipeline.claim_audit import ClaimTrail
+from aletheia.pipeline.claim_judge import MAX_JUDGE_ROUNDS, ModelJudge, RuleJudge
 from aletheia.pipeline.claim_types import (
     NoCandidates,
     NoSupportingExcerpts,
@@ -66,6 +68,8 @@ def _settings(simulator: SimulatorServer, data_dir: Path) -> Settings:
         pubmed_limits=FAST,
         http_attempts=2,
         circuit_failure_threshold=100,
+        # The universe's open-access links name hosts outside the simulator: never fetched here.
+        oa_fulltext=False,
     )
 
 
@@ -193,7 +197,15 @@ async def test_abstract_only_fallback(gateway: SourceGateway, settings: Settings
     assert citation is not None and citation.text_excerpts_unavailable
     artifact = parse_artifact(path.read_text(encoding="utf-8"))
     assert artifact.frontmatter.text_excerpts_unavailable
-    assert artifact.body.excerpts == []
+    # Issue 19: the abstract's own sentence is quoted, located in the abstract.
+    assert [(e.text, e.location) for e in artifact.body.excerpts] == [
+        (
+            "We show that soil moisture memory amplifies summer heatwaves in continental Europe by"
+            " reducing evaporative cooling over several weeks.",
+            "Abstract",
+        )
+    ]
+    assert artifact.body.excerpts[0].text in (artifact.body.abstract or "")
     assert "full_text: abstract" in artifact.frontmatter.triangulation.notes
 
 
@@ -281,12 +293,42 @@ async def test_only_invented_quotes_means_no_supporting_excerpts(
             ),
             tool_reply("submit_ranking", {"paper_ids": ["doi:10.5555/jds.2023.0042"]}),
             tool_reply("submit_excerpts", {"excerpts": ["Trimmed medians tolerate half of all nodes."]}),
+            # The model judge names no excerpt verbatim in three rounds: everything is not_enough.
+            *[tool_reply("submit_judgements", {"judgements": []})] * MAX_JUDGE_ROUNDS,
         ]
     )
-    citation, report = await _cite(HAPPY_CLAIM, gateway, settings, project, reasoner=ModelReasoner(llm))
+    citation, report = await _cite(
+        HAPPY_CLAIM, gateway, settings, project, reasoner=ModelReasoner(llm), judge=ModelJudge(llm)
+    )
     assert citation is None and isinstance(report, NoSupportingExcerpts)
     assert report.proposed == ("Trimmed medians tolerate half of all nodes.",)
     assert report.text_origin == "arxiv_html"
+    assert report.judgements and {j["label"] for j in report.judgements} == {"not_enough"}
+    assert report.judge == "anthropic:fake-claude"
+
+
+async def test_an_invented_quote_never_reaches_the_artifact(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    """The model's quote is not in the paper: dropped. The paper's own sentence, judged by the
+    offline rules, is what the artifact quotes."""
+    invented = "Trimmed medians tolerate half of all nodes."
+    llm = FakeLLM(
+        [
+            tool_reply("submit_claim", {"assertion": HAPPY_CLAIM, "queries": ["trimmed median Byzantine"]}),
+            tool_reply("submit_ranking", {"paper_ids": ["doi:10.5555/jds.2023.0042"]}),
+            tool_reply("submit_excerpts", {"excerpts": [invented]}),
+        ]
+    )
+    trail = ClaimTrail()
+    citation, path = await _cite(
+        HAPPY_CLAIM, gateway, settings, project, reasoner=ModelReasoner(llm), judge=RuleJudge(), trail=trail
+    )
+    assert citation is not None, path
+    text = path.read_text(encoding="utf-8")
+    assert invented not in text and citation.excerpts
+    judged = [body for kind, body in trail.events if kind == "claim_judgement"]
+    assert judged[0]["proposed_not_found"] == [invented]
 
 
 async def test_the_five_tools_dispatch(gateway: SourceGateway) -> None:

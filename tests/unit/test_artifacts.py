@@ -595,16 +595,27 @@ def test_lone_surrogates_are_refused() -> None:
     assert "surrogate" in schema_error(title="bad \udfff title")
 
 
-def test_a_supported_claim_needs_an_excerpt_unless_no_text_was_available() -> None:
+def test_a_supported_claim_always_needs_a_verbatim_excerpt() -> None:
+    """Issue 19: no artifact without an excerpt, full text or not; without full text the excerpts
+    are the abstract's own sentences, located in it."""
     front = ArtifactFrontmatter(**frontmatter_fields(claim_supported=SOK_CLAIM))
-    empty = ArtifactBody(citation_snippet="s", bibtex="b")
+    empty = ArtifactBody(citation_snippet="s", bibtex="b", abstract="We prove a bound. It is tight.")
     with pytest.raises(ValidationError, match="claim_supported"):
         CitationArtifact(frontmatter=front, body=empty)
     unavailable = front.model_copy(update={"text_excerpts_unavailable": True})
-    assert CitationArtifact(frontmatter=unavailable, body=empty).body.excerpts == []
-    with_excerpt = empty.model_copy(update={"excerpts": [Excerpt(text="q", location="p. 1")]})
-    with pytest.raises(ValidationError, match="text_excerpts_unavailable"):
-        CitationArtifact(frontmatter=unavailable, body=with_excerpt)
+    with pytest.raises(ValidationError, match="claim_supported"):
+        CitationArtifact(frontmatter=unavailable, body=empty)
+    from_abstract = empty.model_copy(update={"excerpts": [Excerpt(text="It is tight.", location="Abstract")]})
+    assert CitationArtifact(frontmatter=unavailable, body=from_abstract).body.excerpts
+    elsewhere = empty.model_copy(update={"excerpts": [Excerpt(text="It is tight.", location="p. 1")]})
+    with pytest.raises(ValidationError, match="location 'Abstract'"):
+        CitationArtifact(frontmatter=unavailable, body=elsewhere)
+    invented = empty.model_copy(update={"excerpts": [Excerpt(text="It is loose.", location="Abstract")]})
+    with pytest.raises(ValidationError, match="not found verbatim"):
+        CitationArtifact(frontmatter=unavailable, body=invented)
+    # Without a claim (a bibliography artifact) nothing is required.
+    plain = front.model_copy(update={"claim_supported": None})
+    assert CitationArtifact(frontmatter=plain, body=empty).body.excerpts == []
 
 
 # --- parsing: strict, with named problems ---------------------------------------------------------------
@@ -766,13 +777,15 @@ def artifacts(draw: st.DrawFn) -> CitationArtifact:
     if secondary is not None and not any(identifiers.values()):
         identifiers["doi"] = "10.1000/xyz"
     excerpts_unavailable = draw(st.booleans())
-    excerpts = (
-        []
-        if excerpts_unavailable
-        else draw(st.lists(st.builds(Excerpt, text=non_blank, location=one_line), max_size=3))
-    )
+    if excerpts_unavailable:
+        # No full text: the excerpts are the abstract's own words, located in it (issue 19).
+        abstract = draw(st.none() | non_blank)
+        excerpts = [Excerpt(text=abstract, location="Abstract")] if abstract and draw(st.booleans()) else []
+    else:
+        abstract = draw(st.none() | text)
+        excerpts = draw(st.lists(st.builds(Excerpt, text=non_blank, location=one_line), max_size=3))
     claim = draw(st.none() | non_blank)
-    if claim is not None and not excerpts_unavailable and not excerpts:
+    if claim is not None and not excerpts:
         claim = None
     front = ArtifactFrontmatter(
         title=draw(non_blank),
@@ -809,7 +822,7 @@ def artifacts(draw: st.DrawFn) -> CitationArtifact:
         **identifiers,
     )
     body = ArtifactBody(
-        abstract=draw(st.none() | text),
+        abstract=abstract,
         excerpts=excerpts,
         citation_snippet=draw(non_blank),
         bibtex=draw(non_blank),

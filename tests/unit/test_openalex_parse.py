@@ -209,3 +209,39 @@ def test_the_arxiv_doi_record_stays_the_preprint_and_learns_the_venue() -> None:
     record = parse_openalex_work(load("work_arxiv_preprint.json"))
     assert record.is_preprint and record.venue == "arXiv (Cornell University)"
     assert record.published_venue == "Workshop on Marine Machine Learning"
+
+
+def test_the_open_access_copy_is_kept_for_the_full_text_chain() -> None:
+    # `best_oa_location` names the PDF and its page (both arXiv's here: the chain fetches those
+    # through the arXiv client).
+    preprint = parse_openalex_work(load("work_arxiv_preprint.json"))
+    assert preprint.urls["oa_pdf"] == "https://arxiv.org/pdf/2104.05678"
+    assert preprint.urls["oa_html"] == "http://arxiv.org/abs/2104.05678"
+    # No best location (the recorded answers select none): the first open location with a PDF.
+    repository = parse_openalex_work(load("work_repository_primary.json"))
+    assert repository.urls["oa_pdf"] == "https://eprints.example.ac.uk/id/eprint/4242/1/paper.pdf"
+    assert "oa_html" not in repository.urls  # no best location, no `open_access.oa_url`
+    # Nothing open: nothing kept.
+    retracted = parse_openalex_work(load("work_retracted.json"))
+    assert not {"oa_pdf", "oa_html"} & set(retracted.urls)
+
+
+def test_a_closed_pdf_link_is_not_an_open_access_copy() -> None:
+    work = load("work_repository_primary.json")
+    for location in work["locations"]:
+        location["is_oa"] = False  # paywalled copies: their PDF links answer a login page
+    work["open_access"] = {"is_oa": True, "oa_url": "https://doi.org/10.5555/open.1"}
+    record = parse_openalex_work(work)
+    assert "oa_pdf" not in record.urls
+    assert record.urls["oa_html"] == "https://doi.org/10.5555/open.1"  # OpenAlex's own open link
+    # `oa_url` naming the same PDF as the open location is not kept twice.
+    work["locations"][0]["is_oa"] = True
+    work["open_access"]["oa_url"] = work["locations"][0]["pdf_url"]
+    assert "oa_html" not in parse_openalex_work(work).urls
+    # A best location without a PDF: its landing page.
+    work["best_oa_location"] = {"is_oa": True, "landing_page_url": "https://journal.example.org/a/1"}
+    urls = parse_openalex_work(work).urls
+    assert (urls["oa_pdf"], urls["oa_html"]) == (
+        work["locations"][0]["pdf_url"],
+        "https://journal.example.org/a/1",
+    )

@@ -81,6 +81,8 @@ def settings(sim: SimulatorServer, tmp_path: Path) -> Settings:
         europe_pmc_limits=FAST,
         http_attempts=2,
         circuit_failure_threshold=100,
+        # The universe's open-access links name hosts outside the simulator: never fetched here.
+        oa_fulltext=False,
     )
 
 

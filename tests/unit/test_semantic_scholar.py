@@ -73,6 +73,7 @@ def test_parse_full_paper() -> None:
     assert record.urls == {
         "s2": "https://www.semanticscholar.org/paper/0a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
         "pdf": "https://example.org/tidal.pdf",
+        "oa_pdf": "https://example.org/tidal.pdf",  # the full-text chain's key (`oa_fulltext`)
         "dblp": "https://dblp.org/rec/journals/jfoo/RiveraO19",
         "corpus": "https://api.semanticscholar.org/CorpusId:53311111",
     }
@@ -84,7 +85,7 @@ def test_truncation_only_when_the_payload_says_so() -> None:
     assert record.authors_truncated is True
     assert [a.family for a in record.authors] == ["Aad", "Abbott"]  # the marker is not an author
     assert record.venue == "Physics Letters B"  # journal.name, the last fallback
-    assert "pdf" not in record.urls  # S2's empty openAccessPdf url
+    assert "pdf" not in record.urls and "oa_pdf" not in record.urls  # S2's empty openAccessPdf url
     assert record.work_type is None
 
     many = {"paperId": "a" * 40, "authors": [{"name": f"Author Number{i}"} for i in range(500)]}

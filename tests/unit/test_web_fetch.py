@@ -192,6 +192,18 @@ async def test_statuses_are_results_and_a_pdf_is_not_downloaded(server: tuple[st
     assert pdf.ok and pdf.body == b"" and (pdf.content_type or "").startswith("application/pdf")
 
 
+async def test_without_head_the_body_is_read_whatever_it_is(server: tuple[str, _Server]) -> None:
+    # The open-access full text wants the PDF itself: one GET, under the same rules and cap.
+    base, srv = server
+    before = len(srv.hosts)
+    pdf = await allowed(base).fetch(f"{base}/pdf", head=False)
+    assert pdf.ok and pdf.body == b"%PDF-1.4" and len(srv.hosts) == before + 1
+    with pytest.raises(WebRefusedError, match="metadata"):
+        await allowed(base).fetch(f"{base}/redirect?to=http://169.254.169.254/", head=False)
+    big = await allowed(base, max_bytes=1000).fetch(f"{base}/big", head=False)
+    assert big.truncated and len(big.body) == 1000
+
+
 async def test_a_refused_connection_is_a_transient_failure() -> None:
     import socket
 

@@ -1,6 +1,7 @@
 """The web tier's address settings: a malformed `ALETHEIA_WEB_TIER_ALLOW_NETWORKS` (or `_PORTS`) is
-an error naming the setting and the value when the settings are read with the tier on; with the
-tier off they are never read, and the gateway builds with no fetcher."""
+an error naming the setting and the value when the settings are read with the tier on, or with the
+open-access full text on (it fetches through the same fetcher); with both off they are never read,
+and the gateway builds with no fetcher."""
 
 from __future__ import annotations
 
@@ -49,11 +50,20 @@ def test_well_formed_lists_are_accepted() -> None:
     assert s.web_tier_allow_networks.startswith(" 127")  # kept as given; the policy reads it
 
 
+def test_the_open_access_full_text_reads_the_lists_too() -> None:
+    # On by default, and its fetcher has the web tier's rules: a bad entry is the same error.
+    with pytest.raises(ValidationError, match="ALETHEIA_WEB_TIER_ALLOW_NETWORKS: 'bogus'"):
+        Settings(_env_file=None, web_tier=False, web_tier_allow_networks="bogus")
+    with pytest.raises(ValidationError, match="ALETHEIA_WEB_TIER_PORTS"):
+        Settings(_env_file=None, web_tier=False, oa_fulltext=True, web_tier_ports="http")
+
+
 async def test_with_the_tier_off_the_lists_are_never_read(tmp_path: Path) -> None:
     settings = Settings(
         _env_file=None,
         data_dir=tmp_path,
         web_tier=False,
+        oa_fulltext=False,
         web_tier_allow_networks="not-a-network",
         web_tier_ports="http",
     )
@@ -63,3 +73,6 @@ async def test_with_the_tier_off_the_lists_are_never_read(tmp_path: Path) -> Non
     assert page.fetcher is None and not page.enabled
     with pytest.raises(SourceUnavailableError, match="ALETHEIA_WEB_TIER"):
         await page.check("https://example.org/")
+    assert gateway.open_access.fetcher is None and not gateway.open_access.enabled
+    with pytest.raises(SourceUnavailableError, match="ALETHEIA_OA_FULLTEXT"):
+        await gateway.open_access.fetch("https://example.org/paper.pdf")

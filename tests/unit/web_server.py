@@ -6,6 +6,10 @@ time budget), `/redirect?to=URL` (302 to URL), `/loop` (redirects to itself), `/
 content type), `/nohead` (405 to HEAD, the page to GET), `/gzip` (the page gzipped), `/bomb` (20 MB
 of zeros gzipped), `/brotli` (an encoding the fetcher does not read), `/web/<timestamp>/<url>` (the Wayback
 Machine: a 2023 timestamp redirects to the 2025 snapshot, as the archive serves its nearest).
+For the open-access full text: `/article.pdf` (a paper's PDF), `/article-octet` (the same PDF sent
+as `application/octet-stream`), `/article.html` (the paper as a full-text HTML page, with its
+references and a publisher's "Recommended articles"), `/landing.html` (a landing page: title,
+abstract, links).
 Every request's Host header is kept in `hosts` (to prove the pinned address was used with the
 name as Host).
 """
@@ -30,6 +34,65 @@ PAGE = (
 )
 OTHER = b"<html><head><title>Cooking with Cast Iron Pans</title></head><body></body></html>"
 SLOW_SECONDS = 30
+
+# The paper the open-access routes serve, as (section, paragraph) pairs.
+ARTICLE_TITLE = "Sediment Transport in Braided Alpine Rivers"
+ARTICLE_ABSTRACT = (
+    "We measure bedload transport in three braided rivers of the western Alps over six summers."
+)
+ARTICLE_BODY = (
+    (
+        "1 Introduction",
+        "Braided rivers rework their beds within hours of a flood, and the bedload they carry shapes "
+        "the habitats of the valley floor. Field measurements of that transport remain scarce because "
+        "the channels move faster than fixed instruments can be installed and maintained. ",
+    ),
+    (
+        "2 Methods",
+        "Impact plates were installed at twelve cross sections and read every ten minutes from June "
+        "to September. Tracer pebbles fitted with passive transponders were seeded upstream of each "
+        "section and located after every flood with a mobile antenna mounted on a small raft. ",
+    ),
+    (
+        "3 Results",
+        "Bedload transport rose sharply once discharge exceeded the bankfull threshold by a fifth. "
+        "Tracer pebbles travelled a median of forty metres per flood, with the longest paths on the "
+        "steepest reaches. Daily transport varied by two orders of magnitude between dry and wet weeks. ",
+    ),
+    (
+        "4 Discussion",
+        "The threshold we observe is lower than laboratory flumes suggest, which we attribute to the "
+        "loose armour layer of glacier-fed channels. Models of alpine sediment budgets should therefore "
+        "account for frequent small floods rather than rare large ones when estimating yearly loads. ",
+    ),
+)
+OTHER_WORK = "Coastal dunes migrate inland by three metres a year under prevailing westerly winds."
+
+
+def article_pdf() -> bytes:
+    from aletheia.sources.simulator.pdf import render_pdf
+
+    body = [("Abstract", ARTICLE_ABSTRACT), *((h, p * 2) for h, p in ARTICLE_BODY)]
+    return render_pdf(ARTICLE_TITLE, ["Lena Brandt", "Mateo Ruiz"], "Journal of Alpine Hydrology", body)
+
+
+def article_html() -> bytes:
+    sections = "".join(f"<h2>{h}</h2><p>{p * 3}</p>" for h, p in ARTICLE_BODY)
+    head = f"<!doctype html><html><head><meta charset='utf-8'><title>{ARTICLE_TITLE}</title></head>"
+    return (
+        f"{head}<body><h1>{ARTICLE_TITLE}</h1><h2>Abstract</h2><p>{ARTICLE_ABSTRACT}</p>{sections}"
+        "<h2>References</h2><ul><li>Author, A. A flume study of bedload. 2001.</li></ul>"
+        f"<h2>Recommended articles</h2><p>{OTHER_WORK}</p></body></html>"
+    ).encode()
+
+
+def landing_html() -> bytes:
+    head = f"<!doctype html><html><head><title>{ARTICLE_TITLE}</title></head>"
+    return (
+        f"{head}<body><h1>{ARTICLE_TITLE}</h1><h2>Abstract</h2><p>{ARTICLE_ABSTRACT}</p>"
+        "<p><a href='/article.pdf'>Download PDF</a></p>"
+        f"<h2>Recommended articles</h2><p>{OTHER_WORK}</p></body></html>"
+    ).encode()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -77,6 +140,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"\x1b\x00", Content_Encoding="br")
         elif path == "/pdf":
             self._send(200, b"%PDF-1.4", content_type="application/pdf")
+        elif path == "/article.pdf":
+            self._send(200, article_pdf(), content_type="application/pdf")
+        elif path == "/article-octet":
+            self._send(200, article_pdf(), content_type="application/octet-stream")
+        elif path == "/article.html":
+            self._send(200, article_html())
+        elif path == "/landing.html":
+            self._send(200, landing_html())
         elif path == "/big":
             self._send(200, b"<html><head><title>Big</title></head><body>" + b"x" * 2_000_000)
         elif path == "/redirect":

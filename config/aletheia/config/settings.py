@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -76,6 +77,14 @@ class Settings(BaseSettings):
     # raw cache: a page that answered 2xx for a week, any other HTTP status for an hour.
     web_tier_cache_ttl_seconds: int = 7 * 24 * 3600
     web_tier_failure_cache_ttl_seconds: int = 3600
+    # Open-access full text for claims (docs/claims.md, "Full text"): the PDF or HTML that OpenAlex
+    # and Semantic Scholar point to, fetched through the same SSRF-safe fetcher, so the web tier's
+    # ports, allow-list and redirect bound apply to every such host. On by default (these are the
+    # sources' own links, not URLs from user input); its own size and time bounds, since a paper's
+    # PDF is far larger than the page titles the web tier reads.
+    oa_fulltext: bool = True
+    oa_fulltext_max_bytes: int = 50 * 1024 * 1024
+    oa_fulltext_timeout_seconds: float = 60.0
     # Web search finds candidates only (never evidence); skipped without a key.
     tavily_url: str = "https://api.tavily.com"
     brave_search_url: str = "https://api.search.brave.com"
@@ -134,6 +143,8 @@ class Settings(BaseSettings):
     # The web tier fetches one page per web reference (any host: a global pace, a few at a time).
     # Brave's free plan allows 1 query/s; Tavily documents no per-second rate: 1/s as well.
     web_limits: SourceLimits = SourceLimits(rate=5, burst=5, concurrency=4)
+    # Open-access full text: any repository or publisher host, one global pace, two at a time.
+    oa_fulltext_limits: SourceLimits = SourceLimits(rate=2, burst=2, concurrency=2)
     tavily_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
     brave_search_limits: SourceLimits = SourceLimits(rate=1, burst=1, concurrency=1)
 
@@ -154,6 +165,9 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("ANTHROPIC_API_KEY", "ALETHEIA_ANTHROPIC_API_KEY")
     )
     llm_model: str = "claude-sonnet-4-5"
+    # Who judges whether an excerpt supports a claim (docs/claims.md): `auto` is Claude when a key
+    # is set and the offline rules otherwise; `rules` never asks a model; `anthropic` needs the key.
+    claim_judge: Literal["auto", "rules", "anthropic"] = "auto"
     llm_temperature: float = 0.0
     # Every model call draws from the global limiter's `llm` bucket (ALETHEIA_LLM_LIMITS):
     # Anthropic's lowest usage tier allows 50 requests a minute.
@@ -200,9 +214,10 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _web_tier_lists(self) -> Settings:
-        """The web tier's address lists, read only when the tier is on (off, they are never used):
-        a bad entry is an error naming the setting and the value, not a failure at first fetch."""
-        if self.web_tier:
+        """The fetcher's address lists, read only when the web tier or the open-access full text
+        (which fetches through the same fetcher) is on (both off, they are never used): a bad
+        entry is an error naming the setting and the value, not a failure at first fetch."""
+        if self.web_tier or self.oa_fulltext:
             _check_web_tier_lists(self.web_tier_allow_networks, self.web_tier_ports)
         return self
 

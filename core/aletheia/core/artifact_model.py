@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from aletheia.core.excerpts import match_key
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmid
 from aletheia.core.records import RetractionKind, SourceName, WorkRecord
 
@@ -152,7 +153,8 @@ class ArtifactFrontmatter(BaseModel):
     override_reason: Text | None = None
     # Claim linkage
     claim_supported: NonBlankText | None = None
-    text_excerpts_unavailable: StrictBool = False  # no full text could be read: no excerpts exist
+    # No full text could be read: the excerpts are the abstract's own sentences (location Abstract).
+    text_excerpts_unavailable: StrictBool = False
 
     @field_validator("arxiv_id")
     @classmethod
@@ -254,8 +256,9 @@ class ArtifactBody(BaseModel):
 
 
 class CitationArtifact(BaseModel):
-    """A whole artifact. A supported claim needs at least one excerpt, unless no text of the paper
-    could be read (`text_excerpts_unavailable`), in which case there are none."""
+    """A whole artifact. A supported claim needs at least one verbatim excerpt, always (issue 19).
+    When no full text could be read (`text_excerpts_unavailable`), the excerpts are sentences of the
+    abstract: each must be located in the body's abstract and say so (`location: Abstract`)."""
 
     model_config = _CLOSED
 
@@ -265,12 +268,21 @@ class CitationArtifact(BaseModel):
     @model_validator(mode="after")
     def _excerpts_match_claim(self) -> Self:
         front, excerpts = self.frontmatter, self.body.excerpts
-        if front.text_excerpts_unavailable and excerpts:
-            raise ValueError("text_excerpts_unavailable is true but the body has excerpts")
-        if front.claim_supported is not None and not front.text_excerpts_unavailable and not excerpts:
+        if front.claim_supported is not None and not excerpts:
             raise ValueError(
-                "claim_supported needs at least one excerpt (or text_excerpts_unavailable: true)"
+                "claim_supported needs at least one verbatim excerpt that supports it (from the full"
+                " text, or from the abstract when text_excerpts_unavailable is true)"
             )
+        if front.text_excerpts_unavailable and excerpts:
+            abstract = match_key(self.body.abstract or "")
+            for number, excerpt in enumerate(excerpts, 1):
+                if not excerpt.location.lower().startswith("abstract"):
+                    raise ValueError(
+                        f"excerpt {number}: text_excerpts_unavailable is true, so every excerpt is from the"
+                        f" abstract (location 'Abstract'), not {excerpt.location!r}"
+                    )
+                if match_key(excerpt.text) not in abstract:
+                    raise ValueError(f"excerpt {number}: not found verbatim in the artifact's abstract")
         return self
 
 

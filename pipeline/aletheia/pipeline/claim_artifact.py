@@ -79,9 +79,8 @@ def build_artifact(
         text_excerpts_unavailable=text_excerpts_unavailable,
         retraction_status=retraction,
     )
-    excerpts = (
-        [] if text_excerpts_unavailable else [Excerpt(text=m.text, location=m.location) for m in matches]
-    )
+    # Always quoted: from the full text, or (text_excerpts_unavailable) the abstract's own sentences.
+    excerpts = [Excerpt(text=m.text, location=m.location) for m in matches]
     return CitationArtifact(frontmatter=front, body=body_from_record(record, excerpts))
 
 

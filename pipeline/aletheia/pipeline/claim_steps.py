@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aletheia.core.excerpts import ExcerptMatch, PaperText, locate_excerpt
-from aletheia.core.identifiers import arxiv_id_from_doi
+from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.triangulate import TriangulationResult, triangulate
@@ -91,6 +91,55 @@ async def _direct_candidates(gateway: Any, claim: ExtractedClaim, failures: list
         if hit is not None:
             found.append(Candidate.of(hit.record))
     return found
+
+
+def parse_paper_id(text: str) -> tuple[str, str] | None:
+    """`("doi", ...)`, `("arxiv", ...)` or `("pmid", ...)` for what `--paper` names, or None.
+
+    A DOI (bare, `doi:`, doi.org URL; an arXiv DataCite DOI is the arXiv id), an arXiv id (`arXiv:`
+    label or arxiv.org URL), or a PMID (`PMID:` label, PubMed URL, or digits alone)."""
+    text = text.strip()
+    if not text:
+        return None
+    arxiv = clean_arxiv_id(text)
+    if arxiv is not None:
+        return "arxiv", arxiv.id
+    doi = clean_doi(text)
+    if doi is not None and doi.startswith("10."):
+        parsed = arxiv_id_from_doi(doi)
+        return ("arxiv", parsed.id) if parsed is not None else ("doi", doi)
+    pmid = clean_pmid(text)
+    if pmid is not None:
+        return "pmid", pmid
+    return None
+
+
+async def named_paper(gateway: Any, paper: str, failures: list[str]) -> tuple[Candidate | None, list[str]]:
+    """The paper `--paper` names, from the first source that knows it: Semantic Scholar (which also
+    gives its abstract and open-access copy), then the identifier's own registry. `(None, asked)`
+    when none knows it; a source that failed is in `failures`, never read as "not found"."""
+    parsed = parse_paper_id(paper)
+    if parsed is None:
+        raise ValueError(f"{paper!r} is not a DOI, an arXiv id or a PMID")
+    kind, value = parsed
+    s2_prefix = {"doi": "DOI", "arxiv": "ARXIV", "pmid": "PMID"}[kind]
+    lookups: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
+        (SourceName.SEMANTIC_SCHOLAR.value, lambda: gateway.semantic_scholar.paper(f"{s2_prefix}:{value}"))
+    ]
+    if kind == "doi":
+        lookups.append((SourceName.OPENALEX.value, lambda: gateway.openalex.work_by_doi(value)))
+        lookups.append((SourceName.CROSSREF.value, lambda: gateway.crossref.work_by_doi(value)))
+    elif kind == "arxiv":
+        lookups.append((SourceName.ARXIV.value, lambda: gateway.arxiv.by_id(value)))
+    else:
+        lookups.append((SourceName.PUBMED.value, lambda: gateway.pubmed.by_pmid(value)))
+    asked: list[str] = []
+    for source, lookup in lookups:
+        asked.append(source)
+        hit = await _guarded(source, lookup(), failures)
+        if hit is not None and hit.record.title and not hit.record.notice_for:
+            return Candidate.of(hit.record, relevance=1.0), asked
+    return None, asked
 
 
 # --- evidence ---------------------------------------------------------------------------------------

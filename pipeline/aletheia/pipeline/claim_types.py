@@ -18,10 +18,12 @@ __all__ = [
     "Candidate",
     "Citation",
     "ConflictReport",
+    "ContradictedClaim",
     "ExtractedClaim",
     "FieldDisagreement",
     "NoCandidates",
     "NoSupportingExcerpts",
+    "PaperNotFound",
     "Ranking",
     "RetractedWork",
     "RetriesExhausted",
@@ -138,6 +140,31 @@ class NoSupportingExcerpts(_Report):
     text_origin: str | None = None
     attempts: tuple[str, ...] = ()
     alternatives: tuple[dict[str, object], ...] = ()
+    # Every located excerpt the judge saw, with its label and why (none supported the claim).
+    judgements: tuple[dict[str, Any], ...] = ()
+    judge: str | None = None
+
+
+class ContradictedClaim(_Report):
+    """The paper's own words contradict the claim: an excerpt, located verbatim, says otherwise."""
+
+    kind: Literal["ContradictedClaim"] = "ContradictedClaim"
+    candidate: dict[str, object]
+    excerpt: str  # the contradicting excerpt, the paper's text
+    location: str | None = None
+    reasons: tuple[str, ...] = ()  # the judge's rule codes (or "model")
+    why: str = ""
+    judge: str
+    judgements: tuple[dict[str, Any], ...] = ()
+    text_origin: str | None = None
+
+
+class PaperNotFound(_Report):
+    """The paper named with `--paper` is not known to any source asked (nothing else is substituted)."""
+
+    kind: Literal["PaperNotFound"] = "PaperNotFound"
+    paper: str
+    asked: tuple[str, ...] = ()
 
 
 class RetriesExhausted(_Report):
@@ -158,7 +185,13 @@ class RetractedWork(_Report):
 
 
 ConflictReport = Annotated[
-    NoCandidates | TriangulationConflict | NoSupportingExcerpts | RetriesExhausted | RetractedWork,
+    NoCandidates
+    | TriangulationConflict
+    | NoSupportingExcerpts
+    | RetriesExhausted
+    | RetractedWork
+    | ContradictedClaim
+    | PaperNotFound,
     Field(discriminator="kind"),
 ]
 
@@ -178,6 +211,9 @@ class Citation(BaseModel):
     human_overridden: bool
     # Integrity signals of the cited work read from the text fetched for it (issue 13)
     signals: tuple[dict[str, Any], ...] = ()
+    # The excerpts the judge found to support the claim (text, location) and who judged them
+    excerpts: tuple[dict[str, str], ...] = ()
+    judge: str | None = None
 
     def __str__(self) -> str:
         return self.text

@@ -1,11 +1,14 @@
-"""Full text of a paper for excerpt matching: fetch (arXiv HTML, PMC, then PDF), convert, cache.
+"""Full text of a paper for excerpt matching: fetch (arXiv HTML, PMC, arXiv PDF, then the
+open-access copy), convert, cache.
 
 Order (seed 000 §4.1, §9): arXiv's HTML rendering first (Docling's HTML backend; the standard
 library's HTML parser when Docling is not installed), then an open-access PubMed Central text
 (Europe PMC's JATS, `pmc_fulltext`; issue 12), then the PDF: through Docling's layout
 pipeline when `settings.docling_artifacts_path` names its models, otherwise pypdfium2's text
-extraction, which needs no model. When neither gives text, the abstract the source returned is the
-text, marked `origin="abstract"` (the artifact then says `text_excerpts_unavailable: true`).
+extraction, which needs no model. Then the open-access PDF or page OpenAlex and Semantic Scholar
+link the work to, through the SSRF-safe fetcher (`oa_fulltext`; issue 19). When none gives text,
+the abstract the source returned is the text, marked `origin="abstract"` (the artifact then says
+`text_excerpts_unavailable: true`).
 
 `convert_document(data, kind)` is the parsing pool's unit of work: pure bytes in, `PaperText` out,
 cached on disk by the SHA-256 of the bytes (and the backend), so a paper is converted once.
@@ -31,6 +34,7 @@ from aletheia.config import Settings, get_settings
 from aletheia.core.excerpts import PaperText, TextBlock, TextOrigin
 from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_whitespace
+from aletheia.pipeline.oa_fulltext import oa_paper_text, oa_urls
 from aletheia.pipeline.pdf_reading import (
     ConversionError,
     DocumentLimitError,
@@ -295,9 +299,7 @@ def abstract_only(record: WorkRecord) -> PaperText | None:
     """The abstract as the only text (the fallback); None when the source gave none."""
     if not record.abstract or not record.abstract.strip():
         return None
-    return PaperText(
-        blocks=(TextBlock(text=record.abstract, section="Abstract", paragraph=1),), origin="abstract"
-    )
+    return PaperText(blocks=(TextBlock(text=record.abstract, section="Abstract"),), origin="abstract")
 
 
 def _has_text(paper: PaperText) -> bool:
@@ -340,8 +342,9 @@ async def fetch_paper_text(
     gateway: Any, record: WorkRecord, *, convert: Converter | None = None
 ) -> FetchedText:
     """arXiv HTML, then PubMed Central's open-access JATS (`pmc_fulltext`), then the arXiv PDF,
-    then the abstract (seed 000 §9, issue 12). Never raises for a source or conversion failure:
-    each is recorded in `attempts` and the next way is tried.
+    then the open-access copy the record links to (`oa_fulltext`), then the abstract (seed 000 §9,
+    issues 12 and 19). Never raises for a source or conversion failure: each is recorded in
+    `attempts` and the next way is tried.
 
     `convert` turns bytes into text; by default in a thread of this process (the queue passes a
     function that runs `convert_document` on the parsing pool).
@@ -359,10 +362,12 @@ async def fetch_paper_text(
         fetched.paper = paper
     if fetched.paper is None and record.arxiv_id:
         fetched.paper = await _arxiv_text(gateway, record, "pdf", convert, fetched.attempts)
+    if fetched.paper is None:
+        fetched.paper = await oa_paper_text(gateway, record, convert, fetched.attempts)
     if fetched.paper is not None:
         return fetched
-    if not record.arxiv_id and not pmc:
-        fetched.attempts.append("full_text: no arXiv id, no PMC route, no open full-text route")
+    if not record.arxiv_id and not pmc and not oa_urls(record):
+        fetched.attempts.append("full_text: no arXiv id, no PMC route, no open-access link")
     fetched.paper = abstract_only(record)
     fetched.attempts.append("abstract_only" if fetched.paper is not None else "abstract: none")
     return fetched

@@ -173,6 +173,11 @@ class SourceGateway:
 
         # Tier 4 (the cited URL, web search) and Tier 5 (LLM suggestions): `web_tiers`.
         self.web_tiers = WebTiers.from_settings(settings, http, limiter, user_agent=user_agent(), cache=cache)
+        from aletheia.sources.open_access import open_access_from_settings
+
+        # Open-access full text for claims (`oa_fulltext`): the sources' own PDF and page links,
+        # through the SSRF-safe fetcher; on unless `ALETHEIA_OA_FULLTEXT` is false.
+        self.open_access = open_access_from_settings(settings, limiter, user_agent=user_agent())
         from aletheia.pipeline.cs_sources import CsSources
 
         # DBLP and the ACL Anthology (issue 12): `cs_sources`.

@@ -18,7 +18,11 @@ def _emit_json(data: Any) -> None:
 @click.command()
 @click.argument("claim")
 @click.option(
-    "--hint", help="Author, year, venue or identifier (DOI, arXiv id) of the paper you have in mind."
+    "--hint", help="Author, year, venue or identifier of the paper you have in mind: a search hint only."
+)
+@click.option(
+    "--paper",
+    help="A DOI, arXiv id or PMID: judge this paper for the claim and never substitute another.",
 )
 @click.option(
     "--project-root",
@@ -32,10 +36,14 @@ def _emit_json(data: Any) -> None:
     "--override-reason",
     help="Accept a triangulation conflict and record this reason in the artifact (human_overridden).",
 )
-def cite(claim: str, hint: str | None, project_root: Path, fmt: str, override_reason: str | None) -> None:
-    """Find a paper that supports CLAIM, prove it with verbatim excerpts, write the artifact.
+def cite(
+    claim: str, hint: str | None, paper: str | None, project_root: Path, fmt: str, override_reason: str | None
+) -> None:
+    """Find a paper that supports CLAIM (or judge the one --paper names), prove it with verbatim
+    excerpts that the judge found to support it and none contradicting it, write the artifact.
 
-    Exit codes: 0 a citation and its artifact; 1 refused (the report says why); 2 usage error.
+    Exit codes: 0 a citation and its artifact; 1 refused (the report says why, e.g. the excerpt
+    that contradicts the claim); 2 usage error.
     """
     from aletheia.core.artifacts import ArtifactPathError
     from aletheia.pipeline.claims import citation_transparency, verify_and_cite
@@ -48,6 +56,7 @@ def cite(claim: str, hint: str | None, project_root: Path, fmt: str, override_re
             verify_and_cite(
                 claim,
                 hint,
+                paper=paper,
                 project_root=project_root,
                 override=override_reason is not None,
                 override_reason=override_reason,
@@ -68,19 +77,25 @@ def cite(claim: str, hint: str | None, project_root: Path, fmt: str, override_re
                     "single_source_verified": citation.single_source_verified,
                     "text_excerpts_unavailable": citation.text_excerpts_unavailable,
                     "human_overridden": citation.human_overridden,
+                    "excerpts": list(citation.excerpts),
+                    "judge": citation.judge,
                     **citation_transparency(citation).as_json(),
                 }
             )
         else:
             click.echo(citation.text)
             click.echo(f"artifact: {outcome}")
+            for excerpt in citation.excerpts:
+                click.echo(
+                    f'supported by: "{excerpt["text"]}" ({excerpt["location"]}; judge {citation.judge})'
+                )
             from aletheia.pipeline.report_transparency import transparency_phrase
 
             click.echo(f"verification: {transparency_phrase(citation_transparency(citation).as_json())}")
             if citation.single_source_verified:
                 click.echo("note: single-source verified (no second source knew this work)")
             if citation.text_excerpts_unavailable:
-                click.echo("note: full text unavailable; supported by the abstract only")
+                click.echo("note: full text unavailable; the excerpts are the abstract's own sentences")
         sys.exit(0)
     report = outcome
     if fmt == "json":

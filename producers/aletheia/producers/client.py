@@ -88,11 +88,25 @@ class AletheiaClient:
             lambda d: service.submit_bibliography(self.runtime, d, documents, submitted_by=self.submitted_by)
         )
 
-    def submit_claim(self, claim: str, *, hint: str | None = None, into: str | Path | None = None) -> str:
-        """A claim job; `into` is the repository whose docs/citations/ receives the artifact."""
+    def submit_claim(
+        self,
+        claim: str,
+        *,
+        hint: str | None = None,
+        paper: str | None = None,
+        into: str | Path | None = None,
+    ) -> str:
+        """A claim job; `into` is the repository whose docs/citations/ receives the artifact. `paper`
+        (DOI, arXiv id, PMID) judges that paper for the claim and never substitutes another."""
         return self._dispatch(
             lambda d: service.submit_claim(
-                self.runtime, d, claim, submitted_by=self.submitted_by, hint=hint, repository=into
+                self.runtime,
+                d,
+                claim,
+                submitted_by=self.submitted_by,
+                hint=hint,
+                paper=paper,
+                repository=into,
             )
         )
 
@@ -150,9 +164,18 @@ class AletheiaClient:
             )
         )
 
-    def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:
-        """Submit a claim; with `wait`, return its result (or the failure) once the job settles."""
-        return self._settle(self.submit_claim(claim), wait=wait, timeout=timeout)
+    def verify_claim(
+        self,
+        claim: str,
+        *,
+        paper: str | None = None,
+        hint: str | None = None,
+        wait: bool = True,
+        timeout: float = 600.0,
+    ) -> dict[str, Any]:
+        """Submit a claim (against `paper` alone when given); with `wait`, return its result (or the
+        failure) once the job settles."""
+        return self._settle(self.submit_claim(claim, paper=paper, hint=hint), wait=wait, timeout=timeout)
 
     def _settle(self, job_id: str, *, wait: bool, timeout: float) -> dict[str, Any]:
         """The job's report once it settles (its error when it failed); without `wait`, its status."""
@@ -207,8 +230,8 @@ class AsyncAletheiaClient:
     async def submit_text(self, text: str, *, name: str = "bibliography.txt") -> str:
         return await asyncio.to_thread(self.sync.submit_text, text, name=name)
 
-    async def submit_claim(self, claim: str) -> str:
-        return await asyncio.to_thread(self.sync.submit_claim, claim)
+    async def submit_claim(self, claim: str, *, paper: str | None = None, hint: str | None = None) -> str:
+        return await asyncio.to_thread(lambda: self.sync.submit_claim(claim, paper=paper, hint=hint))
 
     async def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
         return await asyncio.to_thread(self.sync.sweep, repositories, register=register)
@@ -219,8 +242,16 @@ class AsyncAletheiaClient:
     async def validate_research(self, text: str, **options: Any) -> dict[str, Any]:
         return await asyncio.to_thread(lambda: self.sync.validate_research(text, **options))
 
-    async def verify_claim(self, claim: str, *, wait: bool = True, timeout: float = 600.0) -> dict[str, Any]:  # noqa: ASYNC109
-        job_id = await self.submit_claim(claim)
+    async def verify_claim(
+        self,
+        claim: str,
+        *,
+        paper: str | None = None,
+        hint: str | None = None,
+        wait: bool = True,
+        timeout: float = 600.0,  # noqa: ASYNC109
+    ) -> dict[str, Any]:
+        job_id = await self.submit_claim(claim, paper=paper, hint=hint)
         if not wait:
             return {"job_id": job_id, "status": (await self.status(job_id))["status"]}
         status = await self.wait(job_id, timeout=timeout)

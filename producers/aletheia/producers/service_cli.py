@@ -41,18 +41,27 @@ def _client() -> AletheiaClient:
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--claim", "claim", help="Verify this claim instead of bibliography files.")
 @click.option("--hint", help="With --claim: a title, author or identifier that points at the source.")
+@click.option("--paper", help="With --claim: a DOI, arXiv id or PMID; judge this paper alone.")
 @click.option(
     "--into",
     type=click.Path(file_okay=False, path_type=Path),
     help="With --claim: the repository whose docs/citations/ gets the artifact (default: the job's folder).",
 )
-def submit(files: tuple[Path, ...], claim: str | None, hint: str | None, into: Path | None) -> None:
+def submit(
+    files: tuple[Path, ...], claim: str | None, hint: str | None, paper: str | None, into: Path | None
+) -> None:
     """Submit bibliography FILES (or --claim TEXT) as a job; print the job id."""
     if bool(files) == bool(claim):
         raise click.UsageError("give bibliography FILES or --claim TEXT (one of them)")
     client = _client()
     try:
-        job_id = client.submit_claim(claim, hint=hint, into=into) if claim else client.submit(list(files))
+        if paper and not claim:
+            raise click.UsageError("--paper goes with --claim")
+        job_id = (
+            client.submit_claim(claim, hint=hint, paper=paper, into=into)
+            if claim
+            else client.submit(list(files))
+        )
     except (ValueError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
         sys.exit(2)

@@ -59,6 +59,13 @@ TOOLS: list[dict[str, Any]] = [
             "type": "object",
             "properties": {
                 "claim": {"type": "string", "minLength": 1},
+                "paper": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "A DOI, arXiv id or PMID: judge this paper for the claim and never "
+                    "substitute another (cited only if its own words support the claim).",
+                },
+                "hint": {"type": "string", "description": "Author, year, venue: a search hint only."},
                 "wait": {"type": "boolean", "default": True},
                 "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
             },
@@ -199,7 +206,11 @@ def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[s
             return {"job_id": client.submit_text(args["text"], name=args.get("filename", "bibliography.bib"))}
         if name == "verify_claim":
             return client.verify_claim(
-                args["claim"], wait=args.get("wait", True), timeout=float(args.get("timeout_seconds", 600))
+                args["claim"],
+                paper=args.get("paper"),
+                hint=args.get("hint"),
+                wait=args.get("wait", True),
+                timeout=float(args.get("timeout_seconds", 600)),
             )
         if name == "validate_research":
             options: dict[str, Any] = {

@@ -431,7 +431,35 @@ def _urls(work: Mapping[str, Any], doi: str | None, primary: Mapping[str, Any]) 
     )
     if isinstance(oa_url, str) and oa_url:
         urls["open_access"] = oa_url
+    urls.update(_open_access_urls(work))
     return urls
+
+
+def _web_url(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip().lower().startswith(("http://", "https://")):
+        return value.strip()
+    return None
+
+
+def _open_access_urls(work: Mapping[str, Any]) -> dict[str, str]:
+    """Where the open-access full text is, for the claim pipeline's full-text chain: `oa_pdf`, the
+    PDF of `best_oa_location`, else of the first open-access `locations[]` entry with one (the
+    recorded answers select no `best_oa_location`); `oa_html`, the best location's landing page,
+    else `open_access.oa_url` (OpenAlex takes it from the best location: a PDF or a page), unless
+    it is the PDF already. A closed location's PDF link is not kept: it would answer a paywall."""
+    best = _mapping(work.get("best_oa_location"))
+    locations = work.get("locations")
+    open_locations = [
+        loc
+        for loc in (locations if isinstance(locations, list) else [])
+        if _mapping(loc).get("is_oa") is True
+    ]
+    pdf = _web_url(best.get("pdf_url")) or next(
+        (url for loc in open_locations if (url := _web_url(loc.get("pdf_url")))), None
+    )
+    html = _web_url(best.get("landing_page_url")) or _web_url(_mapping(work.get("open_access")).get("oa_url"))
+    found = {"oa_pdf": pdf, "oa_html": html if html != pdf else None}
+    return {key: url for key, url in found.items() if url is not None}
 
 
 def parse_openalex_work(work: Mapping[str, Any]) -> WorkRecord:

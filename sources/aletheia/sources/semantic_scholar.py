@@ -201,6 +201,8 @@ def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
         urls["s2"] = url
     if pdf := _str(_mapping(p.get("openAccessPdf"), "openAccessPdf").get("url"), "openAccessPdf.url"):
         urls["pdf"] = pdf
+        # The same link under the key the full-text chain reads for every source (`oa_fulltext`).
+        urls["oa_pdf"] = pdf
     if external.get("DBLP"):
         urls["dblp"] = f"https://dblp.org/rec/{external['DBLP']}"
     if external.get("CorpusId") is not None:

@@ -11,10 +11,12 @@ Safe by construction (the rules are `web_policy`'s; docs/sources.md, "The web ti
   still checked against the name). A name that answers differently the second time (DNS
   rebinding) is never asked a second time;
 - redirects are followed here, by hand, at most `max_redirects`, each hop checked as above;
-- HEAD first, then GET of at most `max_bytes` (streamed, cut at the cap), all of it within
+- HEAD first (unless the body is wanted whatever it is: `fetch(head=False)`, the open-access
+  full text), then GET of at most `max_bytes` (streamed, cut at the cap), all of it within
   `timeout` seconds in total; no cookies, no proxies from the environment, nothing kept between
   fetches (one client per fetch: no connection or cookie is shared between arbitrary hosts);
-- the whole tier is off unless `ALETHEIA_WEB_TIER` is set (the gateway builds no fetcher).
+- the web tier is off unless `ALETHEIA_WEB_TIER` is set (the gateway builds no fetcher for it);
+  the open-access full text (`open_access.py`) has a fetcher of its own with the same rules.
 
 Errors follow `base`'s tree under the source `web`: a refused URL or address is
 `WebRefusedError` (permanent); a name that does not resolve, a refused connection, a timeout is
@@ -52,6 +54,7 @@ SOURCE: Final = SourceName.WEB
 DEFAULT_MAX_BYTES: Final = 300_000
 DEFAULT_TIMEOUT: Final = 10.0
 DEFAULT_MAX_REDIRECTS: Final = 5
+DEFAULT_ACCEPT: Final = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 
 Resolver = Callable[[str, int], Awaitable[Sequence[IPAddress]]]
@@ -127,6 +130,7 @@ class WebFetcher:
         timeout: float = DEFAULT_TIMEOUT,
         max_redirects: int = DEFAULT_MAX_REDIRECTS,
         user_agent: str = "Aletheia (citation verification)",
+        accept: str = DEFAULT_ACCEPT,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.policy = policy
@@ -135,13 +139,20 @@ class WebFetcher:
         self.timeout = timeout
         self.max_redirects = max_redirects
         self.user_agent = user_agent
+        self.accept = accept
         self._transport = transport
 
-    async def fetch(self, url: str, *, on_request: Callable[[], None] | None = None) -> FetchResult:
-        """HEAD, then GET (unless HEAD showed a body that is no page), within `timeout` in total.
+    async def fetch(
+        self, url: str, *, on_request: Callable[[], None] | None = None, head: bool = True
+    ) -> FetchResult:
+        """HEAD, then GET (unless HEAD showed a body that is no page), within `timeout` in total;
+        `head=False`: GET only, for a caller that wants the body whatever its type (a PDF).
         `on_request` is called for every HTTP request sent (HEAD, GET and each redirect hop)."""
         try:
             async with asyncio.timeout(self.timeout):
+                if not head:
+                    async with self._client() as client:
+                        return await self._follow(client, "GET", url, {}, on_request or _nothing)
                 return await self._fetch(url, on_request or _nothing)
         except TimeoutError:
             raise TransientSourceError(
@@ -179,7 +190,7 @@ class WebFetcher:
             timeout=httpx.Timeout(self.timeout),
             headers={
                 "User-Agent": self.user_agent,
-                "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
+                "Accept": self.accept,
                 # Compressed bodies are decoded here under the cap (`_read`), not by httpx.
                 "Accept-Encoding": "gzip, deflate, identity",
             },

@@ -56,6 +56,7 @@ def verify_claim(ctx: ServiceContext, job_id: str) -> None:
             verify_and_cite(
                 job.input["claim"],
                 job.input.get("hint"),
+                paper=job.input.get("paper"),
                 project_root=root,
                 gateway=gateway,
                 settings=rt.settings,

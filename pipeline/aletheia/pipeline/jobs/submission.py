@@ -91,16 +91,23 @@ def submit_claim(
     *,
     submitted_by: str | None = None,
     hint: str | None = None,
+    paper: str | None = None,
     repository: str | Path | None = None,
 ) -> str:
     """A claim job; its citation artifact goes to `repository`/docs/citations (default: the job's
-    report folder)."""
+    report folder). `paper` (DOI, arXiv id, PMID) judges that paper alone; `hint` is a search hint."""
     claim = claim.strip()
     if not claim:
         raise ValueError("the claim is empty")
     job_input: dict[str, Any] = {"claim": claim}
     if hint:
         job_input["hint"] = hint
+    if paper:
+        from aletheia.pipeline.claim_steps import parse_paper_id
+
+        if parse_paper_id(paper) is None:
+            raise ValueError(f"paper {paper!r} is not a DOI, an arXiv id or a PMID")
+        job_input["paper"] = paper.strip()
     if repository is not None:
         job_input["repository"] = str(Path(repository).resolve())
     job_id = runtime.jobs.create_job(KIND_CLAIM, job_input, submitted_by=submitted_by)

@@ -40,8 +40,11 @@ def url_for(base_url: str, source: str) -> str:
 
 
 def env_for(base_url: str) -> dict[str, str]:
-    """The `ALETHEIA_*_URL` settings that point every source client at a simulator at `base_url`."""
-    return {name: url_for(base_url, source) for source, name in ENV_NAMES.items()}
+    """The `ALETHEIA_*_URL` settings that point every source client at a simulator at `base_url`,
+    and the open-access full text turned off: the universe's open-access links name hosts outside
+    the simulator (`https://repository.example.org/...`), which a run against it must not reach."""
+    urls = {name: url_for(base_url, source) for source, name in ENV_NAMES.items()}
+    return {**urls, "ALETHEIA_OA_FULLTEXT": "false"}
 
 
 class SimulatorServer:

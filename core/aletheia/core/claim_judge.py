@@ -1,0 +1,602 @@
+"""The offline claim judge: does this excerpt support the claim, contradict it, or neither? (pure)
+
+`verify_and_cite` cites a paper for a claim only when one of the paper's own sentences, located
+verbatim, *supports* the claim and none *contradicts* it. Locating a quote proves the paper says
+it; it does not prove that what the paper says is what the claim says. This module decides that,
+deterministically and conservatively, from the rule tables in `claim_judge_rules` (data):
+
+- relevance: the excerpt must hold most of the claim's content terms to support it, and a fair
+  share of them for a contradiction found in it to count;
+- polarity: a negation whose scope covers a term both share, and every effect stated in the
+  opposite direction ("increases" / "reduced"), flip the statement; an odd number of flips is a
+  contradiction (two cancel: "less sleep worsens memory" says what "more sleep improves memory" says);
+- null effects and equivalence: "no difference", "comparable", "as effective as" against a claim of an
+  effect or a difference, and the reverse;
+- numbers and ranges: each number of the claim must be found, in the same unit, in the excerpt
+  (bounds such as "under 30%" and ranges such as "between 3 and 4" included); a number in the same
+  unit that does not fit is a contradiction;
+- quantifiers: "all" / "most" / "few" / "some" (and "the majority" against a share under half);
+- population: men/women, adults/children, in vitro/patients, animals/humans;
+- hedges: a claim of cause or cure is not supported by an excerpt that only suggests or associates.
+
+When a rule cannot tell, the answer is `not_enough`, which refuses (default-deny). The judge never
+reads anything but the two strings: it is the same in every process and in a replay.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from aletheia.core import claim_judge_rules as rules
+from aletheia.core.excerpts import (
+    STOPWORDS,
+    PaperText,
+    content_terms,
+    rank_sentences,
+    sentences_of,
+    stem,
+)
+from aletheia.core.text import strip_accents
+
+__all__ = [
+    "JUDGE_NAME",
+    "ClaimJudgement",
+    "ExcerptJudgement",
+    "JudgementLabel",
+    "excerpts_to_judge",
+    "judge_claim",
+    "judge_excerpt",
+]
+
+JudgementLabel = Literal["supports", "contradicts", "not_enough"]
+JUDGE_NAME: Final = f"rules:{rules.JUDGE_RULES_VERSION}"
+
+
+class ExcerptJudgement(BaseModel):
+    """One excerpt judged against one claim: the label, the rules that decided it, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    excerpt: str
+    label: JudgementLabel
+    reasons: tuple[str, ...] = ()  # rule codes: coverage, negation_flip, number_mismatch, ...
+    explanation: str = ""
+    location: str | None = None
+    judge: str = JUDGE_NAME
+
+
+class ClaimJudgement(BaseModel):
+    """Every candidate excerpt's judgement. The claim is supported only when one excerpt supports it
+    and none contradicts it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    claim: str
+    judgements: tuple[ExcerptJudgement, ...]
+    judge: str = JUDGE_NAME
+
+    @property
+    def supporting(self) -> tuple[ExcerptJudgement, ...]:
+        return tuple(j for j in self.judgements if j.label == "supports")
+
+    @property
+    def contradicting(self) -> tuple[ExcerptJudgement, ...]:
+        return tuple(j for j in self.judgements if j.label == "contradicts")
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.supporting) and not self.contradicting
+
+
+# --- tokens ---------------------------------------------------------------------------------------------
+
+# Identifiers that hold digits are words ("covid-19", "il-6", "sars-cov-2", "p53"), not quantities.
+_TOKEN: Final = re.compile(
+    r"[a-z]+(?:[-/][a-z0-9]+)*-?\d+[a-z0-9]*(?:-[a-z0-9]+)*"
+    r"|\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+    r"|[a-z]+(?:'[a-z]+)*"
+    r"|%|[-\u2010-\u2015\u2212]"
+)
+_NUMBER: Final = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _tokens(text: str) -> list[str]:
+    folded = strip_accents(text).casefold().replace("\u2019", "'")
+    out: list[str] = []
+    for token in _TOKEN.findall(folded):
+        if token.endswith("n't"):
+            out.extend((token[:-3] or "not", "not"))
+        elif token == "cannot":  # noqa: S105 (a word, not a password)
+            out.extend(("can", "not"))
+        elif token[0] in "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212":
+            out.append("-")
+        else:
+            out.append(token)
+    return out
+
+
+def _phrase_positions(tokens: Sequence[str], phrase: tuple[str, ...]) -> list[int]:
+    size = len(phrase)
+    return [i for i in range(len(tokens) - size + 1) if tuple(tokens[i : i + size]) == phrase]
+
+
+def _has_phrase(tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> bool:
+    return any(_phrase_positions(tokens, phrase) for phrase in phrases)
+
+
+# --- polarity -------------------------------------------------------------------------------------------
+
+
+def _negations(tokens: Sequence[str], shared: set[str]) -> int:
+    """Negations whose scope covers a term the claim and the excerpt share."""
+    count = 0
+    taken: set[int] = set()
+    for cue in rules.NEGATION_CUES:
+        for start in _phrase_positions(tokens, cue.words):
+            if start in taken:
+                continue
+            if any(tuple(tokens[start : start + len(e)]) == e for e in rules.NEGATION_EXCEPTIONS):
+                continue
+            scope = tokens[start + len(cue.words) : start + len(cue.words) + cue.scope]
+            if any(stem(token) in shared for token in scope):
+                count += 1
+                taken.update(range(start, start + len(cue.words)))
+    return count
+
+
+@functools.cache
+def _direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
+    """stem -> the (pair, side) it names; built once from the table."""
+    index: dict[str, list[tuple[int, int]]] = {}
+    for pair, sides in enumerate(rules.DIRECTION_PAIRS):
+        for side, words in enumerate(sides):
+            for word in words:
+                uses = index.setdefault(stem(word), [])
+                if (pair, side) not in uses:
+                    uses.append((pair, side))
+    return {key: tuple(uses) for key, uses in index.items()}
+
+
+def _directions(tokens: Sequence[str]) -> dict[int, set[int]]:
+    """For each direction pair (by index), which of its two sides the text states."""
+    found: dict[int, set[int]] = {}
+    index = _direction_index()
+    for token in tokens:
+        for pair, side in index.get(stem(token), ()):
+            found.setdefault(pair, set()).add(side)
+    return found
+
+
+def _direction_flips(claim: Sequence[str], excerpt: Sequence[str]) -> int:
+    flips = 0
+    excerpt_dirs = _directions(excerpt)
+    for index, sides in _directions(claim).items():
+        other = excerpt_dirs.get(index)
+        if len(sides) == 1 and other is not None and len(other) == 1 and other != sides:
+            flips += 1
+    return flips
+
+
+# --- numbers ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Quantity:
+    low: float
+    high: float
+    unit: str  # "%", a stemmed unit word, or "" for a bare number
+    relation: str = "eq"  # eq | lt | le | gt | ge (a bound: "under 30%")
+    text: str = ""
+
+
+_RATIO_WORDS: Final = frozenset({"in", "times", "fold", "out", "percent", "%", "of"})
+
+
+def _value(token: str, following: str = "") -> float | None:
+    if token in rules.NUMBER_WORDS and following in _RATIO_WORDS - {"of"} | {"%"}:
+        return float(rules.NUMBER_WORDS[token])
+    if not _NUMBER.fullmatch(token):
+        return None
+    try:
+        return float(token.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _unit_after(tokens: Sequence[str], index: int) -> tuple[str, int]:
+    """The unit of the number ending at `index`: `%`/percent, or the next word (stemmed) unless it
+    is a function word ("3.3 in the cohort" has no unit)."""
+    following = tokens[index + 1] if index + 1 < len(tokens) else ""
+    if following in ("%", "percent", "per"):
+        return "%", index + 1
+    if (
+        following
+        and following.isalpha()
+        and following not in rules.RANGE_JOINERS
+        and following not in STOPWORDS
+    ):
+        return stem(following), index
+    return "", index
+
+
+def _quantities(tokens: Sequence[str]) -> list[_Quantity]:
+    found: list[_Quantity] = []
+    i = 0
+    while i < len(tokens):
+        low = _value(tokens[i], tokens[i + 1] if i + 1 < len(tokens) else "")
+        if low is None:
+            i += 1
+            continue
+        previous = tokens[i - 1] if i > 0 else ""
+        if previous in rules.NUMBER_LABELS or (previous == "=" or (previous == "n")):
+            i += 1
+            continue
+        # A ratio: "one in two", "1 in 2,000".
+        if i + 2 < len(tokens) and tokens[i + 1] == "in":
+            denominator = _value(tokens[i + 2], "in")
+            if denominator:
+                found.append(
+                    _Quantity(
+                        low / denominator, low / denominator, "ratio", "eq", " ".join(tokens[i : i + 3])
+                    )
+                )
+                i += 3
+                continue
+        high, end = low, i
+        # A range: "3 to 4", "3 - 4", "between 3 and 4" (and "3% to 4%").
+        unit_probe, after_unit = _unit_after(tokens, i)
+        joiner_at = after_unit + 1 if unit_probe == "%" else i + 1
+        if joiner_at + 1 < len(tokens) and tokens[joiner_at] in rules.RANGE_JOINERS:
+            upper = _value(tokens[joiner_at + 1], "in")
+            is_range = tokens[joiner_at] != "and" or (i > 0 and tokens[i - 1] == "between")
+            if upper is not None and is_range and upper >= low:
+                high, end = upper, joiner_at + 1
+        unit, end = _unit_after(tokens, end)
+        if not unit and unit_probe == "%":
+            unit = "%"
+        relation = "eq"
+        for cue, bound in rules.NUMBER_BOUNDS:
+            size = len(cue)
+            if i >= size and tuple(tokens[i - size : i]) == cue:
+                relation = bound
+        if not unit and low == high and low.is_integer() and 1800 <= low <= 2100:
+            unit = "year"
+        found.append(_Quantity(low, high, unit, relation, " ".join(tokens[i : end + 1])))
+        i = end + 1
+    return found
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= rules.NUMBER_TOLERANCE * max(abs(a), abs(b), 1e-9)
+
+
+def _fits(claim: _Quantity, stated: _Quantity) -> bool:
+    """The excerpt's quantity is consistent with (shows) the claim's."""
+    low, high = stated.low, stated.high
+    if claim.relation == "eq":
+        if low == high and claim.low == claim.high:
+            return _close(low, claim.low)
+        # A claimed range is shown by a value or a range inside it, not by one that merely overlaps
+        # it (a confidence interval from 1.4 to 3.9 does not show "between 3 and 4").
+        return (low >= claim.low or _close(low, claim.low)) and (
+            high <= claim.high or _close(high, claim.high)
+        )
+    bound = claim.low if claim.relation in ("gt", "ge") else claim.high
+    if claim.relation in ("lt", "le"):
+        return (
+            high < bound
+            or (claim.relation == "le" and _close(high, bound))
+            or (stated.relation in ("lt", "le") and high <= bound)
+        )
+    return (
+        low > bound
+        or (claim.relation == "ge" and _close(low, bound))
+        or (stated.relation in ("gt", "ge") and low >= bound)
+    )
+
+
+# --- quantifiers and populations --------------------------------------------------------------------------
+
+
+def _quantifiers(tokens: Sequence[str]) -> set[str]:
+    words = set(tokens)
+    return {q.name for q in rules.QUANTIFIERS if words & set(q.words)}
+
+
+def _groups(tokens: Sequence[str], axis: rules.PopulationAxis) -> set[str]:
+    found: set[str] = set()
+    for group, words in axis.groups:
+        if _has_phrase(tokens, (tuple(word.split()) for word in words)):
+            found.add(group)
+    return found
+
+
+# --- the judgement ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Findings:
+    contradicts: list[str]
+    not_enough: list[str]
+    notes: list[str]
+
+
+def _relevance(claim: str, excerpt: str) -> tuple[float, set[str], set[str]]:
+    wanted = set(content_terms(claim))
+    present = set(content_terms(excerpt))
+    shared = wanted & present
+    return (len(shared) / len(wanted) if wanted else 0.0), shared, wanted
+
+
+_PLAIN_WORD: Final = re.compile(r"[a-z]+")
+
+
+def _prefix_negations(claim: str, excerpt: str) -> int:
+    """Words one side negates with a prefix and the other states plainly ("inaccurate"/"accurate")."""
+    claim_words = set(_PLAIN_WORD.findall(strip_accents(claim).casefold()))
+    excerpt_words = set(_PLAIN_WORD.findall(strip_accents(excerpt).casefold()))
+    size = rules.NEGATIVE_PREFIX_MIN_ROOT
+
+    def roots(words: set[str]) -> set[str]:
+        return {word[:size] for word in words if len(word) >= size}
+
+    def negated(words: set[str], other: set[str]) -> bool:
+        other_roots, own_roots = roots(other), roots(words)
+        for word in words:
+            for prefix in rules.NEGATIVE_PREFIXES:
+                root = word[len(prefix) :]
+                if (
+                    word.startswith(prefix)
+                    and len(root) >= size
+                    and root[:size] in other_roots
+                    and word[:size] not in other_roots
+                    and root[:size] not in own_roots
+                ):
+                    return True
+        return False
+
+    return int(negated(claim_words, excerpt_words)) + int(negated(excerpt_words, claim_words))
+
+
+def _polarity(
+    claim: str,
+    excerpt: str,
+    claim_tokens: list[str],
+    excerpt_tokens: list[str],
+    shared: set[str],
+    out: _Findings,
+) -> None:
+    negations = _negations(claim_tokens, shared) + _negations(excerpt_tokens, shared)
+    negation_flip = (negations + _prefix_negations(claim, excerpt)) % 2
+    direction_flips = _direction_flips(claim_tokens, excerpt_tokens)
+    if (negation_flip + direction_flips) % 2 == 1:
+        code = "negation_flip" if negation_flip else "direction_flip"
+        out.contradicts.append(code)
+    elif negation_flip and direction_flips:
+        out.notes.append("negation_and_direction_cancel")
+    # The effect the claim states must be stated by the excerpt, one way only.
+    excerpt_dirs = _directions(excerpt_tokens)
+    for pair, sides in _directions(claim_tokens).items():
+        stated = excerpt_dirs.get(pair)
+        if len(sides) != 1:
+            continue
+        if not stated:
+            out.not_enough.append(f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
+        elif len(stated) == 2:
+            out.not_enough.append(f"direction_mixed: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
+
+
+def _assertion(claim_tokens: list[str], excerpt: str, excerpt_tokens: list[str], out: _Findings) -> None:
+    if excerpt.rstrip().endswith("?") or (
+        _has_phrase(excerpt_tokens, rules.NON_ASSERTION_CUES)
+        and not _has_phrase(claim_tokens, rules.NON_ASSERTION_CUES)
+    ):
+        out.not_enough.append("not_an_assertion")
+    comparative = _has_phrase(claim_tokens, rules.DIFFERENCE_CUES) or _has_phrase(
+        claim_tokens, rules.COMPARISON_CUES
+    )
+    if comparative and not (
+        _has_phrase(excerpt_tokens, rules.DIFFERENCE_CUES)
+        or _has_phrase(excerpt_tokens, rules.COMPARISON_CUES)
+    ):
+        out.not_enough.append("comparison_not_stated")
+
+
+def _effects(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
+    claim_null = _has_phrase(claim_tokens, rules.NULL_EFFECT_CUES)
+    excerpt_null = _has_phrase(excerpt_tokens, rules.NULL_EFFECT_CUES)
+    claim_equal = _has_phrase(claim_tokens, rules.EQUIVALENCE_CUES)
+    excerpt_equal = _has_phrase(excerpt_tokens, rules.EQUIVALENCE_CUES)
+    claim_differs = _has_phrase(claim_tokens, rules.DIFFERENCE_CUES)
+    excerpt_differs = _has_phrase(excerpt_tokens, rules.DIFFERENCE_CUES)
+    if claim_equal and excerpt_differs and not excerpt_equal:
+        out.contradicts.append("equivalence_vs_difference")
+    elif claim_differs and excerpt_equal and not excerpt_differs:
+        out.contradicts.append("difference_vs_equivalence")
+    elif claim_null != excerpt_null:
+        # One side reports no effect; the negation rule decides when the two share its scope.
+        # Otherwise the two cannot be read as the same statement.
+        out.not_enough.append("null_effect_mismatch")
+
+
+def _numbers(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
+    stated = _quantities(excerpt_tokens)
+    for wanted in _quantities(claim_tokens):
+        same_unit = [q for q in stated if q.unit == wanted.unit]
+        if any(_fits(wanted, q) for q in same_unit):
+            continue
+        if same_unit and wanted.unit:
+            shown = ", ".join(q.text for q in same_unit[:3])
+            out.contradicts.append(f"number_mismatch: {wanted.text} vs {shown}")
+        else:
+            out.not_enough.append(f"number_not_stated: {wanted.text}")
+    claim_quantifiers = _quantifiers(claim_tokens)
+    if "most" in claim_quantifiers:
+        shares = [q for q in stated if q.unit == "%" and q.relation == "eq"]
+        if shares and all(q.high < rules.MAJORITY_SHARE for q in shares):
+            out.not_enough.append("majority_vs_share_under_half")
+
+
+def _quantifier_relation(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
+    excerpt_quantifiers = _quantifiers(excerpt_tokens)
+    for wanted in _quantifiers(claim_tokens):
+        if wanted in excerpt_quantifiers:
+            continue
+        for stated in excerpt_quantifiers:
+            relation = rules.QUANTIFIER_RELATIONS.get((wanted, stated))
+            if relation == "contradicts":
+                out.contradicts.append(f"quantifier: {wanted} vs {stated}")
+            elif relation == "not_enough":
+                out.not_enough.append(f"quantifier: {wanted} vs {stated}")
+
+
+def _group_order(tokens: Sequence[str], axis: rules.PopulationAxis) -> list[str]:
+    """The axis' groups in the order the text first names them."""
+    first: dict[str, int] = {}
+    for group, words in axis.groups:
+        positions = [p for word in words for p in _phrase_positions(tokens, tuple(word.split()))]
+        if positions:
+            first[group] = min(positions)
+    return sorted(first, key=first.__getitem__)
+
+
+def _population(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
+    comparative = _has_phrase(claim_tokens, rules.COMPARISON_CUES)
+    for axis in rules.POPULATION_AXES:
+        wanted, stated = _groups(claim_tokens, axis), _groups(excerpt_tokens, axis)
+        if wanted and stated and not wanted & stated:
+            out.not_enough.append(
+                f"population_{axis.name}: {'/'.join(sorted(wanted))} vs {'/'.join(sorted(stated))}"
+            )
+        elif (
+            comparative
+            and len(wanted) > 1
+            and len(stated) > 1
+            and _group_order(claim_tokens, axis) != _group_order(excerpt_tokens, axis)
+        ):
+            # "ten times higher in men than in women" is not "... in women than in men".
+            out.not_enough.append(f"comparison_order_{axis.name}")
+
+
+def _hedge(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
+    claim_hedged = _has_phrase(claim_tokens, rules.HEDGE_CUES)
+    strong = any(stem(t).startswith(rules.STRONG_CLAIM_STEMS) for t in claim_tokens)
+    if strong and not claim_hedged and _has_phrase(excerpt_tokens, rules.HEDGE_CUES):
+        out.not_enough.append("hedged_excerpt_for_strong_claim")
+
+
+_EXPLAIN: Final = {
+    "negation_flip": "the excerpt negates what the claim asserts (or asserts what it negates)",
+    "direction_flip": "the excerpt states the effect in the opposite direction",
+    "equivalence_vs_difference": "the claim says the two are alike; the excerpt finds a difference",
+    "difference_vs_equivalence": "the claim says there is a difference; the excerpt finds them alike",
+    "null_effect_mismatch": "one says there is no effect, the other does not",
+    "hedged_excerpt_for_strong_claim": "the claim asserts cause or certainty; the excerpt only suggests it",
+    "majority_vs_share_under_half": "the claim says a majority; the excerpt's shares are all under half",
+    "not_an_assertion": "the excerpt states an aim, a question or a method, not a finding",
+    "comparison_not_stated": "the claim compares; the excerpt does not",
+}
+
+
+def _explain(codes: Sequence[str]) -> str:
+    return "; ".join(_EXPLAIN.get(code, code) for code in codes)
+
+
+def judge_excerpt(claim: str, excerpt: str, *, location: str | None = None) -> ExcerptJudgement:
+    """Judge one excerpt (the paper's own words) against the claim: supports / contradicts /
+    not_enough, with the rule codes that decided it."""
+    share, shared, wanted = _relevance(claim, excerpt)
+    claim_tokens, excerpt_tokens = _tokens(claim), _tokens(excerpt)
+    findings = _Findings([], [], [])
+    _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
+    _assertion(claim_tokens, excerpt, excerpt_tokens, findings)
+    _effects(claim_tokens, excerpt_tokens, findings)
+    _numbers(claim_tokens, excerpt_tokens, findings)
+    _quantifier_relation(claim_tokens, excerpt_tokens, findings)
+    _population(claim_tokens, excerpt_tokens, findings)
+    _hedge(claim_tokens, excerpt_tokens, findings)
+    coverage_code = f"coverage {len(shared)}/{len(wanted)}"
+    if len(wanted) < rules.MIN_CLAIM_TERMS:
+        return ExcerptJudgement(
+            excerpt=excerpt,
+            label="not_enough",
+            reasons=("claim_too_short", coverage_code),
+            explanation=f"the claim has {len(wanted)} content term(s): too little to judge",
+            location=location,
+        )
+    relevant = share >= rules.CONTRADICT_MIN_COVERAGE and len(shared) >= min(
+        rules.CONTRADICT_MIN_SHARED, len(wanted)
+    )
+    if findings.contradicts and relevant:
+        codes = (*findings.contradicts, coverage_code)
+        return ExcerptJudgement(
+            excerpt=excerpt,
+            label="contradicts",
+            reasons=codes,
+            explanation=_explain(findings.contradicts),
+            location=location,
+        )
+    enough = share >= rules.SUPPORT_MIN_COVERAGE and len(shared) >= min(rules.SUPPORT_MIN_SHARED, len(wanted))
+    if not enough:
+        why = f"the excerpt holds {len(shared)} of the claim's {len(wanted)} content terms"
+        return ExcerptJudgement(
+            excerpt=excerpt,
+            label="not_enough",
+            reasons=("low_coverage", coverage_code, *findings.not_enough),
+            explanation=why,
+            location=location,
+        )
+    blockers = [*findings.not_enough, *findings.contradicts]
+    if blockers:
+        return ExcerptJudgement(
+            excerpt=excerpt,
+            label="not_enough",
+            reasons=(*blockers, coverage_code),
+            explanation=_explain(blockers),
+            location=location,
+        )
+    return ExcerptJudgement(
+        excerpt=excerpt,
+        label="supports",
+        reasons=(coverage_code, *findings.notes),
+        explanation=f"states the claim: {len(shared)} of its {len(wanted)} content terms, nothing negated,"
+        " reversed, or out of range",
+        location=location,
+    )
+
+
+def judge_claim(claim: str, excerpts: Sequence[tuple[str, str | None]]) -> ClaimJudgement:
+    """Every (excerpt, location) judged; duplicates judged once."""
+    seen: set[str] = set()
+    judgements: list[ExcerptJudgement] = []
+    for text, location in excerpts:
+        if text in seen:
+            continue
+        seen.add(text)
+        judgements.append(judge_excerpt(claim, text, location=location))
+    return ClaimJudgement(claim=claim, judgements=tuple(judgements))
+
+
+def excerpts_to_judge(claim: str, paper: PaperText, *, limit: int = 5) -> list[str]:
+    """The sentences of the paper that speak to the claim, best first (BM25): the ones a
+    contradiction would be in as much as the ones a support would. Nothing is filtered for
+    polarity here; that is the judge's work."""
+    sentences = [sentence for sentence, _ in sentences_of(paper)]
+    wanted = set(content_terms(claim))
+    chosen: list[str] = []
+    for ranked in rank_sentences(claim, sentences):
+        shared = round(ranked.coverage * len(wanted))
+        if ranked.coverage < rules.CONTRADICT_MIN_COVERAGE or shared < min(
+            rules.CONTRADICT_MIN_SHARED, len(wanted)
+        ):
+            continue
+        chosen.append(ranked.text)
+        if len(chosen) >= limit:
+            break
+    return chosen

@@ -1,0 +1,469 @@
+"""The offline claim judge's rules, as data (read by `aletheia.core.claim_judge`).
+
+Each table is one kind of meaning that lexical overlap cannot see: a sentence can share every word
+of a claim and still say the opposite. A row is a rule; a change to a row is a change to what the
+judge decides, so `JUDGE_RULES_VERSION` is bumped with it (artifacts and the audit trail name the
+version that judged them) and docs/claims.md's rules table follows.
+
+Words are matched on the judge's token stream: lower-cased, accents stripped, each word stemmed
+with `aletheia.core.excerpts.stem` only where a table says `stemmed`. Multi-word cues are matched as
+consecutive tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+JUDGE_RULES_VERSION: Final = "1.0.0"
+
+# --- relevance -----------------------------------------------------------------------------------------
+
+# Share of the claim's content terms an excerpt must hold before it can support the claim at all, and
+# before a contradiction found in it counts (an unrelated sentence neither supports nor contradicts).
+SUPPORT_MIN_COVERAGE: Final = 0.6
+SUPPORT_MIN_SHARED: Final = (
+    3  # ... and at least this many distinct shared terms (fewer if the claim is short)
+)
+CONTRADICT_MIN_COVERAGE: Final = 0.34
+CONTRADICT_MIN_SHARED: Final = 2
+
+# --- negation ----------------------------------------------------------------------------------------
+
+# Cues that negate what follows them. `scope` is how many tokens after the cue it reaches: a negation
+# only flips the statement when a term the claim and the excerpt share lies inside its scope ("no
+# patients were lost to follow-up" does not negate "masks reduce transmission").
+NEGATION_SCOPE: Final = 8
+
+
+@dataclass(frozen=True)
+class NegationCue:
+    words: tuple[str, ...]  # consecutive tokens
+    scope: int = NEGATION_SCOPE
+
+
+NEGATION_CUES: Final[tuple[NegationCue, ...]] = tuple(
+    NegationCue(tuple(text.split()))
+    for text in (
+        "not",
+        "no",
+        "never",
+        "none",
+        "neither",
+        "nor",
+        "without",
+        "cannot",
+        "lack",
+        "lacks",
+        "lacking",
+        "lacked",
+        "absence of",
+        "absent",
+        "fail to",
+        "fails to",
+        "failed to",
+        "unable to",
+        "unrelated",
+        "independent of",
+        "neither nor",
+        "n't",
+    )
+)
+
+# "not only X but also Y" affirms X; "no more than" bounds a number. These never negate.
+NEGATION_EXCEPTIONS: Final[tuple[tuple[str, ...], ...]] = (
+    ("not", "only"),
+    ("no", "more", "than"),
+    ("no", "less", "than"),
+    ("not", "less", "than"),
+    ("not", "more", "than"),
+    ("not", "yet"),
+    ("not", "well"),
+    ("not", "previously"),
+    ("no", "longer"),
+)
+
+# --- direction of an effect ----------------------------------------------------------------------------
+
+
+# Words naming the two directions of one effect (every form is listed; a token matches when its stem
+# equals a listed word's stem). A claim and an excerpt that state the same effect in opposite
+# directions disagree ("masks increase the risk" / "masks reduced the risk").
+def _forms(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
+    (_forms("increase increased increases increasing raise raised raises raising elevate elevated"
+            " elevates elevation higher greater more larger rise rises rising rose grow grows growing"
+            " grew boost boosted gain gained upregulate upregulated upregulates upregulation exceed"
+            " exceeded exceeds"),
+     _forms("decrease decreased decreases decreasing reduce reduced reduces reducing reduction lower"
+            " lowered lowers lowering less fewer smaller drop dropped drops decline declined declines"
+            " declining fall falls fell diminish diminished diminishes loss downregulate downregulated"
+            " downregulates downregulation attenuate attenuated attenuates lessen lessened shrink")),
+    (_forms("faster quicker sooner earlier rapid accelerated"), _forms("slower later delayed")),
+    (_forms("improve improved improves improving improvement enhance enhanced enhances enhancing benefit"
+            " benefits beneficial better strengthen strengthened protect protected protects protective"
+            " ameliorate ameliorated ameliorates amelioration"),
+     _forms("worsen worsened worsens worsening impair impaired impairs impairment harm harms harmful"
+            " weaken weakened weakens damage damaged damages deteriorate deteriorated deterioration"
+            " detrimental worse")),
+    (_forms("promote promoted promotes promoting activate activated activates activation induce induced"
+            " induces inducing stimulate stimulated stimulates facilitate facilitated facilitates trigger"
+            " triggered triggers accelerate accelerated accelerates potentiate potentiated potentiates"
+            " enable enabled enables mediate mediated mediates drive drives driven"),
+     _forms("inhibit inhibited inhibits inhibiting inhibition suppress suppressed suppresses suppression"
+            " block blocked blocks blocking prevent prevented prevents preventing repress repressed"
+            " represses slow slowed slows delay delayed delays abolish abolished abolishes antagonize"
+            " antagonized impede impeded impedes hinder hindered hinders hamper hampered hampers"
+            " disrupt disrupted disrupts")),
+    (_forms("positive positively"), _forms("negative negatively inverse inversely")),
+    (_forms("superior outperform outperformed outperforms"),
+     _forms("inferior underperform underperformed underperforms")),
+)  # fmt: skip
+
+# --- null effects and equivalence -----------------------------------------------------------------------
+
+# An excerpt that reports no effect / no difference contradicts a claim that one exists, and the
+# reverse. Multi-word cues, as consecutive tokens (unstemmed).
+NULL_EFFECT_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(text.split())
+    for text in (
+        "no effect",
+        "no significant",
+        "not significantly",
+        "no difference",
+        "no differences",
+        "did not differ",
+        "does not differ",
+        "do not differ",
+        "no association",
+        "not associated",
+        "no relationship",
+        "no correlation",
+        "not correlated",
+        "no change",
+        "no changes",
+        "unchanged",
+        "no impact",
+        "no benefit",
+        "no evidence",
+        "no increase",
+        "no decrease",
+        "no reduction",
+        "no improvement",
+        "not affect",
+        "did not affect",
+        "does not affect",
+        "had no",
+        "has no",
+        "have no",
+        "no role",
+        "not required",
+        "dispensable",
+        "similar",
+        "comparable",
+        "equivalent",
+        "non inferior",
+        "noninferior",
+        "as effective as",
+        "as good as",
+        "equally",
+        "no more effective",
+        "no better",
+    )
+)
+
+# Of the null cues, those that say two things are alike: a claim saying they are alike contradicts an
+# excerpt that finds one better ("as effective as" / "more effective than").
+EQUIVALENCE_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(text.split())
+    for text in (
+        "similar",
+        "comparable",
+        "equivalent",
+        "as effective",
+        "as efficacious",
+        "as good as",
+        "as safe as",
+        "just as",
+        "equally",
+        "no difference",
+        "no differences",
+        "did not differ",
+        "does not differ",
+        "non inferior",
+        "noninferior",
+    )
+)
+# A comparison that finds a difference ("more effective than", "superior to", "outperformed").
+DIFFERENCE_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(text.split())
+    for text in (
+        "more effective",
+        "less effective",
+        "more likely",
+        "less likely",
+        "superior",
+        "inferior",
+        "outperform",
+        "outperformed",
+        "outperforms",
+        "significantly higher",
+        "significantly lower",
+        "significantly more",
+        "significantly less",
+        "significantly greater",
+        "significantly reduced",
+        "significantly increased",
+        "significantly decreased",
+        "significantly improved",
+    )
+)
+
+# --- quantifiers ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Quantifier:
+    name: str  # all | most | some | few | none
+    words: tuple[str, ...]
+
+
+QUANTIFIERS: Final[tuple[Quantifier, ...]] = (
+    Quantifier("all", ("all", "every", "always", "each", "universally", "invariably", "entire", "entirely")),
+    Quantifier("most", ("most", "majority", "mostly", "predominantly", "usually", "generally", "commonly")),
+    Quantifier("few", ("few", "minority", "rarely", "rare", "seldom", "uncommon", "infrequent",
+                       "infrequently")),
+    Quantifier("some", ("some", "several", "sometimes", "occasionally")),
+)  # fmt: skip
+
+# (claim's quantifier, excerpt's quantifier) -> what the excerpt does to the claim. A pair not listed
+# is compatible. "contradicts": the excerpt's quantity rules the claim's out; "not_enough": it is
+# weaker than the claim asks ("most" does not show "all").
+QUANTIFIER_RELATIONS: Final[dict[tuple[str, str], str]] = {
+    ("all", "most"): "not_enough",
+    ("all", "some"): "not_enough",
+    ("all", "few"): "contradicts",
+    ("most", "few"): "contradicts",
+    ("most", "some"): "not_enough",
+    ("few", "most"): "contradicts",
+    ("few", "all"): "contradicts",
+    ("some", "all"): "compatible",
+}
+
+# "the majority ... did not": a claim of a majority against a share under a half (and the reverse).
+MAJORITY_SHARE: Final = 50.0
+
+# --- population and subject ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PopulationAxis:
+    """Groups that exclude each other: an excerpt about one says nothing about another."""
+
+    name: str
+    groups: tuple[tuple[str, tuple[str, ...]], ...]  # (group, its words)
+
+
+POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
+    PopulationAxis("sex", (
+        ("men", ("men", "man", "male", "males", "boys", "fathers")),
+        ("women", ("women", "woman", "female", "females", "girls", "mothers", "pregnant")),
+    )),
+    PopulationAxis("age", (
+        ("adults", ("adult", "adults", "elderly", "older", "aged")),
+        ("children", ("child", "children", "paediatric", "pediatric", "infant", "infants", "newborn",
+                      "newborns", "neonatal", "neonates", "adolescent", "adolescents", "kids", "toddlers")),
+    )),
+    PopulationAxis("setting", (
+        ("in_vitro", ("vitro", "cultured", "culture", "cell line", "cell lines")),
+        ("humans", ("patients", "patient", "humans", "human subjects", "participants", "volunteers",
+                    "clinical", "vivo")),
+    )),
+    PopulationAxis("species", (
+        ("animals", ("mice", "mouse", "murine", "rats", "rat", "rodent", "rodents", "zebrafish",
+                     "drosophila", "primates", "monkeys", "pigs", "dogs")),
+        ("humans", ("humans", "human", "patients", "people", "persons", "individuals", "participants")),
+    )),
+)  # fmt: skip
+
+# --- hedges and strength -------------------------------------------------------------------------------
+
+# A claim stated as fact and causation needs an excerpt that states it; an excerpt that only suggests
+# or associates ("may help", "was associated with") does not support "cures" or "causes".
+HEDGE_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(text.split())
+    for text in (
+        "may",
+        "might",
+        "could",
+        "can",
+        "possibly",
+        "possible",
+        "potentially",
+        "potential",
+        "suggest",
+        "suggests",
+        "suggested",
+        "suggesting",
+        "hypothesize",
+        "hypothesized",
+        "hypothesise",
+        "hypothesis",
+        "speculate",
+        "likely",
+        "unclear",
+        "preliminary",
+        "associated with",
+        "association with",
+        "correlated with",
+        "correlates with",
+        "linked to",
+        "in vitro",
+        "appears to",
+        "seem to",
+        "seems to",
+        "proposed",
+    )
+)
+# Strong, unhedged assertions of cause or certainty in a claim (stem prefixes).
+STRONG_CLAIM_STEMS: Final[tuple[str, ...]] = (
+    "cure",
+    "caus",
+    "prove",
+    "proven",
+    "eliminat",
+    "guarante",
+    "eradicat",
+    "always",
+    "definitely",
+    "certainly",
+    "determin",
+    "only",
+    "lead",
+    "leads",
+)
+
+# --- numbers -------------------------------------------------------------------------------------------
+
+# Relative tolerance when comparing two numbers stated in the same unit (rounding in a paraphrase:
+# "about a third" is not handled; "33%" against "33.3%" is).
+NUMBER_TOLERANCE: Final = 0.05
+# Words before a number that make it a bound, not a value: (cue, relation).
+NUMBER_BOUNDS: Final[tuple[tuple[tuple[str, ...], str], ...]] = tuple(
+    (tuple(text.split()), relation)
+    for text, relation in (
+        ("under", "lt"),
+        ("below", "lt"),
+        ("less than", "lt"),
+        ("fewer than", "lt"),
+        ("lower than", "lt"),
+        ("up to", "le"),
+        ("at most", "le"),
+        ("no more than", "le"),
+        ("not more than", "le"),
+        ("over", "gt"),
+        ("above", "gt"),
+        ("more than", "gt"),
+        ("greater than", "gt"),
+        ("higher than", "gt"),
+        ("exceeding", "gt"),
+        ("at least", "ge"),
+        ("no less than", "ge"),
+        ("not less than", "ge"),
+    )
+)
+# Tokens joining the two ends of a range: "3 to 4", "3-4", "between 3 and 4".
+RANGE_JOINERS: Final = frozenset({"to", "-", "and"})
+# A number right after one of these is an identifier or a label, not a quantity ("COVID-19",
+# "Figure 3", "IL-6", "n = 17" is a sample size: kept apart as its own unit).
+NUMBER_LABELS: Final = frozenset(
+    {"figure", "fig", "table", "tab", "section", "sec", "chapter", "eq", "equation", "ref", "step",
+     "phase", "type", "grade", "stage", "class", "day", "week", "month", "year", "version", "covid",
+     "sars", "cov", "il", "cd", "p", "tp", "h", "hla", "apoe", "brca", "kras", "egfr", "her", "t"}
+)  # fmt: skip
+
+# Number words read as numbers ("one in two", "three times").
+NUMBER_WORDS: Final[dict[str, str]] = {
+    word: str(value)
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
+    )
+} | {"twice": "2", "thrice": "3", "dozen": "12", "hundred": "100", "thousand": "1000"}
+
+# --- what a sentence does ------------------------------------------------------------------------------
+
+# A sentence that states an aim, a question or a method asserts nothing: it cannot support a claim
+# ("OBJECTIVE To determine whether X reduces Y" shares every word with "X reduces Y").
+NON_ASSERTION_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(text.split())
+    for text in (
+        "objective",
+        "objectives",
+        "aim",
+        "aims",
+        "aimed",
+        "purpose",
+        "to determine",
+        "to evaluate",
+        "to assess",
+        "to examine",
+        "to investigate",
+        "to explore",
+        "to test",
+        "to compare",
+        "to identify",
+        "to delineate",
+        "to address",
+        "we investigated",
+        "we examined",
+        "we asked",
+        "we sought",
+        "we tested",
+        "we hypothesized",
+        "we hypothesised",
+        "whether",
+        "remains unknown",
+        "remain unknown",
+        "is unknown",
+        "are unknown",
+        "remains unclear",
+        "is unclear",
+        "poorly understood",
+        "little is known",
+        "eligibility criteria",
+        "question",
+    )
+)
+
+# A negative prefix turns a word into its opposite ("inaccurate", "UCP1-independent", "deactivates",
+# "untreated", "nonsmokers"): when one side has the prefixed word and the other its root, that is a
+# negation. Roots shorter than `NEGATIVE_PREFIX_MIN_ROOT` letters are too ambiguous to read this way.
+NEGATIVE_PREFIXES: Final[tuple[str, ...]] = ("non", "un", "in", "im", "ir", "il", "de", "dis")
+NEGATIVE_PREFIX_MIN_ROOT: Final = 6
+
+# A claim that compares ("more effective than", "superior to") needs an excerpt that compares too.
+COMPARISON_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(text.split())
+    for text in ("than", "compared", "comparison", "versus", "vs", "relative to", "superior", "inferior",
+                 "outperform", "outperformed", "outperforms", "times")
+)  # fmt: skip
+
+# A claim must hold at least this many content terms to be judged at all ("Notably, in ." is not a claim).
+MIN_CLAIM_TERMS: Final = 3
