@@ -218,7 +218,10 @@ def test_a_hedge_does_not_support_a_claim_of_cause() -> None:
 
 def test_an_aim_is_not_a_finding() -> None:
     claim = "Cognitive behavioural therapy improves chronic insomnia in older adults"
-    excerpt = "OBJECTIVE To examine whether cognitive behavioural therapy improves chronic insomnia in older adults."
+    excerpt = (
+        "OBJECTIVE To examine whether cognitive behavioural therapy improves chronic insomnia"
+        " in older adults."
+    )
     assert "not_an_assertion" in reasons(claim, excerpt)
 
 
