@@ -12,7 +12,12 @@ COPY storage storage
 COPY pipeline pipeline
 COPY workers workers
 COPY producers producers
-RUN pip install ".[flower]" \
+# torch first, from PyTorch's CPU index: the `docling` extra pins torch==2.13.0, and the default
+# index's wheel of it brings several GB of CUDA packages no pool uses. Then the extras the pools
+# import lazily: `docling` (parsing: HTML/PDF conversion), `llm` (Claude when a key is set: the
+# claim stages' extraction, ranking, excerpts and judgement).
+RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
+ && pip install ".[flower,llm,docling]" \
  && useradd --system --uid 10001 --home-dir /var/lib/aletheia --create-home aletheia
 USER aletheia
 WORKDIR /var/lib/aletheia

@@ -24,3 +24,4 @@ bench:
 	aletheia bench hallmark
 	aletheia bench realbib
 	aletheia bench speed
+	aletheia bench claims

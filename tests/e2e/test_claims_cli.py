@@ -95,8 +95,13 @@ def test_claims_finds_checks_and_suggests(simulator: SimulatorServer, tmp_path: 
     assert report["bibliography"]["origins"] == ["paper.bib"]
     by_line = {c["line"]: c for c in report["claims"]}
     assert sorted(by_line) == [6, 7, 8, 9]
-    assert by_line[6]["status"] == "verified"
+    # The reference is right, but the paper (its abstract: no full text) never says "up to 2 K":
+    # judged against it, the sentence is not supported (issue 19).
     assert by_line[6]["citations"][0]["verdict"] == "verified"
+    assert by_line[6]["status"] == "unsupported_by_paper"
+    judgement = by_line[6]["judgement"]
+    assert (judgement["status"], judgement["paper"]) == ("unsupported", "10.5555/gls.2021.314")
+    assert "number_not_stated: 2" in judgement["checks"][0]["judgements"][0]["reasons"]
     assert by_line[8]["status"] == "flagged"
     assert by_line[8]["citations"][0]["verdict"] in ("not_found", "fabricated")
     assert by_line[9]["status"] == "own_work" and by_line[9]["suggestion"] is None

@@ -381,11 +381,11 @@ def test_cli_cite_and_check(
     try:
         ok = runner.invoke(main, ["cite", HAPPY_CLAIM, "--project-root", str(project), "--format", "json"])
         assert ok.exit_code == 0, ok.output
-        result = json.loads(ok.output)
+        result = json.loads(ok.stdout)
         assert result["artifact"].endswith("docs/citations/2304.01234-halvorsen-trimmed.md")
         refused = runner.invoke(main, ["cite", CONFLICT_CLAIM, "--project-root", str(project)])
         assert refused.exit_code == 1
-        assert refused.output.startswith("refused: TriangulationConflict:")
+        assert refused.stdout.startswith("refused: TriangulationConflict:")
         (project / "code.py").write_text(
             "# research(2026-05): trimmed medians\n# see docs/citations/2304.01234-halvorsen-trimmed.md\n",
             encoding="utf-8",

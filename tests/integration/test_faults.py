@@ -21,6 +21,7 @@ import pytest
 
 from aletheia.core.evidence import NOT_EVIDENCE, Evidence, Outcome
 from aletheia.core.records import CitedReference
+from aletheia.core.source_display import source_name
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline.replay import replay_job
@@ -162,7 +163,9 @@ def test_a_source_down_entirely(sim: SimulatorServer, tmp_path: Path, down: str,
     for ref in run.references:
         sink.reference(ref)
     sink.summary(run.summary.as_json())
-    assert f"{down} (unavailable; {len(listing)} verdicts affected" in " ".join(out.getvalue().split())
+    # The banner names the source as people write it (OpenAlex, Crossref).
+    banner = f"{source_name(down)} (unavailable; {len(listing)} verdicts affected"
+    assert banner in " ".join(out.getvalue().split())
 
 
 def test_openalex_down_leaves_its_only_works_unverifiable_not_missing(

@@ -211,3 +211,43 @@ def test_scanning_any_text_never_fails_and_spans_stay_inside(text: str) -> None:
         for span in entry.fields.values():
             assert entry.start < span.start <= span.end <= entry.end
     assert apply_edits(text, []) == text
+
+
+def test_placeholder_authors_of_a_real_work_are_replaced() -> None:
+    """Issue 20 (seed 003's `fix_hallucinated_authors`): title and DOI name a real work, the authors
+    are templates. `fix` replaces them with the sources' authors and keeps the title and DOI."""
+    from aletheia.core.decide import decide
+    from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
+
+    text = (
+        "@article{attn,\n  author = {Smith, John and Doe, Jane},\n"
+        "  title = {Sparse Attention Kernels for Long Document Retrieval},\n"
+        "  journal = {Proceedings of the Conference on Information Retrieval},\n"
+        "  year = {2021},\n  doi = {10.5555/cir.2021.88},\n}\n"
+    )
+    [ref] = _refs(text)
+    real = [
+        WorkRecord(
+            source=source,
+            title="Sparse Attention Kernels for Long Document Retrieval",
+            authors=(Author(given="Wei", family="Zhang"), Author(given="Amara", family="Diallo")),
+            year=2021,
+            venue="Proceedings of the Conference on Information Retrieval",
+            doi="10.5555/cir.2021.88",
+        )
+        for source in (SourceName.CROSSREF, SourceName.OPENALEX)
+    ]
+    answers = tuple(
+        SourceAnswer(
+            source=r.source, kind=QueryKind.DOI, query=ref.doi or "", outcome=Outcome.FOUND, records=(r,)
+        )
+        for r in real
+    )
+    verdict = decide(ref, Evidence(answers=answers), current_year=2026)
+    assert verdict.status is VerdictStatus.METADATA_ERROR, (verdict.status, verdict.reasons)
+    plan = plan_fix(text, [(ref, verdict)])
+    fixed = plan.fixed_text()
+    assert "author = {Zhang, Wei and Diallo, Amara}" in fixed, fixed
+    assert "Smith" not in fixed and "Doe" not in fixed
+    assert "doi = {10.5555/cir.2021.88}" in fixed and "Sparse Attention Kernels" in fixed
+    assert [c.field for c in plan.changes] == ["author"]

@@ -217,3 +217,19 @@ def test_every_fixture_reads_through_the_pipeline() -> None:
     results = list(iter_references([FIXTURES], max_bytes=MB))
     # 34 in the citation-style fixtures, 8 in books_and_classics.bib (Tier 1 and 3 cases).
     assert len(_refs(results)) == 42
+
+
+def test_a_utf16_bib_is_read_not_called_binary(tmp_path):
+    """Issue 20: a .bib saved as UTF-16 (with its byte-order mark) was refused as binary."""
+    from aletheia.core.records import CitedReference
+    from aletheia.pipeline.inputs import iter_references
+
+    text = "@article{smith2020, title={Ünïcode Tïtle}, author={Smith, Ann}, year={2020}}\n"
+    for encoding in ("utf-16", "utf-16-be"):
+        path = tmp_path / f"{encoding}.bib"
+        data = text.encode(encoding)
+        path.write_bytes(data if encoding == "utf-16" else b"\xfe\xff" + data)
+        [ref] = [
+            r for r in iter_references([str(path)], max_bytes=1_000_000) if isinstance(r, CitedReference)
+        ]
+        assert (ref.key, ref.title) == ("smith2020", "Ünïcode Tïtle")

@@ -90,7 +90,8 @@ async def test_answers_are_cached_negative_ones_too(
     assert await again_gb.by_isbn(KUHN) is None
     assert await again_ol.search(title="Deep Learning", author="Goodfellow")
     assert requests(tier_sim, "open_library") + requests(tier_sim, "google_books") == sent
-    assert await cache.get("google_books", cache_key("isbn", KUHN)) is not None
+    # Kept under the base URL that answered (issue 20), as the client reads it.
+    assert gb.cache is not None and await gb.cache.get("google_books", cache_key("isbn", KUHN)) is not None
 
 
 async def test_server_errors_are_retried(tier_sim: SimulatorServer, http: httpx.AsyncClient) -> None:

@@ -15,6 +15,7 @@ from aletheia.core.claim_judge import (
     JUDGE_NAME,
     ClaimJudgement,
     ExcerptJudgement,
+    claim_terms_absent,
     excerpts_to_judge,
     judge_claim,
     judge_excerpt,
@@ -314,3 +315,31 @@ def test_supported_means_a_support_and_no_contradiction(
     judged: ClaimJudgement = judge_claim(claim, excerpts)
     labels = [j.label for j in judged.judgements]
     assert judged.supported == ("supports" in labels and "contradicts" not in labels)
+
+
+def test_a_claim_naming_what_the_paper_never_mentions_is_not_supported() -> None:
+    claim = "An Italian study found that intakes of potato chips and red meat increased during the lockdown"
+    excerpt = "Intakes of potato chips and red meat increased during the lockdown."
+    paper = f"We surveyed 3,000 adults online. {excerpt} Physical activity fell."
+    absent = claim_terms_absent(claim, paper)
+    assert absent == ("found", "italian", "study")
+    judged = judge_excerpt(claim, excerpt, absent_terms=absent)
+    assert judged.label == "not_enough" and any(
+        r.startswith("claim_terms_absent_from_paper") for r in judged.reasons
+    )
+    # Two paraphrased terms are allowed.
+    assert judge_excerpt(claim, excerpt, absent_terms=absent[:2]).label == "supports"
+    whole = judge_claim(claim, [(excerpt, "Abstract")], absent_terms=absent)
+    assert whole.absent_terms == absent and not whole.supported
+
+
+def test_a_number_about_something_else_is_no_accusation() -> None:
+    """The mirror rule: a sentence stating another quantity of another measure does not contradict."""
+    claim = "Spectral warm starts halve the memory footprint of multilevel partitioners on mesh graphs"
+    other = "Spectral warm starts reduce the edge cut of multilevel partitioners by 12%."
+    judged = judge_excerpt(claim, other)
+    assert judged.label == "not_enough" and any(r.startswith("number_differs") for r in judged.reasons)
+    same = (
+        "Spectral warm starts reduce the memory footprint of multilevel partitioners on mesh graphs by 12%."
+    )
+    assert judge_excerpt(claim, same).label == "contradicts"

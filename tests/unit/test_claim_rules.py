@@ -6,12 +6,13 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from aletheia.core.claim_rules import CITATION_MARKERS, CLAIM_RULES
+from aletheia.core.claim_rules import CITATION_MARKERS, CLAIM_MAKING_STYLES, CLAIM_RULES
 from aletheia.core.claim_text import (
     find_citations,
     find_claims,
     find_unsupported_claims,
     iter_sentences,
+    judged_sentence,
     prose_mask,
     text_format,
 )
@@ -73,6 +74,9 @@ def test_marker_row_reads_its_keys(name: str) -> None:
 def test_not_citations() -> None:
     assert find_citations("mail me at a@b.org, see [the docs](https://x.org/[1]) and $x[2](y)$") == []
     assert find_citations("a link [text](https://example.org)") == []
+    # Quarto and pandoc-crossref cross-references: labels in the document, not references.
+    assert find_citations("The data in @tbl-summary and [@fig:plot; @sec-methods] are public.") == []
+    assert [c.keys for c in find_citations("As [@fig-1; @smith2020] show.")] == [("smith2020",)]
 
 
 def test_latex_document() -> None:
@@ -138,6 +142,7 @@ def test_text_format() -> None:
 @given(st.text(max_size=400), st.sampled_from(["latex", "markdown", "plain"]))
 @example("\\begin{document}\n$$x$$ % c\n\\bibliography{r}", "latex")
 @example("---\na: b\n---\n```\ncode", "markdown")
+@example("Plain words with no trigger [@key] here.", "markdown")
 def test_mask_keeps_offsets_and_lines(text: str, fmt: str) -> None:
     masked = prose_mask(text, fmt)
     assert len(masked) == len(text)
@@ -145,7 +150,8 @@ def test_mask_keeps_offsets_and_lines(text: str, fmt: str) -> None:
     for finding in find_claims(text, fmt=fmt):
         assert 0 <= finding.start < finding.end <= len(text)
         assert finding.line == text.count("\n", 0, finding.start) + 1
-        assert finding.triggers
+        # A claim is a sentence a rule caught, or one that cites (issue 19).
+        assert finding.triggers or any(c.style in CLAIM_MAKING_STYLES for c in finding.citations)
 
 
 def test_author_year_as_pdf_text_spaces_it() -> None:
@@ -167,3 +173,76 @@ def test_numbers_under_a_non_literature_heading_are_the_documents_own() -> None:
         8: (False, "Setup"),  # a comparison outside a results section still needs one
         12: (True, "Results"),
     }
+
+
+# --- issue 19: a sentence that cites a paper is a claim ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "sentence", "keys"),
+    [
+        ("latex", "Spectral warm starts shrink the edge cut~\\cite{virtanen2022}.", ("virtanen2022",)),
+        ("markdown", "Spectral warm starts shrink the edge cut [@virtanen2022].", ("virtanen2022",)),
+        ("plain", "Spectral warm starts shrink the edge cut [4].", ("4",)),
+        ("plain", "Spectral warm starts shrink the edge cut (Virtanen et al., 2022).", ("Virtanen 2022",)),
+        (
+            "plain",
+            "Virtanen and Mensah (2022) shrink the edge cut with spectral warm starts.",
+            ("Virtanen 2022",),
+        ),
+    ],
+)
+def test_a_sentence_with_a_citation_marker_is_a_claim(fmt: str, sentence: str, keys: tuple[str, ...]) -> None:
+    text = f"\\begin{{document}}\n{sentence}\n\\end{{document}}\n" if fmt == "latex" else sentence + "\n"
+    (finding,) = find_claims(text, fmt=fmt)
+    assert finding.triggers == ()  # no rule catches it: the marker alone makes it a claim
+    assert [c.keys for c in finding.citations] == [keys]
+    assert finding.needs_citation and not finding.own_work and not finding.unsupported
+    assert find_unsupported_claims(text, fmt=fmt) == []
+
+
+def test_own_work_that_cites_is_a_claim_and_own_work_that_does_not_is_not() -> None:
+    text = (
+        "# Method\n\nWe follow the trimming protocol of Halvorsen et al. [2].\n"
+        "Our method outperforms every baseline by 12%.\n"
+        "We use the same protocol for all runs.\n"
+    )
+    found = {f.line: f for f in find_claims(text, fmt="markdown")}
+    assert sorted(found) == [3, 4]  # line 5: no trigger, no marker: not a claim
+    assert not found[3].own_work and found[3].needs_citation  # it says what [2] should bear out
+    assert found[4].own_work and not found[4].citations  # unchanged: the document's own result
+
+
+def test_markers_that_do_not_make_a_claim() -> None:
+    text = (
+        "The shown value holds a footnote only[^note].\n\n"
+        "The array `a[3]` holds the third value.\n\n"
+        "The entry $a[3]$ holds the third value.\n\n"
+        "[^note]: A remark, not a reference.\n"
+    )
+    assert find_claims(text, fmt="markdown") == []
+    # The footnote still counts as the citation of a sentence a rule caught.
+    (caught,) = find_claims("Boosting outperforms bagging on these tables[^note].\n", fmt="markdown")
+    assert [c.style for c in caught.citations] == ["footnote"] and not caught.unsupported
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "judged"),
+    [
+        (
+            "latex",
+            "\\begin{document}\nSpectral warm starts \\emph{shrink} the cut by 12\\%~\\cite{a,b} "
+            "(see Section~\\ref{sec:x}).\n\\end{document}\n",
+            "Spectral warm starts shrink the cut by 12% (see Section).",
+        ),
+        ("latex", "\\begin{document}\nSorting takes $O(n \\log n)$ time (\\cite{knuth}).\n\\end{document}",
+         "Sorting takes O(n log n) time."),
+        ("markdown", "Warm starts [help](https://x.org) on road networks [@a; @b].\n",
+         "Warm starts help on road networks."),
+        ("plain", "Warm starts shrink the cut (Virtanen et al., 2022) on road networks [4, 5].\n",
+         "Warm starts shrink the cut on road networks."),
+    ],
+)  # fmt: skip
+def test_judged_sentence_cuts_the_markers_and_the_markup(fmt: str, text: str, judged: str) -> None:
+    (finding,) = find_claims(text, fmt=fmt)
+    assert judged_sentence(text, finding) == judged

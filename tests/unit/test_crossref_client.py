@@ -102,7 +102,7 @@ async def test_work_by_doi_url_mailto_and_user_agent(http_factory: Any) -> None:
 
 
 async def test_characters_that_would_break_the_path_are_encoded(http_factory: Any) -> None:
-    recorder = Recorder(lambda _: httpx.Response(404))
+    recorder = Recorder(lambda _: httpx.Response(404, text="Resource not found."))
     client = client_for(recorder, http_factory)
     assert await client.work_by_doi("10.5555/a#b?c%d") is None
     [request] = recorder.requests

@@ -260,7 +260,44 @@ def test_not_found_needs_every_source_searched() -> None:
 
 
 def test_real_work_with_placeholder_authors() -> None:
+    # A real work cited with a future year as well: still invented.
+    v = by_search(cite(authors=(Author(given="John", family="Doe"), *AUTHORS[1:]), year=2031), rec(O))
+    assert v.status is VerdictStatus.FABRICATED
+
+
+def test_real_work_cited_with_placeholder_authors_is_corrected() -> None:
+    """Issue 20: title and DOI name a real work, the authors are templates ("Smith, John and Doe,
+    Jane"): the DOI points at the very work cited (not elsewhere), the authors are wrong and are
+    replaced from the sources (seed 003's `fix_hallucinated_authors`), never "fabricated"."""
+    placeholders = (Author(given="John", family="Smith"), Author(given="Jane", family="Doe"))
+    v = run(
+        cite(authors=placeholders, doi="10.1/x"),
+        found(C, QueryKind.DOI, rec(C, doi="10.1/x"), query="10.1/x"),
+        found(O, QueryKind.DOI, rec(O, doi="10.1/x"), query="10.1/x"),
+    )
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MAJOR, (v.status, v.notes)
+    assert Reason.DOI_RESOLVED in v.reasons and Reason.DOI_POINTS_ELSEWHERE not in v.reasons
+    assert Reason.PLACEHOLDER_AUTHORS in v.reasons
+    assert v.corrected["authors"] == [a.display for a in AUTHORS]
+    # Found by search too.
     v = by_search(cite(authors=(Author(given="John", family="Doe"), *AUTHORS[1:])), rec(O))
+    assert v.status is VerdictStatus.METADATA_ERROR and Reason.PLACEHOLDER_AUTHORS in v.reasons
+
+
+def test_a_real_surname_doe_is_no_sign_of_invention() -> None:
+    """Issue 20: "Doe, A." is a person (Doe is a surname); only the template names are placeholders.
+    Nothing found anywhere is then `not_found`, and with a source down `unverifiable`, never
+    "likely invented" on the name alone."""
+    doe = cite(authors=(Author(given="A.", family="Doe"),))
+    v = nothing_anywhere(doe)
+    assert v.status is VerdictStatus.NOT_FOUND and Reason.PLACEHOLDER_AUTHORS not in v.reasons
+    v = run(doe, *(failed(s) for s in (*SEARCHED, A, P, SourceName.DBLP)))
+    assert v.status is VerdictStatus.UNVERIFIABLE
+    # Found, with another first author: a first-author error, not an invention.
+    v = by_search(cite(authors=(Author(given="A.", family="Doe"), *AUTHORS[1:])), rec(O), rec(S))
+    assert v.status is VerdictStatus.METADATA_ERROR and Reason.FIRST_AUTHOR_MISMATCH in v.reasons
+    # The template names still are.
+    v = nothing_anywhere(cite(authors=(Author(given="Jane", family="Doe"),)))
     assert v.status is VerdictStatus.FABRICATED
 
 
@@ -320,6 +357,23 @@ def test_title_mismatch() -> None:
     assert v.corrected["title"] == TITLE
 
 
+def test_title_misspelled() -> None:
+    """Issue 20: "Artificial Inteligence" is a typo of the source's title, not a regional spelling:
+    reported (minor) with the source's title as the correction, never verified with nothing to
+    change. British and American spellings are the same title."""
+    right = "Artificial Intelligence for Learning Systems"
+    v = by_search(
+        cite(title="Artificial Inteligence for Learning Systems"), rec(O, title=right), rec(S, title=right)
+    )
+    assert Reason.TITLE_MISSPELLED in v.reasons and "title_misspelled" in fired(v), v.reasons
+    assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MINOR and not v.flagged
+    assert v.corrected["title"] == right and v.fields["title"].agrees is False
+    for regional in ("Optimising Neural Behaviour Modelling", "Optimizing Neural Behavior Modeling"):
+        found_title = "Optimizing Neural Behavior Modeling"
+        v = by_search(cite(title=regional), rec(O, title=found_title), rec(S, title=found_title))
+        assert v.status is VerdictStatus.VERIFIED, (regional, v.reasons)
+
+
 def test_title_changed_between_versions() -> None:
     """Class 4: the arXiv id resolves, same authors, the current title differs."""
     now = "Few-Shot Learners: Language Models at Scale"
@@ -372,6 +426,21 @@ def test_extra_authors_one_source_is_minor() -> None:
     assert Reason.AUTHOR_LIST_UNCONFIRMED in v.reasons and not v.flagged
 
 
+def test_an_uncertain_author_list_is_at_most_minor() -> None:
+    """Issue 20: an author list the reference-string parser may have split wrongly ("Lin, Zhiyuan
+    Jerry, Raul Astudillo" read as "Lin", "Zhiyuan Jerry", ...) is never a major error."""
+    split = (Author(family="Brown"), Author(family="Tom"), *AUTHORS[1:])
+    for cited_authors in (split, (Author(given="Alec", family="Radford"), *AUTHORS[1:]), AUTHORS[:2]):
+        v = by_search(cite(authors=cited_authors, authors_uncertain=True), rec(O), rec(S))
+        assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MINOR and not v.flagged
+        assert "authors" not in v.corrected
+    # The same disagreement on a list read from a structured field is major.
+    assert by_search(cite(authors=split), rec(O), rec(S)).flagged
+    # Other fields are still judged: a wrong year on that reference is major.
+    v = by_search(cite(authors=split, authors_uncertain=True, year=2017), rec(O), rec(S))
+    assert v.flagged and Reason.YEAR_MISMATCH in v.reasons
+
+
 def test_one_trailing_author_missing() -> None:
     v = by_search(cite(authors=AUTHORS[:4]), rec(O), rec(S))
     assert Reason.AUTHORS_MISSING_TRAILING in v.reasons and not v.flagged
@@ -404,6 +473,74 @@ def test_year_mismatch() -> None:
     # One year off without versions (print and online dates): minor.
     v = by_search(cite(year=2021), rec(O), rec(S))
     assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+
+
+def test_a_year_before_the_earliest_with_no_version_is_wrong() -> None:
+    """Issue 20: Watson and Crick cited as 1952: one year *before* the earliest date any source
+    gives, and no preprint or other version in sight, is a wrong year (major), not "off by one
+    across versions"; one year after (a print date after the online one) stays minor."""
+    nature = {"title": "Molecular Structure of Nucleic Acids", "year": 1953, "venue": "Nature"}
+    cited = cite(title=nature["title"], year=1952, venue="Nature", doi="10.1038/171737a0")
+    answers = [
+        found(src, QueryKind.DOI, rec(src, doi="10.1038/171737a0", **nature), query="10.1038/171737a0")
+        for src in (C, O)
+    ]
+    v = run(cited, *answers)
+    assert Reason.YEAR_MISMATCH in v.reasons and v.flagged, v.reasons
+    assert v.corrected["year"] == 1953
+    v = run(cited.model_copy(update={"year": 1954}), *answers)
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+    # A preprint the sources do not list is the likely version: cited as one ("arXiv preprint"),
+    # or a computing venue's paper (the field posts preprints first: Adam cited 2014, ICLR 2015).
+    v = by_search(cite(year=2019, venue="arXiv preprint"), rec(O), rec(C))
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+    v = by_search(cite(year=2019), rec(O), rec(C))  # NeurIPS
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+
+
+def test_the_conference_year_of_a_preprint_agrees() -> None:
+    """Issue 20: Adam cited as ICLR 2015: arXiv and Semantic Scholar give the preprint's 2014, the
+    arXiv journal reference names ICLR 2015. The cited venue and year are the conference's: the
+    year agrees, and no "2015 -> 2014" is proposed while the booktitle stays ICLR."""
+    title = "Adam: A Method for Stochastic Optimization"
+    authors = (Author(given="Diederik P.", family="Kingma"), Author(given="Jimmy", family="Ba"))
+    ref = (
+        "Published as a conference paper at the 3rd International Conference for Learning "
+        "Representations, San Diego, 2015"
+    )
+    arxiv = rec(
+        A,
+        title=title,
+        authors=authors,
+        year=2014,
+        arxiv_id="1412.6980",
+        is_preprint=True,
+        venue=ref,
+        published_venue=ref,
+        work_type="preprint",
+    )
+    s2 = rec(
+        S,
+        title=title,
+        authors=authors,
+        year=2014,
+        arxiv_id="1412.6980",
+        venue="International Conference on Learning Representations",
+        published_venue="International Conference on Learning Representations",
+    )
+    cited = cite(
+        title=title,
+        authors=authors,
+        year=2015,
+        venue="International Conference on Learning Representations (ICLR)",
+    )
+    v = by_search(cited, arxiv, s2)
+    assert "year" not in v.corrected, (v.reasons, v.corrected)
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS not in v.reasons and Reason.YEAR_MISMATCH not in v.reasons
+    assert v.fields["year"].agrees is True
+    # Cited as the arXiv preprint of 2014: agrees too; 2016 is still off.
+    assert by_search(cited.model_copy(update={"year": 2014}), arxiv, s2).fields["year"].agrees is True
+    assert by_search(cited.model_copy(update={"year": 2017}), arxiv, s2).fields["year"].agrees is False
 
 
 def test_arxiv_version_ahead() -> None:

@@ -204,3 +204,49 @@ def test_the_summary_counts_by_kind_and_names_the_sources_not_asked() -> None:
     assert attention({"total": 2, "sources": {"crossref": {"status": "ok"}}}, refs).sources_line() == (
         "Every source answered."
     )
+
+
+def test_a_doi_that_points_elsewhere_is_named_with_the_dois_own_work() -> None:
+    """Issue 20: the work found by title is the match; the sentence about the cited DOI must quote
+    the work *the DOI* names, never the cited title."""
+    from aletheia.core.decide import decide
+    from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
+    from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
+
+    cited_title = "Language Models are Few-Shot Learners"
+    authors = (Author(given="Tom", family="Brown"), Author(given="Benjamin", family="Mann"))
+    go = WorkRecord(
+        source=SourceName.CROSSREF,
+        title="Mastering the game of Go",
+        authors=(Author(given="David", family="Silver"),),
+        year=2016,
+        doi="10.1/go",
+    )
+    gpt3 = WorkRecord(
+        source=SourceName.OPENALEX, title=cited_title, authors=authors, year=2020, doi="10.1/gpt3"
+    )
+    cited = CitedReference(key="brown2020", title=cited_title, authors=authors, year=2020, doi="10.1/go")
+
+    def answer(source: SourceName, kind: QueryKind, *records: WorkRecord) -> SourceAnswer:
+        outcome = Outcome.FOUND if records else Outcome.NOT_FOUND
+        return SourceAnswer(source=source, kind=kind, query="10.1/go", outcome=outcome, records=records)
+
+    answers = (
+        answer(SourceName.CROSSREF, QueryKind.DOI, go),
+        answer(SourceName.OPENALEX, QueryKind.SEARCH, gpt3),
+        answer(SourceName.CROSSREF, QueryKind.SEARCH),
+        answer(SourceName.SEMANTIC_SCHOLAR, QueryKind.SEARCH),
+    )
+    v = decide(cited, Evidence(answers=answers), current_year=2026)
+    assert v.status.value == "identifier_conflict"
+    ref = {
+        "verdict": v.status.value,
+        "reasons": [r.value for r in v.reasons],
+        "fields": {k: ev.model_dump(mode="json") for k, ev in v.fields.items()},
+        "match": {"title": v.match.title if v.match else None, "sources": ["openalex"]},
+        "notes": list(v.notes),
+        "input": {"title": cited_title, "doi": "10.1/go", "year": "2020"},
+    }
+    said = " ".join(explain(ref).wrong)
+    assert "Mastering the game of Go" in said, said
+    assert f"“{cited_title}”" not in said.split("belongs to another work")[1], said

@@ -284,3 +284,15 @@ def test_hostile_yaml_is_refused_quickly(text: str, message: str) -> None:
 def test_csl_json_that_is_not_a_list_of_objects_names_the_file() -> None:
     for text in ("{}", "[1, 2]", '"x"', "[" + json.dumps({"id": "a", "author": "nobody"}) + "]"):
         read_all(text, InputFormat.CSL_JSON, origin="refs.json")
+
+
+def test_braces_nested_past_a_sane_depth_are_refused_not_read_as_a_title() -> None:
+    """Issue 20: 100,000 nested braces were accepted as a title. The entry is a problem, skipped;
+    the next entry is read as usual, and real nesting (`{{\\"{o}}}`) is untouched."""
+    from aletheia.core.bibliography import InputProblem, iter_bibtex
+
+    deep = "@article{deep, title={" + "{" * 100_000 + "x" + "}" * 100_000 + "}, year={2020}}\n"
+    fine = '@article{ok, title={{Sch{\\"{o}}lkopf} {K}ernels}, year={2020}}\n'
+    items = list(iter_bibtex([deep + fine], origin="deep.bib"))
+    assert isinstance(items[0], InputProblem) and "nested" in items[0].message
+    assert [getattr(i, "key", None) for i in items[1:]] == ["ok"]

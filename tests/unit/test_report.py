@@ -98,7 +98,7 @@ def test_plain_reference_becomes_an_entry_from_the_matched_record() -> None:
     sink.reference(obj)
     library = bibtexparser.parse_string(out.getvalue())
     (entry,) = library.entries
-    assert entry.key == "1"
+    assert entry.key == "he2016"  # author-year, not the position (issue 20)
 
 
 def test_json_document_and_jsonl_stream_agree() -> None:

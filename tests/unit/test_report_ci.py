@@ -213,7 +213,7 @@ def test_the_table_says_the_same_in_fewer_words() -> None:
     text = " ".join(render("table").split())
     assert "3 of 4 references need attention" in text
     assert "the year is wrong: cited 2019; Semantic Scholar and arXiv say 2014".capitalize()[:20] in text
-    assert "arxiv (unavailable; 1 verdicts affected" in text
+    assert "arXiv (unavailable; 1 verdicts affected" in text  # display names, as every format (issue 20)
 
 
 @pytest.mark.parametrize("fmt", ["sarif", "junit", "github"])

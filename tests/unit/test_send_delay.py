@@ -92,6 +92,6 @@ async def test_the_transport_reports_each_real_send_delay(
         limits=SourceLimits(rate=100, burst=1, concurrency=2),
         limiter=limiter,
     )
-    await transport.get_json("works/10.1/a")
+    await transport.get_json("/works/10.1/a")  # a DOI the simulator lacks: its documented 404
     # One real request over a socket: its headers' write was traced, a short while after the grant.
     assert len(seen) == 1 and 0.0 <= seen[0] < 5.0

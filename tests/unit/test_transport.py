@@ -145,9 +145,18 @@ async def test_the_transport_satisfies_the_protocol(make: Factory) -> None:
 
 
 async def test_not_found_is_none_not_an_error(make: Factory) -> None:
-    transport = make(Script(httpx.Response(404, json={"status": "error"})))
+    transport = make(Script(httpx.Response(404, text="Resource not found.")))  # Crossref's own
     assert await transport.get_json("/works/10.1/missing") is None
     assert (transport.stats.requests, transport.stats.errors) == (1, 0)
+
+
+async def test_a_404_in_another_shape_is_a_route_the_source_lacks(make: Factory) -> None:
+    """Issue 20 (`not_found`): a wrong base URL's 404 is a failed request, never "no such work"."""
+    transport = make(Script(httpx.Response(404, json={"status": "error"})))
+    with pytest.raises(PermanentSourceError) as raised:
+        await transport.get_json("/works/10.1/missing")
+    assert raised.value.status_code == 404
+    assert (transport.stats.errors, transport.stats.status) == (1, "degraded")
 
 
 async def test_no_content_is_none(make: Factory) -> None:
@@ -445,7 +454,8 @@ async def test_a_circuit_opening_mid_call_ends_the_retries(make: Factory, clock:
 
 async def test_4xx_and_429_answers_keep_the_circuit_closed(make: Factory, clock: FakeClock) -> None:
     breaker = CircuitBreaker("crossref", failure_threshold=2, reset_seconds=30.0, clock=clock)
-    script = Script(httpx.Response(503), httpx.Response(400), httpx.Response(503), httpx.Response(404))
+    not_found = httpx.Response(404, text="Resource not found.")
+    script = Script(httpx.Response(503), httpx.Response(400), httpx.Response(503), not_found)
     transport = make(script, breaker=breaker, attempts=1)
     for _ in range(3):
         with pytest.raises(SourceError):

@@ -207,7 +207,7 @@ _PLACEHOLDER_NAMES: Final = frozenset(
         *("author", "authors", "the author", "the authors", "unknown", "unknown author"),
         *("unknown authors", "anonymous", "anon", "anonymous author", "anonymous authors"),
         *("anonymized", "anonymised", "anonymous for review", "anonymized for review"),
-        *("john doe", "jane doe", "j doe", "doe john", "doe jane", "doe j", "richard roe"),
+        *("john doe", "jane doe", "doe john", "doe jane", "doe", "richard roe"),
         *("first author", "second author", "third author", "fourth author", "last author"),
         *("corresponding author", "co author", "coauthor", "author one", "author two"),
         *("author three", "author name", "author names", "authors names", "name of author"),
@@ -221,8 +221,10 @@ _PLACEHOLDER_NAMES: Final = frozenset(
         *("a n other", "x", "xx", "xxx", "xxxx"),
     }
 )
+# "Doe" with an initial ("Doe, A.", "J. Doe") is a person: Doe is a surname (issue 20). Only the
+# template names are placeholders: "John Doe", "Jane Doe", "Doe" alone, "Doe1".
 _PLACEHOLDER_PATTERN = re.compile(
-    r"(?:author ?\d{1,2}|[a-z] author|author [a-z]|(?:[a-z] )?(?:doe|author)\d*)"
+    r"(?:author ?\d{1,2}|[a-z] author|author [a-z]|(?:[a-z] )?author\d*|doe\d+)"
 )
 
 

@@ -27,7 +27,7 @@ from aletheia.core.book_rules import is_book_like
 from aletheia.core.classical_case import cited_quote
 from aletheia.core.evidence import Evidence, Outcome, QueryKind
 from aletheia.core.excerpts import match_key
-from aletheia.core.field_rules import Findings
+from aletheia.core.field_evidence import Findings
 from aletheia.core.isbn import normalise_isbn
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import FieldEvidence, Reason

@@ -25,7 +25,8 @@ from aletheia.core.coverage import (
     search_coverage,
 )
 from aletheia.core.evidence import OUTSIDE_WORKS, Evidence, Outcome, QueryKind, SourceAnswer
-from aletheia.core.field_rules import NEAR_MISS_THRESHOLD, Findings, apply_field_rules, field_facts
+from aletheia.core.field_evidence import Findings
+from aletheia.core.field_rules import NEAR_MISS_THRESHOLD, apply_field_rules, field_facts
 from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid, same_doi
 from aletheia.core.isbn import normalise_isbn, same_isbn
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
@@ -94,6 +95,10 @@ class Case:
     @property
     def insufficient(self) -> bool:
         return not self.cited.title and not self.has_identifier and not self.cited.raw
+
+
+# The note that names the work a cited identifier points to when another work is the match.
+IDENTIFIER_ELSEWHERE_NOTE: Final = "identifier_names_another_work:"
 
 
 def _fabrication_signals(cited: CitedReference, current_year: int) -> list[Reason]:
@@ -187,9 +192,14 @@ def _works_for_identifier(works: list[Work], cited: CitedReference, kind: QueryK
 
 
 def _plausibly_same(a: Assessment, cited: CitedReference, kind: QueryKind) -> bool:
-    """The identifier's work is the cited work, possibly with metadata errors."""
+    """The identifier's work is the cited work, possibly with metadata errors. Template author
+    names ("Smith, John and Doe, Jane") say nothing about which work it is: the title decides."""
     if a.title_matches:
-        return a.first_author_agrees is not False or _authors_overlap(a)
+        return (
+            a.first_author_agrees is not False
+            or _authors_overlap(a)
+            or has_placeholder_authors(cited.authors)
+        )
     if not cited.title:
         return a.first_author_agrees is True
     if kind is QueryKind.ARXIV and _same_author_team(a):
@@ -441,6 +451,9 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
         else:
             f = case.findings
             f.add(case.conflict_reason or Reason.DOI_POINTS_ELSEWHERE)
+            # The match is the work found by title; the report must quote the identifier's own.
+            other = case.conflict.primary
+            f.notes.append(f"{IDENTIFIER_ELSEWHERE_NOTE} {other.source.value}: {other.title or ''}")
             apply_field_rules(field_facts(cited, case.assessments[id(case.identity)], via_search=True), f)
             for key, value in (
                 ("doi", case.identity.primary.doi),

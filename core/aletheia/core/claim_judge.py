@@ -27,15 +27,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
+from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
 from aletheia.core.excerpts import (
-    STOPWORDS,
     PaperText,
     content_terms,
     rank_sentences,
@@ -49,6 +49,7 @@ __all__ = [
     "ClaimJudgement",
     "ExcerptJudgement",
     "JudgementLabel",
+    "claim_terms_absent",
     "excerpts_to_judge",
     "judge_claim",
     "judge_excerpt",
@@ -80,6 +81,8 @@ class ClaimJudgement(BaseModel):
     claim: str
     judgements: tuple[ExcerptJudgement, ...]
     judge: str = JUDGE_NAME
+    # The claim's content terms the paper's whole text never uses (the rules judge's evidence).
+    absent_terms: tuple[str, ...] = ()
 
     @property
     def supporting(self) -> tuple[ExcerptJudgement, ...]:
@@ -94,42 +97,6 @@ class ClaimJudgement(BaseModel):
         return bool(self.supporting) and not self.contradicting
 
 
-# --- tokens ---------------------------------------------------------------------------------------------
-
-# Identifiers that hold digits are words ("covid-19", "il-6", "sars-cov-2", "p53"), not quantities.
-_TOKEN: Final = re.compile(
-    r"[a-z]+(?:[-/][a-z0-9]+)*-?\d+[a-z0-9]*(?:-[a-z0-9]+)*"
-    r"|\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-    r"|[a-z]+(?:'[a-z]+)*"
-    r"|%|[-\u2010-\u2015\u2212]"
-)
-_NUMBER: Final = re.compile(r"\d[\d,]*(?:\.\d+)?")
-
-
-def _tokens(text: str) -> list[str]:
-    folded = strip_accents(text).casefold().replace("\u2019", "'")
-    out: list[str] = []
-    for token in _TOKEN.findall(folded):
-        if token.endswith("n't"):
-            out.extend((token[:-3] or "not", "not"))
-        elif token == "cannot":  # noqa: S105 (a word, not a password)
-            out.extend(("can", "not"))
-        elif token[0] in "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212":
-            out.append("-")
-        else:
-            out.append(token)
-    return out
-
-
-def _phrase_positions(tokens: Sequence[str], phrase: tuple[str, ...]) -> list[int]:
-    size = len(phrase)
-    return [i for i in range(len(tokens) - size + 1) if tuple(tokens[i : i + size]) == phrase]
-
-
-def _has_phrase(tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> bool:
-    return any(_phrase_positions(tokens, phrase) for phrase in phrases)
-
-
 # --- polarity -------------------------------------------------------------------------------------------
 
 
@@ -138,7 +105,7 @@ def _negations(tokens: Sequence[str], shared: set[str]) -> int:
     count = 0
     taken: set[int] = set()
     for cue in rules.NEGATION_CUES:
-        for start in _phrase_positions(tokens, cue.words):
+        for start in phrase_positions(tokens, cue.words):
             if start in taken:
                 continue
             if any(tuple(tokens[start : start + len(e)]) == e for e in rules.NEGATION_EXCEPTIONS):
@@ -183,124 +150,6 @@ def _direction_flips(claim: Sequence[str], excerpt: Sequence[str]) -> int:
     return flips
 
 
-# --- numbers ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Quantity:
-    low: float
-    high: float
-    unit: str  # "%", a stemmed unit word, or "" for a bare number
-    relation: str = "eq"  # eq | lt | le | gt | ge (a bound: "under 30%")
-    text: str = ""
-
-
-_RATIO_WORDS: Final = frozenset({"in", "times", "fold", "out", "percent", "%", "of"})
-
-
-def _value(token: str, following: str = "") -> float | None:
-    if token in rules.NUMBER_WORDS and following in _RATIO_WORDS - {"of"} | {"%"}:
-        return float(rules.NUMBER_WORDS[token])
-    if not _NUMBER.fullmatch(token):
-        return None
-    try:
-        return float(token.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def _unit_after(tokens: Sequence[str], index: int) -> tuple[str, int]:
-    """The unit of the number ending at `index`: `%`/percent, or the next word (stemmed) unless it
-    is a function word ("3.3 in the cohort" has no unit)."""
-    following = tokens[index + 1] if index + 1 < len(tokens) else ""
-    if following in ("%", "percent", "per"):
-        return "%", index + 1
-    if (
-        following
-        and following.isalpha()
-        and following not in rules.RANGE_JOINERS
-        and following not in STOPWORDS
-    ):
-        return stem(following), index
-    return "", index
-
-
-def _quantities(tokens: Sequence[str]) -> list[_Quantity]:
-    found: list[_Quantity] = []
-    i = 0
-    while i < len(tokens):
-        low = _value(tokens[i], tokens[i + 1] if i + 1 < len(tokens) else "")
-        if low is None:
-            i += 1
-            continue
-        previous = tokens[i - 1] if i > 0 else ""
-        if previous in rules.NUMBER_LABELS or (previous == "=" or (previous == "n")):
-            i += 1
-            continue
-        # A ratio: "one in two", "1 in 2,000".
-        if i + 2 < len(tokens) and tokens[i + 1] == "in":
-            denominator = _value(tokens[i + 2], "in")
-            if denominator:
-                found.append(
-                    _Quantity(
-                        low / denominator, low / denominator, "ratio", "eq", " ".join(tokens[i : i + 3])
-                    )
-                )
-                i += 3
-                continue
-        high, end = low, i
-        # A range: "3 to 4", "3 - 4", "between 3 and 4" (and "3% to 4%").
-        unit_probe, after_unit = _unit_after(tokens, i)
-        joiner_at = after_unit + 1 if unit_probe == "%" else i + 1
-        if joiner_at + 1 < len(tokens) and tokens[joiner_at] in rules.RANGE_JOINERS:
-            upper = _value(tokens[joiner_at + 1], "in")
-            is_range = tokens[joiner_at] != "and" or (i > 0 and tokens[i - 1] == "between")
-            if upper is not None and is_range and upper >= low:
-                high, end = upper, joiner_at + 1
-        unit, end = _unit_after(tokens, end)
-        if not unit and unit_probe == "%":
-            unit = "%"
-        relation = "eq"
-        for cue, bound in rules.NUMBER_BOUNDS:
-            size = len(cue)
-            if i >= size and tuple(tokens[i - size : i]) == cue:
-                relation = bound
-        if not unit and low == high and low.is_integer() and 1800 <= low <= 2100:
-            unit = "year"
-        found.append(_Quantity(low, high, unit, relation, " ".join(tokens[i : end + 1])))
-        i = end + 1
-    return found
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= rules.NUMBER_TOLERANCE * max(abs(a), abs(b), 1e-9)
-
-
-def _fits(claim: _Quantity, stated: _Quantity) -> bool:
-    """The excerpt's quantity is consistent with (shows) the claim's."""
-    low, high = stated.low, stated.high
-    if claim.relation == "eq":
-        if low == high and claim.low == claim.high:
-            return _close(low, claim.low)
-        # A claimed range is shown by a value or a range inside it, not by one that merely overlaps
-        # it (a confidence interval from 1.4 to 3.9 does not show "between 3 and 4").
-        return (low >= claim.low or _close(low, claim.low)) and (
-            high <= claim.high or _close(high, claim.high)
-        )
-    bound = claim.low if claim.relation in ("gt", "ge") else claim.high
-    if claim.relation in ("lt", "le"):
-        return (
-            high < bound
-            or (claim.relation == "le" and _close(high, bound))
-            or (stated.relation in ("lt", "le") and high <= bound)
-        )
-    return (
-        low > bound
-        or (claim.relation == "ge" and _close(low, bound))
-        or (stated.relation in ("gt", "ge") and low >= bound)
-    )
-
-
 # --- quantifiers and populations --------------------------------------------------------------------------
 
 
@@ -312,7 +161,7 @@ def _quantifiers(tokens: Sequence[str]) -> set[str]:
 def _groups(tokens: Sequence[str], axis: rules.PopulationAxis) -> set[str]:
     found: set[str] = set()
     for group, words in axis.groups:
-        if _has_phrase(tokens, (tuple(word.split()) for word in words)):
+        if has_phrase(tokens, (tuple(word.split()) for word in words)):
             found.add(group)
     return found
 
@@ -380,11 +229,16 @@ def _polarity(
         out.contradicts.append(code)
     elif negation_flip and direction_flips:
         out.notes.append("negation_and_direction_cancel")
-    # The effect the claim states must be stated by the excerpt, one way only.
+    # The effect the claim states must be stated by the excerpt, one way only. Where the excerpt
+    # names no side of the claim's pair, the same side of another pair, with no opposite side
+    # anywhere, states it ("enhances" / "induced"; the pairs list the positive side first).
     excerpt_dirs = _directions(excerpt_tokens)
+    excerpt_sides = {side for sides in excerpt_dirs.values() for side in sides}
     for pair, sides in _directions(claim_tokens).items():
         stated = excerpt_dirs.get(pair)
         if len(sides) != 1:
+            continue
+        if not stated and excerpt_sides == sides:
             continue
         if not stated:
             out.not_enough.append(f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
@@ -394,27 +248,26 @@ def _polarity(
 
 def _assertion(claim_tokens: list[str], excerpt: str, excerpt_tokens: list[str], out: _Findings) -> None:
     if excerpt.rstrip().endswith("?") or (
-        _has_phrase(excerpt_tokens, rules.NON_ASSERTION_CUES)
-        and not _has_phrase(claim_tokens, rules.NON_ASSERTION_CUES)
+        has_phrase(excerpt_tokens, rules.NON_ASSERTION_CUES)
+        and not has_phrase(claim_tokens, rules.NON_ASSERTION_CUES)
     ):
         out.not_enough.append("not_an_assertion")
-    comparative = _has_phrase(claim_tokens, rules.DIFFERENCE_CUES) or _has_phrase(
+    comparative = has_phrase(claim_tokens, rules.DIFFERENCE_CUES) or has_phrase(
         claim_tokens, rules.COMPARISON_CUES
     )
     if comparative and not (
-        _has_phrase(excerpt_tokens, rules.DIFFERENCE_CUES)
-        or _has_phrase(excerpt_tokens, rules.COMPARISON_CUES)
+        has_phrase(excerpt_tokens, rules.DIFFERENCE_CUES) or has_phrase(excerpt_tokens, rules.COMPARISON_CUES)
     ):
         out.not_enough.append("comparison_not_stated")
 
 
 def _effects(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
-    claim_null = _has_phrase(claim_tokens, rules.NULL_EFFECT_CUES)
-    excerpt_null = _has_phrase(excerpt_tokens, rules.NULL_EFFECT_CUES)
-    claim_equal = _has_phrase(claim_tokens, rules.EQUIVALENCE_CUES)
-    excerpt_equal = _has_phrase(excerpt_tokens, rules.EQUIVALENCE_CUES)
-    claim_differs = _has_phrase(claim_tokens, rules.DIFFERENCE_CUES)
-    excerpt_differs = _has_phrase(excerpt_tokens, rules.DIFFERENCE_CUES)
+    claim_null = has_phrase(claim_tokens, rules.NULL_EFFECT_CUES)
+    excerpt_null = has_phrase(excerpt_tokens, rules.NULL_EFFECT_CUES)
+    claim_equal = has_phrase(claim_tokens, rules.EQUIVALENCE_CUES)
+    excerpt_equal = has_phrase(excerpt_tokens, rules.EQUIVALENCE_CUES)
+    claim_differs = has_phrase(claim_tokens, rules.DIFFERENCE_CUES)
+    excerpt_differs = has_phrase(excerpt_tokens, rules.DIFFERENCE_CUES)
     if claim_equal and excerpt_differs and not excerpt_equal:
         out.contradicts.append("equivalence_vs_difference")
     elif claim_differs and excerpt_equal and not excerpt_differs:
@@ -426,10 +279,10 @@ def _effects(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings)
 
 
 def _numbers(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
-    stated = _quantities(excerpt_tokens)
-    for wanted in _quantities(claim_tokens):
+    stated = quantities(excerpt_tokens)
+    for wanted in quantities(claim_tokens):
         same_unit = [q for q in stated if q.unit == wanted.unit]
-        if any(_fits(wanted, q) for q in same_unit):
+        if any(fits(wanted, q) for q in same_unit):
             continue
         if same_unit and wanted.unit:
             shown = ", ".join(q.text for q in same_unit[:3])
@@ -460,14 +313,14 @@ def _group_order(tokens: Sequence[str], axis: rules.PopulationAxis) -> list[str]
     """The axis' groups in the order the text first names them."""
     first: dict[str, int] = {}
     for group, words in axis.groups:
-        positions = [p for word in words for p in _phrase_positions(tokens, tuple(word.split()))]
+        positions = [p for word in words for p in phrase_positions(tokens, tuple(word.split()))]
         if positions:
             first[group] = min(positions)
     return sorted(first, key=first.__getitem__)
 
 
 def _population(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
-    comparative = _has_phrase(claim_tokens, rules.COMPARISON_CUES)
+    comparative = has_phrase(claim_tokens, rules.COMPARISON_CUES)
     for axis in rules.POPULATION_AXES:
         wanted, stated = _groups(claim_tokens, axis), _groups(excerpt_tokens, axis)
         if wanted and stated and not wanted & stated:
@@ -485,9 +338,9 @@ def _population(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findin
 
 
 def _hedge(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findings) -> None:
-    claim_hedged = _has_phrase(claim_tokens, rules.HEDGE_CUES)
+    claim_hedged = has_phrase(claim_tokens, rules.HEDGE_CUES)
     strong = any(stem(t).startswith(rules.STRONG_CLAIM_STEMS) for t in claim_tokens)
-    if strong and not claim_hedged and _has_phrase(excerpt_tokens, rules.HEDGE_CUES):
+    if strong and not claim_hedged and has_phrase(excerpt_tokens, rules.HEDGE_CUES):
         out.not_enough.append("hedged_excerpt_for_strong_claim")
 
 
@@ -499,6 +352,7 @@ _EXPLAIN: Final = {
     "null_effect_mismatch": "one says there is no effect, the other does not",
     "hedged_excerpt_for_strong_claim": "the claim asserts cause or certainty; the excerpt only suggests it",
     "majority_vs_share_under_half": "the claim says a majority; the excerpt's shares are all under half",
+    "claim_terms_absent_from_paper": "the claim names things the paper never mentions",
     "not_an_assertion": "the excerpt states an aim, a question or a method, not a finding",
     "comparison_not_stated": "the claim compares; the excerpt does not",
 }
@@ -508,11 +362,15 @@ def _explain(codes: Sequence[str]) -> str:
     return "; ".join(_EXPLAIN.get(code, code) for code in codes)
 
 
-def judge_excerpt(claim: str, excerpt: str, *, location: str | None = None) -> ExcerptJudgement:
+def judge_excerpt(
+    claim: str, excerpt: str, *, location: str | None = None, absent_terms: Sequence[str] = ()
+) -> ExcerptJudgement:
     """Judge one excerpt (the paper's own words) against the claim: supports / contradicts /
-    not_enough, with the rule codes that decided it."""
+    not_enough, with the rule codes that decided it. `absent_terms` are the claim's content terms
+    that the paper's whole text never uses (`claim_terms_absent`): past
+    `MAX_CLAIM_TERMS_ABSENT_FROM_PAPER` of them, the claim says more than the paper does."""
     share, shared, wanted = _relevance(claim, excerpt)
-    claim_tokens, excerpt_tokens = _tokens(claim), _tokens(excerpt)
+    claim_tokens, excerpt_tokens = tokens_of(claim), tokens_of(excerpt)
     findings = _Findings([], [], [])
     _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
     _assertion(claim_tokens, excerpt, excerpt_tokens, findings)
@@ -533,6 +391,14 @@ def judge_excerpt(claim: str, excerpt: str, *, location: str | None = None) -> E
     relevant = share >= rules.CONTRADICT_MIN_COVERAGE and len(shared) >= min(
         rules.CONTRADICT_MIN_SHARED, len(wanted)
     )
+    enough = share >= rules.SUPPORT_MIN_COVERAGE and len(shared) >= min(rules.SUPPORT_MIN_SHARED, len(wanted))
+    if not enough:
+        # A number belongs to its sentence: one that states another quantity of something else
+        # ("the edge cut fell by 12%" against "halves the memory footprint") is not evidence against
+        # the claim unless the sentence is about what the claim is about.
+        numeric = [code for code in findings.contradicts if code.startswith("number_mismatch")]
+        findings.contradicts = [code for code in findings.contradicts if code not in numeric]
+        findings.not_enough.extend(code.replace("number_mismatch", "number_differs") for code in numeric)
     if findings.contradicts and relevant:
         codes = (*findings.contradicts, coverage_code)
         return ExcerptJudgement(
@@ -542,7 +408,6 @@ def judge_excerpt(claim: str, excerpt: str, *, location: str | None = None) -> E
             explanation=_explain(findings.contradicts),
             location=location,
         )
-    enough = share >= rules.SUPPORT_MIN_COVERAGE and len(shared) >= min(rules.SUPPORT_MIN_SHARED, len(wanted))
     if not enough:
         why = f"the excerpt holds {len(shared)} of the claim's {len(wanted)} content terms"
         return ExcerptJudgement(
@@ -553,6 +418,8 @@ def judge_excerpt(claim: str, excerpt: str, *, location: str | None = None) -> E
             location=location,
         )
     blockers = [*findings.not_enough, *findings.contradicts]
+    if len(absent_terms) > rules.MAX_CLAIM_TERMS_ABSENT_FROM_PAPER:
+        blockers.append(f"claim_terms_absent_from_paper: {', '.join(absent_terms)}")
     if blockers:
         return ExcerptJudgement(
             excerpt=excerpt,
@@ -571,16 +438,24 @@ def judge_excerpt(claim: str, excerpt: str, *, location: str | None = None) -> E
     )
 
 
-def judge_claim(claim: str, excerpts: Sequence[tuple[str, str | None]]) -> ClaimJudgement:
-    """Every (excerpt, location) judged; duplicates judged once."""
+def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
+    """The claim's content terms (stemmed) that the paper's text never uses, sorted."""
+    return tuple(sorted(set(content_terms(claim)) - set(content_terms(paper_text))))
+
+
+def judge_claim(
+    claim: str, excerpts: Sequence[tuple[str, str | None]], *, absent_terms: Sequence[str] = ()
+) -> ClaimJudgement:
+    """Every (excerpt, location) judged; duplicates judged once. `absent_terms`: see `judge_excerpt`
+    (kept with the judgement, so that a replay judges exactly as the decision did)."""
     seen: set[str] = set()
     judgements: list[ExcerptJudgement] = []
     for text, location in excerpts:
         if text in seen:
             continue
         seen.add(text)
-        judgements.append(judge_excerpt(claim, text, location=location))
-    return ClaimJudgement(claim=claim, judgements=tuple(judgements))
+        judgements.append(judge_excerpt(claim, text, location=location, absent_terms=absent_terms))
+    return ClaimJudgement(claim=claim, judgements=tuple(judgements), absent_terms=tuple(absent_terms))
 
 
 def excerpts_to_judge(claim: str, paper: PaperText, *, limit: int = 5) -> list[str]:

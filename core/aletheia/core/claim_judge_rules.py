@@ -25,6 +25,10 @@ SUPPORT_MIN_COVERAGE: Final = 0.6
 SUPPORT_MIN_SHARED: Final = (
     3  # ... and at least this many distinct shared terms (fewer if the claim is short)
 )
+# A claim that names more than this many things the paper's whole text never mentions says more than
+# the paper does ("an Italian study", "in mouse and macaque models"), however well one excerpt matches
+# the rest: two are allowed for paraphrase.
+MAX_CLAIM_TERMS_ABSENT_FROM_PAPER: Final = 2
 CONTRADICT_MIN_COVERAGE: Final = 0.34
 CONTRADICT_MIN_SHARED: Final = 2
 
@@ -95,24 +99,29 @@ def _forms(text: str) -> tuple[str, ...]:
 
 DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
     (_forms("increase increased increases increasing raise raised raises raising elevate elevated"
-            " elevates elevation higher greater more larger rise rises rising rose grow grows growing"
+            " elevates elevation higher highest greater greatest more larger largest rise rises rising"
+            " rose grow grows growing heavier excess excessive heightened double doubled doubles"
             " grew boost boosted gain gained upregulate upregulated upregulates upregulation exceed"
             " exceeded exceeds"),
      _forms("decrease decreased decreases decreasing reduce reduced reduces reducing reduction lower"
-            " lowered lowers lowering less fewer smaller drop dropped drops decline declined declines"
+            " lowered lowers lowering lowest less fewer smaller smallest drop dropped drops decline declined"
+            " declines"
             " declining fall falls fell diminish diminished diminishes loss downregulate downregulated"
-            " downregulates downregulation attenuate attenuated attenuates lessen lessened shrink")),
+            " downregulates downregulation attenuate attenuated attenuates lessen lessened shrink"
+            " ameliorate ameliorated ameliorates amelioration alleviate alleviated alleviates halve halved"
+            " halves")),
     (_forms("faster quicker sooner earlier rapid accelerated"), _forms("slower later delayed")),
     (_forms("improve improved improves improving improvement enhance enhanced enhances enhancing benefit"
             " benefits beneficial better strengthen strengthened protect protected protects protective"
-            " ameliorate ameliorated ameliorates amelioration"),
+),
      _forms("worsen worsened worsens worsening impair impaired impairs impairment harm harms harmful"
             " weaken weakened weakens damage damaged damages deteriorate deteriorated deterioration"
-            " detrimental worse")),
+            " detrimental worse deleterious adverse dysfunction dysfunctional")),
     (_forms("promote promoted promotes promoting activate activated activates activation induce induced"
             " induces inducing stimulate stimulated stimulates facilitate facilitated facilitates trigger"
             " triggered triggers accelerate accelerated accelerates potentiate potentiated potentiates"
-            " enable enabled enables mediate mediated mediates drive drives driven"),
+            " enable enabled enables mediate mediated mediates drive drives driven encourage encourages"
+            " encouraged predispose predisposes predisposed"),
      _forms("inhibit inhibited inhibits inhibiting inhibition suppress suppressed suppresses suppression"
             " block blocked blocks blocking prevent prevented prevents preventing repress repressed"
             " represses slow slowed slows delay delayed delays abolish abolished abolishes antagonize"
@@ -274,8 +283,10 @@ POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
     )),
     PopulationAxis("age", (
         ("adults", ("adult", "adults", "elderly", "older", "aged")),
-        ("children", ("child", "children", "paediatric", "pediatric", "infant", "infants", "newborn",
-                      "newborns", "neonatal", "neonates", "adolescent", "adolescents", "kids", "toddlers")),
+        ("infants", ("infant", "infants", "newborn", "newborns", "neonatal", "neonates", "toddler",
+                     "toddlers", "babies")),
+        ("children", ("child", "children", "paediatric", "pediatric", "kids", "schoolchildren")),
+        ("adolescents", ("adolescent", "adolescents", "teenagers", "puberty", "pubertal", "youth")),
     )),
     PopulationAxis("setting", (
         ("in_vitro", ("vitro", "cultured", "culture", "cell line", "cell lines")),
@@ -341,6 +352,7 @@ STRONG_CLAIM_STEMS: Final[tuple[str, ...]] = (
     "definitely",
     "certainly",
     "determin",
+    "responsib",
     "only",
     "lead",
     "leads",
@@ -407,6 +419,9 @@ NUMBER_WORDS: Final[dict[str, str]] = {
     )
 } | {"twice": "2", "thrice": "3", "dozen": "12", "hundred": "100", "thousand": "1000"}
 
+# "halves the running time", "cut by half": a change of 50%.
+HALF_WORDS: Final = frozenset({"halve", "halves", "halved", "halving", "half"})
+
 # --- what a sentence does ------------------------------------------------------------------------------
 
 # A sentence that states an aim, a question or a method asserts nothing: it cannot support a claim
@@ -436,8 +451,13 @@ NON_ASSERTION_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "we asked",
         "we sought",
         "we tested",
+        "we hypothesize",
+        "we hypothesise",
         "we hypothesized",
         "we hypothesised",
+        "hypothesis",
+        "we propose",
+        "we speculate",
         "whether",
         "remains unknown",
         "remain unknown",

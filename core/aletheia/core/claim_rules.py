@@ -12,7 +12,9 @@ not ask an author to cite their own result).
 
 `CITATION_MARKERS`: the forms a citation takes in LaTeX, Markdown/pandoc and plain text, each with
 the group that holds its keys and how those keys are resolved against the bibliography
-(`by`: key, position, author_year, footnote).
+(`by`: key, position, author_year, footnote). A sentence that carries a marker of one of the
+`CLAIM_MAKING_STYLES` is a claim whether or not a rule catches it: it is judged against the paper
+it cites (`pipeline/cited_claims.py`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-RULES_VERSION: Final = "1.0.0"  # bump when a row changes: reports name the version that found them
+# bump when a row changes: reports name the version that found them (1.1.0: a sentence with a
+# citation marker is a claim, whether or not a rule catches it)
+RULES_VERSION: Final = "1.1.0"
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,18 @@ CITATION_MARKERS: Final[tuple[CitationMarker, ...]] = (
         r"(" + _AUTHORS + r"\s+\(" + _YEAR + r"\))",
     ),
 )
+
+# Quarto and pandoc-crossref cross-references share the citation syntax (`@tbl-summary`,
+# `[@fig:plot]`): a label with one of these prefixes points into the document, not at a reference.
+CROSS_REFERENCE_KEY: Final = re.compile(
+    r"(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|exm|exr|rem|sol|apx)[-:]", re.IGNORECASE
+)
+
+# The marker styles that make a sentence a claim on their own (issue 19): a sentence that cites a
+# paper says something the paper should say, so it is judged against that paper. A Markdown
+# footnote is not among them: footnotes hold remarks as often as references, and the marker alone
+# cannot tell which (a footnote still counts as the citation of a sentence a rule caught).
+CLAIM_MAKING_STYLES: Final = frozenset({"latex", "pandoc", "numeric", "author_year"})
 
 # Where the text stops being prose to check (the reference list itself).
 REFERENCE_HEADINGS: Final = re.compile(

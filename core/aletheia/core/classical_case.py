@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from aletheia.core.canonical import Resolution, canonical_reference
 from aletheia.core.evidence import Evidence, Outcome, QueryKind
 from aletheia.core.excerpts import match_key, strip_quote_marks
-from aletheia.core.field_rules import Findings
+from aletheia.core.field_evidence import Findings
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
 

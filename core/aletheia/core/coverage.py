@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
+from aletheia.core.author_kinds import is_organisation_name
 from aletheia.core.cs_scope import is_computer_science
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.text import fold
-from aletheia.core.venues import is_no_venue_claim
+from aletheia.core.venues import is_no_venue_claim, is_publisher
 
 # The general indexes: every scholarly work could be in any of them.
 GENERAL_INDEXES: Final = (SourceName.OPENALEX, SourceName.CROSSREF, SourceName.SEMANTIC_SCHOLAR)
@@ -166,7 +167,25 @@ PARTLY_INDEXED_TYPES: Final = frozenset(
 _OUT_OF_SCOPE_WORDS: Final = re.compile(
     r"(?<![a-z])(?:github|gitlab|software|source code|code repository|dataset|data set|blog|"
     r"newspaper|press release|website|web page|webpage|accessed|retrieved|"
-    r"standard|rfc \d+|iso \d+|documentation|model card)(?![a-z])"
+    r"standard|rfc \d+|iso \d+|documentation|model card|"
+    # The hosts of `_CODE_HOSTS` and `_DATA_HOSTS` named in words: a style that prints no URL
+    # (BibTeX's `plain`, `ieeetr`) keeps "Hugging Face model repository" as the only sign.
+    r"hugging ?face|kaggle|zenodo|pypi|model (?:repository|hub|weights|checkpoints?))(?![a-z])"
+)
+# Titles that say what the thing is: a model card, a licence (the URL that said so in the `.bib`
+# may be gone from a rendered list).
+_OUT_OF_SCOPE_TITLE: Final = re.compile(r"(?<![a-z])model card|licen[cs]e ?agreement")
+# A model release named by its size ("Llama 3.1 8B", "Mistral-Small-24B-Instruct-2501"), cited
+# without a venue or an identifier: some have a paper the indexes hold, many only a model page.
+_MODEL_SIZE: Final = re.compile(r"(?<![a-z0-9])\d+(?:\s\d+)?[bm](?![a-z0-9])")
+_MODEL_TITLE_MAX_WORDS: Final = 8
+# Publishers of proceedings, which a reference may name where its venue belongs ("PMLR", "IEEE"):
+# a venue that is one of these says nothing about the work being a book.
+_PROCEEDINGS_PUBLISHERS: Final = re.compile(
+    r"(?:pmlr|openreview(?: net)?|curran(?: associates)?(?: inc)?|jmlr(?: org)?|microtome|ijcai(?: org)?|"
+    r"aaai(?: press)?|usenix(?: association)?|ieee.*|acm.*|association for computing machinery|"
+    r"association for computational linguistics|neural information processing systems foundation|"
+    r"international machine learning society|schloss dagstuhl.*|ceur.*)"
 )
 _MANUAL_TITLE: Final = re.compile(
     r"(?<![a-z])(?:reference manual|user manual|users? guide|user s guide|documentation)(?![a-z])"
@@ -174,7 +193,7 @@ _MANUAL_TITLE: Final = re.compile(
 # Reports, theses and white papers: some are indexed (arXiv technical reports), many are not.
 _REPORT_WORDS: Final = re.compile(
     r"(?<![a-z])(?:technical report|tech rep|white ?paper|system card|report|thesis|dissertation|"
-    r"book|press|publishing|publishers?)(?![a-z])"
+    r"books?|press|publishing|publishers?)(?![a-z])"
 )
 
 
@@ -252,6 +271,8 @@ def classify_kind(cited: CitedReference) -> Kind | None:
     if not (cited.doi or scholarly_id):
         if venue_text and _OUT_OF_SCOPE_WORDS.search(venue_text) and not cited.fields.get("journal"):
             return Kind("web or software resource", True, f"published as {venue_text!r}")
+        if cited.title and _OUT_OF_SCOPE_TITLE.search(fold(cited.title)):
+            return Kind("model card or licence", True, f"titled {cited.title!r}")
         if entry_type in ("misc", "") and hosts and not cited.authors:
             return Kind("web page", True, f"a URL at {hosts[0]} with no authors")
         web = [h for h in hosts if h and not _host_in(h, _SCHOLARLY_HOSTS)]
@@ -269,9 +290,27 @@ def classify_kind(cited: CitedReference) -> Kind | None:
         return Kind("book", False, "a bookseller or book-search URL")
     if cited.isbn and not (cited.doi or scholarly_id):
         return Kind("book", False, "cited with an ISBN")
+    if not (cited.doi or scholarly_id or cited.fields.get("journal")) and _publisher_only(cited.venue):
+        # "Bishop. Pattern Recognition and Machine Learning. Springer, 2006.": a reference string
+        # names a book's publisher where a paper's venue would be (the `.bib` said `@book`).
+        return Kind("book", False, f"published by {cited.venue}")
+    if not (cited.doi or scholarly_id) and _no_venue(cited):
+        if _is_model_release(cited.title):
+            return Kind("model release", False, f"a model named by its size, {cited.title!r}, no venue")
+        if cited.authors and all(is_organisation_name(a.display) for a in cited.authors):
+            return Kind("organisation's release", False, "an organisation as author, no venue")
     if cited.year is not None and cited.year < INDEX_COVERAGE_YEAR and not (cited.doi or scholarly_id):
         return Kind("early work", False, f"published in {cited.year}, before the indexes' coverage")
     return None
+
+
+def _publisher_only(venue: str | None) -> bool:
+    return bool(venue) and is_publisher(venue) and not _PROCEEDINGS_PUBLISHERS.fullmatch(fold(venue or ""))
+
+
+def _is_model_release(title: str | None) -> bool:
+    folded = fold(title or "")
+    return len(folded.split()) <= _MODEL_TITLE_MAX_WORDS and _MODEL_SIZE.search(folded) is not None
 
 
 def is_biomedical(cited: CitedReference) -> bool:

@@ -35,13 +35,17 @@ _CS_WORDS: Final = re.compile(
 )
 
 
+def is_computing_venue(venue: str) -> bool:
+    """A computing venue of the venue table, or a venue in a computing field's words."""
+    key = canonical_venue(venue)
+    if key is not None and key not in NON_CS_VENUE_KEYS:
+        return True
+    return bool(_CS_WORDS.search(fold(venue)))
+
+
 def is_computer_science(cited: CitedReference) -> bool:
     """The citation names a computing venue, or cites the ACL Anthology."""
     venue = cited.venue or cited.fields.get("booktitle") or cited.fields.get("journal") or ""
-    if venue:
-        key = canonical_venue(venue)
-        if key is not None and key not in NON_CS_VENUE_KEYS:
-            return True
-        if _CS_WORDS.search(fold(venue)):
-            return True
+    if venue and is_computing_venue(venue):
+        return True
     return cited_acl_id(cited) is not None

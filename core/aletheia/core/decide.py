@@ -238,11 +238,13 @@ STATUS_RULES: Final[tuple[StatusRule, ...]] = (
         _no_match,
         _T + "test_not_found_needs_every_source_searched",
     ),
+    # A real work cited with template authors is a real work with wrong authors (the sources give
+    # the right ones, `fields_disagree`); a future year or a template title on it stays invented.
     StatusRule(
         "real_work_with_signs_of_invention",
         VerdictStatus.FABRICATED,
         None,
-        lambda c: bool(c.signals),
+        lambda c: any(s is not Reason.PLACEHOLDER_AUTHORS for s in c.signals),
         _T + "test_real_work_with_placeholder_authors",
     ),
     StatusRule(

@@ -14,21 +14,35 @@ version nobody shows is "unconfirmed", not "preprint cited as published".
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Final
 
 from aletheia.core.authors import AuthorComparison
 from aletheia.core.book_rules import is_book_record, publisher_agrees
+from aletheia.core.cs_scope import is_computing_venue
 from aletheia.core.dblp_venue import venue_confirmed_by_dblp
 from aletheia.core.evidence import QueryKind
+from aletheia.core.field_evidence import (
+    FieldFacts,
+    Findings,
+    omits_coauthors,
+    record_field_evidence,
+    venue_names,
+)
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.orcid import orcid_conflicts
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
-from aletheia.core.titles import TITLE_THRESHOLD
+from aletheia.core.title_spelling import misspelt
 from aletheia.core.trust import any_decisive, is_decisive
-from aletheia.core.venues import VenueRelation, is_no_venue_claim, venue_relation, venue_similarity
-from aletheia.core.verdicts import FieldEvidence, Reason, Severity
+from aletheia.core.venues import (
+    VenueRelation,
+    is_no_venue_claim,
+    venue_relation,
+    venue_similarity,
+    venue_years,
+)
+from aletheia.core.verdicts import Reason, Severity
 from aletheia.core.works import Assessment, word_level_change, work_years
 
 # Below the decisive threshold but this close, with the same first author: the same work cited
@@ -68,65 +82,9 @@ def places_published(r: WorkRecord) -> bool:
     return bool(r.related_dois)
 
 
-def venue_names(records: list[WorkRecord]) -> list[str]:
-    """Every name the sources give for the work's venue, published ones first."""
-    names: list[str] = []
-    for r in records:
-        for name in (r.published_venue, r.venue, *r.venue_aliases, *r.other_venues):
-            if name and not is_no_venue_claim(name) and name not in names:
-                names.append(name)
-    return names
-
-
-@dataclass
-class FieldFacts:
-    """What the comparison of one citation with one work found, field by field."""
-
-    cited: CitedReference
-    assessment: Assessment
-    via_search: bool
-    title_agrees: bool | None = None
-    title_changed_between_versions: bool = False
-    title_cut_short: bool = False
-    authors: AuthorComparison | None = None
-    authors_agree_somewhere: bool = False
-    sources_lacking_cited_authors: int = 0
-    year_agrees: bool | None = None
-    year_off_by_one: bool = False
-    year_off_by_one_versions: bool = False
-    arxiv_version_ahead: bool = False
-    venue: VenueRelation | None = None
-    venue_similarity: float = 0.0
-    published_visible: bool = False
-    preprint_visible: bool = False  # some record is the preprint (not merely a record without venue)
-    book_edition: bool = False  # the work is a book: its years are editions' years (`book_rules`)
-    publisher_agrees: bool | None = None  # the cited publisher against the sources' (books)
-    venue_confirmed_by_dblp: bool = False  # DBLP's record under the work's key names the cited venue
-    orcid_conflict: bool = False  # two sources give one author position different ORCID iDs
-    # Every record of the work comes from a source below the decisive trust level (`core.trust`):
-    # a web page, a search hit, model output. Such evidence is reported, never decisive.
-    low_trust_only: bool = False
-
-    @property
-    def title_similarity(self) -> float:
-        return self.assessment.title_similarity
-
-
 def _clean(c: AuthorComparison) -> bool:
     return c.first_author_agrees is True and not (
         c.swapped or c.extra or c.truncated or c.missing_trailing or c.missing
-    )
-
-
-def omits_coauthors(c: AuthorComparison) -> bool:
-    """Every cited author is in the source's list, in order, but some of the source's are not
-    cited (and the citation does not say "et al."): an incomplete list that is not a cut tail."""
-    return (
-        bool(c.missing)
-        and not c.truncated
-        and not c.extra
-        and not c.swapped
-        and c.first_author_agrees is True
     )
 
 
@@ -150,6 +108,8 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
             and a.authors.matched_count >= max(1, (a.authors.cited_count + 1) // 2)
         )
         facts.title_cut_short = not facts.title_agrees and _cut_short(cited.title, a.best_title)
+        if facts.title_agrees and not a.title_exact and a.best_title and misspelt(cited.title, a.best_title):
+            facts.title_agrees, facts.title_misspelled = False, True
     if a.authors is not None:
         facts.authors = a.authors
         facts.authors_agree_somewhere = any(_clean(c) for c, _ in a.all_authors)
@@ -161,14 +121,24 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
     facts.publisher_agrees = publisher_agrees(cited, work.records) if facts.book_edition else None
     years = work_years(work)
     if cited.year is not None and years:
-        facts.year_agrees = cited.year in years
-        closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
-        versions = any(r.is_preprint for r in work.records) or any(
-            r.related_arxiv_ids or r.related_dois for r in work.records
+        # The year of the version cited: a year the sources' name of the cited venue gives agrees
+        # ("... Learning Representations, San Diego, 2015" on Adam's arXiv preprint of 2014).
+        facts.year_agrees = cited.year in years or cited.year in venue_years(
+            cited.venue, venue_names(work.records)
         )
-        # One year off is minor whatever its cause: preprint and published versions, or print
-        # and online dates straddling a year (Crossref's published-online 2022 for a 2023 issue).
-        facts.year_off_by_one = not facts.year_agrees and abs(closest - cited.year) == 1
+        closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
+        versions = (
+            len(years) > 1
+            or any(r.is_preprint or r.arxiv_id or r.related_arxiv_ids or r.related_dois for r in work.records)
+            or _preprint_plausible(cited, work.records)
+        )
+        # One year off is minor when versions can explain it: a preprint and its published
+        # version, sources a year apart, or a year after the earliest one (print after online,
+        # Crossref's published-online 2022 for a 2023 issue). A year before the earliest date any
+        # source gives, with no other version in sight, is wrong (Watson and Crick as 1952).
+        facts.year_off_by_one = (
+            not facts.year_agrees and abs(closest - cited.year) == 1 and (versions or cited.year > closest)
+        )
         facts.year_off_by_one_versions = facts.year_off_by_one and versions
     if cited.arxiv_id and cited.arxiv_version is not None:
         latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
@@ -181,6 +151,15 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
         facts.venue_similarity = max((venue_similarity(cited.venue or "", n) for n in names), default=0.0)
         facts.venue_confirmed_by_dblp = venue_confirmed_by_dblp(cited, work.records)
     return facts
+
+
+def _preprint_plausible(cited: CitedReference, records: list[WorkRecord]) -> bool:
+    """A preprint the sources do not list is the likely version of a year cited one early: the
+    citation names a preprint ("arXiv preprint", an arXiv id), or the work is computing's, a field
+    that posts preprints before the proceedings (Adam cited 2014, OpenAlex's ICLR record 2015)."""
+    if cited.arxiv_id or (cited.venue and cited.venue.strip() and is_no_venue_claim(cited.venue)):
+        return True
+    return any(is_computing_venue(n) for n in (cited.venue or "", *venue_names(records)) if n)
 
 
 def _cut_short(cited: str, found: str | None) -> bool:
@@ -209,7 +188,9 @@ def _order_only(f: FieldFacts) -> bool:
 
 
 def _title_wrong(f: FieldFacts) -> bool:
-    return f.title_agrees is False and not (f.title_changed_between_versions or f.title_cut_short)
+    return f.title_agrees is False and not (
+        f.title_changed_between_versions or f.title_cut_short or f.title_misspelled
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +234,13 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         Severity.MINOR,
         lambda f: f.title_cut_short,
         _T + "test_title_cut_short",
+    ),
+    FieldRule(
+        "title_misspelled",
+        Reason.TITLE_MISSPELLED,
+        Severity.MINOR,
+        lambda f: f.title_misspelled,
+        _T + "test_title_misspelled",
     ),
     FieldRule(
         "authors_swapped",
@@ -443,35 +431,29 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
 )
 
 
-@dataclass
-class Findings:
-    """Reasons, severities, per-field evidence and corrections gathered for one verdict."""
-
-    reasons: list[Reason] = field(default_factory=list)
-    major: bool = False
-    minor: bool = False
-    fields: dict[str, FieldEvidence] = field(default_factory=dict)
-    corrected: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    rules: list[str] = field(default_factory=list)  # the names of the rows that fired
-
-    def add(self, reason: Reason, severity: Severity | None = None, *, rule: str | None = None) -> None:
-        if reason not in self.reasons:
-            self.reasons.append(reason)
-        if severity is Severity.MAJOR:
-            self.major = True
-        elif severity is Severity.MINOR:
-            self.minor = True
-        if rule and rule not in self.rules:
-            self.rules.append(rule)
+# The rows about the author list: at most minor on a list the parser may have split wrongly.
+_AUTHOR_LIST_REASONS: Final = frozenset(
+    {
+        Reason.AUTHORS_SWAPPED,
+        Reason.FIRST_AUTHOR_MISMATCH,
+        Reason.AUTHOR_LIST_DIFFERS,
+        Reason.AUTHORS_TRUNCATED,
+        Reason.AUTHORS_MISSING_TRAILING,
+        Reason.AUTHOR_LIST_UNCONFIRMED,
+    }
+)
 
 
 def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
     """The engine: every row whose condition holds adds its reason; then the per-field evidence."""
     for rule in FIELD_RULES:
         if rule.when(facts):
-            # Low-trust evidence never decides (seed 003): what it contradicts is reported, minor.
-            severity = Severity.MINOR if facts.low_trust_only and rule.severity else rule.severity
+            # Low-trust evidence never decides (seed 003), and an author list the reference-string
+            # parser may have cut wrongly accuses nobody (issue 20): reported, minor.
+            capped = facts.low_trust_only or (
+                facts.cited.authors_uncertain and rule.reason in _AUTHOR_LIST_REASONS
+            )
+            severity = Severity.MINOR if capped and rule.severity else rule.severity
             f.add(rule.reason, severity, rule=rule.name)
     # Notes read the rows that fired, never a second copy of their conditions.
     if "title_changed_between_versions" in f.rules:
@@ -485,101 +467,3 @@ def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
     for name, ev in f.fields.items():
         if ev.decisive and not is_decisive(ev.source):
             f.fields[name] = ev.model_copy(update={"decisive": False})
-
-
-def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
-    """Per-field evidence (cited value, found value, source, similarity, threshold) and the
-    corrections a reviewer can apply, for every field the citation gives."""
-    cited, a = facts.cited, facts.assessment
-    work, primary = a.work, a.work.primary
-    src = primary.source
-    if cited.title:
-        f.fields["title"] = FieldEvidence(
-            cited=cited.title,
-            found=a.best_title or primary.title,
-            source=src,
-            similarity=round(a.title_similarity, 4),
-            threshold=TITLE_THRESHOLD,
-            decisive=True,
-            agrees=facts.title_agrees,
-        )
-        if facts.title_agrees is False:
-            f.corrected["title"] = a.best_title or primary.title
-    if a.authors is not None and a.author_source is not None:
-        c = a.authors
-        found_authors = [x.display for x in a.author_source.authors]
-        f.fields["first_author"] = FieldEvidence(
-            cited=cited.authors[0].display,
-            found=found_authors[0] if found_authors else None,
-            source=a.author_source.source,
-            decisive=True,
-            agrees=c.first_author_agrees,
-        )
-        list_agrees = facts.authors_agree_somewhere or not (
-            c.swapped or c.extra or c.truncated or c.missing_trailing or omits_coauthors(c)
-        )
-        f.fields["authors"] = FieldEvidence(
-            cited=[x.display for x in cited.authors],
-            found=found_authors,
-            source=a.author_source.source,
-            similarity=round(c.similarity, 4),
-            decisive=False,
-            agrees=list_agrees,
-        )
-        if not list_agrees and f.major:
-            f.corrected["authors"] = found_authors
-    years = sorted(work_years(work))
-    if cited.year is not None and years:
-        closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
-        f.fields["year"] = FieldEvidence(
-            cited=cited.year,
-            found=cited.year if facts.year_agrees else closest,
-            source=src,
-            decisive=True,
-            agrees=facts.year_agrees,
-        )
-        if facts.year_agrees is False:
-            f.corrected["year"] = primary.year if primary.year is not None else closest
-    if cited.doi:
-        dois = work.dois()
-        agrees_doi = work.has_doi(cited.doi) if dois else None
-        f.fields["doi"] = FieldEvidence(
-            cited=cited.doi,
-            found=primary.doi or (sorted(dois)[0] if dois else None),
-            source=src,
-            decisive=True,
-            agrees=agrees_doi,
-        )
-        if agrees_doi is False:
-            f.corrected["doi"] = primary.doi
-    if cited.arxiv_id:
-        ids = work.arxiv_ids()
-        f.fields["arxiv_id"] = FieldEvidence(
-            cited=cited.arxiv_id,
-            found=next(iter(sorted(ids)), None),
-            source=src,
-            decisive=True,
-            agrees=cited.arxiv_id in ids if ids else None,
-        )
-    if facts.venue is not None and facts.venue is not VenueRelation.NOT_COMPARABLE:
-        names = venue_names(work.records)
-        best = max(names, key=lambda n: venue_similarity(cited.venue or "", n)) if names else None
-        agrees = facts.venue is VenueRelation.AGREES
-        f.fields["venue"] = FieldEvidence(
-            cited=cited.venue,
-            found=best,
-            source=src,
-            similarity=round(facts.venue_similarity, 4),
-            decisive=False,
-            agrees=agrees,
-        )
-        if facts.venue is VenueRelation.OTHER_KNOWN_VENUE and best:
-            f.corrected["venue"] = best
-    elif facts.venue is not None and facts.preprint_visible and not facts.published_visible:
-        f.fields["venue"] = FieldEvidence(
-            cited=cited.venue,
-            found="arXiv (no published version visible)",
-            source=src,
-            decisive=False,
-            agrees=None,
-        )

@@ -179,3 +179,7 @@ class CitedReference(BaseModel):
     # inputs) rather than read from a structured field: hints for the search, each to be confirmed
     # against the sources, never evidence on their own.
     heuristic_fields: tuple[str, ...] = ()
+    # The author list was read from a reference string in a shape that admits another split
+    # ("Zhang, Wei, Li, Na": three people or four?): the parser may have cut it wrongly, so a
+    # disagreement with the sources on it is never a major error (`field_rules`).
+    authors_uncertain: bool = False

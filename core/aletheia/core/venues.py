@@ -428,3 +428,20 @@ def venue_relation(cited: str | None, found_names: Sequence[str]) -> VenueRelati
     if all(venues_agree(cited, name) is None for name in comparable):
         return VenueRelation.NOT_COMPARABLE
     return VenueRelation.UNRESOLVED
+
+
+_YEAR_IN_VENUE = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
+
+
+def venue_years(cited: str | None, found_names: Sequence[str]) -> set[int]:
+    """The years written in the sources' names of the work's venue that agree with the cited venue:
+    an arXiv journal reference "Published as a conference paper at ... ICLR, San Diego, 2015" dates
+    the conference version of a preprint the sources date 2014 (issue 20)."""
+    if cited is None or is_no_venue_claim(cited):
+        return set()
+    return {
+        int(year)
+        for name in found_names
+        if name and not is_no_venue_claim(name) and _names_agree(cited, name)
+        for year in _YEAR_IN_VENUE.findall(name)
+    }

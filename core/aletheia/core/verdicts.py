@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.trust import trust_of
 
-LOGIC_VERSION = "2.2.0"
+LOGIC_VERSION = "2.3.0"
 
 
 class VerdictStatus(StrEnum):
@@ -90,6 +90,9 @@ class Reason(StrEnum):
     # the cited title is the source's title without its last word or two ("... from 2017 to"):
     # a title cut short in extraction or copying (minor)
     TITLE_CUT_SHORT = "title_cut_short"
+    # the cited title is the source's with a misspelt word ("Inteligence"), not a regional
+    # spelling (minor; the source's title is the correction)
+    TITLE_MISSPELLED = "title_misspelled"
     # a venue is cited, only the preprint is visible, and no source says it is preprint-only (minor)
     PUBLISHED_VERSION_UNCONFIRMED = "published_version_unconfirmed"
     # the citation lists authors that the one source with an author list lacks (minor: sources

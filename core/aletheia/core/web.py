@@ -32,7 +32,7 @@ from enum import StrEnum
 from typing import Final
 
 from aletheia.core.evidence import Evidence, Outcome, QueryKind
-from aletheia.core.field_rules import Findings
+from aletheia.core.field_evidence import Findings
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.core.verdicts import FieldEvidence

@@ -19,6 +19,7 @@ from aletheia.core.identifiers import same_doi
 from aletheia.core.orcid import same_person
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
+from aletheia.core.title_spelling import regional_form
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 
 # Crossref and the identifier's own registry are authoritative for identity.
@@ -198,7 +199,9 @@ def assess(cited: CitedReference, work: Work) -> Assessment:
 def word_level_change(cited: str, found: str) -> bool:
     """True when the titles differ by whole words (a substitution, insertion or deletion), not
     by spelling, hyphenation or LaTeX noise: the signature of a near-miss title."""
-    a, b = normalize_title(cited).split(), normalize_title(found).split()
+    # Regional spellings first (optimise/optimize, behaviour/behavior): never a change of words.
+    a = [regional_form(w) for w in normalize_title(cited).split()]
+    b = [regional_form(w) for w in normalize_title(found).split()]
     if a == b:
         return False
     joined_a, joined_b = "".join(a), "".join(b)

@@ -20,6 +20,7 @@ from aletheia.core.artifacts import (
     Triangulation,
     artifact_path,
     frontmatter_from_record,
+    parse_artifact,
     record_of_artifact,
     render_artifact,
     slug_for_record,
@@ -100,23 +101,58 @@ def _refuse_symlinks(root: Path, relative: str) -> Path:
     return current
 
 
+# How many artifacts for one paper, each for another claim, sit beside each other (`-2`, `-3`...).
+MAX_CLAIMS_PER_PAPER: Final = 50
+
+
+def _claim_of(path: Path) -> str | None:
+    """The claim an artifact on disk supports, whitespace collapsed ("" when it cannot be read)."""
+    try:
+        claim = parse_artifact(path.read_text(encoding="utf-8")).frontmatter.claim_supported
+    except (OSError, UnicodeDecodeError, ValueError):
+        return ""  # unreadable: never taken for ours, so never overwritten
+    return " ".join(claim.split()) if claim is not None else None
+
+
+def _slug_for_claim(directory: Path, slug: str, claim: str | None) -> str:
+    """The slug to write under: the paper's own, unless an artifact for another claim is there
+    (issue 20: `aletheia claims` overwrote the artifact `aletheia cite` wrote for another sentence);
+    then the one already holding this claim, or the first free `{slug}-N`."""
+    for n in range(1, MAX_CLAIMS_PER_PAPER + 1):
+        candidate = slug if n == 1 else f"{slug}-{n}"
+        path = directory / f"{candidate}.md"
+        if not path.exists() or path.is_symlink() or _claim_of(path) == claim:
+            return candidate  # free, ours (a refresh), or a symlink the caller refuses below
+    raise ArtifactPathError(f"{MAX_CLAIMS_PER_PAPER} artifacts for other claims already cite {slug}")
+
+
 def write_citation_artifact(
-    project_root: Path, artifact: CitationArtifact, *, slug: str | None = None
+    project_root: Path,
+    artifact: CitationArtifact,
+    *,
+    slug: str | None = None,
+    replace_other_claim: bool = False,
 ) -> Path:
     """Write `docs/citations/{slug}.md` under `project_root`, atomically (temp file + rename).
 
     The slug is validated (`artifact_path`), no directory on the way may be a symlink, an existing
     artifact that is a symlink is refused, and the final path must resolve inside the citations
-    directory. An existing artifact for the same paper is replaced.
+    directory. An existing artifact for the same paper and the same claim is replaced; one for
+    another claim is kept, and this one written beside it as `{slug}-2.md` (or the next free
+    number), unless `replace_other_claim`. The path written is returned.
     """
     root = Path(project_root).resolve()
     if not root.is_dir():
         raise ArtifactPathError(f"project root {root} is not a directory")
     slug = slug or slug_for_record(record_of_artifact(artifact))
-    relative = artifact_path(slug, CITATIONS_DIR)
+    artifact_path(slug, CITATIONS_DIR)  # validated before anything is read or made
     directory = _refuse_symlinks(root, CITATIONS_DIR)
     directory.mkdir(parents=True, exist_ok=True)
     _refuse_symlinks(root, CITATIONS_DIR)  # again: nothing may have been swapped in meanwhile
+    if not replace_other_claim:
+        claim = artifact.frontmatter.claim_supported
+        slug = _slug_for_claim(directory, slug, " ".join(claim.split()) if claim is not None else None)
+    relative = artifact_path(slug, CITATIONS_DIR)
     target = root / relative
     if target.is_symlink():
         raise ArtifactPathError(f"{target} is a symbolic link; refusing to write through it")

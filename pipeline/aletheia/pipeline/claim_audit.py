@@ -93,7 +93,12 @@ def replay_claim_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Clai
         claim = str(body.get("claim") or "")
         labels: list[str] = []
         for stored in body.get("judgements") or ():
-            again = judge_excerpt(claim, str(stored.get("excerpt") or ""), location=stored.get("location"))
+            again = judge_excerpt(
+                claim,
+                str(stored.get("excerpt") or ""),
+                location=stored.get("location"),
+                absent_terms=tuple(body.get("absent_terms") or ()),
+            )
             report.judged += 1
             labels.append(again.label)
             if again.label == stored.get("label"):

@@ -28,6 +28,7 @@ from aletheia.core.claim_judge import (
     JUDGE_NAME,
     ClaimJudgement,
     ExcerptJudgement,
+    claim_terms_absent,
     excerpts_to_judge,
     judge_claim,
 )
@@ -67,7 +68,8 @@ class RuleJudge:
     name: str = JUDGE_NAME
 
     async def judge(self, claim: str, paper: PaperText, excerpts: Sequence[ExcerptMatch]) -> ClaimJudgement:
-        return judge_claim(claim, [(m.text, m.location) for m in excerpts])
+        absent = claim_terms_absent(claim, paper.text)
+        return judge_claim(claim, [(m.text, m.location) for m in excerpts], absent_terms=absent)
 
 
 _SUBMIT_JUDGEMENTS: Final = {
@@ -269,3 +271,16 @@ def judgement_as_json(judgement: ClaimJudgement) -> dict[str, Any]:
     """The judgement as the audit trail and the refusal report keep it."""
     dumped: dict[str, Any] = json.loads(judgement.model_dump_json())
     return dumped
+
+
+def paced_judge(judge: ClaimJudge, gateway: Any) -> ClaimJudge:
+    """The judge with its model calls drawn from the gateway's global `llm` bucket, as the
+    reasoner's are (`llm_paced`); the rules judge asks no model and is returned as it is."""
+    import dataclasses
+
+    from aletheia.pipeline.llm_paced import paced_model
+
+    if not isinstance(judge, ModelJudge):
+        return judge
+    paced = paced_model(judge.llm, gateway)
+    return judge if paced is judge.llm else dataclasses.replace(judge, llm=paced)

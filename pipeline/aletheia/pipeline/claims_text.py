@@ -6,9 +6,12 @@ suggestion (or "no verified citation found") for each claim that has none.
 Steps: the text (PDF through the same reading path as `verify`), the claims and their citation
 markers (`aletheia.core.claim_text`, pure), the bibliography (the `.bib` files given or found next
 to the document, else the document's own reference list), each marker resolved to a reference,
-each resolved reference verified as `aletheia verify` does, and each unsupported claim given to
-`verify_and_cite`, whose answer is either a citation proven by excerpts and triangulation or a
-refusal. A suggestion is never a citation the pipeline did not verify.
+each resolved reference verified as `aletheia verify` does, each cited claim judged against the
+paper it cites (`cited_claims.py`: supported, contradicted, unsupported, with the deciding excerpt),
+and each unsupported claim given to `verify_and_cite`, whose answer is either a citation proven by
+excerpts and triangulation or a refusal. A suggestion is never a citation the pipeline did not
+verify. Every judgement's and every suggestion's `ClaimTrail` is handed to the caller (`trails=`):
+the job appends them to its audit log.
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ from aletheia.core.claim_rules import REFERENCE_HEADINGS, RULES_VERSION
 from aletheia.core.claim_text import ClaimFinding, find_claims, text_format
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, VerdictStatus
+from aletheia.pipeline.cited_claims import (
+    DEFAULT_MAX_JUDGEMENTS,
+    claim_status_with_judgement,
+    judge_cited_claims,
+    judgement_summary,
+)
+from aletheia.pipeline.claim_audit import ClaimTrail
 from aletheia.pipeline.jobs.submission import InputDocument
 
 NO_SUGGESTION: Final = "no verified citation found"
@@ -200,9 +210,15 @@ async def check_claims_text(
     suggest: bool = True,
     check: bool = True,
     max_suggestions: int = DEFAULT_MAX_SUGGESTIONS,
+    max_judgements: int = DEFAULT_MAX_JUDGEMENTS,
     suggester: Any = None,
+    judge: Any = None,
+    reasoner: Any = None,
+    trails: list[ClaimTrail] | None = None,
 ) -> dict[str, Any]:
-    """The claims report of docs/report-schema.md ("The claims report")."""
+    """The claims report of docs/report-schema.md ("The claims report"). Every claim's audit trail
+    (its judgements, then the suggestions' searches) is appended to `trails` when it is given."""
+    trails = trails if trails is not None else []
     text, fmt, own = document_text(document, settings)
     findings = find_claims(text, fmt=fmt)
     if bibliographies:
@@ -221,16 +237,23 @@ async def check_claims_text(
         for citation in claim["citations"]:
             ref = references.get(citation.get("reference_key") or "")
             citation["verdict"] = ref["verdict"] if ref else None
-        claim["status"] = _claim_status(claim, check)
+    judged, judgement_trails = await judge_cited_claims(
+        claims, findings, text, refs_by_id={_ref_id(r): r for r in refs}, references=references,
+        checked=check, gateway=gateway, settings=settings, limit=max_judgements, judge=judge,
+        reasoner=reasoner,
+    )  # fmt: skip
+    trails.extend(judgement_trails)
+    for claim in claims:
+        claim["status"] = claim_status_with_judgement(_claim_status(claim, check), claim["judgement"])
     if suggest:
         await _suggest(
             claims,
-            text_of=findings,
             gateway=gateway,
             settings=settings,
             project_root=project_root,
             limit=max_suggestions,
             suggester=suggester,
+            trails=trails,
         )
     report: dict[str, Any] = {
         "document": document.name,
@@ -240,7 +263,8 @@ async def check_claims_text(
             "references": len(refs),
             "problems": [p.model_dump(mode="json") for p in problems],
         },
-        "summary": _summary(claims, references, suggest, check),
+        "summary": _summary(claims, references, suggest, check)
+        | judgement_summary(claims, judged, max_judgements),
         "claims": claims,
         "references": list(references.values()),
         "rules_version": RULES_VERSION,
@@ -274,6 +298,7 @@ def _claim_json(number: int, finding: ClaimFinding, index: ReferenceIndex) -> di
         "needs_citation": finding.needs_citation,
         "citations": citations,
         "status": None,
+        "judgement": None,
         "suggestion": None,
     }
 
@@ -298,7 +323,8 @@ async def _verify_cited(
 
 
 def _claim_status(claim: dict[str, Any], checked: bool) -> str:
-    """own_work | unsupported | unresolved | flagged | unchecked | doubtful | verified."""
+    """own_work | unsupported | unresolved | flagged | unchecked | doubtful | verified, from the
+    citations alone (`claim_status_with_judgement` then adds what the cited papers say)."""
     if not claim["citations"]:
         return "own_work" if claim["own_work"] else "unsupported"
     if any(not c["resolved"] for c in claim["citations"]):
@@ -316,14 +342,15 @@ def _claim_status(claim: dict[str, Any], checked: bool) -> str:
 async def _suggest(
     claims: list[dict[str, Any]],
     *,
-    text_of: list[ClaimFinding],
     gateway: Any,
     settings: Settings,
     project_root: Path,
     limit: int,
     suggester: Any,
+    trails: list[ClaimTrail],
 ) -> None:
-    """A verified citation from `verify_and_cite` for each unsupported claim, or the refusal."""
+    """A verified citation from `verify_and_cite` for each unsupported claim, or the refusal; each
+    search's trail is appended to `trails`."""
     from aletheia.pipeline.claims import outcome_as_dict, verify_and_cite
 
     suggester = suggester or verify_and_cite
@@ -339,9 +366,15 @@ async def _suggest(
             }
             continue
         asked += 1
+        trail = ClaimTrail(item=f"claim {claim['id']}")
         outcome = await suggester(
-            _query_text(claim["sentence"]), project_root=project_root, gateway=gateway, settings=settings
+            _query_text(claim["sentence"]),
+            project_root=project_root,
+            gateway=gateway,
+            settings=settings,
+            trail=trail,
         )
+        trails.append(trail)
         found = outcome_as_dict(outcome)
         if found.get("ok"):
             claim["suggestion"] = {
@@ -382,11 +415,15 @@ def _summary(
 
 
 def claims_exit_code(report: dict[str, Any]) -> int:
-    """0 every claim that needs a citation has one and every citation verified; 1 an unsupported
-    claim, an unresolved marker or a flagged citation; 3 otherwise, when some citation could not
-    be checked (unverifiable, ambiguous, or checking turned off)."""
+    """0 every claim that needs a citation has one, every citation verified and no cited paper
+    contradicts or fails to support its sentence; 1 an unsupported claim, an unresolved marker, a
+    flagged citation, or a cited claim its paper contradicts or does not support; 3 otherwise, when
+    some citation or judgement could not be made (unverifiable, ambiguous, checking turned off, a
+    source down, past --max-judgements)."""
     statuses = Counter(c["status"] for c in report["claims"])
-    if statuses["unsupported"] or statuses["unresolved"] or statuses["flagged"]:
+    if any(
+        statuses[s] for s in ("unsupported", "unresolved", "flagged", "contradicted", "unsupported_by_paper")
+    ):
         return 1
     if statuses["doubtful"] or statuses["unchecked"]:
         return 3

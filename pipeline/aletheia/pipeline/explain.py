@@ -14,26 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from aletheia.core.acl_ids import acl_id_from_text
+from aletheia.core.case import IDENTIFIER_ELSEWHERE_NOTE
+from aletheia.core.source_display import SOURCE_NAMES, source_name
 from aletheia.core.verdicts import Reason
 from aletheia.pipeline.report_fields import list_difference
 
-SOURCE_NAMES = {
-    "crossref": "Crossref",
-    "openalex": "OpenAlex",
-    "semantic_scholar": "Semantic Scholar",
-    "arxiv": "arXiv",
-    "pubmed": "PubMed",
-    "retraction_watch": "Retraction Watch",
-    "library": "the local library",
-    "web": "the cited web page",
-    "tavily": "Tavily web search",
-    "brave_search": "Brave web search",
-    "llm": "the LLM fallback",
-    "open_library": "Open Library",
-    "google_books": "Google Books",
-    "perseus": "Perseus",
-    "ccel": "CCEL",
-}
+__all__ = ["SENTENCES", "SOURCE_NAMES", "context", "fill", "role", "sentence", "source_name"]
 
 # The role of a reason in the three questions: "wrong" answers what is wrong, "how" how we know,
 # "note" is worth saying but asks for nothing.
@@ -54,7 +40,7 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
     Reason.DOI_POINTS_ELSEWHERE: (
         WRONG,
         (
-            "the DOI {doi_cited} belongs to another work: {match_says} “{match_title}”",
+            "the DOI {doi_cited} belongs to another work: {elsewhere_says} “{elsewhere_title}”",
             "the cited DOI belongs to another work",
         ),
     ),
@@ -69,7 +55,7 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
     Reason.ARXIV_POINTS_ELSEWHERE: (
         WRONG,
         (
-            "arXiv:{arxiv_id_cited} is another work: {match_says} “{match_title}”",
+            "arXiv:{arxiv_id_cited} is another work: {elsewhere_says} “{elsewhere_title}”",
             "the cited arXiv id belongs to another work",
         ),
     ),
@@ -81,7 +67,7 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
     Reason.PMID_POINTS_ELSEWHERE: (
         WRONG,
         (
-            "PMID {pmid_cited} is another work: {match_says} “{match_title}”",
+            "PMID {pmid_cited} is another work: {elsewhere_says} “{elsewhere_title}”",
             "the cited PMID belongs to another work",
         ),
     ),
@@ -225,6 +211,10 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
     Reason.TITLE_CUT_SHORT: (
         NOTE,
         ("the title is cut short: {title_says} “{title_found}”", "the title is cut short"),
+    ),
+    Reason.TITLE_MISSPELLED: (
+        WRONG,
+        ("a word of the title is misspelt: {title_says} “{title_found}”", "a word of the title is misspelt"),
     ),
     # invention
     Reason.FUTURE_YEAR: (WRONG, ("the year {year_cited} has not come yet", "the year has not come yet")),
@@ -403,10 +393,6 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def source_name(name: str | None) -> str:
-    return SOURCE_NAMES.get(name or "", name or "a source")
-
-
 def join_names(names: list[str]) -> str:
     names = [n for n in names if n]
     if len(names) <= 1:
@@ -553,6 +539,13 @@ def context(ref: Mapping[str, Any], cited: Mapping[str, Any]) -> dict[str, Any]:
     ctx["match_venue"] = match.get("venue") or ""
     ctx["match_sources"] = join_names(match_sources)
     ctx["match_says"] = _says(match_sources) if match_sources else ""
+    # The work a cited identifier names: its own note when another work is the match (found by
+    # title), else the match itself (issue 20: never the cited title as the identifier's work).
+    elsewhere = (_note(ref, IDENTIFIER_ELSEWHERE_NOTE) or "").partition(": ")
+    if elsewhere[2]:
+        ctx["elsewhere_title"], ctx["elsewhere_says"] = elsewhere[2], _says([source_name(elsewhere[0])])
+    elif "matched_by_search" not in ref.get("reasons", []):
+        ctx["elsewhere_title"], ctx["elsewhere_says"] = ctx["match_title"], ctx["match_says"]
     answered, not_asked = asked_sources(ref)
     ctx["asked"] = join_names([source_name(s) for s in answered])
     ctx["unavailable"] = join_names([source_name(s) for s in not_asked])

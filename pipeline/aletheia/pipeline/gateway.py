@@ -66,6 +66,15 @@ def search_text(cited: CitedReference) -> str | None:
     return repair_pdf_text(cited.raw) if cited.raw else None
 
 
+def bibliographic_query(cited: CitedReference) -> str | None:
+    """Crossref's `query.bibliographic`: a reference given as a string is sent whole, since that
+    search is built to match reference strings and the parser's reading of one is only a guess
+    (issue 20: a wrongly split author list must not steer the search); otherwise `search_text`."""
+    if cited.raw and cited.heuristic_fields:
+        return repair_pdf_text(cited.raw)
+    return search_text(cited)
+
+
 REQUEST_KINDS = ("lookup", "batch", "search")
 
 
@@ -238,8 +247,10 @@ class SourceGateway:
            title search (esearch, then efetch of the best PMIDs) when PubMed could, and DBLP's
            title search (one request every 2 s) for a computer-science work.
 
-        A reference without a title: Crossref's bibliographic search of the raw reference string
-        (it matches whole reference strings), then Semantic Scholar's relevance search of it.
+        A reference given as a string (plain text, a `.bbl` item, a PDF's reference list) is sent
+        to Crossref's bibliographic search whole (`bibliographic_query`: it matches whole reference
+        strings). A reference without a title: that search, then Semantic Scholar's relevance
+        search of the string.
         Disabled sources and offline mode are not special here: their clients fail fast without a
         request, the answer is recorded FAILED, and the verdict is `unverifiable`."""
         wanted = frozenset(search_coverage(cited) if coverage is None else coverage)
@@ -247,7 +258,8 @@ class SourceGateway:
         if not text:
             return []
         title = search_title(cited)
-        crossref = SearchCall(SourceName.CROSSREF, text, lambda: self.crossref.search(text, rows=5))
+        whole = bibliographic_query(cited) or text
+        crossref = SearchCall(SourceName.CROSSREF, whole, lambda: self.crossref.search(whole, rows=5))
         stages: list[list[SearchCall]]
         if not title:
             s2_search = SearchCall(

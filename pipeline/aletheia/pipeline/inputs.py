@@ -46,6 +46,7 @@ from aletheia.pipeline.pdf_reading import _CONTINUATION, _PAGE_BREAK, pdf_text
 
 __all__ = [
     "BIBLIOGRAPHY_SUFFIXES",
+    "NoReferencesFound",
     "extract_pdf_references",
     "iter_references",
     "pdf_text",
@@ -62,6 +63,46 @@ STDIN_ORIGIN: Final = "<stdin>"
 # Called with (origin, text) for each named input whose whole text was read (a PDF's extracted
 # text, a decoded text file): the document-level signals read it instead of reading it again.
 TextObserver = Callable[[str, str], None]
+
+
+class NoReferencesFound(InputError):
+    """A named input, stdin or a folder in which no reference was found (an empty file, blank
+    lines, an empty folder, a page or paper without a reference list): an input error, exit 2,
+    "no references found in FILE" (with what the reader noticed, when it noticed something)."""
+
+    def __init__(self, origin: str, reason: str | None = None) -> None:
+        super().__init__(origin, reason or "no references found")
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"no references found in {self.origin}" + (f" ({self.reason})" if self.reason else "")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (NoReferencesFound, (self.origin, self.reason))
+
+
+def _required(
+    stream: Iterator[CitedReference | InputProblem], origin: str, *, macros: dict[str, str] | None = None
+) -> Iterator[CitedReference | InputProblem]:
+    """`stream`, which must hold a reference: the problems met before the first one are held back
+    until it comes, and given as the reason when none does (`NoReferencesFound`). A .bib file
+    that only defines `@string` macros for the next ones (`macros` grew) holds what it should."""
+    defined = len(macros) if macros is not None else 0
+    held: list[InputProblem] = []
+    found = False
+    for item in stream:
+        if found:
+            yield item
+        elif isinstance(item, CitedReference):
+            found = True
+            yield from held
+            yield item
+        else:
+            held.append(item)
+    if not found and macros is not None and len(macros) > defined:
+        yield from held
+    elif not found:
+        raise NoReferencesFound(origin, "; ".join(problem.message for problem in held) or None)
 
 
 def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
@@ -146,20 +187,6 @@ def _bibliography_files(directory: Path) -> list[Path]:
     return found
 
 
-def _expand(paths: Sequence[str | Path]) -> Iterator[tuple[str | Path, bool]]:
-    """Each input, and whether it was found in a directory (rather than named)."""
-    for path in paths:
-        if str(path) == "-":
-            yield "-", False
-            continue
-        candidate = Path(path)
-        if candidate.is_dir():
-            for found in _bibliography_files(candidate):
-                yield found, True
-        else:
-            yield candidate, False
-
-
 def _check_size(origin: str, size: int, max_bytes: int) -> None:
     if size > max_bytes:
         raise InputError(
@@ -194,6 +221,21 @@ def _file_references(
         raise InputError(origin, f"cannot read: {error.strerror or error}") from None
     with handle:
         head = handle.read(SNIFF_BYTES)
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            # UTF-16 with its byte-order mark (Windows editors save .bib files so): text whose
+            # every other byte is NUL, not binary (issue 20). Read whole; the BOM names the order.
+            data = head + _read_limited(handle, origin, max_bytes - len(head))
+            try:
+                text = data.decode("utf-16")
+            except UnicodeDecodeError as error:
+                raise InputError(origin, f"not UTF-16 text ({error.reason})", offset=error.start) from None
+            if on_text is not None:
+                on_text(origin, text)
+            if detect_format(text, path.name) is InputFormat.BIBTEX:
+                yield from iter_bibtex([text], origin=origin, macros=macros)
+            else:
+                yield from parse_text(text, origin=origin)
+            return
         fmt = detect_format_bytes(head, path.name)
         if fmt is InputFormat.PDF:
             data = head + _read_limited(handle, origin, max_bytes - len(head))
@@ -215,8 +257,9 @@ def _file_references(
     problem = decoder.problem()
     if problem is not None:
         yield problem
-    # The format is sniffed again on the decoded text: the head may have cut a marker in two.
-    yield from parse_text(text, origin=origin, fmt=detect_format(text[:SNIFF_CHARS], path.name))
+    # The format is sniffed again on the decoded text (the head may have cut a marker in two), by
+    # `parse_text` itself, so that a plain text is read as a document (its References section).
+    yield from parse_text(text, origin=origin)
 
 
 def _stream_bibtex(
@@ -267,7 +310,7 @@ def _stdin_references(
         if not more:
             break
         parts.append(more)
-    yield from parse_text("".join(parts), origin=STDIN_ORIGIN, fmt=fmt)
+    yield from parse_text("".join(parts), origin=STDIN_ORIGIN)
 
 
 def iter_references(
@@ -287,25 +330,34 @@ def iter_references(
     found in a directory that cannot be read is one `InputProblem`, and the others are read.
     `on_text(origin, text)` sees the whole text of each named file read whole (not stdin, not the
     files of a directory, not streamed BibTeX): a paper given as input is checked from it.
+    A named input, stdin or a folder without a single reference raises `NoReferencesFound`.
     """
     pages = max_pdf_pages if max_pdf_pages is not None else get_settings().max_pdf_pages
     macros: dict[str, str] = {}
-    for path, in_directory in _expand(paths):
-        if path == "-":
-            yield from _stdin_references(stdin or sys.stdin, max_bytes=max_bytes, macros=macros)
+    for path in paths:
+        if str(path) == "-":
+            stream = _stdin_references(stdin or sys.stdin, max_bytes=max_bytes, macros=macros)
+            yield from _required(stream, STDIN_ORIGIN)
             continue
-        try:
-            yield from _file_references(
-                Path(path),
-                max_bytes=max_bytes,
-                max_pdf_pages=pages,
-                macros=macros,
-                on_text=None if in_directory else on_text,
+        candidate = Path(path)
+        if not candidate.is_dir():
+            files = _file_references(
+                candidate, max_bytes=max_bytes, max_pdf_pages=pages, macros=macros, on_text=on_text
             )
-        except InputError as error:
-            if not in_directory:
-                raise
-            yield InputProblem(origin=error.origin, message=f"not read: {error.detail}")
+            yield from _required(files, str(candidate), macros=macros)
+            continue
+        # A file of a folder without references is passed over (a README among .bib files); a
+        # folder without any is an input error, as a file without any is.
+        found = False
+        for file in _bibliography_files(candidate):
+            try:
+                for item in _file_references(file, max_bytes=max_bytes, max_pdf_pages=pages, macros=macros):
+                    found = found or isinstance(item, CitedReference)
+                    yield item
+            except InputError as error:
+                yield InputProblem(origin=error.origin, message=f"not read: {error.detail}")
+        if not found:
+            raise NoReferencesFound(str(candidate))
 
 
 # --- PDF ----------------------------------------------------------------------------------------------

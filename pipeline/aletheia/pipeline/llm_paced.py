@@ -67,18 +67,23 @@ class PacedLLM:
                 raise
 
 
-def paced_reasoner(reasoner: ClaimReasoner, gateway: Any) -> ClaimReasoner:
-    """The claim pipeline's reasoner with its model paced by the gateway's limiter (the lexical
-    reasoner asks no model; a gateway without a limiter, e.g. a test's stand-in, paces nothing)."""
-    from aletheia.pipeline.llm import ModelReasoner
-
+def paced_model(llm: LLM, gateway: Any) -> LLM:
+    """`llm` paced by the gateway's limiter; as it is when already paced or when the gateway has no
+    limiter (a test's stand-in paces nothing)."""
     limiter = getattr(gateway, "limiter", None)
     settings = getattr(gateway, "settings", None)
-    if not isinstance(reasoner, ModelReasoner) or isinstance(reasoner.llm, PacedLLM):
+    if isinstance(llm, PacedLLM) or limiter is None or settings is None:
+        return llm
+    return PacedLLM(llm, limiter, settings.limits_for(SourceName.LLM.value))
+
+
+def paced_reasoner(reasoner: ClaimReasoner, gateway: Any) -> ClaimReasoner:
+    """The claim pipeline's reasoner with its model paced by the gateway's limiter (the lexical
+    reasoner asks no model)."""
+    from aletheia.pipeline.llm import ModelReasoner
+
+    if not isinstance(reasoner, ModelReasoner):
         return reasoner
-    if limiter is None or settings is None:
-        return reasoner
+    paced = paced_model(reasoner.llm, gateway)
     # A copy: the caller's reasoner is left as it was (its transcript list is shared, for audit).
-    return dataclasses.replace(
-        reasoner, llm=PacedLLM(reasoner.llm, limiter, settings.limits_for(SourceName.LLM.value))
-    )
+    return reasoner if paced is reasoner.llm else dataclasses.replace(reasoner, llm=paced)

@@ -60,28 +60,54 @@ class _Line:
         self.left, self.bottom, self.right, self.top, self.text = left, bottom, right, top, text
 
 
+# How pdfium reports a hyphen at a line end (U+FFFE, or U+0002 in older builds).
+_HYPHENATION: Final = "\ufffe\x02"
+
+
 def _page_lines(textpage: PdfTextPage) -> list[_Line]:
-    """The text lines of a page in pdfium's order, each with its box; pieces of one line (an italic
-    title, a superscript) are merged."""
+    """The text lines of a page in pdfium's order, each with its box.
+
+    The text is pdfium's own (`get_text_range`: its words, spaces and line breaks), and each
+    character's box places its line. Asking for the text inside each text rectangle instead
+    (`get_text_bounded`) read a glyph twice wherever glyph boxes overlap, as in Chromium-printed
+    PDFs ("VaVaswani"), and split words at kerning gaps ("A s m all").
+    """
+    text = textpage.get_text_range()
+    if len(text) != textpage.count_chars():
+        # Characters outside the BMP make the text longer than the character count: read the
+        # characters one by one to keep indexes and boxes together.
+        text = "".join(textpage.get_text_range(index, 1) or " " for index in range(textpage.count_chars()))
     lines: list[_Line] = []
-    for index in range(textpage.count_rects()):
-        left, bottom, right, top = textpage.get_rect(index)
-        text = textpage.get_text_bounded(left, bottom, right, top)
-        if not text.strip():
-            continue
-        if lines:
-            last = lines[-1]
-            overlap = min(top, last.top) - max(bottom, last.bottom)
-            height = min(top - bottom, last.top - last.bottom) or 1.0
-            if overlap >= 0.4 * height and left >= last.left:
-                gap = (
-                    "" if last.text.endswith((" ", "\x02", "\ufffe", "-")) or left - last.right < 1.0 else " "
+    chars: list[str] = []
+    boxes: list[tuple[float, float, float, float]] = []
+
+    def close() -> None:
+        line = "".join(chars)
+        if boxes and line.strip():
+            lines.append(
+                _Line(
+                    min(box[0] for box in boxes),
+                    min(box[1] for box in boxes),
+                    max(box[2] for box in boxes),
+                    max(box[3] for box in boxes),
+                    line,
                 )
-                last.text += gap + text
-                last.right = max(last.right, right)
-                last.top, last.bottom = max(last.top, top), min(last.bottom, bottom)
-                continue
-        lines.append(_Line(left, bottom, right, top, text))
+            )
+        chars.clear()
+        boxes.clear()
+
+    for index, char in enumerate(text):
+        if char in "\r\n":
+            close()
+            continue
+        chars.append(char)
+        if char in _HYPHENATION:
+            # pdfium marks a word hyphenated at a line end and runs the two lines together: the
+            # line ends here, with the mark (`plain_split.join_lines` joins the halves).
+            close()
+        elif not char.isspace():
+            boxes.append(textpage.get_charbox(index))
+    close()
     return lines
 
 
@@ -101,7 +127,34 @@ def _margins(lines: list[_Line]) -> list[float]:
     return margins or [min((line.left for line in lines), default=0.0)]
 
 
-def _render_page(lines: list[_Line]) -> list[str]:
+# The page's top and bottom edges, as a share of its height, where printed page furniture sits
+# (Chromium's date, title, URL and "1/1"; a footer line): body text stays clear of them.
+_FURNITURE_BAND: Final = 0.05
+
+
+def _drop_furniture(lines: list[_Line], height: float) -> list[_Line]:
+    """The lines without those in the page's top or bottom band that stand apart from the body
+    (further from every line outside the band than half their own height, where lines of
+    running text are a quarter apart): headers and footers a printer adds, which would otherwise
+    be glued to the last reference on the page."""
+    if height <= 0:
+        return lines
+    band = _FURNITURE_BAND * height
+
+    def in_band(line: _Line) -> bool:
+        return line.bottom >= height - band or line.top <= band
+
+    body = [line for line in lines if not in_band(line)]
+
+    def apart(line: _Line) -> bool:
+        gap = 0.5 * max(line.top - line.bottom, 1.0)
+        return all(other.bottom - line.top > gap or line.bottom - other.top > gap for other in body)
+
+    return [line for line in lines if not (in_band(line) and apart(line))]
+
+
+def _render_page(lines: list[_Line], height: float = 0.0) -> list[str]:
+    lines = _drop_furniture(lines, height)
     if not lines:
         return []
     margins = _margins(lines)
@@ -150,7 +203,7 @@ def pdf_text(
             except pdfium.PdfiumError as error:
                 raise InputError(origin, f"page {number + 1} cannot be read ({error})") from None
             try:
-                pages.append(_render_page(_page_lines(textpage)))
+                pages.append(_render_page(_page_lines(textpage), page.get_height()))
             finally:
                 textpage.close()
                 page.close()

@@ -5,6 +5,10 @@
 difference means the logic changed (`LOGIC_VERSION`, docs/verdicts.md) or a row was edited. The
 year a verdict was decided in is the `current_year` of the replay (the future-year rule depends on
 it). Nothing is written.
+
+A claim job (`aletheia cite`, `submit --claim`) or a claims-text job has no verdict rows: its
+decisions are in its audit trail (`claim_audit`), and `replay_claim_job` judges every stored
+excerpt again with today's rules judge (`replay_claim_events`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
+from aletheia.pipeline.claim_audit import CLAIM_EVENT_KINDS, ClaimReplay, replay_claim_events
+from aletheia.pipeline.jobs.context import KIND_CLAIM, KIND_CLAIMS_TEXT
+from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.db import session_factory
 from aletheia.storage.models import Item, Job, VerdictRow
 
@@ -99,6 +106,28 @@ def compare_verdicts(stored: Verdict, replayed: Verdict) -> dict[str, tuple[Any,
 
 class JobNotFoundError(LookupError):
     pass
+
+
+CLAIM_KINDS = (KIND_CLAIM, KIND_CLAIMS_TEXT)  # replayed from their trails (`replay_claim_job`)
+
+
+def job_kind(engine: Engine, job_id: str) -> str:
+    with session_factory(engine)() as s:
+        job = s.get(Job, job_id)
+        if job is None:
+            raise JobNotFoundError(job_id)
+        return job.kind
+
+
+def replay_claim_job(engine: Engine, job_id: str) -> ClaimReplay:
+    """Every claim judgement in the job's audit trail judged again (rules judge; a model's
+    judgement is listed as not replayable); nothing is written."""
+    job_kind(engine, job_id)
+    events = [(e.event, e.body) for e in AuditLog(engine).entries(job_id) if e.event in CLAIM_EVENT_KINDS]
+    report = replay_claim_events(events)
+    if not events:
+        report.not_replayable.append(f"job {job_id}: no claim decision in its audit trail")
+    return report
 
 
 def replay_job(engine: Engine, job_id: str) -> ReplayReport:

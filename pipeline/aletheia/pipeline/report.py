@@ -168,36 +168,9 @@ class CslJsonSink(CollectingSink):
         self.out = out
 
     def summary(self, obj: dict[str, Any]) -> None:
-        items = []
-        for ref in self.references:
-            m = ref.get("match")
-            if ref["verdict"] in ("verified", "metadata_error") and m:
-                item: dict[str, Any] = {"id": str(ref["key"]), "title": m["title"]}
-                authors = []
-                from aletheia.core.authors import parse_name
+        from aletheia.pipeline.report_csl import csl_items
 
-                for name in m["authors"]:
-                    a = parse_name(name)
-                    authors.append(
-                        {"literal": a.literal} if a.literal else {"family": a.family, "given": a.given}
-                    )
-                item["author"] = authors
-                if m.get("year"):
-                    item["issued"] = {"date-parts": [[m["year"]]]}
-                if m.get("venue"):
-                    item["container-title"] = m["venue"]
-                if m.get("doi"):
-                    item["DOI"] = m["doi"]
-                item["type"] = "article-journal" if m.get("doi") else "article"
-            else:
-                item = {
-                    "id": str(ref["key"]),
-                    "type": "article",
-                    "title": ref["input"].get("title") or ref["input"].get("raw"),
-                    "note": f"aletheia: {ref['verdict']} — not verified",
-                }
-            items.append(item)
-        json.dump(items, self.out, ensure_ascii=False, indent=2)
+        json.dump(csl_items(self.references), self.out, ensure_ascii=False, indent=2)
         self.out.write("\n")
 
 

@@ -224,6 +224,7 @@ class Attention:
     by_fix: dict[str, int]  # remove / replace / check -> count (only those with a count)
     optional: int
     unasked: list[dict[str, Any]]  # [{"source", "name", "status", "affected"}]
+    offline: bool = False  # the run consulted only the local library
 
     @property
     def partial(self) -> bool:
@@ -241,9 +242,11 @@ class Attention:
         return text + "."
 
     def sources_line(self, *, codes: bool = False) -> str:
-        """Which sources could not be asked (named as in the JSON report when `codes`)."""
+        """Which sources could not be asked (named as in the JSON report when `codes`). A source
+        that was off (offline, turned off) and affected no verdict is not listed one by one."""
+        lead = "Offline: only the local library was asked. " if self.offline else ""
         if not self.unasked:
-            return "Every source answered."
+            return lead + ("No verdict needed another source." if self.offline else "Every source answered.")
         parts = []
         for u in self.unasked:
             hit = ", ".join(f"{k}: {v}" for k, v in u["affected_verdicts"].items())
@@ -252,7 +255,7 @@ class Attention:
                 + (f": {hit}" if hit else "")
                 + ")"
             )
-        return "Partial run — sources not fully available: " + "; ".join(parts) + "."
+        return lead + "Partial run — sources not fully available: " + "; ".join(parts) + "."
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -261,8 +264,13 @@ class Attention:
             "by_fix": self.by_fix,
             "optional": self.optional,
             "partial": self.partial,
+            "offline": self.offline,
             "unasked": self.unasked,
         }
+
+
+# Source states that are a choice, not a failure: listed only when a verdict needed the source.
+_OFF = ("offline", "disabled")
 
 
 def attention(summary: Mapping[str, Any], explanations: Iterable[Explanation]) -> Attention:
@@ -276,12 +284,16 @@ def attention(summary: Mapping[str, Any], explanations: Iterable[Explanation]) -
             "affected_verdicts": dict(s.get("affected_verdicts") or {}),
         }
         for name, s in (summary.get("sources") or {}).items()
-        if s.get("status") not in ("ok", None) or s.get("affected")
+        # A source that was off and affected no verdict says nothing (issue 20: an offline run
+        # listed twelve sources with "0 verdicts affected"); the offline lead says it once.
+        if s.get("affected") or s.get("status") not in ("ok", None, *_OFF)
     ]
+    offline = any(s.get("status") == "offline" for s in (summary.get("sources") or {}).values())
     return Attention(
         total=int(summary.get("total") or sum(counts.values())),
         need_attention=sum(counts[k] for k in ATTENTION),
         by_fix={k: counts[k] for k in ATTENTION if counts[k]},
         optional=counts[OPTIONAL],
         unasked=unasked,
+        offline=offline,
     )

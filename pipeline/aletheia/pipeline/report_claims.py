@@ -1,5 +1,6 @@
 """The claims report as one self-contained HTML page (no network): the summary first, then every
-claim with its triggers, its citations and their verdicts, or the suggestion for it."""
+claim with its triggers, its citations and their verdicts, what the cited paper says about it (the
+judgement, the deciding excerpt verbatim with its location, and why), or the suggestion for it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ _STATUS_STYLE = {
     "flagged": "#cf222e",
     "doubtful": "#9a6700",
     "unchecked": "#9a6700",
+    "contradicted": "#cf222e",
+    "unsupported_by_paper": "#cf222e",
+    "supported": "#1a7f37",
+    "not_judged": "#57606a",
 }
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5rem;max-width:70rem;color:#1f2328}
@@ -22,6 +27,7 @@ td,th{border-bottom:1px solid #d0d7de;padding:.4rem;vertical-align:top;text-alig
 .chip{display:inline-block;border-radius:1rem;padding:0 .5rem;color:#fff;font-size:.8rem}
 .trigger{background:#fff8c5;border-radius:.2rem;padding:0 .2rem;font-size:.85rem}
 .summary span{margin-right:1.2rem}code{word-break:break-all}
+blockquote{margin:.3rem 0;padding:0 .6rem;border-left:3px solid #d0d7de;color:#1f2328}
 @media (max-width:600px){td,th{display:block}}
 """
 
@@ -34,6 +40,24 @@ def _chip(status: str) -> str:
     return f'<span class="chip" style="background:{_STATUS_STYLE.get(status, "#57606a")}">{_e(status)}</span>'
 
 
+def _judgement(judgement: dict[str, Any] | None) -> str:
+    """The cited paper's answer: a chip, the paper, why, and the deciding (or closest) excerpt."""
+    if not judgement:
+        return ""
+    status = judgement["status"]
+    paper = f" <code>{_e(judgement['paper'])}</code>" if judgement.get("paper") else ""
+    out = f'<li class="judgement" data-judgement="{_e(status)}">judged {_chip(status)}{paper}: '
+    out += _e(judgement.get("detail") or "")
+    excerpt = judgement.get("excerpt") or judgement.get("closest")
+    if excerpt:
+        label = "excerpt" if status in ("contradicted", "supported") else "closest excerpt"
+        where = f" ({_e(excerpt['location'])})" if excerpt.get("location") else ""
+        why = f"<br><small>why: {_e(excerpt['why'])}</small>" if excerpt.get("why") else ""
+        quoted = f"&ldquo;{_e(excerpt['text'])}&rdquo;"
+        out += f'<blockquote class="excerpt">{label}{where}: {quoted}{why}</blockquote>'
+    return out + "</li>"
+
+
 def _citations(claim: dict[str, Any]) -> str:
     rows = []
     for c in claim["citations"]:
@@ -44,6 +68,8 @@ def _citations(claim: dict[str, Any]) -> str:
         else:
             verdict = c.get("verdict") or "not checked"
             rows.append(f"<li><code>{_e(c['key'])}</code>: {_chip(verdict)}</li>")
+    if claim.get("judgement"):
+        rows.append(_judgement(claim["judgement"]))
     suggestion = claim.get("suggestion")
     if suggestion:
         if suggestion.get("verified"):
@@ -63,6 +89,11 @@ def render_claims_html(report: dict[str, Any]) -> str:
         f'<span>{_chip(status)} <b class="count" data-status="{_e(status)}">{n}</b></span>'
         for status, n in s["by_status"].items()
     )
+    judged = "".join(
+        f'<span>{_chip(status)} <b class="judged" data-judgement="{_e(status)}">{n}</b></span>'
+        for status, n in s.get("judged", {}).items()
+    )
+    judged = f'<p class="summary">judged against the cited paper: {judged}</p>' if judged else ""
     rows = []
     for claim in report["claims"]:
         triggers = " ".join(
@@ -83,8 +114,10 @@ def render_claims_html(report: dict[str, Any]) -> str:
         f"<span>need a citation: <b>{s['needs_citation']}</b></span>"
         f'<span>unsupported: <b id="unsupported-count">{s["unsupported"]}</b></span>'
         f"<span>citations checked: <b>{s['citations_checked']}</b></span>"
+        f'<span>sentence-paper pairs judged: <b id="judged-count">{s.get("judgements_checked", 0)}</b>'
+        f" (at most {_e(s.get('max_judgements', '-'))})</span>"
         f"<span>suggestions verified: <b>{s['suggestions_verified']}</b></span></p>"
-        f"<p>{counts}</p>"
+        f"<p>{counts}</p>{judged}"
         f"<p><small>bibliography: {_e(', '.join(bib['origins']) or 'none found')}"
         f" ({bib['references']} references);"
         f" rules {_e(report['rules_version'])}, logic {_e(report['logic_version'])}</small></p>"

@@ -12,6 +12,22 @@ from typing import Any
 _VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "venue", "howpublished", "publisher", "school")
 
 
+def shorten(text: str, width: int) -> str:
+    """`text` in at most `width` characters, cut after a whole word with "…" (issue 20: titles were
+    cut mid-word at 100 characters)."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    if " " in cut and not text[width - 1].isspace():
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-") + "…"
+
+
+def decode_value(value: Any) -> str:
+    """A cited field's value as a person reads it: LaTeX decoded, whitespace collapsed."""
+    return _decode(value)
+
+
 def _decode(value: Any) -> str:
     from aletheia.core.text import latex_to_unicode
 

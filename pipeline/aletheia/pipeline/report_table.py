@@ -7,6 +7,7 @@ from typing import Any, TextIO
 
 from aletheia.pipeline.report_advice import NOTHING, attention, explain
 from aletheia.pipeline.report_base import VERDICT_STYLE
+from aletheia.pipeline.report_fields import shorten
 from aletheia.pipeline.report_transparency import summary_transparency_line
 
 FIX_STYLE = {"remove": "bold red", "replace": "yellow", "check": "cyan", "optional": "dim", "nothing": "dim"}
@@ -65,7 +66,7 @@ class TableSink:
             where = f"{ex.file}:{ex.line}" if ex.line else ""
             key = escape(str(ref["key"])) + (f"\n[dim]{escape(where)}[/dim]" if where else "")
             title = str(ex.cited.get("title") or ex.cited.get("raw") or "")
-            lines = [f"[dim]{escape(title[:100])}[/dim]"]
+            lines = [f"[dim]{escape(shorten(title, 100))}[/dim]"]
             if ex.fix.kind != NOTHING or ex.wrong:
                 lines.append(escape(ex.headline))
                 fix_style = FIX_STYLE.get(ex.fix.kind, "")
@@ -80,7 +81,7 @@ class TableSink:
         if line:
             self.console.print(f"[dim]verification: {escape(line)}[/dim]")
         style = "cyan" if att.partial else "green"
-        self.console.print(f"[{style}]{escape(att.sources_line(codes=True))}[/{style}]")
+        self.console.print(f"[{style}]{escape(att.sources_line())}[/{style}]")
         for p in obj.get("problems", []):
             where = ":".join(str(p[k]) for k in ("origin", "line", "column") if p.get(k) is not None)
             self.console.print(f"[red]input problem[/red] {escape(where)}: {escape(str(p.get('message')))}")

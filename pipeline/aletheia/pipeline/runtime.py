@@ -60,6 +60,11 @@ class LibraryImport:
     problems: list[str] = field(default_factory=list)
 
 
+def _holds_a_work(record: WorkRecord) -> bool:
+    identified = record.doi or record.arxiv_id or record.pmid or record.isbn or record.authors
+    return bool(record.title and record.title.strip() and identified)
+
+
 def import_library_lines(library: SqlLibrary, lines: Iterable[str], *, origin: str) -> LibraryImport:
     """Load source records (`{"source": ..., "raw": ..., "fetched_at"?: ...}` per line) into Tier 0."""
     result = LibraryImport()
@@ -72,7 +77,14 @@ def import_library_lines(library: SqlLibrary, lines: Iterable[str], *, origin: s
             fetched = (
                 datetime.fromisoformat(entry["fetched_at"]) if entry.get("fetched_at") else datetime.now(UTC)
             )
-            for record in parse_source_payload(entry["source"], entry["raw"]):
+            records = parse_source_payload(entry["source"], entry["raw"])
+            # A payload that holds no work (`{"foo": "bar"}` parses to an empty record) is refused:
+            # the library must never "verify" a citation against nothing (issue 20).
+            if not records or not all(_holds_a_work(r) for r in records):
+                raise ValueError(
+                    f"{entry['source']} payload holds no work (a title and an identifier or authors)"
+                )
+            for record in records:
                 batch.append(SourceRecord(record=record, raw=entry["raw"], fetched_at=fetched))
         except (ValueError, KeyError, TypeError, SourceParseError) as exc:
             result.problems.append(f"{origin}:{lineno}: {type(exc).__name__}: {exc}")

@@ -64,11 +64,13 @@ class VerifySummary:
         }
 
     def exit_code(self) -> int:
-        """0 nothing flagged; 1 something flagged; 2 input errors; 3 only unverifiable doubts."""
-        if self.problems:
-            return 2
+        """1 something flagged (input problems too are listed: a duplicate key or a malformed
+        entry does not hide a flagged reference, issue 20); 2 input problems and nothing flagged;
+        3 only unverifiable doubts; 0 nothing flagged."""
         if self.flagged:
             return 1
+        if self.problems:
+            return 2
         if self.by_verdict.get(VerdictStatus.UNVERIFIABLE.value, 0):
             return 3
         return 0

@@ -4,7 +4,8 @@ Both read the database the settings name (the embedded SQLite by default, Postgr
 service), so the same commands check either.
 
 Exit codes: `audit-log verify` 0 intact, 1 tampered (the first bad event of each job is named),
-2 no such job; `replay` 0 every verdict the same, 1 some differ, 2 no such job.
+2 no such job; `replay` 0 every verdict (a claim job: every excerpt judgement and the support it
+implies) the same, 1 some differ, 2 no such job.
 """
 
 from __future__ import annotations
@@ -128,11 +129,15 @@ def commit_command() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def replay_command(job_id: str, as_json: bool) -> None:
     """Recompute every verdict of JOB_ID from its stored evidence with the current logic and list
-    the differences: exit 0 none, 1 some."""
-    from aletheia.pipeline.replay import JobNotFoundError, replay_job
+    the differences: exit 0 none, 1 some. A claim or claims-text job: every excerpt judgement in
+    its audit trail judged again by the rules judge."""
+    from aletheia.pipeline.replay import CLAIM_KINDS, JobNotFoundError, job_kind, replay_job
 
+    engine = _engine()
     try:
-        report = replay_job(_engine(), job_id)
+        if job_kind(engine, job_id) in CLAIM_KINDS:
+            _replay_claims(engine, job_id, as_json)
+        report = replay_job(engine, job_id)
     except JobNotFoundError:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
@@ -146,6 +151,26 @@ def replay_command(job_id: str, as_json: bool) -> None:
         click.echo(
             f"{report.replayed} verdict(s) replayed under logic {report.logic_version}: "
             f"{report.same} the same, {len(report.differences)} different"
+        )
+    sys.exit(1 if report.differences else 0)
+
+
+def _replay_claims(engine: Any, job_id: str, as_json: bool) -> None:
+    from aletheia.core.claim_judge import JUDGE_NAME
+    from aletheia.pipeline.replay import replay_claim_job
+
+    report = replay_claim_job(engine, job_id)
+    if as_json:
+        out = {"job_id": job_id, "judge": JUDGE_NAME, **report.as_json()}
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        for diff in report.differences:
+            click.echo(f"DIFFERS  {diff.describe()}")
+        for note in report.not_replayable:
+            click.echo(f"skipped  {note}")
+        click.echo(
+            f"{report.judged} excerpt judgement(s) replayed under {JUDGE_NAME}: {report.same} the same,"
+            f" {len(report.differences)} different; {report.decisions_checked} claim decision(s) checked"
         )
     sys.exit(1 if report.differences else 0)
 

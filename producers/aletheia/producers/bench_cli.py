@@ -1,5 +1,6 @@
-"""`aletheia bench {sources,hallmark,realbib,signals,speed}`: run a benchmark and print its figures
-(docs/benchmarks.md has the commands, the figures and the machine they were measured on)."""
+"""`aletheia bench {sources,hallmark,realbib,signals,speed,claims,formats,pdfrefs,refstrings}`: run a
+benchmark and print its figures (docs/benchmarks.md has the commands, the figures and the machine they
+were measured on)."""
 
 from __future__ import annotations
 
@@ -163,3 +164,115 @@ def speed(sizes: str, cpu: int, json_path: Path | None) -> None:
         sizes=tuple(int(s) for s in sizes.split(",") if s.strip()), cpu=None if cpu < 0 else cpu
     )
     _emit(figures, speed_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option(
+    "--split",
+    type=click.Choice(["held_out", "dev"]),
+    default="held_out",
+    show_default=True,
+    help="held_out: each set's test file, never used while the rules were written; dev: train + dev.",
+)
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N pairs of each set.")
+@click.option(
+    "--misses",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the contradicted pairs that were cited (JSONL).",
+)
+@_JSON
+def claims(split: str, limit: int | None, misses: Path | None, json_path: Path | None) -> None:
+    """Issue 19: contradicted and supported pairs cited by the offline judge (SciFact,
+    Citation-Integrity; needs ../shared/data/benchmarks)."""
+    import json
+
+    from aletheia.pipeline.bench import claims_bench
+
+    figures = claims_bench.run(split="dev" if split == "dev" else "held_out", limit=limit)
+    if all("skipped" in value for value in figures["sets"].values()):
+        raise click.ClickException("no claim data set found under ../shared/data/benchmarks")
+    if misses is not None:
+        lines = [json.dumps(row, ensure_ascii=False) for row in figures["contradicted_cited"]]
+        misses.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    _emit(figures, claims_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N entries of each set.")
+@click.option(
+    "--sets", default="iclr,hallmark", show_default=True, help="Comma-separated: iclr (ICLR 2026), hallmark."
+)
+@click.option(
+    "--formats",
+    default="bib,bbl-plain,bbl-ieeetr,pandoc-txt,pandoc-md",
+    show_default=True,
+    help="Comma-separated; bib (the baseline) always runs.",
+)
+@click.option(
+    "--csl",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A CSL style for pandoc (default: pandoc's built-in Chicago author-date).",
+)
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the rendered files (.bib, .bbl, .txt, .md) in this folder, one subfolder per set.",
+)
+@click.option(
+    "--diffs",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every entry whose verdict class differs from the .bib run (JSONL).",
+)
+@_JSON
+def formats(
+    limit: int | None,
+    sets: str,
+    formats: str,
+    csl: Path | None,
+    keep: Path | None,
+    diffs: Path | None,
+    json_path: Path | None,
+) -> None:
+    """Issue 20: the same references as .bib, .bbl (bibtex plain, ieeetr) and a pandoc --citeproc
+    list get the same verdicts (needs bibtex, pandoc and ../shared/data/benchmarks)."""
+    from aletheia.pipeline.bench import formats_bench, formats_render
+
+    try:
+        figures = formats_bench.run(
+            sets=[s.strip() for s in sets.split(",") if s.strip()],
+            formats=[f.strip() for f in formats.split(",") if f.strip()],
+            limit=limit,
+            csl=csl,
+            keep=keep,
+            diffs_path=diffs,
+        )
+    except (formats_bench.DataMissing, formats_render.ToolMissing, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    _emit(figures, formats_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N unarXive papers.")
+@_JSON
+def pdfrefs(limit: int | None, json_path: Path | None) -> None:
+    """Issue 20: references read from real PDFs, per paper: the arXiv/ACL PDFs against the lists
+    they print, and the unarXive papers printed by Chromium against their own reference lists
+    (needs ../shared/data/documents; the unarXive part needs chromium)."""
+    from aletheia.pipeline.bench import pdfrefs_bench
+
+    figures = pdfrefs_bench.run(limit=limit)
+    _emit(figures, pdfrefs_bench.format_report(figures), json_path)
+
+
+@bench.command()
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N works.")
+@_JSON
+def refstrings(limit: int | None, json_path: Path | None) -> None:
+    """Issue 20: authors, year and title read from one reference string, in 8 citation styles
+    (Crossref's reference-matching data in ../shared/data/benchmarks)."""
+    from aletheia.pipeline.bench import refstrings_bench
+
+    figures = refstrings_bench.run(limit=limit)
+    _emit(figures, refstrings_bench.format_report(figures), json_path)

@@ -36,43 +36,79 @@ def _emit_json(data: Any) -> None:
     "--override-reason",
     help="Accept a triangulation conflict and record this reason in the artifact (human_overridden).",
 )
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    help="With a broker: give up waiting for the job after this many seconds (exit 124).",
+)
 def cite(
-    claim: str, hint: str | None, paper: str | None, project_root: Path, fmt: str, override_reason: str | None
+    claim: str,
+    hint: str | None,
+    paper: str | None,
+    project_root: Path,
+    fmt: str,
+    override_reason: str | None,
+    timeout: float | None,
 ) -> None:
     """Find a paper that supports CLAIM (or judge the one --paper names), prove it with verbatim
     excerpts that the judge found to support it and none contradicting it, write the artifact.
 
+    It runs as a claim job, like `aletheia submit --claim`: in this process on the embedded
+    default, on the worker pools when ALETHEIA_BROKER_URL is set. The job id goes to stderr
+    (`job: ID`; `aletheia replay ID`, `aletheia audit-log show ID`).
+
     Exit codes: 0 a citation and its artifact; 1 refused (the report says why, e.g. the excerpt
-    that contradicts the claim); 2 usage error.
+    that contradicts the claim); 2 usage error, offline (it needs the network), or the job failed
+    (the error is printed); 124 timed out waiting for the queue.
     """
-    from aletheia.core.artifacts import ArtifactPathError
-    from aletheia.pipeline.claims import citation_transparency, verify_and_cite
+    from aletheia.producers.client import AletheiaClient, JobTimeout
 
     if not project_root.is_dir():
         click.echo(f"aletheia: project root {project_root} is not a directory", err=True)
         sys.exit(2)
+    from aletheia.config import get_settings
+
+    if get_settings().offline:  # one line, not a "turned off" error per source (issue 20)
+        click.echo("aletheia cite: needs the network (offline): a claim is proven from the sources", err=True)
+        sys.exit(2)
+    client = AletheiaClient()
     try:
-        citation, outcome = asyncio.run(
-            verify_and_cite(
-                claim,
-                hint,
-                paper=paper,
-                project_root=project_root,
-                override=override_reason is not None,
-                override_reason=override_reason,
-            )
+        job_id = client.submit_claim(
+            claim, hint=hint, paper=paper, into=project_root, override_reason=override_reason
         )
-    except (ArtifactPathError, ValueError) as exc:
+    except ValueError as exc:
         click.echo(f"aletheia: {exc}", err=True)
         sys.exit(2)
-    if citation is not None:
-        assert isinstance(outcome, Path)
+    click.echo(f"job: {job_id}", err=True)
+    try:
+        final = client.wait(job_id, timeout=timeout)
+    except JobTimeout as exc:
+        click.echo(f"aletheia: {exc}", err=True)
+        sys.exit(124)
+    summary = client.result(job_id)["summary"]
+    if final["status"] != "done" or "verified" not in summary:
+        click.echo(f"aletheia: {final.get('error') or 'the claim job did not finish'}", err=True)
+        sys.exit(2)
+    _print_claim_outcome(summary, fmt, job_id)
+
+
+def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None:
+    """A claim job's result as `aletheia cite` prints it, rebuilt from the job's summary."""
+    from pydantic import TypeAdapter
+
+    from aletheia.pipeline.claim_types import Citation, ConflictReport
+    from aletheia.pipeline.claims import citation_transparency
+
+    if summary["verified"]:
+        citation = Citation.model_validate(summary["citation"])
+        path = summary["artifact"]
         if fmt == "json":
             _emit_json(
                 {
                     "ok": True,
                     "citation": citation.text,
-                    "artifact": str(outcome),
+                    "artifact": path,
                     "bibtex": citation.bibtex,
                     "single_source_verified": citation.single_source_verified,
                     "text_excerpts_unavailable": citation.text_excerpts_unavailable,
@@ -80,15 +116,15 @@ def cite(
                     "excerpts": list(citation.excerpts),
                     "judge": citation.judge,
                     **citation_transparency(citation).as_json(),
+                    "job_id": job_id,
                 }
             )
         else:
             click.echo(citation.text)
-            click.echo(f"artifact: {outcome}")
+            click.echo(f"artifact: {path}")
             for excerpt in citation.excerpts:
-                click.echo(
-                    f'supported by: "{excerpt["text"]}" ({excerpt["location"]}; judge {citation.judge})'
-                )
+                where = f"{excerpt['location']}; judge {citation.judge}"
+                click.echo(f'supported by: "{excerpt["text"]}" ({where})')
             from aletheia.pipeline.report_transparency import transparency_phrase
 
             click.echo(f"verification: {transparency_phrase(citation_transparency(citation).as_json())}")
@@ -97,12 +133,12 @@ def cite(
             if citation.text_excerpts_unavailable:
                 click.echo("note: full text unavailable; the excerpts are the abstract's own sentences")
         sys.exit(0)
-    report = outcome
+    report: Any = TypeAdapter(ConflictReport).validate_python(summary["conflict"])
     if fmt == "json":
-        _emit_json({"ok": False, **report.model_dump(mode="json")})  # type: ignore[union-attr]
+        _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
     else:
-        click.echo(f"refused: {report.kind}: {report.detail}")  # type: ignore[union-attr]
-        for name, value in report.model_dump(mode="json", exclude={"kind", "detail", "claim"}).items():  # type: ignore[union-attr]
+        click.echo(f"refused: {report.kind}: {report.detail}")
+        for name, value in report.model_dump(mode="json", exclude={"kind", "detail", "claim"}).items():
             if value not in (None, [], (), {}):
                 click.echo(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
     sys.exit(1)

@@ -26,12 +26,16 @@ def main() -> None:
         ["table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit"]
     ),
     default=None,
-    help="Output format (default: table on a terminal, json otherwise). markdown: a pull-request "
-    "comment; github: workflow annotations on the .bib lines; sarif: code-scanning upload; junit: "
-    "CI test reports.",
+    help="Output format (default: from the -o extension, else table on a terminal, json otherwise). "
+    "markdown: a pull-request comment; github: workflow annotations on the .bib lines; "
+    "sarif: code-scanning upload; junit: CI test reports.",
 )
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report here; without --format, its extension names the format (.html, .json, "
+    ".jsonl, .bib, .csl.json, .md, .sarif, .xml for JUnit, .txt for the table).",
 )
 @click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=32, show_default=True)
@@ -51,12 +55,17 @@ def verify(
     from aletheia.pipeline.report import make_sink
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.verify import verify_to_sink
+    from aletheia.producers.report_output import OutputError, ReportOutput, format_for
 
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
-    out = output.open("w", encoding="utf-8") if output else sys.stdout
-    chosen = fmt or ("table" if out.isatty() else "json")
+    chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
+    try:
+        target = ReportOutput(output, chosen)
+    except (OutputError, OSError) as exc:
+        click.echo(f"aletheia: {exc}", err=True)
+        sys.exit(2)
     try:
         runtime = Runtime.open(settings)
         # A full-text input (a paper, not a bibliography) is itself checked for paper-mill signs,
@@ -65,7 +74,7 @@ def verify(
         refs = iter_references(
             list(inputs), stdin=sys.stdin, max_bytes=settings.max_input_bytes, on_text=documents.observe
         )
-        sink = make_sink(chosen, out, progress=chosen == "table" and out.isatty())
+        sink = make_sink(chosen, target.stream, progress=chosen == "table" and target.isatty())
         summary = asyncio.run(
             verify_to_sink(
                 runtime,
@@ -77,11 +86,14 @@ def verify(
             )
         )
     except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        # Nothing of the report is written: a document is whole or absent (`report_output`).
+        target.discard()
         click.echo(f"aletheia: input error: {exc}", err=True)
         sys.exit(2)
-    finally:
-        if output:
-            out.close()
+    except BaseException:
+        target.discard()
+        raise
+    target.commit()
     for problem in summary.problems:
         click.echo(f"aletheia: input problem: {problem}", err=True)
     sys.exit(summary.exit_code())

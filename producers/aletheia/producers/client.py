@@ -95,9 +95,11 @@ class AletheiaClient:
         hint: str | None = None,
         paper: str | None = None,
         into: str | Path | None = None,
+        override_reason: str | None = None,
     ) -> str:
         """A claim job; `into` is the repository whose docs/citations/ receives the artifact. `paper`
-        (DOI, arXiv id, PMID) judges that paper for the claim and never substitutes another."""
+        (DOI, arXiv id, PMID) judges that paper for the claim and never substitutes another;
+        `override_reason` accepts a triangulation conflict, recorded in the artifact."""
         return self._dispatch(
             lambda d: service.submit_claim(
                 self.runtime,
@@ -107,6 +109,7 @@ class AletheiaClient:
                 hint=hint,
                 paper=paper,
                 repository=into,
+                override_reason=override_reason,
             )
         )
 
@@ -120,10 +123,12 @@ class AletheiaClient:
         suggest: bool = True,
         check: bool = True,
         max_suggestions: int = 20,
+        max_judgements: int = 50,
         into: str | Path | None = None,
     ) -> str:
         """A claims-text job (`validate_research`): `name`'s extension names the format (.md, .tex,
-        .txt); `bibliography` is its BibTeX (or any reference list), else the text's own list."""
+        .txt); `bibliography` is its BibTeX (or any reference list), else the text's own list. Each
+        cited sentence is judged against the paper it cites (at most `max_judgements` pairs)."""
         from aletheia.pipeline.jobs.claims_text import submit_claims_text
 
         document = InputDocument(name=name, data=text.encode("utf-8"))
@@ -140,6 +145,7 @@ class AletheiaClient:
                 suggest=suggest,
                 check=check,
                 max_suggestions=max_suggestions,
+                max_judgements=max_judgements,
                 repository=into,
             )
         )
@@ -147,7 +153,9 @@ class AletheiaClient:
     def validate_research(
         self, text: str, *, wait: bool = True, timeout: float = 600.0, **options: Any
     ) -> dict[str, Any]:
-        """Submit a claims-text job; with `wait`, return its report once the job settles."""
+        """Submit a claims-text job; with `wait`, return its report once the job settles: every
+        claim's status, its citations' verdicts and, for a cited claim, the judgement of the paper it
+        cites (docs/report-schema.md, "The claims report")."""
         return self._settle(self.submit_claims_text(text, **options), wait=wait, timeout=timeout)
 
     @staticmethod

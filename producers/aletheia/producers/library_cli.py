@@ -47,10 +47,17 @@ def stats() -> None:
 @library.command("retractions")
 @click.argument("csv", type=click.Path(exists=True, dir_okay=False))
 def retractions(csv: str) -> None:
-    """Load a Retraction Watch CSV (full export or the doi,nature form) into storage."""
+    """Load a Retraction Watch CSV into storage: the full export (its header names Record ID, ...,
+    OriginalPaperDOI, RetractionNature, ...) or the short form with the header doi,nature (one row
+    per retracted DOI; nature: Retraction, Expression of concern, Correction)."""
     from aletheia.pipeline.runtime import Runtime
+    from aletheia.sources.base import SourceError
 
-    n = Runtime.open().load_retractions(csv)
+    try:
+        n = Runtime.open().load_retractions(csv)
+    except (SourceError, UnicodeDecodeError, OSError) as exc:
+        click.echo(f"aletheia: {csv}: {exc}", err=True)
+        sys.exit(2)
     click.echo(f"{n} retraction rows loaded")
 
 

@@ -47,18 +47,27 @@ def _client() -> AletheiaClient:
     type=click.Path(file_okay=False, path_type=Path),
     help="With --claim: the repository whose docs/citations/ gets the artifact (default: the job's folder).",
 )
+@click.option(
+    "--override-reason",
+    help="With --claim: accept a triangulation conflict and record this reason in the artifact.",
+)
 def submit(
-    files: tuple[Path, ...], claim: str | None, hint: str | None, paper: str | None, into: Path | None
+    files: tuple[Path, ...],
+    claim: str | None,
+    hint: str | None,
+    paper: str | None,
+    into: Path | None,
+    override_reason: str | None,
 ) -> None:
     """Submit bibliography FILES (or --claim TEXT) as a job; print the job id."""
     if bool(files) == bool(claim):
         raise click.UsageError("give bibliography FILES or --claim TEXT (one of them)")
     client = _client()
     try:
-        if paper and not claim:
-            raise click.UsageError("--paper goes with --claim")
+        if (paper or override_reason is not None) and not claim:
+            raise click.UsageError("--paper and --override-reason go with --claim")
         job_id = (
-            client.submit_claim(claim, hint=hint, paper=paper, into=into)
+            client.submit_claim(claim, hint=hint, paper=paper, into=into, override_reason=override_reason)
             if claim
             else client.submit(list(files))
         )
@@ -113,36 +122,49 @@ def wait(job_id: str, timeout: float | None, quiet: bool) -> None:
 
 @click.command()
 @click.argument("job_id")
-@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="table", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(REPORT_FORMATS),
+    default=None,
+    help="Default: from the -o extension, else table.",
+)
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
 )
-def report(job_id: str, fmt: str, output: Path | None) -> None:
+def report(job_id: str, fmt: str | None, output: Path | None) -> None:
     """Print the job's report from its rows (a running job: what is settled so far)."""
     from aletheia.pipeline.report import make_sink
+    from aletheia.producers.report_output import OutputError, ReportOutput, format_for
 
+    chosen = format_for(fmt, output, tty=True)  # as `verify` does, but a table by default
     client = _client()
     try:
         doc = client.result(job_id)
     except LookupError:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
-    out = output.open("w", encoding="utf-8") if output else sys.stdout
+    try:
+        target = ReportOutput(output, chosen)
+    except (OutputError, OSError) as exc:
+        click.echo(f"aletheia: {exc}", err=True)
+        sys.exit(2)
     try:
         if "references" not in doc:  # claims, sweeps: their summary is the report
-            if fmt not in ("json", "jsonl"):
+            if chosen not in ("json", "jsonl"):
                 click.echo(
                     f"aletheia: a {doc['summary'].get('kind', 'claim')} job has a JSON report only", err=True
                 )
-            out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-            return
-        sink = make_sink(fmt, out)
-        for ref in doc["references"]:
-            sink.reference(ref)
-        sink.summary(doc["summary"])
-    finally:
-        if output:
-            out.close()
+            target.stream.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        else:
+            sink = make_sink(chosen, target.stream)
+            for ref in doc["references"]:
+                sink.reference(ref)
+            sink.summary(doc["summary"])
+    except BaseException:
+        target.discard()
+        raise
+    target.commit()
 
 
 @click.command()

@@ -15,12 +15,20 @@ def simulator() -> None:
 @simulator.command()
 @click.option("--universe", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8765, show_default=True)
+@click.option("--port", type=int, default=8765, show_default=True, help="0 picks a free port.")
 @click.option("--unlimited", is_flag=True, help="Do not enforce the documented rate limits.")
 def serve(universe: Path, host: str, port: int, unlimited: bool) -> None:
     """Serve the universe; prints the ALETHEIA_*_URL settings that point the clients at it."""
-    from aletheia.sources.simulator import SimulatorConfig
+    from aletheia.sources.simulator import SimulatorConfig, env_for
     from aletheia.sources.simulator import serve as run
 
+    def ready(base_url: str) -> None:
+        # The address first, then the settings that point every client at it (issue 20: the
+        # command used to print nothing, leaving the port to guess).
+        click.echo(base_url)
+        for name, value in env_for(base_url).items():
+            click.echo(f"{name}={value}")
+        click.echo("(Ctrl-C stops it)", err=True)
+
     config = SimulatorConfig.unlimited() if unlimited else SimulatorConfig()
-    run(universe, host, port, config)
+    run(universe, host, port, config, ready=ready)

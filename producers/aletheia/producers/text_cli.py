@@ -16,14 +16,40 @@ def _emit(data: Any, out: Any) -> None:
     out.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+def _excerpt_line(label: str, excerpt: dict[str, Any] | None) -> str:
+    if not excerpt:
+        return ""
+    where = f" ({excerpt['location']})" if excerpt.get("location") else ""
+    why = f"\n        why: {excerpt['why']}" if excerpt.get("why") else ""
+    return f'      {label}: "{excerpt["text"]}"{where}{why}\n'
+
+
+def _judgement_text(judgement: dict[str, Any] | None, out: Any) -> None:
+    """The cited paper's answer: the status, the paper, the deciding (or closest) excerpt verbatim
+    with its location, and why."""
+    if not judgement:
+        return
+    if judgement["status"] == "not_judged":
+        out.write(f"    not judged: {judgement.get('detail') or ''}\n")
+        return
+    judge = f", {judgement['judge']}" if judgement.get("judge") else ""
+    paper = f" against {judgement['paper']}" if judgement.get("paper") else ""
+    out.write(f"    judged {judgement['status']}{paper}{judge}: {judgement.get('detail') or ''}\n")
+    label = "excerpt" if judgement["status"] in ("contradicted", "supported") else "closest"
+    out.write(_excerpt_line(label, judgement.get("excerpt") or judgement.get("closest")))
+
+
 def _claims_text(report: dict[str, Any], out: Any) -> None:
     for claim in report["claims"]:
-        if claim["status"] in ("verified", "own_work"):
+        # A verified claim is shown when its paper was read: the excerpt that bears it out is the proof.
+        judged = (claim.get("judgement") or {}).get("status")
+        if claim["status"] == "own_work" or (claim["status"] == "verified" and judged != "supported"):
             continue
         out.write(f"{report['document']}:{claim['line']}: {claim['status']}: {claim['sentence']}\n")
         for c in claim["citations"]:
             state = c.get("verdict") or c.get("unresolved_reason") or "not checked"
             out.write(f"    {c['key']}: {state}\n")
+        _judgement_text(claim.get("judgement"), out)
         suggestion = claim.get("suggestion")
         if suggestion:
             if suggestion.get("verified"):
@@ -31,10 +57,12 @@ def _claims_text(report: dict[str, Any], out: Any) -> None:
             else:
                 out.write(f"    {suggestion.get('result')}: {suggestion.get('detail') or ''}\n")
     s = report["summary"]
+    judged = f"{json.dumps(s.get('judged', {}))} ({s.get('judgements_checked', 0)} sentence-paper pair(s))"
     out.write(
         f"aletheia claims: {s['claims']} claim(s), {s['needs_citation']} need a citation, "
         f"{s['unsupported']} unsupported, {s['citations_checked']} citation(s) checked "
-        f"{json.dumps(s['citations_by_verdict'])}, {s['suggestions_verified']} verified suggestion(s)\n"
+        f"{json.dumps(s['citations_by_verdict'])}, cited claims by judgement {judged}, "
+        f"{s['suggestions_verified']} verified suggestion(s)\n"
     )
 
 
@@ -62,6 +90,13 @@ def _claims_text(report: dict[str, Any], out: Any) -> None:
 @click.option("--no-suggest", is_flag=True, help="Do not search for citations for unsupported claims.")
 @click.option("--max-suggestions", type=click.IntRange(0), default=20, show_default=True)
 @click.option(
+    "--max-judgements",
+    type=click.IntRange(0),
+    default=50,
+    show_default=True,
+    help="Judge at most this many (sentence, cited paper) pairs; the rest are reported unchecked.",
+)
+@click.option(
     "--project-root",
     type=click.Path(file_okay=False, path_type=Path),
     help="Where docs/citations/ receives the suggestions' artifacts (default: the job's report folder).",
@@ -75,15 +110,19 @@ def claims(
     no_check: bool,
     no_suggest: bool,
     max_suggestions: int,
+    max_judgements: int,
     project_root: Path | None,
     offline: bool,
 ) -> None:
     """Find the claims in FILE (Markdown, LaTeX, plain text or PDF) that need a citation, check the
-    citations they carry and suggest a verified one for those that have none.
+    citations they carry, judge every cited sentence against the paper it cites (supported,
+    contradicted, unsupported: with the excerpt) and suggest a verified citation for the claims
+    that have none.
 
-    Exit codes: 0 every claim that needs a citation has one and all verified; 1 an unsupported
-    claim, a citation not in the bibliography, or a flagged citation; 2 usage or input error;
-    3 nothing flagged but some citations could not be checked.
+    Exit codes: 0 every claim that needs a citation has one, all verified and none contradicted or
+    unsupported by its paper; 1 an unsupported claim, a citation not in the bibliography, a flagged
+    citation, or a cited sentence its paper contradicts or does not support; 2 usage or input
+    error; 3 nothing flagged but some citations or judgements could not be made.
     """
     from aletheia.config import get_settings
     from aletheia.pipeline.claims_text import discover_bibliographies
@@ -96,6 +135,22 @@ def claims(
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
+    if settings.offline and not (no_check and no_suggest):
+        # One line, not a "turned off" error per source and claim (issue 20).
+        click.echo(
+            "aletheia claims: needs the network (offline): checking citations and suggesting new ones "
+            "ask the sources; --no-check --no-suggest finds and resolves the claims without them",
+            err=True,
+        )
+        sys.exit(2)
+    if output is not None:
+        from aletheia.producers.report_output import OutputError, check_output
+
+        try:  # before the run: a missing folder is one line, never a traceback after the work
+            check_output(output)
+        except OutputError as exc:
+            click.echo(f"aletheia: {exc}", err=True)
+            sys.exit(2)
     data = file.read_bytes()
     found = list(bibs) or discover_bibliographies(file, data.decode("utf-8", errors="replace"))
     runtime = Runtime.open(settings)
@@ -110,6 +165,7 @@ def claims(
             suggest=not no_suggest,
             check=not no_check,
             max_suggestions=max_suggestions,
+            max_judgements=max_judgements,
             repository=project_root,
         )
         inline.drain(ctx)

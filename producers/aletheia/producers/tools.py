@@ -77,10 +77,14 @@ TOOLS: list[dict[str, Any]] = [
         "name": "validate_research",
         "description": (
             "Check a research text (Markdown, LaTeX or plain text): find the claims that need a "
-            "citation (complexity bounds, 'proven', 'optimal', 'state of the art', numbers with units), "
-            "verify the citations they carry against the sources, and for each claim without one search "
-            "for a citation the pipeline can verify (or say 'no verified citation found'). Waits for the "
-            "report unless wait is false (then returns the job id)."
+            "citation (complexity bounds, 'proven', 'optimal', 'state of the art', numbers with units) "
+            "and every sentence that cites a paper, verify the citations against the sources, judge each "
+            "cited sentence against the paper it cites (judgement: supported, contradicted, unsupported, "
+            "unchecked, with the deciding excerpt verbatim, its location and why; a contradicted or "
+            "unsupported one is status 'contradicted' / 'unsupported_by_paper' and makes exit_code 1), "
+            "and for each claim without a citation search for one the pipeline can verify (or say 'no "
+            "verified citation found'). Waits for the report unless wait is false (then returns the job "
+            "id)."
         ),
         "input_schema": {
             "type": "object",
@@ -97,6 +101,14 @@ TOOLS: list[dict[str, Any]] = [
                 },
                 "suggest": {"type": "boolean", "default": True},
                 "max_suggestions": {"type": "integer", "minimum": 0, "maximum": 200, "default": 20},
+                "max_judgements": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 500,
+                    "default": 50,
+                    "description": "Judge at most this many (sentence, cited paper) pairs; past it a "
+                    "cited claim's judgement is 'unchecked'.",
+                },
                 "wait": {"type": "boolean", "default": True},
                 "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
             },
@@ -217,6 +229,7 @@ def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[s
                 "name": args.get("filename", "document.md"),
                 "suggest": args.get("suggest", True),
                 "max_suggestions": int(args.get("max_suggestions", 20)),
+                "max_judgements": int(args.get("max_judgements", 50)),
             }
             if args.get("bibliography"):
                 options["bibliography"] = args["bibliography"]

@@ -16,7 +16,7 @@ from aletheia.core.acl_ids import clean_acl_id
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.acl_anthology_parse import parse_acl_bibtex
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
-from aletheia.sources.cache import cache_key, cached_record
+from aletheia.sources.cache import cache_key, cached_record, for_base_url
 
 if TYPE_CHECKING:
     import httpx
@@ -38,7 +38,8 @@ class AclAnthologyClient:
 
     def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
 
     async def by_id(self, anthology_id: str) -> SourceRecord | None:
         """The paper an anthology id names, or None when the anthology has none (cached either

@@ -37,7 +37,7 @@ from aletheia.sources.base import (
     transport_from_settings,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.safe_xml import parse_untrusted_xml
 
 if TYPE_CHECKING:
@@ -295,7 +295,8 @@ class ArxivClient:
     ) -> None:
         self.api = api_transport
         self.web = web_transport
-        self.cache = cache
+        # A cached answer belongs to the base URLs that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, api_transport.base_url, web_transport.base_url)
         self._searches = SearchMemo(SOURCE, cache, api_transport.stats)
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
             self._fetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window

@@ -118,6 +118,38 @@ class MemoryRawCache:
             self._entries.popitem(last=False)
 
 
+class BaseUrlCache:
+    """A `RawCache` as one client sees it: every key scoped by the base URL its answers came from.
+
+    A cached answer belongs to the server that gave it. Without the scope, a run with a source's URL
+    pointing at a wrong server (or at the simulator) cached that server's "not found" under the
+    work's key, and the next run against the real source read it back: "likely invented", from
+    the cache (issue 20). Entries cached before the scope existed are simply never read again.
+    """
+
+    def __init__(self, inner: RawCache, *base_urls: str) -> None:
+        self.inner = inner
+        self.scope = " ".join(url.rstrip("/") for url in base_urls)
+
+    def _key(self, key: str) -> str:
+        return f"{self.scope}|{key}"
+
+    async def get(self, source: str, key: str) -> CachedRaw | None:
+        return await self.inner.get(source, self._key(key))
+
+    async def put(self, source: str, key: str, raw: Any, *, found: bool, url: str | None = None) -> None:
+        await self.inner.put(source, self._key(key), raw, found=found, url=url)
+
+
+def for_base_url(cache: RawCache | None, *base_urls: str) -> RawCache | None:
+    """`cache` scoped by the client's base URL(s) (`BaseUrlCache`); None stays None."""
+    if cache is None:
+        return None
+    if isinstance(cache, BaseUrlCache):  # already scoped by the one who built the client
+        return cache
+    return BaseUrlCache(cache, *base_urls)
+
+
 async def lookup_many(
     key_of: Mapping[str, str],
     cached: Callable[[str], Awaitable[tuple[bool, R | None]]],

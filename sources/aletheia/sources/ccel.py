@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
-from aletheia.sources.cache import cache_key, cached_record
+from aletheia.sources.cache import cache_key, cached_record, for_base_url
 from aletheia.sources.canonical_parse import parse_ccel_page
 
 if TYPE_CHECKING:
@@ -31,7 +31,8 @@ class CcelClient:
 
     def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
 
     async def page(self, path: str) -> SourceRecord | None:
         """The text of the section page at `path` (starting with `/`), or None when there is none."""

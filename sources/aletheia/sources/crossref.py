@@ -30,7 +30,7 @@ from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import RetractionNotice, SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
     CROSSREF_WORK_MESSAGE_TYPES,
     crossref_message_type,
@@ -109,7 +109,8 @@ class CrossrefClient:
         """`coalesce_window` (seconds): when given, `work_by_doi` lookups arriving within it go
         out together as one `filter=doi:` list query (`works_by_dois`); None asks each DOI alone."""
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self.mailto = mailto
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
         self._coalescer: Coalescer[str, SourceRecord] | None = (

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
-from aletheia.sources.cache import SearchMemo, cache_key, cached_record, item_records
+from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
 from aletheia.sources.dblp_parse import dblp_hits, parse_dblp_hit, parse_dblp_search, parse_dblp_xml_record
 from aletheia.sources.safe_xml import parse_untrusted_xml
 
@@ -68,7 +68,8 @@ class DblpClient:
 
     def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE.value, cache, transport.stats)
 
     def _url(self, path: str) -> str:

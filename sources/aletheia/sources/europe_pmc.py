@@ -24,7 +24,7 @@ from aletheia.core.excerpts import PaperText
 from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceParseError, Transport, transport_from_settings
-from aletheia.sources.cache import SearchMemo, cache_key
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url
 from aletheia.sources.europe_pmc_parse import (  # the pure parsers, re-exported
     EuropePmcHit,
     JatsArticle,
@@ -73,7 +73,8 @@ class EuropePmcClient:
 
     def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
 
     def _url(self, path: str) -> str:

@@ -15,7 +15,7 @@ from aletheia.core.isbn import normalise_isbn
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.books_parse import google_books_items, parse_google_books_volume
-from aletheia.sources.cache import SearchMemo, cache_key, cached_record, item_records
+from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
 
 if TYPE_CHECKING:
     import httpx
@@ -40,7 +40,8 @@ class GoogleBooksClient:
         """The API key, when there is one, is the transport's (`google_books_transport`): it is
         sent with every request and never part of a cache key."""
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
 
     def _params(self, q: str, max_results: int) -> dict[str, Any]:

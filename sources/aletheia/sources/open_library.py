@@ -25,7 +25,7 @@ from aletheia.sources.books_parse import (
     parse_open_library_doc,
     parse_open_library_edition,
 )
-from aletheia.sources.cache import SearchMemo, cache_key, cached_record, item_records
+from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
 
 if TYPE_CHECKING:
     import httpx
@@ -45,7 +45,8 @@ class OpenLibraryClient:
 
     def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
 
     def _parse(self, raw: Any) -> WorkRecord:

@@ -31,7 +31,7 @@ from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
 from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     abstract_from_inverted_index,
     parse_openalex_list,
@@ -102,7 +102,8 @@ class OpenAlexClient:
         max_url_bytes: int = DEFAULT_MAX_URL_BYTES,
     ) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self.api_key = api_key
         self.mailto = mailto
         self._searches = SearchMemo(SOURCE, cache, transport.stats)

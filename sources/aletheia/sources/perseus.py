@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
-from aletheia.sources.cache import cache_key, cached_record
+from aletheia.sources.cache import cache_key, cached_record, for_base_url
 from aletheia.sources.canonical_parse import parse_cts_passage
 
 if TYPE_CHECKING:
@@ -32,7 +32,8 @@ class PerseusClient:
 
     def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
 
     def _url(self, urn: str) -> str:
         return f"{self.transport.base_url}{CTS_PATH}?request=GetPassage&urn={urn}"

@@ -45,7 +45,7 @@ from aletheia.sources.base import (
     transport_from_settings,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.pubmed_parse import (  # the pure parsers, re-exported
     esummary_docs,
     parse_efetch_xml,
@@ -128,7 +128,8 @@ class PubMedClient:
         coalesce_window: float = 0.02,
     ) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
         self._identity = {"tool": TOOL_NAME, "email": email, "api_key": api_key}
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(

@@ -201,8 +201,7 @@ def parse_retraction_watch_csv(lines: Iterable[str]) -> Iterator[RetractionWatch
                 journal=_present(cell(row, "journal")),
                 reasons=_split_list(cell(row, "reason")),
             )
-    elif "doi" in columns and ("retractionwatch" in columns or "retractionnature" in columns):
-        nature_column = "retractionwatch" if "retractionwatch" in columns else "retractionnature"
+    elif "doi" in columns and (nature_column := _nature_column(columns)) is not None:
         for row in reader:
             original_doi = _doi(cell(row, "doi"))
             if original_doi is None:
@@ -210,6 +209,15 @@ def parse_retraction_watch_csv(lines: Iterable[str]) -> Iterator[RetractionWatch
             yield RetractionWatchRow(original_doi=original_doi, natures=_split_list(cell(row, nature_column)))
     else:
         raise SourceParseError(SOURCE.value, f"not a Retraction Watch CSV header: {header[:6]!r}")
+
+
+# The nature column of the short form, by the names it goes by (`aletheia library retractions
+# --help` names `doi,nature`; older exports say `retractionwatch` or `RetractionNature`).
+_NATURE_COLUMNS: Final = ("nature", "retractionnature", "retractionwatch")
+
+
+def _nature_column(columns: Mapping[str, int]) -> str | None:
+    return next((name for name in _NATURE_COLUMNS if name in columns), None)
 
 
 # --- the index -------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 
 if TYPE_CHECKING:
     import httpx
@@ -312,7 +312,8 @@ class SemanticScholarClient:
         coalesce_window: float = 0.02,
     ) -> None:
         self.transport = transport
-        self.cache = cache
+        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
+        self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
         # Needed only on a transport built without the key (`semantic_scholar_transport` sets it).
         self._headers = {"x-api-key": api_key} if api_key else None

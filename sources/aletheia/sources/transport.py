@@ -9,7 +9,9 @@ N + 1 (`politeness.request_pacing`, `gcra.pace`). `X-Rate-Limit-Limit` / `-Inter
 pace to what the source advertises. Then the answer is classified:
 
     2xx                      the body (JSON that does not decode is a transient "malformed body")
-    404                      None: not found is a result, not an error
+    404                      None: not found is a result, not an error, when the body has the
+                             shape the source documents for it (`not_found`); any other 404 is a
+                             route the source does not have (wrong base URL): PermanentSourceError
     429                      RateLimitedError; the bucket is penalised for Retry-After seconds (or
                              one window) so every process holds off, and its shared rate is lowered
                              (`ratelimit`); the attempt is retried after that delay
@@ -50,6 +52,7 @@ from aletheia.sources.base import (
 )
 from aletheia.sources.breaker import BreakerState, CircuitBreaker
 from aletheia.sources.gcra import JITTER_ALLOWANCE
+from aletheia.sources.not_found import documented_not_found
 from aletheia.sources.politeness import (
     PRIORITY,
     PriorityGate,
@@ -438,8 +441,24 @@ class PoliteTransport:
             self._succeeded()
             return body
         if status == 404:
-            self._succeeded()
-            return None
+            if documented_not_found(self.source, request.kind, response):
+                self._succeeded()
+                return None
+            # Not the source's own "no such record": a route it does not have (`not_found`).
+            error = self._failed(
+                PermanentSourceError(
+                    self.source.value,
+                    self._describe(
+                        request,
+                        f'a 404 that is not {self.source.value}\'s own "no such record": '
+                        f"is the base URL {self.base_url} right?",
+                    ),
+                    status_code=404,
+                ),
+                source_failed=True,
+            )
+            self.stats.status = "degraded"
+            raise error
         if status == 429:
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
             self.stats.rate_limited += 1

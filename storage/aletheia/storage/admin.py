@@ -1,10 +1,11 @@
 """Operator actions on the database itself: `aletheia admin clear-database`.
 
 `clear_database` deletes the record of the work done — jobs (bibliographies, claims, sweeps,
-audits), their items and verdicts, and the rows of the reports and citation artifacts written —
-and keeps what was learned or configured: the Tier-0 library (`library_works`), the raw source
-cache (`source_records`), the retraction data, the predatory-venue list, the repositories
-registered for the weekly audit, and the audit trail (append-only: its global Merkle commits
+audits), their items and verdicts, and the rows of the reports and citation artifacts written
+(with a claim job go its stage state and any fetched document still stored) — and keeps what was
+learned or configured: the Tier-0 library (`library_works`), the raw source cache
+(`source_records`), the retraction data, the predatory-venue list, the repositories registered
+for the weekly audit, and the audit trail (append-only: its global Merkle commits
 cover the deleted jobs' roots, so deleting it would read as tampering; the clearing itself is
 logged in it, under the scope `admin`).
 
@@ -23,7 +24,15 @@ from sqlalchemy import Engine, delete, func, select, text, update
 from sqlalchemy.orm import Session
 
 from aletheia.storage.db import session_factory
-from aletheia.storage.models import ArtifactRow, Item, Job, JobStatus, VerdictRow
+from aletheia.storage.models import (
+    ArtifactRow,
+    ClaimDocumentRow,
+    ClaimStateRow,
+    Item,
+    Job,
+    JobStatus,
+    VerdictRow,
+)
 
 #: Where the clearing is logged in the audit trail (a scope of its own, not a job id).
 ADMIN_SCOPE = "admin"
@@ -92,6 +101,8 @@ def clear_database(engine: Engine) -> ClearResult:
         # Children before parents: verdicts -> items -> artifact rows -> jobs (parent links first).
         for table in (VerdictRow, Item, ArtifactRow):
             result.deleted[table.__tablename__] = _delete_all(s, table)
+        for claim_table in (ClaimDocumentRow, ClaimStateRow):  # part of their claim jobs: not counted
+            _delete_all(s, claim_table)
         s.execute(update(Job).where(Job.parent_id.is_not(None)).values(parent_id=None))
         result.deleted[Job.__tablename__] = _delete_all(s, Job)
     return result

@@ -22,6 +22,12 @@ from aletheia.config import get_settings
 from aletheia.pipeline.jobs.context import (
     AUDIT,
     CHECK_CLAIMS_TEXT,
+    CLAIM_ARTIFACT,
+    CLAIM_CANDIDATES,
+    CLAIM_DOCUMENTS,
+    CLAIM_IDENTITY,
+    CLAIM_JUDGE,
+    CLAIM_TEXT,
     COMMIT_AUDIT_ROOT,
     EXPAND_DOCUMENTS,
     REDRIVE,
@@ -46,9 +52,16 @@ ROUTES: dict[str, dict[str, str]] = {
     COMMIT_AUDIT_ROOT: {"queue": "control"},
     EXPAND_DOCUMENTS: {"queue": "parsing"},
     VERIFY_ITEM: {"queue": "retrieval"},
-    VERIFY_CLAIM: {"queue": "evidence"},
+    VERIFY_CLAIM: {"queue": "evidence"},  # older messages: it only asks for the job's stage
     CHECK_CLAIMS_TEXT: {"queue": "evidence"},
     RENDER_REPORT: {"queue": "writer"},
+    # A claim job, stage by stage (pipeline/jobs/claims.py).
+    CLAIM_CANDIDATES: {"queue": "retrieval"},
+    CLAIM_TEXT: {"queue": "retrieval"},
+    CLAIM_DOCUMENTS: {"queue": "parsing"},
+    CLAIM_JUDGE: {"queue": "evidence"},
+    CLAIM_IDENTITY: {"queue": "retrieval"},
+    CLAIM_ARTIFACT: {"queue": "writer"},
 }
 
 TASK_MODULES = (
@@ -123,7 +136,8 @@ class LazyConfig:
     @property
     def task_annotations(self) -> dict[str, dict[str, Any]]:
         limit = get_settings().parsing_time_limit_seconds
-        return {EXPAND_DOCUMENTS: {"time_limit": limit, "soft_time_limit": max(1, limit - 30)}}
+        bounds = {"time_limit": limit, "soft_time_limit": max(1, limit - 30)}
+        return {EXPAND_DOCUMENTS: bounds, CLAIM_DOCUMENTS: dict(bounds)}
 
     @property
     def beat_schedule(self) -> dict[str, dict[str, Any]]:

@@ -7,7 +7,9 @@ The formats (`InputFormat`) and how each is read:
 | bibtex    | `bibtex`     | an entry (BibTeX and biblatex; streamed, @string, crossref)    |
 | bbl/latex | `bbl`        | a `\\bibitem`, or a biblatex `\\entry` record                    |
 | markdown  | `markdown`   | a reference-list item, a footnote, a DOI/arXiv link            |
-| plain     | `plain`      | a numbered item, a paragraph, or a line                        |
+| plain     | `documents`  | a numbered item, a paragraph, or a line (of the References     |
+|           |              | section of a paper; a text that is no list gives none)         |
+| html, xml | `documents`  | an item of the page's references section; a JATS/TEI reference |
 | csl_json  | `csl_json`   | an item                                                        |
 | pdf       | (pipeline)   | the text of a PDF's reference section, read as plain text      |
 
@@ -24,6 +26,7 @@ from typing import Final
 from aletheia.core.bibliography.bbl import iter_bbl
 from aletheia.core.bibliography.bibtex import iter_bibtex
 from aletheia.core.bibliography.csl_json import iter_csl_json
+from aletheia.core.bibliography.documents import iter_html, iter_text_document, iter_xml
 from aletheia.core.bibliography.formats import InputFormat, detect_format, detect_format_bytes
 from aletheia.core.bibliography.markdown import iter_markdown
 from aletheia.core.bibliography.plain import iter_plain, parse_reference_string
@@ -44,7 +47,7 @@ __all__ = [
 # BibTeX given as one string is still fed to the streaming reader in pieces of this size.
 _CHUNK_CHARS: Final = 64 * 1024
 
-SUPPORTED: Final = "BibTeX/biblatex, .bbl, LaTeX, Markdown, plain text, CSL-JSON or PDF"
+SUPPORTED: Final = "BibTeX/biblatex, .bbl, LaTeX, Markdown, plain text, HTML, JATS/TEI XML, CSL-JSON or PDF"
 
 
 def _chunks(text: str) -> Iterator[str]:
@@ -56,7 +59,9 @@ def parse_text(
     text: str, *, origin: str, fmt: InputFormat | None = None
 ) -> Iterator[CitedReference | InputProblem]:
     """Read a bibliography given as text, detecting its format from the content (and `origin`'s
-    file extension, for ties) unless `fmt` says it.
+    file extension, for ties) unless `fmt` says it. A detected plain text is read as a document
+    (its References section, or nothing when it is no reference list: `documents`); `fmt=PLAIN`
+    reads the whole text as a list.
 
     Raises `InputError` (naming `origin`) for input that is binary, in no supported format, or
     broken as a whole (JSON that does not parse); problems with single entries are yielded.
@@ -64,6 +69,7 @@ def parse_text(
     nul = text.find("\x00")
     if nul >= 0:
         raise InputError(origin, f"binary data, not text (NUL character at offset {nul})")
+    detected = fmt is None
     if fmt is None:
         fmt = detect_format(text, origin)
     if fmt is InputFormat.BIBTEX:
@@ -73,7 +79,13 @@ def parse_text(
     if fmt is InputFormat.MARKDOWN:
         return iter_markdown(text, origin=origin)
     if fmt is InputFormat.PLAIN:
-        return iter_plain(text, origin=origin)
+        # Text found to be plain may be a whole document: only its references are read. Told that
+        # it is a plain list, the whole text is read as one.
+        return iter_text_document(text, origin=origin) if detected else iter_plain(text, origin=origin)
+    if fmt is InputFormat.HTML:
+        return iter_html(text, origin=origin)
+    if fmt is InputFormat.XML:
+        return _eager_errors(iter_xml(text, origin=origin))
     if fmt is InputFormat.CSL_JSON:
         return _eager_errors(iter_csl_json(text, origin=origin))
     if fmt is InputFormat.PDF:

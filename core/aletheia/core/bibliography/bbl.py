@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Final
 
 from aletheia.core.bibliography.bibtex import reference_from_fields
@@ -198,9 +199,127 @@ def _source_identifiers(body: str) -> dict[str, str | int]:
     return result
 
 
+_NEWBLOCK = re.compile(r"\\newblock\b")
+_EMPHASIS = re.compile(r"\{\\(?:em|it|itshape)\s+|\\(?:emph|textit)\s*\{")
+_HAS_WORDS = re.compile(r"[^\W\d_]{2}")
+# A lower-case word that no author list holds: a block with one is a title (an entry without
+# authors starts with its title), not names.
+_NOT_NAME_WORD = re.compile(
+    r"(?<![\w'’\-\u0300-\u036f])(?!(?:and|et|al|others|von|van|der|den|de|del|da|di|du|le|la|dos)\b)[a-z]{2,}"
+)
+_YEAR_AT_END = re.compile(r"^(?P<title>.*?\S),\s+(?P<year>(?:1[5-9]|20)\d\d)[a-z]?\.?\s*$", re.DOTALL)
+_THESIS = re.compile(r"^\s*(?:PhD|Ph\.\s*D\.|Doctoral|Master'?s|MSc|M\.Sc\.)\s+thesis", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What a `.bst` style's layout says about an item, beyond its text: the text with the title
+    in quotes (where the layout shows which part the title is), the venue as the style emphasised
+    it, and an entry type when the layout gives it (an emphasised title is a book's)."""
+
+    text: str | None = None
+    venue: str | None = None
+    entry_type: str | None = None
+
+
+def _emphasised(latex: str, start: int = 0) -> tuple[str, int, int] | None:
+    """The first emphasised group of `latex` from `start`: its text, where it opens and where it ends."""
+    emphasis = _EMPHASIS.search(latex, start)
+    if emphasis is None:
+        return None
+    # "{\\em Title}" opens its group where the match starts, "\\emph{Title}" where it ends.
+    opening = emphasis.start() if latex[emphasis.start()] == "{" else emphasis.end() - 1
+    group = _group(latex, opening)
+    if group is None:
+        return None
+    text = latex_reference_text(re.sub(r"^\\(?:em|it|itshape)\s+", "", group[0])).strip(" ,")
+    return text, emphasis.start(), group[1]
+
+
+def _wholly_emphasised(latex: str) -> str | None:
+    """The text of a block that is one emphasised group ("{\\em The Structure of ...}.")."""
+    found = _emphasised(latex)
+    if found is None or latex[: found[1]].strip() or latex[found[2] :].strip(" .,\n\t"):
+        return None
+    return found[0].rstrip(" .") or None
+
+
+def _venue(latex: str) -> str | None:
+    """The venue as `plain`, `abbrv`, `unsrt` and `ieeetr` write it: the first emphasised group
+    of the blocks after the title ("{\\em J. Mach. Learn. Res.}, 12:2825--2830", "In {\\em
+    Advances in ...}, pages 1--9"), exactly, abbreviations and all."""
+    found = _emphasised(latex)
+    if found is None or not _HAS_WORDS.search(found[0]):
+        return None
+    return found[0].rstrip(" .") + ("." if found[0].endswith(".") else "")
+
+
+def _layout(body: str) -> _Layout:
+    """Read the item's layout (see `_Layout`); an empty `_Layout` where it says nothing.
+
+    `\\newblock` separates the blocks of the `plain`, `abbrv`, `unsrt`, `alpha`, natbib and ACL
+    styles: authors, title (emphasised for a book), then venue, so the second block is the title
+    ("Diederik~P. Kingma and Jimmy Ba. \\newblock Adam: ..."); an entry without authors starts with
+    its title, and `@misc` without a venue ends its title with the year ("Title, 2024."). `ieeetr`
+    quotes article titles itself (``Title,'' {\\em Venue}) and writes a book as "T.~S. Kuhn, {\\em
+    Title}. \\newblock Publisher": an emphasised group right after the author list's comma is the
+    title.
+    """
+    blocks = _NEWBLOCK.split(body)
+    if "``" in blocks[0] or "\u201c" in blocks[0]:
+        # The style quotes its titles itself: the venue is what it emphasises after the title.
+        closing = max(blocks[0].rfind("''"), blocks[0].rfind("\u201d"))
+        return _Layout(venue=_venue(" ".join(blocks)[closing:]) if closing >= 0 else None)
+    found = _emphasised(blocks[0])
+    if found is not None and blocks[0][: found[1]].rstrip().endswith(","):
+        title, after = found[0].rstrip(" .,"), found[2]
+        authors = latex_reference_text(blocks[0][: found[1]]).rstrip(" ,")
+        if not (_HAS_WORDS.search(authors) and _HAS_WORDS.search(title)):
+            return _Layout()
+        rest = latex_reference_text(blocks[0][after:] + " " + " ".join(blocks[1:])).lstrip(" .,")
+        return _Layout(f"{authors}, \u201c{_inner_quotes(title)},\u201d {rest}", None, "book")
+    if len(blocks) >= 2:
+        first = latex_reference_text(blocks[0])
+        has_authors = len(blocks) >= 3 or not _NOT_NAME_WORD.search(first)
+        authors = first if has_authors else ""
+        title_latex = blocks[1] if has_authors else blocks[0]
+        rest_latex = " ".join(blocks[2:] if has_authors else blocks[1:])
+        book = _wholly_emphasised(title_latex)
+        title = book or latex_reference_text(title_latex)
+        rest = latex_reference_text(rest_latex)
+        if not rest.strip() and (year := _YEAR_AT_END.match(title)) is not None:
+            title, rest = year.group("title"), year.group("year") + "."
+        if _HAS_WORDS.search(title) and (_HAS_WORDS.search(authors) or not has_authors):
+            entry_type = None
+            if book is not None:
+                entry_type = "thesis" if _THESIS.match(rest) else "book"
+            title = _inner_quotes(title.rstrip(" .,"))
+            stop = "" if title.endswith(("?", "!")) else "."
+            return _Layout(
+                f"{authors} \u201c{title}{stop}\u201d {rest}".strip(),
+                None if book is not None else _venue(rest_latex),
+                entry_type,
+            )
+    return _Layout()
+
+
+def _inner_quotes(title: str) -> str:
+    """A title's own quotation marks as single ones, so that quoting the whole title leaves one
+    quoted passage to read ("... the “best” candidate?")."""
+    return title.translate({0x201C: 0x2018, 0x201D: 0x2019, 0x22: 0x2019})
+
+
 def _bibitem_reference(key: str, body: str, *, origin: str) -> CitedReference:
-    reference = reference_from_string(latex_reference_text(body), key=key, origin=origin)
+    natural = latex_reference_text(body)
+    layout = _layout(body)
+    reference = reference_from_string(layout.text or natural, key=key, origin=origin)
     update: dict[str, object] = {}
+    if layout.text is not None:
+        update["raw"] = natural
+    if layout.venue:
+        update["venue"] = layout.venue
+    if layout.entry_type and reference.entry_type is None:
+        update["entry_type"] = layout.entry_type
     for name, value in _source_identifiers(body).items():
         if getattr(reference, name) is None:
             update[name] = value

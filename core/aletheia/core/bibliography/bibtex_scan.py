@@ -17,6 +17,10 @@ from typing import Final
 # An entry longer than this is not a bibliography entry but a runaway (an unclosed brace swallowing
 # the file); it is reported and skipped, so one broken entry cannot hold the whole input in memory.
 MAX_ENTRY_CHARS: Final = 1_000_000
+# Braces nested deeper than this are no entry a person wrote (real titles nest three or four deep:
+# `{{\"{o}}}`): such a block is reported and skipped (issue 20: 100,000 nested braces were read as
+# a title and handed to the LaTeX decoder).
+MAX_BRACE_DEPTH: Final = 32
 # Characters kept back at the end of the buffer until the next chunk arrives, so that an entry
 # header (`@inproceedings{`) or an escaped brace split across two chunks is seen whole.
 _HOLD: Final = 256
@@ -59,6 +63,7 @@ class _BlockScanner:
         self._block_column = 0
         self._block_type = ""
         self._depth = 0
+        self._too_deep = False  # the current block nests braces past MAX_BRACE_DEPTH
         self._closer = "}"
 
     def feed(self, chunk: str) -> Iterator[_Block]:
@@ -87,6 +92,9 @@ class _BlockScanner:
         self._counted = index
 
     def _cut(self, end: int, *, error: str | None = None) -> _Block:
+        if self._too_deep and error is None:
+            error = f"braces nested more than {MAX_BRACE_DEPTH} deep: not a bibliography entry; skipped"
+        self._too_deep = False
         return _Block(
             self._buf[self._block_start : end],
             self._block_line,
@@ -133,6 +141,7 @@ class _BlockScanner:
             self._pos = mark.end()
             if mark_text == "{":
                 self._depth += 1
+                self._too_deep = self._too_deep or self._depth > MAX_BRACE_DEPTH
             elif mark_text == "}":
                 self._depth -= 1
                 if self._depth == 0:
@@ -159,6 +168,7 @@ class _BlockScanner:
 
     def _abandon_runaway(self) -> Iterator[_Block]:
         self._in_block = False
+        self._too_deep = False
         block = _Block(
             self._buf[self._block_start : self._block_start + 200],
             self._block_line,

@@ -31,6 +31,8 @@ class InputFormat(StrEnum):
     PLAIN = "plain"  # a plain-text reference list
     CSL_JSON = "csl_json"
     PDF = "pdf"
+    HTML = "html"  # a web page or an HTML paper: its references section only (`documents`)
+    XML = "xml"  # JATS or TEI: its reference list only (`documents`)
     UNKNOWN = "unknown"
 
 
@@ -47,6 +49,12 @@ _EXTENSIONS: Final = {
     "json": InputFormat.CSL_JSON,
     "csl": InputFormat.CSL_JSON,
     "pdf": InputFormat.PDF,
+    "html": InputFormat.HTML,
+    "htm": InputFormat.HTML,
+    "xhtml": InputFormat.HTML,
+    "xml": InputFormat.XML,
+    "nxml": InputFormat.XML,
+    "tei": InputFormat.XML,
 }
 
 # A BibTeX entry or macro at the start of a line: `@article{`, `@String (`, `@inproceedings {`.
@@ -85,6 +93,10 @@ def extension_format(filename: str | None) -> InputFormat | None:
     return _EXTENSIONS.get(base.rsplit(".", 1)[-1].lower())
 
 
+# A document that opens as HTML or XML (after a BOM, blank space and comments).
+_LEADING_COMMENTS = re.compile(r"^(?:\s*<!--.*?-->)*\s*", re.DOTALL)
+_HTML_START = re.compile(r"<!doctype\s+html\b|<html[\s>]", re.IGNORECASE)
+_XML_START = re.compile(r"<\?xml\b|<(?:article|TEI|tei|ref-list|listBibl)[\s>]")
 _JSON_START = re.compile(r"[\[{]\s*(?:[\[{\"\]}\d-]|true|false|null|$)")
 _FENCED_BLOCK = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 
@@ -108,7 +120,8 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     A BibTeX entry at the start of a line -> bibtex; `\\bibitem` or a thebibliography environment ->
     bbl (latex when it is a whole LaTeX document); biblatex's `\\entry` records -> bbl; a JSON value
     with CSL vocabulary -> csl_json; Markdown headings, footnotes, links or bullet lists -> markdown;
-    any other text -> plain. NUL characters (binary data) -> unknown; `%PDF-` -> pdf.
+    `<!doctype html>`/`<html>` -> html; `<?xml`, a JATS `<article>` or a TEI root -> xml; any other
+    text -> plain. NUL characters (binary data) -> unknown; `%PDF-` -> pdf.
     """
     head = head[:SNIFF_CHARS].lstrip("\ufeff")
     by_name = extension_format(filename)
@@ -120,6 +133,11 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     if not stripped:
         # Nothing to sniff: an empty .bib is still a (empty) bibliography.
         return by_name if by_name not in (None, InputFormat.PDF) else InputFormat.PLAIN
+    markup = _LEADING_COMMENTS.sub("", stripped[:4096], count=1)
+    if _HTML_START.match(markup) or (by_name is InputFormat.HTML and markup.startswith("<")):
+        return InputFormat.HTML
+    if _XML_START.match(markup):
+        return InputFormat.HTML if re.search(r"<html[\s>]", markup, re.IGNORECASE) else InputFormat.XML
 
     if _looks_like_json(stripped):
         if _CSL_KEYS.search(head) or by_name is InputFormat.CSL_JSON or re.fullmatch(r"\[\s*\]", stripped):

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.bibliography.plain import reference_from_string, split_references
+from aletheia.core.bibliography.plain import inherit_repeated_authors, reference_from_string, split_references
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi, extract_identifiers
 from aletheia.core.records import CitedReference
@@ -340,5 +340,4 @@ def iter_markdown(text: str, *, origin: str) -> Iterator[CitedReference | InputP
         )
         results.append((footnote.line, reference))
     results.sort(key=lambda pair: pair[0])
-    for _, result in results:
-        yield result
+    yield from inherit_repeated_authors(result for _, result in results)

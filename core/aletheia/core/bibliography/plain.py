@@ -16,21 +16,24 @@ Splitting lives in `plain_split` (re-exported here); this module reads one refer
 
 from __future__ import annotations
 
+import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Final, TypedDict
 
-from aletheia.core.authors import parse_author_list
+from aletheia.core.bibliography.plain_authors import INITIALS_FIRST_NAME, VANCOUVER_NAME, read_authors
 from aletheia.core.bibliography.plain_split import SplitReference, join_lines, split_references
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.identifiers import extract_identifiers
 from aletheia.core.records import Author, CitedReference
 from aletheia.core.text import normalize_whitespace
+from aletheia.core.venues import is_publisher
 
 __all__ = [
     "HEURISTIC_FIELDS",
     "ReferenceFields",
     "SplitReference",
+    "inherit_repeated_authors",
     "iter_plain",
     "join_lines",
     "parse_reference_string",
@@ -44,6 +47,14 @@ MAX_REFERENCE_CHARS: Final = 4000
 
 HEURISTIC_FIELDS: Final = ("title", "authors", "authors_truncated", "year", "venue")
 
+# HTML character references left in exported metadata ("Ch&apos;ng", "Allocation &amp;
+# Regularization"; title-cased by a citation processor as "&Amp;"): a `;` inside one would split
+# an author list. Decoded before reading; `raw` keeps them.
+_ENTITY = re.compile(r"&(?:amp|apos|quot|lt|gt|nbsp|#\d{1,7}|#x[0-9a-f]{1,6});", re.IGNORECASE)
+# "———." or "---.": the same authors as the reference above (Chicago, MLA, APA's old editions,
+# AMS's \bysame); a run of three or more dashes, em dashes or underscores opening the reference.
+_SAME_AUTHORS = re.compile(r"^\s*(?:[—–‒―]{2,}|-{3,}|_{3,})\s*(?=[.,]|\s|$)")
+
 
 class ReferenceFields(TypedDict, total=False):
     """What `parse_reference_string` could read; absent keys were not found."""
@@ -51,6 +62,7 @@ class ReferenceFields(TypedDict, total=False):
     title: str
     authors: tuple[Author, ...]
     authors_truncated: bool
+    authors_uncertain: bool  # the split admits another reading (`plain_authors`)
     year: int
     venue: str
     doi: str
@@ -87,13 +99,9 @@ _VENUE_END = re.compile(
     r",\s*(?:vol\b|no\b|pp\b|pages?\b|\d)|\s+\d+(?=\s*(?:[,:;(.]|$))|\s*\(|[.,;:]?$", re.IGNORECASE
 )
 _IN_PREFIX = re.compile(r"^(?:in:?\s+|in\s*:\s*)", re.IGNORECASE)
-_PARTICLES_RE = r"(?:(?:van|von|de|der|den|da|di|du|le|la|del|dos|ten|ter)\s+)*"
-_VANCOUVER_NAME = rf"{_PARTICLES_RE}[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{{1,3}}"
+_VANCOUVER_NAME = VANCOUVER_NAME
 _VANCOUVER_AUTHORS = re.compile(rf"^(?:{_VANCOUVER_NAME},\s+)*{_VANCOUVER_NAME}(?:,?\s+et\s+al)?$")
-_INITIALS_FIRST_NAME = re.compile(
-    r"^(?:[^\W\d_][a-z]?\.[\s\-]?){1,4}\s*(?:(?:v|van|von|de|der|den|da|di|du|le|la|del|dos)\.?\s+)*"
-    r"[^\W\d_][\w'’\-]+(?:\s+[^\W\d_][\w'’\-]+)?$"
-)
+_INITIALS_FIRST_NAME = INITIALS_FIRST_NAME
 _VENUE_WORDS = re.compile(
     r"\b(?:journal|proceedings|proc\.|transactions|annals|bulletin|letters|acta|zeitschrift|conference"
     r"|symposium|workshop|review|magazine|quarterly|newsletter|[Jj]\.)",
@@ -147,6 +155,8 @@ def _sentence_end(text: str, start: int = 0) -> int:
             after = text[index + 1 : index + 2]
             if after and not after.isspace():
                 continue
+            if char == "." and (text[index + 1 : index + 3] == " ." or text[max(0, index - 2) : index] == ". "):
+                continue  # an ellipsis written ". . ." ("And the Loser Is. . . Plurality Voting")
             if char == ".":
                 word = re.search(r"([\w.]+)$", text[start:index])
                 token = word.group(1).lower() if word else ""
@@ -164,54 +174,46 @@ def _clean_title(title: str) -> str | None:
     return title
 
 
+# A venue's abbreviated words ("J. Mach. Learn. Res.", "Bull. Amer. Math. Soc.", "Found. Trends
+# Mach. Learn."): a short capitalised word before a full stop, the venue going on after it. What
+# follows a venue in the styles (a volume, "Edited by", a URL, a publisher in capitals) ends it.
+_VENUE_ABBREVIATION = re.compile(r"(?:^|[\s(])(?:[A-Z][a-z]{1,5}|[A-Z])$")
+_VENUE_GOES_ON = re.compile(r"\s+(?:[A-Z][a-z]|[A-Z]{2,6}\b|&\s|(?:of|and|the|for|on|in)\s)")
+_AFTER_VENUE_WORDS: Final = frozenset(
+    {"vol", "edited", "translated", "accessed", "retrieved", "available", "in", "pp", "chapter"}
+    | {"technical", "online", "preprint", "published", "doi", "url", "https", "http", "edn", "ed"}
+)
+
+
+def _venue_end(text: str) -> int:
+    """Where a venue's text ends: its first sentence end that is no abbreviation's full stop."""
+    start = 0
+    while True:
+        end = _sentence_end(text, start)
+        if end >= len(text) or text[end - 1] != ".":
+            return end
+        following = re.match(r"\s+([\w&]+)", text[end:])
+        if (
+            _VENUE_ABBREVIATION.search(text[: end - 1]) is None
+            or _VENUE_GOES_ON.match(text[end:]) is None
+            or following is None
+            or following.group(1).lower() in _AFTER_VENUE_WORDS
+            # "J. Biomol. NMR" goes on; "Proc. Mach. Learn. PMLR" is a venue and its publisher.
+            or is_publisher(following.group(1))
+        ):
+            return end
+        start = end
+
+
 def _clean_venue(text: str) -> str | None:
     text = _IN_PREFIX.sub("", text.strip().lstrip(".,;: ").strip())
-    text = text[: _sentence_end(text)]  # a sentence end, but not "Proc." or "J."
+    text = text[: _venue_end(text)]  # a sentence end, but not "Proc.", "J." or "Mach. Learn."
     match = _VENUE_END.search(text)
     venue = text[: match.start()] if match else text
     venue = venue.strip().strip(" ,;:").strip()
     if len(venue) < 2 or not re.search(r"[^\W\d_]{2}", venue):
         return None
     return venue
-
-
-_NAME_PARTICLE_WORDS: Final = frozenset(
-    {"van", "von", "der", "den", "de", "del", "da", "di", "du", "le", "la", "dos", "ten", "ter"}
-)
-
-
-def _is_whole_name(piece: str) -> bool:
-    """ "Kimitaka Asatani", "Lee M Seversky", "Madeleine van Zuylen": a given name written out,
-    then a surname of two letters or more; not "Smith" alone, "Smith J" (Vancouver) or initials."""
-    words = piece.split()
-    if not 2 <= len(words) <= 5:
-        return False
-    given, middle, surname = words[0], words[1:-1], words[-1]
-    if not re.fullmatch(r"[A-Z][\w'’\-]+", given) or given.isupper():
-        return False
-    if not re.fullmatch(r"[^\W\d_][\w'’\-]+", surname) or not surname[0].isupper() or surname.isupper():
-        return False
-    return all(
-        word in _NAME_PARTICLE_WORDS or re.fullmatch(r"[A-Z][\w'’\-]*\.?", word) is not None
-        for word in middle
-    )
-
-
-def _authors(segment: str) -> tuple[tuple[Author, ...], bool]:
-    segment = segment.strip().strip(" ,;:.(").strip()
-    segment = re.sub(r"\s*\((?:eds?|hrsg|coord)\.?\)\s*$", "", segment, flags=re.IGNORECASE)
-    if not segment or len(segment) > 1500 or not re.search(r"[^\W\d_]{2}", segment):
-        return (), False
-    pieces = [piece.strip() for piece in re.split(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", segment)]
-    pieces = [piece for piece in pieces if piece]
-    if len(pieces) > 1 and all(
-        _INITIALS_FIRST_NAME.match(piece) or _is_whole_name(piece) or re.fullmatch(_VANCOUVER_NAME, piece)
-        for piece in pieces
-    ):
-        # "D. E. Swanson, C. Reich", "Kimitaka Asatani, Junichiro Mori, and Ichiro Sakata": whole
-        # names, given names first; with "and" between them none is read as "Last, First".
-        segment = " and ".join(pieces)
-    return parse_author_list(segment)
 
 
 def _pick_year(masked: str) -> tuple[int | None, int | None]:
@@ -234,12 +236,21 @@ def parse_reference_string(s: str) -> ReferenceFields:
 
     Identifiers are exact; `title`, `authors`, `year` and `venue` are best-effort guesses.
     """
-    text = normalize_whitespace(s)[:MAX_REFERENCE_CHARS]
+    text = _ENTITY.sub(lambda m: html.unescape(m.group().lower()), s[: MAX_REFERENCE_CHARS * 2])
+    text = normalize_whitespace(text)[:MAX_REFERENCE_CHARS]
     text = _LEADING_MARKER.sub("", text, count=1)
+    # "———." stands for the authors of the reference above (`inherit_repeated_authors`): no name.
+    text = _SAME_AUTHORS.sub("", text, count=1)
     fields = _identifier_fields(text)
 
     masked = _masked(text, _identifier_spans(text))
-    year, year_at = _pick_year(masked)
+    quoted = _quoted_span(masked)
+    if quoted is not None and not _quote_is_title(masked, quoted):
+        quoted = None
+    # The cited year is outside a quoted title ("“... from 2017 to 2022.” JAMA, 2023.").
+    year, year_at = _pick_year(_masked(masked, [quoted]) if quoted is not None else masked)
+    if year is None and quoted is not None:
+        year, year_at = _pick_year(masked)
     if year is not None:
         fields["year"] = year
 
@@ -247,21 +258,22 @@ def parse_reference_string(s: str) -> ReferenceFields:
     title: str | None = None
     venue: str | None = None
 
-    quoted = _QUOTED.search(masked)
-    if quoted is not None and _quote_is_title(masked, quoted):
+    if quoted is not None:
         # IEEE, MLA, Chicago, AIP with titles: the title is the quoted part.
-        title = quoted.group("title")
-        before = masked[: quoted.start()]
+        title = masked[quoted[0] + 1 : quoted[1] - 1]
+        before = masked[: quoted[0]]
         before = re.sub(rf"[\s.,(]*{_YEAR_TOKEN}[a-z]?[).,]*\s*$", "", before)
         author_segment = before
-        venue = _clean_venue(masked[quoted.end() :])
+        venue = _clean_venue(masked[quoted[1] :])
     else:
         author_segment, title, venue = _unquoted_fields(masked, year_at)
 
     if author_segment:
-        authors, truncated = _authors(author_segment)
+        authors, truncated, uncertain = read_authors(author_segment)
         if authors:
             fields["authors"] = authors
+            if uncertain:
+                fields["authors_uncertain"] = True
         if truncated:
             fields["authors_truncated"] = True
     if title:
@@ -302,7 +314,15 @@ def _author_year_anchor(masked: str) -> re.Match[str] | None:
         anchor = pattern.search(masked)
         if (
             anchor is not None
-            and anchor.start() < len(masked) * 0.6
+            # Early in the string; or later, after a long author list and before a short title
+            # ("Goodfellow, Ian, Yoshua Bengio, and Aaron Courville. 2016. Deep Learning. MIT Press.").
+            and (
+                anchor.start() < len(masked) * 0.6
+                or (
+                    _looks_like_name_list(masked[: anchor.start()])
+                    and re.search(r"[^\W\d_]{2}", masked[anchor.end() :]) is not None
+                )
+            )
             and re.search(r"[^\W\d_]{2}", masked[: anchor.start()])
             # Only the author list may come before it: no sentence ends earlier.
             and _sentence_end(masked[: anchor.start()].rstrip()) >= len(masked[: anchor.start()].rstrip()) - 1
@@ -311,14 +331,33 @@ def _author_year_anchor(masked: str) -> re.Match[str] | None:
     return None
 
 
-def _quote_is_title(masked: str, quoted: re.Match[str]) -> bool:
+def _quoted_span(masked: str) -> tuple[int, int] | None:
+    """Where the first quoted passage is, quotation marks included. Curly quotes nest: the title
+    “Which rule chooses the “best”’ candidate?,” (IEEE quoting a title that quotes) is one passage."""
+    quoted = _QUOTED.search(masked)
+    if quoted is None or masked[quoted.start()] != "\u201c" or masked[quoted.end() - 1] != "\u201c":
+        return quoted.span() if quoted is not None else None
+    depth = 0
+    for index in range(quoted.start(), min(len(masked), quoted.start() + 600)):
+        char = masked[index]
+        depth += 1 if char == "\u201c" else -1 if char == "\u201d" else 0
+        if depth == 0:
+            return quoted.start(), index + 1
+    return quoted.span()
+
+
+def _quote_is_title(masked: str, quoted: tuple[int, int]) -> bool:
     """Whether a quoted passage is the title, rather than a phrase quoted inside an unquoted title
     ("Rethinking the “third mission”: UK universities..."): it must follow the authors (and year)
     directly."""
+    words = masked[: quoted[0]].split()
+    if words and words[-1].isalpha() and words[-1].islower() and words[-1] not in _NOT_TITLE_WORDS | {"in"}:
+        # "...likely to choose the “best” candidate?": a quoted word inside a running title.
+        return False
     anchor = _author_year_anchor(masked)
-    if anchor is None or anchor.end() > quoted.start():
+    if anchor is None or anchor.end() > quoted[0]:
         return True
-    between = masked[anchor.end() : quoted.start()]
+    between = masked[anchor.end() : quoted[0]]
     return not re.search(r"[^\W\d_]{2}", between)
 
 
@@ -436,9 +475,23 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
     if re.match(r"^in\s*:\s", rest, re.IGNORECASE):
         return None, _clean_venue(rest)
     end = _sentence_end(rest)
+    if rest[:end].endswith(("?", "!")):
+        # "Evil Genius? How Dishonesty Can Lead to Greater Creativity. Psychological Science, 25":
+        # a question that opens a title goes on when a sentence without numbers follows, and
+        # something (the venue) follows that.
+        after = _sentence_end(rest, end)
+        following = rest[end:after]
+        if after < len(rest.rstrip()) and not re.search(r"\d", following) and len(following.split()) >= 2:
+            end = after
     title = rest[:end]
     remainder = rest[end:]
+    if not remainder.strip():
+        # `plain.bst`'s @misc without a venue: "Title, 2024." (the year is not the title's).
+        title = _TRAILING_YEAR.sub("", title)
     return title, _clean_venue(remainder) if remainder.strip() else None
+
+
+_TRAILING_YEAR = re.compile(rf"(?<=\S),\s*{_YEAR_TOKEN}[a-z]?\.?\s*$")
 
 
 # --- references -----------------------------------------------------------------------------------
@@ -490,6 +543,7 @@ def reference_from_string(
         title=fields.get("title"),
         authors=fields.get("authors", ()),
         authors_truncated=fields.get("authors_truncated", False),
+        authors_uncertain=fields.get("authors_uncertain", False),
         year=fields.get("year"),
         venue=fields.get("venue"),
         doi=fields.get("doi"),
@@ -504,7 +558,35 @@ def reference_from_string(
     )
 
 
+def inherit_repeated_authors(
+    items: Iterable[CitedReference | InputProblem],
+) -> Iterator[CitedReference | InputProblem]:
+    """A reference list in order, each reference opening with "———" (Chicago's, MLA's and
+    AMS's mark for the same authors as the reference above) given those authors. Read alone it
+    has none, so a planted wrong author list on the first of a pair would go unseen on the next."""
+    previous: CitedReference | None = None
+    for item in items:
+        if isinstance(item, CitedReference):
+            if previous is not None and previous.authors and _SAME_AUTHORS.match(item.raw or ""):
+                item = item.model_copy(
+                    update={
+                        "authors": previous.authors,
+                        "authors_truncated": previous.authors_truncated or item.authors_truncated,
+                        "authors_uncertain": previous.authors_uncertain,
+                        "heuristic_fields": tuple(
+                            name
+                            for name in HEURISTIC_FIELDS
+                            if name in item.heuristic_fields or name in ("authors", "authors_truncated")
+                        ),
+                    }
+                )
+            previous = item
+        yield item
+
+
 def iter_plain(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
     """Read a plain-text reference list: one `CitedReference` per reference, keyed by position."""
-    for position, piece in enumerate(split_references(text), start=1):
-        yield reference_from_string(piece.text, key=str(position), origin=f"{origin}:{piece.line}")
+    yield from inherit_repeated_authors(
+        reference_from_string(piece.text, key=str(position), origin=f"{origin}:{piece.line}")
+        for position, piece in enumerate(split_references(text), start=1)
+    )

@@ -115,7 +115,7 @@ def full_text_documents(base: Path = DOCUMENTS) -> Iterator[tuple[str, WorkText]
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
     from aletheia.pipeline.document_signals import FULL_TEXT_SUFFIXES, body_of
-    from aletheia.pipeline.inputs import iter_references
+    from aletheia.pipeline.inputs import NoReferencesFound, iter_references
 
     settings = get_settings()
     folders = (base / "arxiv-pdfs", base / "one-paper-many-formats")
@@ -131,6 +131,8 @@ def full_text_documents(base: Path = DOCUMENTS) -> Iterator[tuple[str, WorkText]
         try:
             for _ in iter_references([path], max_bytes=settings.max_input_bytes, on_text=check.observe):
                 pass
+        except NoReferencesFound:
+            pass  # a paper without a reference list is still a paper: its text was seen
         except InputError:
             continue  # unreadable as an input: `aletheia verify` would refuse it, nothing to check
         work = body_of(check.text) if check.text is not None else None

@@ -3,8 +3,11 @@ their citations checked, suggestions for the unsupported ones; the report is the
 and is written as `claims.json` and `claims.html` in the job's report folder.
 
 The job row carries the document and its bibliographies (`InputDocument`s as JSON), so any worker
-on any host can run it. Idempotent: a finished job is left alone; a redelivered one recomputes
-the same report, artifacts are rewritten only when their content changes.
+on any host can run it. Every claim's trail (each cited claim's judgement, each suggestion's
+search: `claim_audit.py`) is appended to the job's audit log before the summary is stored, and the
+job's Merkle root is committed before it is marked done. Idempotent: a finished job is left alone;
+a redelivered one recomputes the same report, logs nothing new (the events carry no timestamps)
+and rewrites artifacts only when their content changes.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from aletheia.pipeline.cited_claims import DEFAULT_MAX_JUDGEMENTS
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import (
     CHECK_CLAIMS_TEXT,
@@ -42,6 +46,7 @@ def submit_claims_text(
     suggest: bool = True,
     check: bool = True,
     max_suggestions: int = 20,
+    max_judgements: int = DEFAULT_MAX_JUDGEMENTS,
     repository: str | Path | None = None,
 ) -> str:
     """A claims-text job over `document`; its suggestions' artifacts go to `repository`/docs/citations
@@ -53,6 +58,7 @@ def submit_claims_text(
         "suggest": suggest,
         "check": check,
         "max_suggestions": max_suggestions,
+        "max_judgements": max_judgements,
     }
     if repository is not None:
         job_input["repository"] = str(Path(repository).resolve())
@@ -64,6 +70,8 @@ def submit_claims_text(
 
 def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
     """The one step of a claims-text job."""
+    from aletheia.pipeline.audit import audit_log_for, commit_job_trail
+    from aletheia.pipeline.claim_audit import ClaimTrail
     from aletheia.pipeline.claims_text import check_claims_text
     from aletheia.pipeline.jobs.reports import write_artifact
     from aletheia.pipeline.report_claims import render_claims_html
@@ -78,6 +86,7 @@ def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
         folder = rt.settings.reports_path() / job_id
         root = Path(spec.get("repository") or folder)
         root.mkdir(parents=True, exist_ok=True)
+        trails: list[ClaimTrail] = []
         try:
             report = _run_in_job(
                 ctx,
@@ -91,6 +100,8 @@ def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
                     suggest=bool(spec.get("suggest", True)),
                     check=bool(spec.get("check", True)),
                     max_suggestions=int(spec.get("max_suggestions", 20)),
+                    max_judgements=int(spec.get("max_judgements", DEFAULT_MAX_JUDGEMENTS)),
+                    trails=trails,
                 ),
             )
         except ValueError as exc:  # InputError included: the document cannot be read
@@ -99,6 +110,8 @@ def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
             for item in rt.jobs.items(job_id):
                 rt.jobs.mark_item(item.id, ItemStatus.FAILED, error=error)
             return
+        # The decisions first: a report is never stored without the trail that explains it.
+        audit_log_for(rt).append(job_id, [event for trail in trails for event in trail.events])
         repository = str(spec.get("repository") or rt.settings.reports_path())
         written = []
         for name, content in (
@@ -108,6 +121,7 @@ def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
             write_artifact(rt, job_id, repository, folder / name, content, "report")
             written.append(str(folder / name))
         rt.jobs.set_summary(job_id, {**report, "artifacts": written})
+        commit_job_trail(rt, job_id)  # the job's Merkle root, before it is marked done
         for item in rt.jobs.items(job_id):
             rt.jobs.mark_item(item.id, ItemStatus.DONE)
         if _transition(rt, job_id, JobStatus.RUNNING, JobStatus.DONE):

@@ -11,6 +11,7 @@ import re
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -40,7 +41,14 @@ KIND_CLAIMS_TEXT = "claims_text"  # a research text's claims (`aletheia claims`)
 START_BIBLIOGRAPHY = "aletheia.control.start_bibliography_job"
 EXPAND_DOCUMENTS = "aletheia.parsing.expand_job"
 VERIFY_ITEM = "aletheia.retrieval.verify_item"
-VERIFY_CLAIM = "aletheia.evidence.verify_claim"
+VERIFY_CLAIM = "aletheia.evidence.verify_claim"  # resumes a claim job at its stage (older messages)
+# A claim job's stages (pipeline/claim_stages.py), each on the pool its work needs.
+CLAIM_CANDIDATES = "aletheia.retrieval.claim_candidates"
+CLAIM_TEXT = "aletheia.retrieval.claim_text"
+CLAIM_DOCUMENTS = "aletheia.parsing.claim_documents"
+CLAIM_JUDGE = "aletheia.evidence.claim_judge"
+CLAIM_IDENTITY = "aletheia.retrieval.claim_identity"
+CLAIM_ARTIFACT = "aletheia.writer.claim_artifact"
 RENDER_REPORT = "aletheia.writer.render_report"
 START_SWEEP = "aletheia.control.start_sweep"
 AUDIT = "aletheia.control.audit"
@@ -49,9 +57,13 @@ REFRESH_RETRACTIONS = "aletheia.control.refresh_retractions"
 COMMIT_AUDIT_ROOT = "aletheia.control.commit_audit_root"
 CHECK_CLAIMS_TEXT = "aletheia.evidence.check_claims_text"
 
+CLAIM_STAGE_TASKS = (
+    CLAIM_CANDIDATES, CLAIM_TEXT, CLAIM_DOCUMENTS, CLAIM_JUDGE, CLAIM_IDENTITY, CLAIM_ARTIFACT,
+)  # fmt: skip
+
 TASK_NAMES = (
     START_BIBLIOGRAPHY, EXPAND_DOCUMENTS, VERIFY_ITEM, VERIFY_CLAIM, RENDER_REPORT,
-    START_SWEEP, AUDIT, REDRIVE, REFRESH_RETRACTIONS, CHECK_CLAIMS_TEXT,
+    START_SWEEP, AUDIT, REDRIVE, REFRESH_RETRACTIONS, CHECK_CLAIMS_TEXT, *CLAIM_STAGE_TASKS,
 )  # fmt: skip
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
@@ -119,6 +131,17 @@ class LoopThread:
 
 DEFERRED_MARK = "deferred to the queue"
 _DEFERRED_WAIT = re.compile(re.escape(DEFERRED_MARK) + r" for ([0-9.]+)s")
+# The waits deferred while a step runs (`collect_deferrals`), however the pipeline took the error.
+_DEFERRALS: ContextVar[list[float] | None] = ContextVar("aletheia_deferrals", default=None)
+
+
+def collect_deferrals() -> list[float]:
+    """From now on in this task (and the tasks it starts), every wait a `DeferringLimiter` turns
+    into an error is added to the returned list: a step whose pipeline records source failures as
+    answers (the claim stages) still learns that it should go back to the queue."""
+    seen: list[float] = []
+    _DEFERRALS.set(seen)
+    return seen
 
 
 class DeferringLimiter:
@@ -144,6 +167,9 @@ class DeferringLimiter:
             if exc.status_code is not None:
                 raise
             wait = exc.retry_after if exc.retry_after is not None else 1.0 / rate
+            seen = _DEFERRALS.get()
+            if seen is not None:
+                seen.append(wait)
             raise RateLimitedError(
                 exc.source,
                 f"no token in {bucket!r}: {DEFERRED_MARK} for {wait:.3f}s",
@@ -159,6 +185,14 @@ class DeferringLimiter:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def deferred_wait_in(text: str) -> float | None:
+    """The longest wait a deferred request asked for anywhere in `text` (an error, a trail event as
+    JSON), or None when none was deferred."""
+    if DEFERRED_MARK not in text:
+        return None
+    return max((float(found) for found in _DEFERRED_WAIT.findall(text)), default=1.0)
 
 
 def deferral_wait(evidence: Evidence) -> float | None:

@@ -10,16 +10,22 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from aletheia.pipeline.jobs import claims as claim_jobs
 from aletheia.pipeline.jobs.audit import refresh_retractions, start_audit
 from aletheia.pipeline.jobs.bibliography import (
     start_bibliography_job,
     verify_item,
 )
-from aletheia.pipeline.jobs.claims import verify_claim
 from aletheia.pipeline.jobs.claims_text import check_claims_text_job
 from aletheia.pipeline.jobs.context import (
     AUDIT,
     CHECK_CLAIMS_TEXT,
+    CLAIM_ARTIFACT,
+    CLAIM_CANDIDATES,
+    CLAIM_DOCUMENTS,
+    CLAIM_IDENTITY,
+    CLAIM_JUDGE,
+    CLAIM_TEXT,
     EXPAND_DOCUMENTS,
     REDRIVE,
     REFRESH_RETRACTIONS,
@@ -39,17 +45,28 @@ from aletheia.pipeline.jobs.sweeps import (
     start_sweep,
 )
 
+# A claim job's stages: the same functions the claim tasks call (jobs/claims.py).
+_CLAIM_STEPS: dict[str, Callable[[ServiceContext, str], None]] = {
+    VERIFY_CLAIM: claim_jobs.verify_claim,
+    CLAIM_CANDIDATES: claim_jobs.claim_candidates,
+    CLAIM_TEXT: claim_jobs.claim_text,
+    CLAIM_DOCUMENTS: claim_jobs.claim_documents,
+    CLAIM_JUDGE: claim_jobs.claim_judge,
+    CLAIM_IDENTITY: claim_jobs.claim_identity,
+    CLAIM_ARTIFACT: claim_jobs.claim_artifact,
+}
+
 
 def run_step(ctx: ServiceContext, task: str, *args: Any) -> None:
     """Run one named step in this process (what the matching Celery task does, minus the queue)."""
-    if task == START_BIBLIOGRAPHY:
+    if task in _CLAIM_STEPS:
+        _CLAIM_STEPS[task](ctx, args[0])
+    elif task == START_BIBLIOGRAPHY:
         start_bibliography_job(ctx, args[0])
     elif task == EXPAND_DOCUMENTS:
         start_bibliography_job(ctx, args[0], in_parsing_pool=True)
     elif task == VERIFY_ITEM:
         verify_item(ctx, args[0])
-    elif task == VERIFY_CLAIM:
-        verify_claim(ctx, args[0])
     elif task == CHECK_CLAIMS_TEXT:
         check_claims_text_job(ctx, args[0])
     elif task == RENDER_REPORT:

@@ -12,16 +12,18 @@ from typing import Any
 from sqlalchemy import select, update
 
 from aletheia.pipeline.joblog import job_context
+from aletheia.pipeline.jobs.claims import stale_claim_task
 from aletheia.pipeline.jobs.context import (
+    CHECK_CLAIMS_TEXT,
     KIND_AUDIT,
     KIND_BIBLIOGRAPHY,
     KIND_CLAIM,
+    KIND_CLAIMS_TEXT,
     KIND_SWEEP,
     RENDER_REPORT,
     START_BIBLIOGRAPHY,
     START_SWEEP,
     UNSETTLED,
-    VERIFY_CLAIM,
     VERIFY_ITEM,
     ServiceContext,
 )
@@ -70,8 +72,14 @@ def redrive(ctx: ServiceContext, *, older_than: float | None = None) -> RedriveR
                 elif rt.jobs.progress(job.id).pending == 0 and stamp <= cutoff:
                     ctx.dispatcher.send(RENDER_REPORT, job.id)
                     report.reports += 1
-            elif job.kind == KIND_CLAIM and stamp <= cutoff:
-                ctx.dispatcher.send(VERIFY_CLAIM, job.id)
+            elif job.kind == KIND_CLAIM:
+                # Whatever stage it is at (claim_states), if it has not moved since the cutoff.
+                task = stale_claim_task(rt, job, cutoff)
+                if task is not None:
+                    ctx.dispatcher.send(task, job.id)
+                    report.jobs.append(job.id)
+            elif job.kind == KIND_CLAIMS_TEXT and stamp <= cutoff:
+                ctx.dispatcher.send(CHECK_CLAIMS_TEXT, job.id)
                 report.jobs.append(job.id)
             elif job.kind in (KIND_SWEEP, KIND_AUDIT) and stamp <= cutoff:
                 if job.status == JobStatus.QUEUED or len(children(rt, job.id)) < len(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from aletheia.pipeline.jobs.claims import claim_stage
 from aletheia.pipeline.jobs.context import (
     FINISHED,
     KIND_AUDIT,
+    KIND_CLAIM,
     KIND_SWEEP,
     _job,
 )
@@ -38,6 +40,8 @@ def job_status(runtime: Runtime, job_id: str) -> dict[str, Any]:
     if job.kind in (KIND_SWEEP, KIND_AUDIT):
         kids = children(runtime, job_id)
         out["children"] = {"total": len(kids), "finished": sum(k.status in FINISHED for k in kids)}
+    if job.kind == KIND_CLAIM:
+        out["stage"] = claim_stage(runtime, job_id)  # the stage that runs next (claim_stages)
     if job.summary and "artifacts" in job.summary:
         out["artifacts"] = job.summary["artifacts"]
     return out

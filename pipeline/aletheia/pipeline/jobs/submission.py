@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.pipeline.jobs.context import (
+    CLAIM_CANDIDATES,
     KIND_BIBLIOGRAPHY,
     KIND_CLAIM,
     KIND_SWEEP,
     START_BIBLIOGRAPHY,
     START_SWEEP,
-    VERIFY_CLAIM,
     Dispatcher,
 )
 from aletheia.pipeline.runtime import Runtime
@@ -93,12 +93,17 @@ def submit_claim(
     hint: str | None = None,
     paper: str | None = None,
     repository: str | Path | None = None,
+    override_reason: str | None = None,
 ) -> str:
     """A claim job; its citation artifact goes to `repository`/docs/citations (default: the job's
-    report folder). `paper` (DOI, arXiv id, PMID) judges that paper alone; `hint` is a search hint."""
+    report folder). `paper` (DOI, arXiv id, PMID) judges that paper alone; `hint` is a search hint;
+    `override_reason` lets a triangulation conflict through, recorded in the artifact. Its first
+    stage (`CLAIM_CANDIDATES`) is asked for; the others follow (jobs/claims.py)."""
     claim = claim.strip()
     if not claim:
         raise ValueError("the claim is empty")
+    if override_reason is not None and not override_reason.strip():
+        raise ValueError("override=True needs a non-empty override_reason (it is recorded in the artifact)")
     job_input: dict[str, Any] = {"claim": claim}
     if hint:
         job_input["hint"] = hint
@@ -108,11 +113,13 @@ def submit_claim(
         if parse_paper_id(paper) is None:
             raise ValueError(f"paper {paper!r} is not a DOI, an arXiv id or a PMID")
         job_input["paper"] = paper.strip()
+    if override_reason is not None:
+        job_input["override_reason"] = override_reason
     if repository is not None:
         job_input["repository"] = str(Path(repository).resolve())
     job_id = runtime.jobs.create_job(KIND_CLAIM, job_input, submitted_by=submitted_by)
     runtime.jobs.add_items(job_id, [(1, claim[:80], "claim", {"claim": claim})])
-    dispatcher.send(VERIFY_CLAIM, job_id)
+    dispatcher.send(CLAIM_CANDIDATES, job_id)
     return job_id
 
 

@@ -1,0 +1,117 @@
+"""Where `aletheia verify` writes its report, and in which format (issue 20).
+
+- The format follows `--format`, else the `-o` file's extension (`report.html` is HTML, not JSON),
+  else a table on a terminal and JSON otherwise.
+- `-o` into a folder that does not exist is one line and exit 2, never a traceback.
+- A document is whole or absent: the report goes to a temporary file beside `-o` and is renamed
+  into place at the end, or (on stdout) is held back until every input was read, so an input
+  error half-way leaves neither `{"references": [` on stdout nor half a file. Line formats meant
+  to be followed as they come (`jsonl`, `github`, a table on a terminal) are streamed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Final, TextIO
+
+# File extension -> report format (`.csl.json` before `.json`).
+EXTENSION_FORMATS: Final[tuple[tuple[str, str], ...]] = (
+    (".csl.json", "csl-json"),
+    (".html", "html"),
+    (".htm", "html"),
+    (".jsonl", "jsonl"),
+    (".ndjson", "jsonl"),
+    (".json", "json"),
+    (".bib", "bibtex"),
+    (".md", "markdown"),
+    (".markdown", "markdown"),
+    (".sarif", "sarif"),
+    (".xml", "junit"),
+    (".txt", "table"),
+)
+# Formats written as they are decided, one whole line at a time: streamed, never held back.
+STREAMED: Final = frozenset({"jsonl", "github"})
+# Held in memory up to this size, then in a temporary file.
+_SPOOL_BYTES: Final = 8 * 1024 * 1024
+
+
+class OutputError(Exception):
+    """The report cannot be written where asked (one line for the user; exit 2)."""
+
+
+def format_for(fmt: str | None, output: Path | None, *, tty: bool) -> str:
+    if fmt:
+        return fmt
+    if output is not None:
+        name = output.name.lower()
+        for suffix, known in EXTENSION_FORMATS:
+            if name.endswith(suffix):
+                return known
+    return "table" if tty else "json"
+
+
+def check_output(output: Path) -> None:
+    """Refuse at once what cannot be written: a missing folder, a folder given as the file."""
+    folder = output.parent if str(output.parent) else Path()
+    if not folder.is_dir():
+        raise OutputError(f"cannot write {output}: the folder {folder} does not exist")
+    if output.is_dir():
+        raise OutputError(f"cannot write {output}: it is a folder")
+
+
+class ReportOutput:
+    """The stream a sink writes to; `commit()` publishes the whole report, `discard()` drops it."""
+
+    def __init__(self, output: Path | None, fmt: str, *, stdout: TextIO | None = None) -> None:
+        self.output = output
+        self.stdout = stdout or sys.stdout
+        self._temporary: Path | None = None
+        self._buffer: IO[str] | None = None
+        if output is not None:
+            check_output(output)
+            handle, name = tempfile.mkstemp(
+                dir=output.parent or Path(), prefix=f".{output.name}.", suffix=".tmp"
+            )
+            self._temporary = Path(name)
+            umask = os.umask(0)
+            os.umask(umask)
+            self._temporary.chmod(0o666 & ~umask)  # as `open(path, "w")` makes it, not mkstemp's 0600
+            self.stream: TextIO = os.fdopen(handle, "w", encoding="utf-8")
+        elif fmt in STREAMED or (fmt == "table" and self.stdout.isatty()):
+            self.stream = self.stdout
+        else:
+            # Closed by commit() or discard(), whichever ends the run.
+            self._buffer = tempfile.SpooledTemporaryFile(  # noqa: SIM115
+                max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8"
+            )
+            self.stream = self._buffer  # type: ignore[assignment]
+
+    def isatty(self) -> bool:
+        return self.stream is self.stdout and self.stdout.isatty()
+
+    def commit(self) -> None:
+        if self._temporary is not None and self.output is not None:
+            self.stream.close()
+            self._temporary.replace(self.output)
+            self._temporary = None
+        elif self._buffer is not None:
+            self._buffer.seek(0)
+            shutil.copyfileobj(self._buffer, self.stdout)
+            self.stdout.flush()
+            self._buffer.close()
+            self._buffer = None
+
+    def discard(self) -> None:
+        if self._temporary is not None:
+            with contextlib.suppress(OSError):
+                self.stream.close()
+            self._temporary.unlink(missing_ok=True)
+            self._temporary = None
+        if self._buffer is not None:
+            self._buffer.close()
+            self._buffer = None

@@ -1,0 +1,94 @@
+"""When a 404 means "the source has no such work", and when it means "this is not the source".
+
+A 404 from a route the source does not have (the base URL points at another server, or at the
+simulator without its `/crossref` prefix) used to read as "no such work": every lookup then said
+"not found", every search "nothing", and a real work came out `fabricated` with a report saying
+every source answered (issue 20). Now a 404 is an answer only in the shape the source documents
+for it, for the kinds of request that document one (`NOT_FOUND_RULES`, a table: one row per
+source); any other 404 is a failed request (`PoliteTransport` raises `PermanentSourceError`), so
+the reference stays `unverifiable` and the source is named as not answering.
+
+The shapes, from real recordings where there are some (../shared/data/api-samples):
+
+- Crossref `/works/{doi}`: HTTP 404 with the plain body "Resource not found." (habanero's
+  recorded sessions); its searches and list queries answer 200 with an empty list, never 404.
+- OpenAlex `/works/{id}`: HTTP 404 with a JSON object `{"error": "404 Not Found", "message": ...}`;
+  searches and filters answer 200.
+- Semantic Scholar `/paper/{id}` and `/paper/search/match`: HTTP 404 with `{"error": "Paper with
+  id ... not found"}` / `{"error": "Title match not found"}` (semanticscholar's recorded
+  `test_not_found.yaml`); a gateway's unknown route answers `{"message": ...}` instead.
+- arXiv's API, PubMed's E-utilities, Europe PMC's search, DBLP's search and the web-search APIs
+  answer 200 even when they find nothing: a 404 from them is always a wrong route.
+- DBLP `/rec/{key}.xml`, the ACL Anthology `/{id}.bib`, the book catalogues, Perseus and CCEL
+  answer an unknown key with a 404 page whose body no recording pins down: any 404 counts. A book
+  catalogue's or a canonical text's silence accuses nobody anyway (docs/verdicts.md).
+- Full text (`kind="fulltext"`: arXiv HTML and PDF, Europe PMC's JATS): a 404 is "no full text
+  here" from whoever says it; it never decides a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from aletheia.core.records import SourceName
+
+if TYPE_CHECKING:
+    import httpx
+
+    from aletheia.sources.base import RequestKind
+
+
+def _any_body(_: httpx.Response) -> bool:
+    return True
+
+
+def _json_error(response: httpx.Response) -> bool:
+    """A JSON object with an `error` member (OpenAlex, Semantic Scholar)."""
+    try:
+        body = json.loads(response.content or b"null")
+    except ValueError:
+        return False
+    return isinstance(body, dict) and isinstance(body.get("error"), str)
+
+
+def _crossref_text(response: httpx.Response) -> bool:
+    return response.text.strip() == "Resource not found."
+
+
+@dataclass(frozen=True, slots=True)
+class NotFoundRule:
+    """The request kinds whose 404 the source documents, and the body shape it documents."""
+
+    kinds: frozenset[RequestKind]
+    body: Callable[[httpx.Response], bool]
+
+
+_SINGLE: Final[frozenset[RequestKind]] = frozenset({"single"})
+_NONE: Final[frozenset[RequestKind]] = frozenset()
+
+NOT_FOUND_RULES: Final[dict[SourceName, NotFoundRule]] = {
+    SourceName.CROSSREF: NotFoundRule(_SINGLE, _crossref_text),
+    SourceName.OPENALEX: NotFoundRule(_SINGLE, _json_error),
+    SourceName.SEMANTIC_SCHOLAR: NotFoundRule(frozenset({"single", "search"}), _json_error),
+    SourceName.ARXIV: NotFoundRule(_NONE, _any_body),
+    SourceName.PUBMED: NotFoundRule(_NONE, _any_body),
+    SourceName.EUROPE_PMC: NotFoundRule(_NONE, _any_body),
+    SourceName.DBLP: NotFoundRule(_SINGLE, _any_body),
+    SourceName.ACL_ANTHOLOGY: NotFoundRule(_SINGLE, _any_body),
+    SourceName.TAVILY: NotFoundRule(_NONE, _any_body),
+    SourceName.BRAVE_SEARCH: NotFoundRule(_NONE, _any_body),
+}
+
+
+def documented_not_found(source: SourceName, kind: RequestKind, response: httpx.Response) -> bool:
+    """Whether this 404 is the source's own "no such record" (else: a route it does not have).
+    Full text is always so; a source without a row keeps the plain rule (any 404 is an answer)."""
+    if kind == "fulltext":
+        return True
+    rule = NOT_FOUND_RULES.get(source)
+    if rule is None:
+        return True
+    return kind in rule.kinds and rule.body(response)
