@@ -8,12 +8,11 @@ paper (abstract-only fallback), a retracted paper and a distractor.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from click.testing import CliRunner
 
@@ -32,7 +31,6 @@ from aletheia.pipeline.claim_types import (
 from aletheia.pipeline.claims import ClaimTools, outcome_as_dict, verify_and_cite
 from aletheia.pipeline.gateway import SourceGateway
 from aletheia.pipeline.llm import LexicalReasoner, ModelReasoner
-from aletheia.sources.ratelimit import build_rate_limiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from tests.unit.fake_llm import FakeLLM, tool_reply
 
@@ -79,19 +77,6 @@ def settings(simulator: SimulatorServer, tmp_path: Path) -> Iterator[Settings]:
     simulator.reset()
     yield _settings(simulator, tmp_path / "data")
     simulator.configure(SimulatorConfig.unlimited())
-
-
-@pytest.fixture
-async def gateway(settings: Settings) -> AsyncIterator[SourceGateway]:
-    async with httpx.AsyncClient() as http:
-        yield SourceGateway(settings, http, build_rate_limiter(settings))
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 async def _cite(claim: str, gateway: SourceGateway, settings: Settings, project: Path, **options: Any) -> Any:

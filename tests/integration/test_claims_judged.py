@@ -8,12 +8,11 @@ says masks *reduced* infection, a review that says so too, and an unrelated pape
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from aletheia.config import Settings
@@ -24,7 +23,6 @@ from aletheia.pipeline.claim_types import ContradictedClaim, NoSupportingExcerpt
 from aletheia.pipeline.claims import check_cited_claim, verify_and_cite
 from aletheia.pipeline.gateway import SourceGateway
 from aletheia.pipeline.llm import LexicalReasoner
-from aletheia.sources.ratelimit import build_rate_limiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from tests.integration.sim_pipeline import sim_settings
 
@@ -50,19 +48,6 @@ def simulator() -> Iterator[SimulatorServer]:
 @pytest.fixture
 def settings(simulator: SimulatorServer, tmp_path: Path) -> Settings:
     return sim_settings(tmp_path, simulator, claim_judge="rules")
-
-
-@pytest.fixture
-async def gateway(settings: Settings) -> AsyncIterator[SourceGateway]:
-    async with httpx.AsyncClient() as http:
-        yield SourceGateway(settings, http, build_rate_limiter(settings))
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 async def _cite(claim: str, gateway: SourceGateway, settings: Settings, project: Path, **options: Any) -> Any:

@@ -106,3 +106,30 @@ def test_the_benchmark_on_a_few_hallmark_entries(shared_data: Path) -> None:
             assert 0 <= f["same_class"] <= f["entries"]
     assert "same_class" not in per_format["bib"]
     assert "| bbl-ieeetr |" in formats_bench.format_report(figures)
+
+
+def test_the_second_figure_leaves_out_only_entries_resting_on_dropped_identifiers() -> None:
+    """The main figure counts every entry; the second leaves out an entry only when the `.bib`
+    reference without the identifiers the format lost gets another class (a planted invented DOI
+    that `plain.bst` does not print), never merely because the format differs."""
+    from aletheia.pipeline.bench.formats_evidence import (
+        dropped_identifiers,
+        without_evidence,
+        without_identifiers,
+    )
+
+    bib = CitedReference(
+        key="a", title="T", doi="10.1/x", url="https://huggingface.co/m", fields={"doi": "10.1/x", "url": "u"}
+    )
+    read = CitedReference(key="a", title="T", url="https://huggingface.co/m")
+    assert dropped_identifiers(bib, [read]) == ("doi",)
+    stripped = without_identifiers(bib, ("doi",))
+    assert stripped.doi is None and stripped.url == bib.url and "doi" not in stripped.fields
+    keys = ["doi-evidence", "parse-error", "same"]
+    base = {"doi-evidence": "flagged", "parse-error": "verified", "same": "verified"}
+    classes = {"doi-evidence": "verified", "parse-error": "flagged", "same": "verified"}
+    # Without its DOI, "doi-evidence" is verified in .bib too; "parse-error" lost its DOI but its
+    # .bib class does not rest on it: it stays in.
+    figure = without_evidence(keys, classes, base, {"doi-evidence": "verified", "parse-error": "verified"})
+    assert (figure["left_out"], figure["entries"], figure["same_class"]) == (1, 2, 1)
+    assert (figure["flagged"], figure["bib_flagged"]) == (1, 0)

@@ -159,6 +159,9 @@ class Settings(BaseSettings):
     # titles per request (0 or 1: off), and OpenAlex's documented URL limit (about 4 KB).
     openalex_title_batch: int = 25
     openalex_max_url_bytes: int = 4000
+    # arXiv title searches sent together as `ti:"..." OR ti:"..."` (issue 23): titles per request
+    # (0 or 1: off). A complete batch answer proves a title absent (docs/sources.md).
+    arxiv_title_batch: int = 20
 
     # --- LLM -----------------------------------------------------------------------------------
     anthropic_api_key: SecretStr | None = Field(

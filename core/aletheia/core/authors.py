@@ -38,6 +38,7 @@ from aletheia.core.author_kinds import (
     normalize_source_author,
 )
 from aletheia.core.records import Author
+from aletheia.core.text import decode_character_references as decode_references
 from aletheia.core.text import fold, fold_name, latex_to_unicode, normalize_whitespace, repair_pdf_name
 
 __all__ = [
@@ -316,7 +317,7 @@ def parse_author_list(authors: str) -> tuple[tuple[Author, ...], bool]:
     "Smith, J., & Doe, A."), semicolon lists ("Smith, J.; Doe, A."). "and others", "et al." mark
     the list as truncated. Separators inside `{...}` do not split.
     """
-    text = normalize_whitespace(_UNESCAPED_TILDE.sub(" ", authors))
+    text = normalize_whitespace(_UNESCAPED_TILDE.sub(" ", decode_references(authors)))
     truncated = False
     tail = _TRUNCATION_TAIL.search(text)
     if tail is not None:

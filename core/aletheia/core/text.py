@@ -22,6 +22,7 @@ from typing import Final
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 __all__ = [
+    "decode_character_references",
     "fold",
     "fold_name",
     "latex_to_unicode",
@@ -333,6 +334,30 @@ def strip_accents(s: str) -> str:
 def normalize_whitespace(s: str) -> str:
     """Collapse every run of Unicode whitespace to one ASCII space and strip both ends."""
     return _WHITESPACE.sub(" ", s).strip()
+
+
+# HTML character references left in exported metadata ("Ch&apos;ng" in HALLMARK's author fields,
+# "Ry&ocirc;fu" in Crossref's; title-cased by a citation processor into "&Amp;"): the `;` of one
+# splits a name list.
+_CHARACTER_REFERENCE = re.compile(r"&(?:[a-z][a-z0-9]{1,30}|#\d{1,7}|#x[0-9a-f]{1,6});", re.IGNORECASE)
+
+
+def _character(match: re.Match[str]) -> str:
+    reference = match.group()
+    for candidate in (reference, reference.lower()):
+        decoded = html.unescape(candidate)
+        # A reference stands for one character (two for a few); "&notit;" is no "¬it;".
+        if decoded != candidate and len(decoded) <= 2:
+            return decoded
+    return reference
+
+
+def decode_character_references(s: str) -> str:
+    """The HTML character references of `s` as the characters they stand for ("&ocirc;" is "ô";
+    a name pandoc title-cased, "&Amp;", is read as "&amp;"); anything else is left as it is."""
+    if "&" not in s:
+        return s
+    return _CHARACTER_REFERENCE.sub(_character, s)
 
 
 class _FoldTable(dict[int, str | None]):

@@ -159,7 +159,13 @@ class SourceGateway:
             coalesce_window=window,
         )
         api_t, web_t = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
-        self.arxiv = ArxivClient(api_t, web_t, cache=cache, coalesce_window=max(window, 0.05))
+        self.arxiv = ArxivClient(
+            api_t,
+            web_t,
+            cache=cache,
+            coalesce_window=max(window, 0.05),
+            title_batch=settings.arxiv_title_batch,
+        )
         self.pubmed = PubMedClient(
             pubmed_transport(http, settings, limiter, self.breakers[SourceName.PUBMED]),
             cache=cache,

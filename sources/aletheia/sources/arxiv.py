@@ -27,6 +27,15 @@ from aletheia.core.authors import parse_name
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import latex_to_unicode, normalize_whitespace, strip_accents
+from aletheia.sources.arxiv_titles import (
+    BATCH_MAX_RESULTS,
+    MAX_QUERY_CHARS,
+    SEPARATOR,
+    batch_answer,
+    batch_query,
+    feed_of,
+    title_term,
+)
 from aletheia.sources.base import (
     PermanentSourceError,
     RawCache,
@@ -39,6 +48,7 @@ from aletheia.sources.base import (
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.safe_xml import parse_untrusted_xml
+from aletheia.sources.title_batches import BatchAnswer, TitleBatcher
 
 if TYPE_CHECKING:
     import httpx
@@ -292,6 +302,7 @@ class ArxivClient:
         *,
         cache: RawCache | None = None,
         coalesce_window: float = 0.02,
+        title_batch: int = 0,
     ) -> None:
         self.api = api_transport
         self.web = web_transport
@@ -300,6 +311,21 @@ class ArxivClient:
         self._searches = SearchMemo(SOURCE, cache, api_transport.stats)
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
             self._fetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
+        )
+        # Title-only searches of references waiting together, OR-ed in one query (issue 23).
+        self._titles: TitleBatcher[str] | None = (
+            TitleBatcher(
+                self._ask_titles,
+                max_titles=title_batch,
+                max_query_chars=MAX_QUERY_CHARS,
+                term_chars=lambda words: len(title_term(words)),
+                separator_chars=len(SEPARATOR),
+                limit=BATCH_MAX_RESULTS,
+                window=coalesce_window,
+                stats=api_transport.stats.extra,
+            )
+            if coalesce_window and title_batch >= 2
+            else None
         )
 
     @staticmethod
@@ -333,8 +359,9 @@ class ArxivClient:
     ) -> list[SourceRecord]:
         """arXiv's relevance search: `title` as a phrase in titles, `author` a family name."""
         terms = []
-        if title and (words := _search_words(title)):
-            terms.append(f'ti:"{words}"')
+        words = _search_words(title) if title else ""
+        if words:
+            terms.append(title_term(words))
         if author and (name := _search_words(author)):
             # The API manual's form for multi-word names: `au:del_maestro`.
             terms.append(f"au:{name.replace(' ', '_')}")
@@ -357,15 +384,41 @@ class ArxivClient:
                 SourceRecord(entry.record, entry.raw, fetched_at, url, from_cache) for entry in feed.entries
             ]
 
+        batcher = self._titles if words and not author else None
+
+        async def fetch() -> Any:
+            if batcher is not None:
+                raws = await batcher.find(words, max_results)
+                if raws is not None:
+                    # What a shared batch proved for this title (its clear matches, or nothing
+                    # when the batch was complete and held no entry its own search could return).
+                    return feed_of(raws)
+            return await self.api.get_text(QUERY_PATH, params=params, kind="search")
+
         # The Atom feed is stored whole; an empty feed (no <entry>) is a negative entry.
         return await self._searches.get(
             QUERY_PATH,
             params,
-            lambda: self.api.get_text(QUERY_PATH, params=params, kind="search"),
+            fetch,
             parse,
             found=lambda body: isinstance(body, str) and "<entry" in body,
             url=url,
         )
+
+    async def _ask_titles(self, titles: list[str]) -> BatchAnswer[str]:
+        params = {
+            "search_query": batch_query(titles),
+            "start": 0,
+            "max_results": BATCH_MAX_RESULTS,
+            "sortBy": "relevance",
+            "sortOrder": "descending",
+        }
+        body = await self.api.get_text(QUERY_PATH, params=params, kind="search")
+        if body is None:
+            raise SourceParseError(SOURCE, "an empty answer to a title batch")
+        feed = parse_arxiv_atom(body)
+        pairs = [(entry.record.title or "", entry.raw) for entry in feed.entries]
+        return batch_answer(pairs, feed.total_results)
 
     async def fetch_html(self, arxiv_id: str) -> str | None:
         """arXiv's HTML rendering of the paper (`/html/{id}`), or None where there is none."""

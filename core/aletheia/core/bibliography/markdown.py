@@ -53,6 +53,9 @@ _EMPHASIS = re.compile(
 _CODE = re.compile(r"`+([^`]*)`+")
 _HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]{0,300})?/?>")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+# Escaped ASCII marks are kept as Private Use characters while emphasis is read (U+F000 + code).
+_ESCAPED_BASE: Final = 0xF000
+_ESCAPED = re.compile("[\uf000-\uf07f]")
 _IDENTIFIER_URL = re.compile(r"(?:doi\.org/|arxiv\.org/(?:abs|pdf)/|^doi:)", re.IGNORECASE)
 _MAX_LIST_SHARE: Final = 0.6
 # One list item or footnote longer than this is not a reference; it is read only this far.
@@ -72,13 +75,16 @@ def markdown_to_text(markdown: str) -> str:
     text = _LINK.sub(link, normalize_whitespace(markdown[:_MAX_ITEM_CHARS]))
     text = _AUTOLINK.sub(r"\1", text)
     text = _CODE.sub(r"\1", text)
+    # An escaped mark is a character, not emphasis: "HLA-B\*5701 ... *PLoS Curr*" (pandoc's
+    # Markdown) must not pair the escaped `*` with the venue's. Set aside first, put back last.
+    text = _ESCAPE.sub(lambda m: chr(_ESCAPED_BASE + ord(m.group(1))), text)
     for _ in range(3):  # nested emphasis: ***x***, **_x_**
         replaced = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or m.group(4) or "", text)
         if replaced == text:
             break
         text = replaced
     text = _HTML_TAG.sub("", text)
-    text = _ESCAPE.sub(r"\1", text)
+    text = _ESCAPED.sub(lambda m: chr(ord(m.group()) - _ESCAPED_BASE), text)
     return normalize_whitespace(text)
 
 

@@ -16,7 +16,6 @@ Splitting lives in `plain_split` (re-exported here); this module reads one refer
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Iterator
 from typing import Final, TypedDict
@@ -26,7 +25,7 @@ from aletheia.core.bibliography.plain_split import SplitReference, join_lines, s
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.identifiers import extract_identifiers
 from aletheia.core.records import Author, CitedReference
-from aletheia.core.text import normalize_whitespace
+from aletheia.core.text import decode_character_references, normalize_whitespace
 from aletheia.core.venues import is_publisher
 
 __all__ = [
@@ -47,10 +46,6 @@ MAX_REFERENCE_CHARS: Final = 4000
 
 HEURISTIC_FIELDS: Final = ("title", "authors", "authors_truncated", "year", "venue")
 
-# HTML character references left in exported metadata ("Ch&apos;ng", "Allocation &amp;
-# Regularization"; title-cased by a citation processor as "&Amp;"): a `;` inside one would split
-# an author list. Decoded before reading; `raw` keeps them.
-_ENTITY = re.compile(r"&(?:amp|apos|quot|lt|gt|nbsp|#\d{1,7}|#x[0-9a-f]{1,6});", re.IGNORECASE)
 # "———." or "---.": the same authors as the reference above (Chicago, MLA, APA's old editions,
 # AMS's \bysame); a run of three or more dashes, em dashes or underscores opening the reference.
 _SAME_AUTHORS = re.compile(r"^\s*(?:[—–‒―]{2,}|-{3,}|_{3,})\s*(?=[.,]|\s|$)")
@@ -155,7 +150,8 @@ def _sentence_end(text: str, start: int = 0) -> int:
             after = text[index + 1 : index + 2]
             if after and not after.isspace():
                 continue
-            if char == "." and (text[index + 1 : index + 3] == " ." or text[max(0, index - 2) : index] == ". "):
+            ellipsis = text[index + 1 : index + 3] == " ." or text[max(0, index - 2) : index] == ". "
+            if char == "." and ellipsis:
                 continue  # an ellipsis written ". . ." ("And the Loser Is. . . Plurality Voting")
             if char == ".":
                 word = re.search(r"([\w.]+)$", text[start:index])
@@ -236,8 +232,9 @@ def parse_reference_string(s: str) -> ReferenceFields:
 
     Identifiers are exact; `title`, `authors`, `year` and `venue` are best-effort guesses.
     """
-    text = _ENTITY.sub(lambda m: html.unescape(m.group().lower()), s[: MAX_REFERENCE_CHARS * 2])
-    text = normalize_whitespace(text)[:MAX_REFERENCE_CHARS]
+    # "Ch&apos;ng": a character reference's `;` would split the author list (`raw` keeps it).
+    text = normalize_whitespace(decode_character_references(s[: MAX_REFERENCE_CHARS * 2]))
+    text = text[:MAX_REFERENCE_CHARS]
     text = _LEADING_MARKER.sub("", text, count=1)
     # "———." stands for the authors of the reference above (`inherit_repeated_authors`): no name.
     text = _SAME_AUTHORS.sub("", text, count=1)

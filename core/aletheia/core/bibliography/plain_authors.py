@@ -47,15 +47,15 @@ __all__ = [
 
 AuthorReading = tuple[tuple[Author, ...], bool, bool]  # authors, truncated, uncertain
 
-_PARTICLES_RE = r"(?:(?:van|von|de|der|den|da|di|du|le|la|del|dos|ten|ter)\s+)*"
+_PARTICLES_RE = r"(?:(?:van|von|de|der|den|da|di|du|le|la|del|dos|ten|ter|y)\s+)*"
 VANCOUVER_NAME: Final = rf"{_PARTICLES_RE}[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{{1,3}}"
 INITIALS_FIRST_NAME: Final = re.compile(
-    r"^(?:[^\W\d_][a-z]?\.[\s\-]?){1,4}\s*(?:(?:v|van|von|de|der|den|da|di|du|le|la|del|dos)\.?\s+)*"
+    r"^(?:[^\W\d_][a-z]?\.[\s\-]?){1,4}\s*(?:(?:v|van|von|de|der|den|da|di|du|le|la|del|dos|y)\.?\s+)*"
     r"[^\W\d_][\w'’\-]+(?:\s+[^\W\d_][\w'’\-]+)?$"
 )
 _NAME_PARTICLE_WORDS: Final = frozenset(
     {"van", "von", "der", "den", "de", "del", "da", "di", "du", "le", "la", "dos", "ten", "ter", "v.", "d'"}
-    | {"las", "los", "della", "des", "do", "das"}
+    | {"las", "los", "della", "des", "do", "das", "y", "e"}
 )
 # Particles that open a surname capitalised ("De Kroon", "Van Veen", "Di Camillo"): the surname's
 # core is the word after them, so "De Kroon, Arnoud" is anchored like "Lin, Zhiyuan".
@@ -112,7 +112,10 @@ def is_whole_name(piece: str) -> bool:
     given, middle, surname = words[0], words[1:-1], words[-1]
     if not re.fullmatch(r"[A-Z][\w'’\-]+", given) or given.isupper():
         return False
-    if not re.fullmatch(r"[^\W\d_][\w'’\-]+", surname) or not surname[0].isupper() or surname.isupper():
+    elided = _ELIDED_PARTICLE.match(surname) is not None  # "Francesco d'Amore"
+    if not elided and (
+        not re.fullmatch(r"[^\W\d_][\w'’\-]+", surname) or not surname[0].isupper() or surname.isupper()
+    ):
         return False
     return all(
         word in _NAME_PARTICLE_WORDS or re.fullmatch(r"[A-Z][\w'’\-]*\.?", word) is not None
@@ -178,10 +181,13 @@ def _first_inverted(pieces: list[str], separators: list[str]) -> bool:
     surname = _surname_words(pieces[0])
     if surname is None or not _given_names(pieces[1]):
         return False
-    if len(surname) < len(pieces[0].split()) and len(_given_and_particles(pieces[1])[0].split()) > 1:
-        # "Van Uden, Cara Maria" or two whole names "Van Anh, Thi Nguyen"? Only "Van Veen, Dave".
-        if not _is_initial(pieces[1].split()[-1]):
-            return False
+    # "Van Uden, Cara Maria", or two whole names "Van Anh, Thi Nguyen"? Only "Van Veen, Dave".
+    if (
+        len(surname) < len(pieces[0].split())
+        and len(_given_and_particles(pieces[1])[0].split()) > 1
+        and not _is_initial(pieces[1].split()[-1])
+    ):
+        return False
     rest = pieces[2:]
     fitting = sum(1 for p in rest if _given_first(p))
     # Every name must fit a short list; in a long one a name or two mangled by a PDF ("Roberto

@@ -19,6 +19,10 @@ entry (`formats_render.entry_of`), and an entry's *verdict class* (flagged, veri
 ambiguous, unverifiable, out_of_scope; `missing` when no reference was read for it) is compared
 with its class in the `.bib` run. The bar (issue 20): the same class for at least 95% of the
 entries, and a flagged share within one point of the `.bib` run.
+
+Beside that main figure, and never instead of it, each format has a second one
+(`formats_evidence`): without the entries whose `.bib` verdict rests on an identifier the
+format's text does not hold (the DOI and URL that `plain.bst` and `ieeetr.bst` do not print).
 """
 
 from __future__ import annotations
@@ -44,6 +48,16 @@ from aletheia.pipeline.bench.common import (
     unthrottled_limits,
     verify_all,
 )
+from aletheia.pipeline.bench.formats_evidence import (
+    FLAGGED_BAR_POINTS,
+    SAME_CLASS_BAR,
+    combine_without,
+    dropped_identifiers,
+    format_evidence_table,
+    pct,
+    without_evidence,
+    without_identifiers,
+)
 from aletheia.pipeline.bench.formats_render import (
     BBL_STYLES,
     FORMATS,
@@ -64,8 +78,6 @@ from aletheia.pipeline.bench.noise import TitleIndex
 from aletheia.pipeline.bench.realbib_bench import PROCESS_REASONS
 
 SETS = ("iclr", "hallmark")
-SAME_CLASS_BAR = 0.95
-FLAGGED_BAR_POINTS = 1.0
 
 
 class DataMissing(RuntimeError):
@@ -201,6 +213,37 @@ def _run_format(
     )
 
 
+def _evidence_classes(
+    runs: dict[str, FormatRun], keys: Sequence[str], settings: Any, concurrency: int
+) -> dict[str, dict[str, str]]:
+    """Per format: for each entry whose identifiers the format dropped, the `.bib` class without
+    them (one verification of the stripped `.bib` references, shared by the formats)."""
+    base = runs.get("bib")
+    if base is None:
+        return {}
+    wanted: dict[tuple[str, tuple[str, ...]], CitedReference] = {}
+    per_format: dict[str, dict[str, tuple[str, ...]]] = {}
+    for fmt, run in runs.items():
+        if fmt == "bib":
+            continue
+        for key in keys:
+            hits = base.by_entry.get(key, [])
+            if not hits:
+                continue
+            names = dropped_identifiers(hits[0][0], [ref for ref, _ in run.by_entry.get(key, [])])
+            if names:
+                per_format.setdefault(fmt, {})[key] = names
+                wanted.setdefault((key, names), without_identifiers(hits[0][0], names))
+    if not wanted:
+        return {}
+    outcomes = asyncio.run(verify_all(list(wanted.values()), settings, concurrency))
+    classes = {pair: verdict_class(outcome.verdict) for pair, outcome in zip(wanted, outcomes, strict=True)}
+    return {
+        fmt: {key: classes[(key, names)] for key, names in dropped.items()}
+        for fmt, dropped in per_format.items()
+    }
+
+
 def _reasons(verdict: Any) -> list[str]:
     return [r.value for r in verdict.reasons if r.value not in PROCESS_REASONS] or [
         f"({verdict.status.value})"
@@ -222,8 +265,13 @@ def _cited(ref: CitedReference | None) -> dict[str, Any]:
     }
 
 
-def score(source: SourceSet, runs: dict[str, FormatRun]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Per-format figures of one set, and one row per entry whose class differs from `.bib`."""
+def score(
+    source: SourceSet, runs: dict[str, FormatRun], evidence: dict[str, dict[str, str]] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Per-format figures of one set, and one row per entry whose class differs from `.bib`.
+    `evidence`: per format, the `.bib` class of each entry without the identifiers the format
+    dropped (`_evidence_classes`)."""
+    evidence = evidence or {}
     keys = [key for key, _ in source.entries]
     base = runs.get("bib")
     base_class = {k: base.entry_class(k) for k in keys} if base else {}
@@ -255,6 +303,8 @@ def score(source: SourceSet, runs: dict[str, FormatRun]) -> tuple[dict[str, Any]
                     "bib_title": source.titles.get(k),
                     "bib_read": _cited(base.by_entry[k][0][0]) if base and base.by_entry.get(k) else {},
                     "read": _cited(hits[0][0] if hits else None),
+                    # The .bib class with the identifiers this format dropped removed, if any.
+                    "bib_class_without_dropped": evidence.get(fmt, {}).get(k),
                 }
             )
         figures: dict[str, Any] = {
@@ -286,6 +336,9 @@ def score(source: SourceSet, runs: dict[str, FormatRun]) -> tuple[dict[str, Any]
                 "meets_bar": same / n >= SAME_CLASS_BAR and abs(delta) <= FLAGGED_BAR_POINTS,
                 "changes": dict(Counter(f"{base_class[k]}->{classes[k]}" for k in changed).most_common(12)),
                 "changed_reasons": dict(changed_reasons.most_common(12)),
+                "without_dropped_evidence": without_evidence(
+                    keys, classes, base_class, evidence.get(fmt, {})
+                ),
             }
         out[fmt] = figures
     return out, diffs
@@ -327,6 +380,7 @@ def combine(per_set: dict[str, dict[str, Any]], formats: Sequence[str]) -> dict[
                 "same_class_rate": round(total["same_class"] / n, 4),
                 "flagged_delta_points": round(delta, 2),
                 "meets_bar": total["same_class"] / n >= SAME_CLASS_BAR and abs(delta) <= FLAGGED_BAR_POINTS,
+                "without_dropped_evidence": combine_without([r["without_dropped_evidence"] for r in rows]),
             }
         else:
             total.pop("same_class")
@@ -355,7 +409,8 @@ def run_set(
                 runs[fmt] = _run_format(
                     rendered, keys, settings, source.concurrency, time.perf_counter() - started
                 )
-    figures, diffs = score(source, runs)
+            evidence = _evidence_classes(runs, [k for k, _ in source.entries], settings, source.concurrency)
+    figures, diffs = score(source, runs, evidence)
     return {"universe_works": len(source.records), **source.notes, "formats": figures}, diffs
 
 
@@ -410,10 +465,6 @@ def _tool_versions(formats: Sequence[str]) -> dict[str, str]:
     return versions
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "-"
-
-
 def format_table(figures: dict[str, Any]) -> list[str]:
     lines = [
         "| format | read / entries | missing, split | same class as .bib | flagged (Δ points) | "
@@ -421,14 +472,14 @@ def format_table(figures: dict[str, Any]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for fmt, f in figures.items():
-        same = _pct(f["same_class"], f["entries"]) if "same_class" in f else "—"
+        same = pct(f["same_class"], f["entries"]) if "same_class" in f else "—"
         delta = f" ({f['flagged_delta_points']:+.1f})" if "flagged_delta_points" in f else ""
         bar = "—" if "meets_bar" not in f else ("met" if f["meets_bar"] else "**not met**")
         lines.append(
             f"| {fmt} | {f['references_read']} / {f['entries']} | {f['entries_missing']}, "
-            f"{f['entries_split']} | {same} | {_pct(f['flagged'], f['entries'])}{delta} | "
-            f"{_pct(f['genuine_flagged'], f['genuine'])} | {_pct(f['planted_flagged'], f['planted'])} | "
-            f"{_pct(f['planted_unverifiable'], f['planted'])} | {bar} |"
+            f"{f['entries_split']} | {same} | {pct(f['flagged'], f['entries'])}{delta} | "
+            f"{pct(f['genuine_flagged'], f['genuine'])} | {pct(f['planted_flagged'], f['planted'])} | "
+            f"{pct(f['planted_unverifiable'], f['planted'])} | {bar} |"
         )
     return lines
 
@@ -440,7 +491,13 @@ def format_report(f: dict[str, Any]) -> str:
     ]
     for name, s in f["sets"].items():
         notes = {k: v for k, v in s.items() if k != "formats"}
-        lines += ["", f"## {name} {notes}", *format_table(s["formats"])]
+        lines += [
+            "",
+            f"## {name} {notes}",
+            *format_table(s["formats"]),
+            "",
+            *format_evidence_table(s["formats"]),
+        ]
         for fmt, g in s["formats"].items():
             lines.append(
                 f"  {fmt}: render {g['render_seconds']} s, verify {g['verify_seconds']} s; "
@@ -450,5 +507,5 @@ def format_report(f: dict[str, Any]) -> str:
             if g.get("changes"):
                 lines.append(f"    changes vs .bib: {g['changes']}")
                 lines.append(f"    reasons of the changed entries: {g['changed_reasons']}")
-    lines += ["", "## all sets", *format_table(f["all"])]
+    lines += ["", "## all sets", *format_table(f["all"]), "", *format_evidence_table(f["all"])]
     return "\n".join(lines)

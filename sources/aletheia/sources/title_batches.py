@@ -1,0 +1,180 @@
+"""Many title searches in one request, with absence proved where the batch is exact (issue 23).
+
+arXiv (`ti:"..." OR ti:"..."`) documents a boolean OR of title phrases, so several references'
+title searches that wait at the same moment can go out as one request (`Coalescer` gathers them,
+as for OpenAlex's stage 1, `openalex_titles`). Its answer is shared out here, by pure rules:
+
+- **found**: the items whose title matches a reference's title under the decisive title rule
+  (`TITLE_THRESHOLD`), best first: a positive finding, as with OpenAlex.
+- **absent** (an empty answer, the same as its own search's empty answer): only when the batch
+  is *complete* (the service says how many items matched the whole query and all of them came
+  back) and *no* item of it loosely holds the title's words. A reference's own query is one
+  disjunct of the batch query, so what its own search would return is a subset of a complete
+  batch answer; and whatever a phrase or all-words search returns holds every word of the title,
+  up to the service's stemming. "Loosely" is looser than any stemming: each word of four letters
+  or more of the title must start, by its first four letters, some word of the item's title.
+  So "no item loosely holds it" means its own search would have come back empty.
+- **miss** (None): anything else (an incomplete batch, an item that loosely holds the title but
+  does not clearly match it, a lone title, a short title, a failed request). A miss is asked as
+  its own search, as before: a batch miss is never read as "not found" by default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Generic, TypeVar
+
+from aletheia.core.text import strip_accents
+from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
+from aletheia.sources.base import SourceError
+from aletheia.sources.batching import Coalescer
+
+T = TypeVar("T")
+
+# A title of one or two words matches too much to share a request (as `openalex_titles`).
+MIN_TITLE_WORDS: Final = 3
+# Words shorter than this are not required of an item (stop words, and stemmers' short forms).
+LOOSE_PREFIX: Final = 4
+
+_WORD: Final = re.compile(r"[^\W_]+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(strip_accents(text).lower())
+
+
+def loose_prefixes(text: str) -> set[str]:
+    """The four-letter prefixes of a title's words, and of each run of words joined (so that
+    "self-attention" also offers "self" for "selfattention")."""
+    words = _words(text)
+    return {w[:LOOSE_PREFIX] for w in words} | {"".join(words[i:])[:LOOSE_PREFIX] for i in range(len(words))}
+
+
+def required_prefixes(title: str) -> set[str]:
+    """The prefixes an item must offer to possibly be what `title`'s own search returns."""
+    return {w[:LOOSE_PREFIX] for w in _words(title) if len(w) >= LOOSE_PREFIX}
+
+
+def loosely_holds(item_title: str, title: str) -> bool:
+    wanted = required_prefixes(title)
+    return bool(wanted) and wanted <= loose_prefixes(item_title)
+
+
+@dataclass(frozen=True)
+class BatchAnswer(Generic[T]):
+    """One batch request's answer: its items with their titles, and whether it is complete (every
+    item that matched the whole query is here)."""
+
+    items: Sequence[tuple[str, T]]
+    complete: bool
+
+
+def share_out(titles: Sequence[str], answer: BatchAnswer[T], limit: int) -> dict[str, list[T] | None]:
+    """Each title -> its clear matches (best first, at most `limit`), `[]` when the batch proves
+    its own search empty, or None (a miss: ask it alone)."""
+    out: dict[str, list[T] | None] = {}
+    for title in titles:
+        wanted = required_prefixes(title)
+        loose = [(name, item) for name, item in answer.items if wanted <= loose_prefixes(name)]
+        scored = sorted(
+            ((-title_similarity(title, name), rank, item) for rank, (name, item) in enumerate(loose)),
+            key=lambda s: (s[0], s[1]),
+        )
+        clear = [item for score, _, item in scored if -score >= TITLE_THRESHOLD]
+        if clear:
+            out[title] = clear[:limit]
+        elif answer.complete and wanted and not loose:
+            out[title] = []
+        else:
+            out[title] = None
+    return out
+
+
+def title_batchable(title: str) -> bool:
+    return len(_words(title)) >= MIN_TITLE_WORDS and bool(required_prefixes(title))
+
+
+AskBatch = Callable[[list[str]], Awaitable[BatchAnswer[T]]]
+
+
+class TitleBatcher(Generic[T]):
+    """`await batcher.find(title, limit)` -> the items a shared batch found for `title` (best
+    first; `[]` when the batch proves its own search would be empty), or None: a miss, to be
+    asked as its own search.
+
+    Concurrent calls are coalesced (`Coalescer`: one batch in flight, the next filling meanwhile,
+    so behind a slow limit the batches grow); a coalesced group is cut so that each request's
+    query stays within `max_query_chars` (`term_chars(title)`: the length of one title's term)."""
+
+    def __init__(
+        self,
+        ask: AskBatch[T],
+        *,
+        max_titles: int,
+        max_query_chars: int,
+        term_chars: Callable[[str], int],
+        separator_chars: int,
+        limit: int,
+        window: float = 0.02,
+        stats: dict[str, int] | None = None,
+    ) -> None:
+        if max_titles < 2:
+            raise ValueError(f"a title batch needs at least 2 titles, got {max_titles!r}")
+        self._ask = ask
+        self.max_query_chars = max_query_chars
+        self._term_chars = term_chars
+        self._separator_chars = separator_chars
+        self._limit = limit
+        self.stats = stats if stats is not None else {}
+        self._coalescer: Coalescer[str, list[T]] = Coalescer(self._fetch, max_batch=max_titles, window=window)
+
+    def _count(self, name: str, n: int = 1) -> None:
+        self.stats[name] = self.stats.get(name, 0) + n
+
+    async def find(self, title: str, limit: int) -> list[T] | None:
+        if not title_batchable(title):
+            return None
+        items = await self._coalescer.get(title)
+        if items is None:
+            self._count("title_batch_misses")
+            return None
+        self._count("title_batch_hits" if items else "title_batch_absent")
+        return items[:limit]
+
+    def chunks(self, titles: Sequence[str]) -> list[list[str]]:
+        """`titles` cut so that each query fits `max_query_chars` (a title too long to share a
+        request forms a chunk of one, which is never sent)."""
+        out: list[list[str]] = []
+        current: list[str] = []
+        used = 0
+        for title in titles:
+            size = self._term_chars(title)
+            extra = size + (self._separator_chars if current else 0)
+            if current and used + extra > self.max_query_chars:
+                out.append(current)
+                current, used, extra = [], 0, size
+            current.append(title)
+            used += extra
+        if current:
+            out.append(current)
+        return out
+
+    async def _fetch(self, titles: list[str]) -> dict[str, list[T] | None]:
+        found: dict[str, list[T] | None] = {}
+        for chunk in self.chunks(titles):
+            if len(chunk) < 2:  # one title is as cheap as its own search
+                found.update(dict.fromkeys(chunk))
+                continue
+            try:
+                answer = await self._ask(chunk)
+            except SourceError:
+                # A failed batch proves nothing: every title is asked on its own.
+                self._count("title_batch_failures")
+                found.update(dict.fromkeys(chunk))
+                continue
+            self._count("title_batches")
+            self._count("title_batch_titles", len(chunk))
+            found.update(share_out(chunk, answer, self._limit))
+        return found
