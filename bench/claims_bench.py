@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import statistics
 import sys
 import tempfile
@@ -41,13 +40,8 @@ SHARED = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
 from aletheia.core.excerpts import PaperText, TextBlock, content_terms, match_key  # noqa: E402
+from aletheia.pipeline.bench.claims_bench import clean_claim  # noqa: E402
 from aletheia.pipeline.llm import LexicalReasoner  # noqa: E402
-
-_MARKERS = re.compile(r"\[?<\|[a-z_]+\|>\]?|\(\s*\)|\[\s*\]")
-
-
-def _clean_claim(text: str) -> str:
-    return re.sub(r"\s+", " ", _MARKERS.sub("", text)).strip()
 
 
 @dataclass
@@ -123,7 +117,7 @@ async def evidence_benchmark(claims_path: Path, corpus_path: Path, seed: int = 7
     reasoner = LexicalReasoner()
     result = EvidenceResult()
     for row in _jsonl(claims_path):
-        claim = _clean_claim(row["claim"])
+        claim = clean_claim(row["claim"])
         cited = [doc_id for doc_id in row.get("cited_doc_ids", []) if doc_id in corpus]
         evidence = {int(k): v for k, v in row.get("evidence", {}).items()}
         for doc_id, sets in evidence.items():

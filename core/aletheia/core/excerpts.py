@@ -25,6 +25,7 @@ deterministic stand-in for a model's judgement, used when no LLM is configured.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -137,8 +138,10 @@ class _Keyed:
     origin: tuple[int, ...]  # origin[i]: index in the source text of key[i]
 
 
+@functools.lru_cache(maxsize=32)
 def _keyed(text: str) -> _Keyed:
-    """The match key of `text`, with the source position of every key character."""
+    """The match key of `text`, with the source position of every key character. Cached: locating
+    every candidate excerpt of a claim keys the same paper text again for each one."""
     out: list[str] = []
     origin: list[int] = []
     length = len(text)

@@ -18,7 +18,6 @@ the paper that speak to the claim (a contradiction is looked for, not only a sup
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
@@ -265,12 +264,6 @@ async def judge_evidence(
             seen.add(key)
             candidates.append(found)
     return JudgedEvidence(EvidenceResult(matches=candidates, rejected=evidence.rejected), judgement)
-
-
-def judgement_as_json(judgement: ClaimJudgement) -> dict[str, Any]:
-    """The judgement as the audit trail and the refusal report keep it."""
-    dumped: dict[str, Any] = json.loads(judgement.model_dump_json())
-    return dumped
 
 
 def paced_judge(judge: ClaimJudge, gateway: Any) -> ClaimJudge:
