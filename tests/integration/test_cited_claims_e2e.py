@@ -223,7 +223,7 @@ def test_the_job_logs_each_judgement_once(env: Path, monkeypatch: pytest.MonkeyP
     stored and commits it; a re-run decides the same and logs nothing new."""
     from aletheia.config import get_settings
     from aletheia.pipeline.audit import audit_log_for
-    from aletheia.pipeline.jobs.context import CHECK_CLAIMS_TEXT
+    from aletheia.pipeline.jobs.kinds import CHECK_CLAIMS_TEXT
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.service import InlineDispatcher, LoopThread, ServiceContext, run_step
     from aletheia.producers.client import AletheiaClient

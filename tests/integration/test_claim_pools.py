@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from aletheia.pipeline.jobs.context import (
+from aletheia.pipeline.jobs.kinds import (
     CLAIM_ARTIFACT,
     CLAIM_CANDIDATES,
     CLAIM_DOCUMENTS,

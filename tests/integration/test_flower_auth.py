@@ -86,6 +86,11 @@ def test_flower_answers_only_with_credentials(flower: str) -> None:
     assert httpx.get(flower + "/api/workers", timeout=10).status_code == 401
     assert httpx.get(flower + "/", auth=("ops", "wrong"), timeout=10).status_code == 401
     assert httpx.get(flower + "/", auth=("ops", PASSWORD), timeout=10).status_code == 200
+    # Flower serves these two without asking, whatever --basic-auth says (issue 22): not ours.
+    for path in ("/metrics", "/healthcheck"):
+        assert httpx.get(flower + path, timeout=10).status_code == 401, path
+        assert httpx.get(flower + path, auth=("ops", "wrong"), timeout=10).status_code == 401, path
+        assert httpx.get(flower + path, auth=("ops", PASSWORD), timeout=10).status_code == 200, path
     # The password is not on any command line `ps` shows.
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
     assert PASSWORD not in ps

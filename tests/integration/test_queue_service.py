@@ -158,14 +158,16 @@ def test_a_bibliography_submitted_from_the_cli_reaches_a_report(
     assert (status["total"], status["done"], status["pending"]) == (7, 7, 0)
     assert status["by_verdict"].get("verified") == 6
 
-    report = json.loads(stack.cli("report", job_id, "--format", "json").stdout)
+    shown = stack.cli("report", job_id, "--format", "json", check=False)
+    assert shown.returncode == 1, shown.stderr  # as `aletheia verify`: a flagged reference (fake0)
+    report = json.loads(shown.stdout)
     verdicts = {r["key"]: r["verdict"] for r in report["references"]}
     assert {k: v for k, v in verdicts.items() if k.startswith("ref")} == {
         f"ref{i}": "verified" for i in range(6)
     }
     assert verdicts["fake0"] in {"not_found", "fabricated"}
-    assert "{ref0,\n" in stack.cli("report", job_id, "--format", "bibtex").stdout
-    assert "<html" in stack.cli("report", job_id, "--format", "html").stdout.lower()
+    assert "{ref0,\n" in stack.cli("report", job_id, "--format", "bibtex", check=False).stdout
+    assert "<html" in stack.cli("report", job_id, "--format", "html", check=False).stdout.lower()
     assert_complete_without_duplicates(database_url, job_id, 7)
 
     # The workers wrote the job's decision trail, hash-chained and committed: it verifies intact,
@@ -205,7 +207,9 @@ def test_a_claim_submitted_from_the_cli_settles(stack: Stack, database_url: str)
     stack.cli("wait", job_id, "--timeout", "180", timeout=210)
     status = json.loads(stack.cli("status", job_id).stdout)
     assert status["status"] == "done" and status["pending"] == 0
-    summary = json.loads(stack.cli("report", job_id, "--format", "json").stdout)["summary"]
+    shown = stack.cli("report", job_id, "--format", "json", check=False)
+    summary = json.loads(shown.stdout)["summary"]
+    assert shown.returncode == (0 if summary["verified"] else 1)  # a refusal is no clean result
     # Proven (with its artifact) or refused with the reason: never a bare "yes".
     if summary["verified"]:
         assert Path(summary["artifact"]).is_file()

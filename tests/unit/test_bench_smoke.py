@@ -90,6 +90,11 @@ def test_iclr_benchmark_on_20_references(shared_data: Path, tmp_path: Path) -> N
     groups = figures["not_known_to_scholarly_apis"]
     assert sum(g["references"] for g in groups.values()) >= sum(figures["non_scholarly_statuses"].values())
     assert "all references by tier" in iclr_bench.format_report(figures)
+    # Issue 21: the flagged share by where the records come from, adding up to the whole.
+    origins = figures["flagged_by_record_origin"]
+    assert sum(g["references"] for g in origins.values()) == 20
+    assert sum(g["flagged"] for g in origins.values()) == figures["flagged"]
+    assert "real record" in iclr_bench.format_report(figures)
 
 
 def test_the_iclr_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:

@@ -68,11 +68,65 @@ def test_call_tool_runs_and_validates(client: AletheiaClient) -> None:
     assert call_tool(client, "job_status", {"job_id": job_id})["total"] == 1
     assert len(call_tool(client, "job_result", {"job_id": job_id})["references"]) == 1
 
-    assert "error" in call_tool(client, "submit_bibliography", {"text": BIB, "paths": ["x.bib"]})
+    assert (
+        "exactly one of"
+        in call_tool(client, "submit_bibliography", {"text": BIB, "paths": ["x.bib"]})["error"]
+    )
     assert "error" in call_tool(client, "job_status", {"job_id": "0" * 32})
     with pytest.raises(ToolError, match="unknown tool"):
         call_tool(client, "delete_everything", {})
-    with pytest.raises(ToolError, match="missing"):
-        call_tool(client, "verify_claim", {})
-    with pytest.raises(ToolError, match="unknown argument"):
-        call_tool(client, "job_status", {"job_id": job_id, "force": True})
+    assert "missing argument(s) claim" in call_tool(client, "verify_claim", {})["error"]
+    assert (
+        "unknown argument(s) force"
+        in call_tool(client, "job_status", {"job_id": job_id, "force": True})["error"]
+    )
+
+
+def test_no_tool_schema_has_a_top_level_combinator() -> None:
+    """The Anthropic Messages API refuses `oneOf`/`anyOf`/`allOf` at the top of `input_schema`
+    (issue 22: `submit_bibliography` had a `oneOf`): plain object schemas only."""
+    for tool in TOOLS:
+        schema = tool["input_schema"]
+        assert not {"oneOf", "anyOf", "allOf", "not", "if", "then", "else"} & set(schema), tool["name"]
+        assert schema["type"] == "object" and isinstance(schema["properties"], dict)
+    submit = next(t for t in TOOLS if t["name"] == "submit_bibliography")
+    assert "exactly one of `paths`" in submit["description"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"paths": "/x.bib"}, "paths: '/x.bib' is not of type 'array'"),  # was IsADirectoryError: '/'
+        ({"paths": []}, "paths: [] should be non-empty"),
+        ({"paths": [3]}, "paths.0: 3 is not of type 'string'"),
+        ({"paths": ["/"]}, "paths[0]: not a regular file"),
+        ({"paths": ["/no/such/refs.bib"]}, "paths[0]: no such file"),
+        ({"text": ""}, "text: '' should be non-empty"),  # was a job of 0 references, `done`
+        ({"text": " \n\t"}, "no references found"),
+        ({}, "exactly one of `paths`"),
+        ({"text": BIB, "filename": 7}, "filename: 7 is not of type 'string'"),
+    ],
+)
+def test_submit_bibliography_refuses_bad_arguments_without_a_job(
+    client: AletheiaClient, args: dict[str, object], expected: str
+) -> None:
+    result = call_tool(client, "submit_bibliography", args)
+    assert set(result) == {"error"} and expected in result["error"], result
+    assert result["error"].startswith("submit_bibliography: ")
+    assert client.runtime.jobs.unfinished_jobs() == []
+    with client.runtime.jobs.sessions() as s:
+        from sqlalchemy import func, select
+
+        from aletheia.storage.models import Job
+
+        assert s.scalar(select(func.count()).select_from(Job)) == 0  # nothing was created
+
+
+def test_every_tool_checks_types_and_bounds(client: AletheiaClient) -> None:
+    assert (
+        "is not of type 'boolean'" in call_tool(client, "verify_claim", {"claim": "x", "wait": "no"})["error"]
+    )
+    too_long = call_tool(client, "wait_for_job", {"job_id": "0" * 32, "timeout_seconds": 0})
+    assert "timeout_seconds: 0 is less than the minimum of 1" in too_long["error"]
+    assert "does not match" in call_tool(client, "job_status", {"job_id": "../etc"})["error"]
+    assert "must be a JSON object" in call_tool(client, "job_status", ["x"])["error"]  # type: ignore[arg-type]

@@ -108,10 +108,15 @@ def test_wrong_year_is_major_and_off_by_one_for_versions_is_minor() -> None:
     assert Reason.YEAR_MISMATCH in v.reasons and v.corrected["year"] == 2016
     preprint = work(A, doi=None, arxiv_id="1512.03385", year=2015, is_preprint=True, venue=None)
     cited = cite(year=2017, doi=None, arxiv_id=None)
-    v = run(cited, found(C, QueryKind.SEARCH, work(C)), found(A, QueryKind.SEARCH, preprint))
+    # A year one off that a source's other date carries (Crossref's print date): minor.
+    printed = work(C, other_years=(2017,))
+    v = run(cited, found(C, QueryKind.SEARCH, printed), found(A, QueryKind.SEARCH, preprint))
     assert v.status is VerdictStatus.METADATA_ERROR and v.severity is Severity.MINOR
     assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons
     assert not v.flagged
+    # Issue 21: both versions in view (2015, 2016), no date of 2017: wrong, no tolerance.
+    v = run(cited, found(C, QueryKind.SEARCH, work(C)), found(A, QueryKind.SEARCH, preprint))
+    assert Reason.YEAR_MISMATCH in v.reasons and v.flagged
 
 
 def test_doi_of_another_work_is_an_identifier_conflict() -> None:

@@ -33,7 +33,9 @@ from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 # The ACL Anthology id as an identifier (the generic identifier rows), and the rows of Tier 1
 # (books) and Tier 3 (canonical texts), pinned by the tests in their own modules.
 from tests.unit.decide_acl_cases import *  # noqa: F403
+from tests.unit.decide_author_cases import *  # noqa: F403
 from tests.unit.decide_tier_cases import *  # noqa: F403
+from tests.unit.decide_venue_cases import *  # noqa: F403
 
 YEAR = 2026
 C, O, A, S, P = (  # noqa: E741
@@ -387,6 +389,30 @@ def test_title_changed_between_versions() -> None:
     other = rec(A, title="Categorical Flow Maps for Molecules", arxiv_id="2005.14165", venue=None)
     v = run(cited, found(A, QueryKind.ARXIV, other, query="2005.14165"))
     assert v.flagged and Reason.TITLE_CHANGED_BETWEEN_VERSIONS not in v.reasons
+    # Issue 21: arXiv gives every version's title. The paper has one version only: no version
+    # ever carried the cited title, so it is a wrong title (major), not a change between versions.
+    only = rec(A, title=now, arxiv_id="2005.14165", arxiv_version=1, venue=None)
+    v = run(cited, found(A, QueryKind.ARXIV, only, query="2005.14165"))
+    assert v.flagged and {Reason.TITLE_NEAR_MISS, Reason.TITLE_MISMATCH} & set(v.reasons), v.reasons
+    # Three versions, the earlier two fetched, none with the cited title: also a wrong title.
+    v3 = rec(A, title=now, arxiv_id="2005.14165", arxiv_version=3, venue=None)
+    v1 = rec(A, title=now, arxiv_id="2005.14165", arxiv_version=1, venue=None)
+    v2 = rec(A, title=now + " (extended)", arxiv_id="2005.14165", arxiv_version=2, venue=None)
+    v = run(
+        cited, found(A, QueryKind.ARXIV, v3, query="2005.14165"), found(A, QueryKind.ARXIV, v1, v2, query="x")
+    )
+    assert v.flagged and Reason.TITLE_CHANGED_BETWEEN_VERSIONS not in v.reasons
+    # Earlier versions not fetched yet: unsettled, the minor note stays.
+    v = run(cited, found(A, QueryKind.ARXIV, v3, query="2005.14165"))
+    assert Reason.TITLE_CHANGED_BETWEEN_VERSIONS in v.reasons and not v.flagged
+    # v1 carried the cited title: the change between versions is shown, not accused.
+    first = rec(A, title=TITLE, arxiv_id="2005.14165", arxiv_version=1, venue=None)
+    v = run(
+        cited,
+        found(A, QueryKind.ARXIV, v3, query="2005.14165"),
+        found(A, QueryKind.ARXIV, first, v2, query="x"),
+    )
+    assert not v.flagged, v.reasons
 
 
 def test_title_cut_short() -> None:
@@ -452,8 +478,12 @@ def test_authors_truncated() -> None:
 
 
 def test_one_coauthor_omitted() -> None:
-    v = by_search(cite(authors=(*AUTHORS[:2], *AUTHORS[3:])), rec(O), rec(S))
+    # One source lists a co-author the citation leaves out: a source may hold a wrong extra name.
+    v = by_search(cite(authors=(*AUTHORS[:2], *AUTHORS[3:])), rec(O))
     assert Reason.AUTHOR_LIST_DIFFERS in v.reasons and not v.flagged
+    # Two independent sources list them (issue 21): the omission is confirmed, major.
+    v = by_search(cite(authors=(*AUTHORS[:2], *AUTHORS[3:])), rec(O), rec(S))
+    assert Reason.AUTHOR_LIST_DIFFERS in v.reasons and v.flagged
 
 
 def test_coauthors_omitted() -> None:
@@ -462,9 +492,27 @@ def test_coauthors_omitted() -> None:
 
 
 def test_year_off_by_one_versions() -> None:
-    preprint = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True, year=2020)
+    # The cited year is the year of a later arXiv version (its `updated` date): minor.
+    preprint = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True, year=2020, other_years=(2021,))
     v = by_search(cite(year=2021), rec(O, arxiv_id="2005.14165"), preprint)
     assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+    # Crossref's print date a year after its online date: minor.
+    v = by_search(cite(year=2021, doi=None), rec(C, doi="10.1/x", other_years=(2021,)), rec(O, doi="10.1/x"))
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+    # Issue 21: every version in view (the preprint and the published record, both 2020) and none
+    # has the cited year: no tolerance, the year is wrong.
+    v1 = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True, year=2020)
+    v = by_search(cite(year=2021), rec(O, arxiv_id="2005.14165"), v1)
+    assert Reason.YEAR_MISMATCH in v.reasons and v.flagged
+    # A preprint the field makes plausible but no record shows: its date is out of sight, minor.
+    v = by_search(cite(year=2019), rec(O), rec(S))
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
+    # A venue is cited and only the preprint is in view (an ICLR 2025 paper, its 2024 preprint):
+    # the published version's date is out of sight, minor.
+    only_preprint = rec(A, arxiv_id="2411.00001", venue=None, is_preprint=True, year=2024)
+    s2_preprint = rec(S, arxiv_id="2411.00001", venue="arXiv.org", year=2024)
+    v = by_search(cite(year=2025, venue="ICLR"), only_preprint, s2_preprint)
+    assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and Reason.YEAR_MISMATCH not in v.reasons
 
 
 def test_year_mismatch() -> None:
@@ -488,7 +536,16 @@ def test_a_year_before_the_earliest_with_no_version_is_wrong() -> None:
     v = run(cited, *answers)
     assert Reason.YEAR_MISMATCH in v.reasons and v.flagged, v.reasons
     assert v.corrected["year"] == 1953
+    # One year after: minor only when a source gives a date of that year (issue 21: Crossref's
+    # print date after the online one); with every date in view and none of 1954, wrong.
     v = run(cited.model_copy(update={"year": 1954}), *answers)
+    assert Reason.YEAR_MISMATCH in v.reasons and v.flagged, v.reasons
+    printed = rec(C, doi="10.1038/171737a0", other_years=(1954,), **nature)
+    v = run(
+        cited.model_copy(update={"year": 1954}),
+        found(C, QueryKind.DOI, printed, query="10.1038/171737a0"),
+        answers[1],
+    )
     assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
     # A preprint the sources do not list is the likely version: cited as one ("arXiv preprint"),
     # or a computing venue's paper (the field posts preprints first: Adam cited 2014, ICLR 2015).

@@ -383,7 +383,10 @@ def test_a_sized_model_or_an_organisation_without_venue_is_partly_indexed() -> N
     # With a venue or an identifier, or by people, they are papers like any other.
     assert classify_kind(_cited(title="Mistral 7b", arxiv_id="2310.06825", year=2023)) is None
     assert classify_kind(_cited(title="Mistral 7b", venue="Journal of Things", year=2023)) is None
-    assert (
-        classify_kind(_cited(title="Gemma", authors=(Author(given="Ann", family="Smith"),), year=2024))
-        is None
-    )
+    gemma = "Gemma: Open models based on Gemini research and technology"
+    smith = (Author(given="Ann", family="Smith"),)
+    assert classify_kind(_cited(title=gemma, authors=smith, year=2024)) is None
+    # A one-word title names a thing, whoever wrote it (issue 21): searched like a paper, and
+    # `unverifiable` rather than `not_found` when no index has it.
+    kind = classify_kind(_cited(title="Gemma", authors=smith, year=2024))
+    assert kind is not None and kind.outside_indexes and not kind.out_of_scope

@@ -248,3 +248,50 @@ def test_a_garbled_cited_name_is_served_whole() -> None:
         {"given": "Rafael", "family": "Brüschweiler"},
         {"given": "Paul A", "family": "Volberding"},
     ]
+
+
+def test_flagged_share_is_split_by_where_the_records_come_from() -> None:
+    # Issue 21: a record derived from its citation agrees with it by construction, so the
+    # references with real recorded answers are counted apart (one title cited twice, one work).
+    from collections import Counter
+
+    from aletheia.pipeline.bench.iclr_bench import origin_figures, record_origins
+
+    gold = [
+        CitedReference(key="p:1", title="A Real Paper"),
+        CitedReference(key="q:7", title="A real paper"),  # the same title in another paper
+        CitedReference(key="p:2", title="A Derived Paper"),
+    ]
+    origins = record_origins(gold, {"real": ["p:1"], "derived": ["p:2"]})
+    assert origins == {"a real paper": "real_record", "a derived paper": "derived"}
+    figures = origin_figures(
+        {
+            "real_record": Counter({"flagged": 1, "not flagged": 1, "metadata_error": 1, "verified": 1}),
+            "derived": Counter({"not flagged": 3, "verified": 3}),
+            "non_scholarly": Counter(),
+        }
+    )
+    assert figures["real_record"] == {
+        "references": 2,
+        "flagged": 1,
+        "flagged_rate": 0.5,
+        "statuses": {"metadata_error": 1, "verified": 1},
+    }
+    assert figures["derived"]["flagged_rate"] == 0.0 and figures["non_scholarly"]["references"] == 0
+
+
+def test_the_flagged_tsv_names_recorded_sources_and_copies() -> None:
+    from aletheia.pipeline.bench.iclr_bench import recorded_and_copied
+
+    gold = [CitedReference(key="p:1", title="Developing ChemDFM")]
+    records: list[dict[str, Any]] = [
+        {
+            "title": "Developing ChemDFM",
+            "sources": ["semantic_scholar", "crossref", "openalex"],
+            "meta": {"cited": "p:1", "real": ["semantic_scholar"]},
+        },
+        {"title": "A derived work", "sources": ["openalex"], "meta": {"cited": "p:2"}},
+    ]
+    assert recorded_and_copied(records, gold) == {
+        "developing chemdfm": " (recorded: semantic_scholar; copies: crossref, openalex)"
+    }

@@ -160,14 +160,52 @@ async def test_concurrent_title_searches_share_one_request_and_a_miss_asks_alone
         )
     assert [r.record.title for r in circadian] == [CIRCADIAN]
     assert [r.record.title for r in graphene] == [GRAPHENE]
-    assert invented == []  # the batch's miss was asked as its own search, which found nothing
+    # Issue 23: the batch was complete and held nothing the invented title's own search could
+    # return, so it is proved absent without a search of its own.
+    assert invented == []
     filters = [r.url.params["filter"] for r in sent]
     assert filters[0].startswith("title.search:(") and filters[0].count(" OR ") == 2
     assert sent[0].url.params["per-page"] == "200"
-    # The miss: the single search as before, title and author.
-    assert filters[1:] == [f"title.search:{INVENTED},raw_author_name.search:Okonkwo"]
+    assert len(sent) == 1
     assert client.transport.stats.extra["title_batch_hits"] == 2
+    assert client.transport.stats.extra["title_batch_absent"] == 1
+
+
+async def test_without_absence_a_miss_asks_alone(sim: SimulatorServer) -> None:
+    sent: list[httpx.Request] = []
+
+    async def record(request: httpx.Request) -> None:
+        sent.append(request)
+
+    async with httpx.AsyncClient(event_hooks={"request": [record]}) as http:
+        client = await _client(sim, http, title_batch=25, coalesce_window=0.01, title_absence=False)
+        _, _, invented = await asyncio.gather(
+            client.search(title=CIRCADIAN, author="Okonkwo", per_page=5),
+            client.search(title=GRAPHENE, author="Liu", per_page=5),
+            client.search(title=INVENTED, author="Okonkwo", per_page=5),
+        )
+    assert invented == []  # the batch's miss was asked as its own search, which found nothing
+    # The miss: the single search as before, title and author.
+    filters = [r.url.params["filter"] for r in sent]
+    assert filters[1:] == [f"title.search:{INVENTED},raw_author_name.search:Okonkwo"]
     assert client.transport.stats.extra["title_batch_misses"] == 1
+
+
+async def test_an_incomplete_batch_proves_nothing(
+    sim: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One work per page: OpenAlex counts more than came back, so the invented title is asked alone.
+    monkeypatch.setattr("aletheia.sources.openalex_titles.MAX_RESULTS", 1)
+    async with httpx.AsyncClient() as http:
+        client = await _client(sim, http, title_batch=25, coalesce_window=0.01)
+        found = await asyncio.gather(
+            client.search(title=CIRCADIAN, author="Okonkwo", per_page=5),
+            client.search(title=GRAPHENE, author="Liu", per_page=5),
+            client.search(title=INVENTED, author="Okonkwo", per_page=5),
+        )
+    assert found[2] == []
+    assert "title_batch_absent" not in client.transport.stats.extra
+    assert client.transport.stats.extra["title_batch_misses"] >= 1
 
 
 async def test_a_batch_finding_matches_the_single_search(sim: SimulatorServer) -> None:

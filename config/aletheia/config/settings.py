@@ -154,14 +154,31 @@ class Settings(BaseSettings):
     circuit_reset_seconds: float = 30.0
     cache_ttl_seconds: int = 30 * 24 * 3600
     negative_cache_ttl_seconds: int = 24 * 3600
+    # Venue registries' answers (OpenAlex sources, DBLP venues, Crossref journals; issue 21): asked
+    # once per distinct venue name and kept for long, since a venue's names change over years. An
+    # answer holding no venue at all expires sooner: a new venue is registered within weeks.
+    venue_cache_ttl_seconds: int = 180 * 24 * 3600
+    venue_negative_cache_ttl_seconds: int = 30 * 24 * 3600
     coalesce_window_ms: float = 20.0
     # OpenAlex stage-1 title searches sent together as one boolean `title.search` (issue 11):
     # titles per request (0 or 1: off), and OpenAlex's documented URL limit (about 4 KB).
     openalex_title_batch: int = 25
     openalex_max_url_bytes: int = 4000
+    # A complete OpenAlex title batch also proves a title absent (issue 23); false: positive
+    # findings only, every other title asked alone (as before).
+    openalex_title_absence: bool = True
     # arXiv title searches sent together as `ti:"..." OR ti:"..."` (issue 23): titles per request
     # (0 or 1: off). A complete batch answer proves a title absent (docs/sources.md).
     arxiv_title_batch: int = 20
+    # Semantic Scholar stage-3 title matches sent together as one bulk search `(w1 w2) | (w3 w4)`
+    # (issue 23): titles per request (0 or 1: off). A complete answer proves a title absent.
+    semantic_scholar_title_batch: int = 25
+    # DBLP title searches proved absent a few at a time, as one AND of `|` clauses (issue 23):
+    # titles per request (0 or 1: off; at most 3, the clauses multiply).
+    dblp_title_batch: int = 3
+    # Crossref's title search (no OR: one title a request) asked after the other indexes, only for
+    # a work none of them found (issue 23); false: second, as before.
+    crossref_search_last: bool = True
 
     # --- LLM -----------------------------------------------------------------------------------
     anthropic_api_key: SecretStr | None = Field(
@@ -204,8 +221,12 @@ class Settings(BaseSettings):
     # A retrieval task waits in place for a rate-limit token at most this long; a longer wait goes
     # back to the queue as a retry with a countdown, so no worker slot sleeps on a token.
     retrieval_token_wait_seconds: float = 0.2
-    # Beat re-drives unfinished work from the database this often (`aletheia redrive`).
-    redrive_interval_seconds: int = 300
+    # Beat re-drives unfinished work from the database this often (`aletheia redrive`), and a step
+    # holds the work it runs by a lease renewed every third of `lease_seconds`: work whose lease
+    # expired (its worker died) or that waits with no message left for it (the broker lost it) is
+    # sent again, so a killed worker or a lost Redis costs minutes, not the visibility timeout.
+    redrive_interval_seconds: int = 30
+    lease_seconds: int = 120
     reports_dir: Path | None = None  # rendered job reports; default: data_dir / "reports"
 
     # --- audit trail (docs/reliability.md) ----------------------------------------------------------

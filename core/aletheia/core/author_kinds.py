@@ -27,6 +27,8 @@ __all__ = [
     "is_organisation_name",
     "is_placeholder_author",
     "normalize_source_author",
+    "people_and_groups",
+    "without_truncation_marker",
 ]
 
 # Lower-case words that belong to the family name when they precede it ("van der Maaten").
@@ -39,6 +41,9 @@ PARTICLES: Final = frozenset(
     }
 )
 NAME_SUFFIXES: Final = frozenset({"jr", "sr", "junior", "senior", "ii", "iii", "iv", "2nd", "3rd", "4th"})
+# "AI" joined to a name in capitals: a company or a lab ("DeepSeek-AI", "AI@Meta"). Not "Meta
+# AI" or "Smith AI": in Vancouver style those are a surname and the initials A. I.
+_AI_WORD: Final = re.compile(r"(?<=[A-Za-z0-9])-AI(?![A-Za-z])|(?<![A-Za-z])AI@")
 # Words that make a name an organisation ("The ATLAS Collaboration", "Gemini Team").
 _ORG_WORDS: Final = frozenset(
     {
@@ -57,10 +62,13 @@ _ORG_WORDS: Final = frozenset(
 
 def is_organisation_name(name: str) -> bool:
     """Whether a name is an organisation's: it starts with "The" or has a word such as
-    Collaboration, Consortium, Team, Group, Inc, Institute, Committee, University.
+    Collaboration, Consortium, Team, Group, Inc, Institute, Committee, University, or "AI" joined
+    to it in capitals ("DeepSeek-AI", which OpenAlex lists before the report's people).
     """
     words = fold(name).split()
-    return bool(words) and (words[0] == "the" or any(word in _ORG_WORDS for word in words))
+    return bool(words) and (
+        words[0] == "the" or any(word in _ORG_WORDS for word in words) or bool(_AI_WORD.search(name))
+    )
 
 
 # The last word of a group's name when a source files the group as a person: family "Initiative",
@@ -174,6 +182,65 @@ def is_group_author(author: Author) -> bool:
     )
 
 
+# "et al." left inside a name: "Greg Landrum et al" (given "Greg Landrum et", family "al"),
+# "Landrum, Greg et al." (given "Greg et al."), a braced "{et al.}" read as a literal.
+_ET_AL_TAIL: Final = re.compile(r"[\s,;]*(?<![A-Za-z])et\.?\s*al(?:ii|ia)?\.?\s*$", re.IGNORECASE)
+_MARKER_ONLY: Final = re.compile(r"^(?:and\s+|&\s*)?(?:et\.?\s*al(?:ii|ia)?\.?|others)$", re.IGNORECASE)
+_ET_WORD: Final = re.compile(r"\s*(?<![A-Za-z])et\.?$", re.IGNORECASE)
+
+
+def _split_whole_name(text: str) -> Author | None:
+    """A whole personal name as given words and a family name (the last word)."""
+    words = text.split()
+    if not words:
+        return None
+    return Author(given=" ".join(words[:-1]) or None, family=words[-1])
+
+
+def without_truncation_marker(author: Author) -> tuple[Author | None, bool]:
+    """The author with an "et al." left inside its name taken out, and whether one was there.
+
+    None for an author that is only the marker. A name carrying it is the last one named before
+    the list was cut, not a person called "al" nor a truncation error (issue 21)."""
+    given, family, literal = (author.given or "").strip(), (author.family or "").strip(), author.literal
+    if literal is not None and not (given or family):
+        if _MARKER_ONLY.match(literal.strip()):
+            return None, True
+        if not _ET_AL_TAIL.search(literal):
+            return author, False
+        rest = _ET_AL_TAIL.sub("", literal).strip()
+        if not rest:
+            return None, True
+        whole = None if is_organisation_name(rest) else _split_whole_name(rest)
+        return (whole or Author(literal=rest)).model_copy(update={"orcid": author.orcid}), True
+    if _MARKER_ONLY.match(family) and not given:
+        return None, True
+    if family.casefold().rstrip(".") == "al" and _ET_WORD.search(given):
+        whole = _split_whole_name(_ET_WORD.sub("", given))  # "Greg Landrum et" + "al"
+        return (whole.model_copy(update={"orcid": author.orcid}) if whole else None), True
+    if _ET_AL_TAIL.search(given):
+        return author.model_copy(update={"given": _ET_AL_TAIL.sub("", given).strip() or None}), True
+    if _ET_AL_TAIL.search(family) and _ET_AL_TAIL.sub("", family).strip():
+        return author.model_copy(update={"family": _ET_AL_TAIL.sub("", family).strip()}), True
+    return author, False
+
+
+def people_and_groups(authors: Sequence[Author]) -> tuple[list[Author], list[Author], bool]:
+    """A list read for comparison: its people and its group authors apart (each through
+    `normalize_source_author`), and whether it was cut ("et al." left inside a name)."""
+    people: list[Author] = []
+    groups: list[Author] = []
+    cut = False
+    for author in authors:
+        cleaned, marker = without_truncation_marker(author)
+        cut = cut or marker
+        if cleaned is None:
+            continue
+        normal = normalize_source_author(cleaned)
+        (groups if is_group_author(normal) else people).append(normal)
+    return people, groups, cut
+
+
 def _group_words(author: Author) -> list[str]:
     words = fold(_BEHALF.sub("", normalize_source_author(author).display)).split()
     return [w for w in words if w not in _GROUP_STOP_WORDS]
@@ -245,5 +312,7 @@ def is_placeholder_author(author: Author) -> bool:
 
 
 def has_placeholder_authors(authors: Sequence[Author]) -> bool:
-    """Whether any author of a list is a placeholder (see `is_placeholder_author`)."""
-    return any(is_placeholder_author(author) for author in authors)
+    """Whether any author of a list is a placeholder (see `is_placeholder_author`). An "et al."
+    after named authors ("Brown, Tom and {et al.}") marks a cut list; alone, it is a template."""
+    named = [a for a in (without_truncation_marker(author)[0] for author in authors) if a is not None]
+    return any(is_placeholder_author(author) for author in (named if named else authors))

@@ -36,6 +36,7 @@ from aletheia.core.author_kinds import (
     is_organisation_name,
     is_placeholder_author,
     normalize_source_author,
+    people_and_groups,
 )
 from aletheia.core.records import Author
 from aletheia.core.text import decode_character_references as decode_references
@@ -511,15 +512,6 @@ def _match_lists(cited: Sequence[Author], found: Sequence[Author]) -> dict[int, 
     return pairs
 
 
-def _people_and_groups(authors: Sequence[Author]) -> tuple[list[Author], list[Author]]:
-    people: list[Author] = []
-    groups: list[Author] = []
-    for author in authors:
-        normal = normalize_source_author(author)
-        (groups if is_group_author(normal) else people).append(normal)
-    return people, groups
-
-
 def _matched_groups(cited: Sequence[Author], found: Sequence[Author]) -> int:
     used: set[int] = set()
     for group in cited:
@@ -541,11 +533,15 @@ def compare_author_lists(
 
     Both lists are read through `normalize_source_author` (a source's "Iii, Hal Daumé" is Hal
     Daumé III; family "Initiative", given "Alzheimer's Disease Neuroimaging" is a group), and
-    group authors are compared apart (see `AuthorComparison`).
+    group authors are compared apart (see `AuthorComparison`). An "et al." left inside a name
+    cuts the list there; a group author ("Qwen Team", "DeepSeek-AI") stands for members it does
+    not name, so the other list's people it leaves unmatched are neither missing nor extra.
     """
-    cited, cited_groups = _people_and_groups(cited)
-    found, found_groups = _people_and_groups(found)
+    cited, cited_groups, cited_cut = people_and_groups(cited)
+    found, found_groups, found_cut = people_and_groups(found)
     groups_matched = _matched_groups(cited_groups, found_groups)
+    cited_truncated = cited_truncated or cited_cut or bool(cited_groups)
+    found_truncated = found_truncated or found_cut or bool(found_groups)
     pairs = _match_lists(cited, found)
     matched_found = set(pairs.values())
     if cited and found:

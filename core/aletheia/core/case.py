@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aletheia.core.acl_ids import acl_id_from_doi, cited_acl_id, clean_acl_id
+from aletheia.core.author_kinds import people_and_groups
+from aletheia.core.author_order import alphabetical_records
 from aletheia.core.authors import has_placeholder_authors
 from aletheia.core.book_quotes import book_quote_findings
 from aletheia.core.book_rules import is_book_record, without_edition_statement
@@ -355,7 +357,17 @@ def _triangulate(case: Case) -> None:
     primary = work.primary
     secondary = next(r for s, r in by_source.items() if s is not primary.source)
     case.secondary = secondary
-    result = triangulate(primary, secondary)
+    # An alphabetised author list (`author_order`) says nothing about who is first, and a group
+    # a source names before the people ("DeepSeek-AI", then Aixin Liu, ...) is not the first author.
+    alphabetical = alphabetical_records(work.records)
+
+    def gate_view(r: WorkRecord) -> WorkRecord:
+        if any(r is x for x in alphabetical):
+            return r.model_copy(update={"authors": ()})
+        people = people_and_groups(r.authors)[0]
+        return r.model_copy(update={"authors": tuple(people)}) if people else r
+
+    result = triangulate(gate_view(primary), gate_view(secondary))
     f.notes.extend(result.notes)
     hard = [c for c in result.conflicts if c.field != "year"]
     for c in (c for c in result.conflicts if c.field == "year"):
@@ -454,7 +466,15 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
             # The match is the work found by title; the report must quote the identifier's own.
             other = case.conflict.primary
             f.notes.append(f"{IDENTIFIER_ELSEWHERE_NOTE} {other.source.value}: {other.title or ''}")
-            apply_field_rules(field_facts(cited, case.assessments[id(case.identity)], via_search=True), f)
+            apply_field_rules(
+                field_facts(
+                    cited,
+                    case.assessments[id(case.identity)],
+                    via_search=True,
+                    venue_answers=case.evidence.answers,
+                ),
+                f,
+            )
             for key, value in (
                 ("doi", case.identity.primary.doi),
                 ("arxiv_id", case.identity.primary.arxiv_id),
@@ -466,7 +486,13 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
         return case
     identity = case.identity
     apply_field_rules(
-        field_facts(cited, case.assessments[id(identity)], via_search=case.via_search), case.findings
+        field_facts(
+            cited,
+            case.assessments[id(identity)],
+            via_search=case.via_search,
+            venue_answers=case.evidence.answers,
+        ),
+        case.findings,
     )
     if case.nowhere:
         # A real work cited with an identifier that resolves nowhere: the identifier is invented.

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
-from aletheia.core.author_kinds import is_organisation_name
+from aletheia.core.author_kinds import is_organisation_name, is_placeholder_author
 from aletheia.core.cs_scope import is_computer_science
-from aletheia.core.records import CitedReference, SourceName
+from aletheia.core.records import Author, CitedReference, SourceName
 from aletheia.core.text import fold
 from aletheia.core.venues import is_no_venue_claim, is_publisher
 
@@ -179,6 +179,12 @@ _OUT_OF_SCOPE_TITLE: Final = re.compile(r"(?<![a-z])model card|licen[cs]e ?agree
 # without a venue or an identifier: some have a paper the indexes hold, many only a model page.
 _MODEL_SIZE: Final = re.compile(r"(?<![a-z0-9])\d+(?:\s\d+)?[bm](?![a-z0-9])")
 _MODEL_TITLE_MAX_WORDS: Final = 8
+# Titles that name a tool or a ranking, and how short the name of a thing is (`_named_resource`).
+_RESOURCE_TITLE: Final = re.compile(
+    r"(?<![a-z])(?:leaderboard|harness|toolkit|toolbox|package|plugin|sdk|codebase|cheat ?sheet)(?![a-z])"
+)
+_NAME_MAX_WORDS: Final = 4
+_JOINED_NAMES: Final = re.compile(r"(?<![a-z])and(?![a-z])|&")
 # Publishers of proceedings, which a reference may name where its venue belongs ("PMLR", "IEEE"):
 # a venue that is one of these says nothing about the work being a book.
 _PROCEEDINGS_PUBLISHERS: Final = re.compile(
@@ -209,6 +215,11 @@ class Kind:
     name: str
     out_of_scope: bool
     why: str
+    # Read from the text alone, not from a URL, an entry type or a venue: the title names a thing
+    # ("Open LLM Leaderboard v2") or the authors are accounts ("KisanVaani"). Searched like a paper,
+    # since the reading may be wrong; when no index has it, `unverifiable` ("not a kind of work the
+    # scholarly indexes hold; check by hand"), never `not_found` (issue 21).
+    outside_indexes: bool = False
 
 
 def _host(url: str | None) -> str:
@@ -299,6 +310,9 @@ def classify_kind(cited: CitedReference) -> Kind | None:
             return Kind("model release", False, f"a model named by its size, {cited.title!r}, no venue")
         if cited.authors and all(is_organisation_name(a.display) for a in cited.authors):
             return Kind("organisation's release", False, "an organisation as author, no venue")
+        named = _named_resource(cited)
+        if named is not None and not cited.fields.get("journal"):
+            return Kind("web or software resource", False, named, outside_indexes=True)
     if cited.year is not None and cited.year < INDEX_COVERAGE_YEAR and not (cited.doi or scholarly_id):
         return Kind("early work", False, f"published in {cited.year}, before the indexes' coverage")
     return None
@@ -306,6 +320,42 @@ def classify_kind(cited: CitedReference) -> Kind | None:
 
 def _publisher_only(venue: str | None) -> bool:
     return bool(venue) and is_publisher(venue) and not _PROCEEDINGS_PUBLISHERS.fullmatch(fold(venue or ""))
+
+
+def _is_account(author: Author) -> bool:
+    """An account or an organisation rather than a person: one word and no given name
+    ("KisanVaani", "TheFinAI", "NVIDIA": a Hugging Face or GitHub owner), or an organisation."""
+    name = author.literal or author.family or ""
+    if is_placeholder_author(author):
+        return False  # "Anonymous" is a sign of invention (`case`), not an account
+    return is_organisation_name(author.display) or (not author.given and len(name.split()) == 1)
+
+
+def _named_resource(cited: CitedReference) -> str | None:
+    """Why the text alone reads as a resource (a data set, a package, a leaderboard, a post)
+    rather than a paper, or None. Read on references without venue or identifier only.
+
+    From the ICLR 2026 references that lose their URL in a `.bbl` (docs/benchmarks.md, section
+    6): accounts as authors ("KisanVaani. Agriculture-qa, 2024."), no date, a word that names a tool
+    ("The Language Model Evaluation Harness"), a title of a few words without a subtitle, that
+    names a thing and states no finding ("Optimal voting", "The NIPS Experiment", "Open LLM
+    Leaderboard v2"). A title that reads like a paper's ("Vision transformer compression: Early
+    exiting and token pruning") is none of these, so an invented paper stays `not_found`; so is a
+    short title joining words with "and" ("Chen and N"): names spilled into a garbled title."""
+    if cited.authors and all(_is_account(a) for a in cited.authors):
+        return "accounts or organisations as authors, no venue"
+    if cited.year is None:
+        # No date either ("Ucbshift: Protein chemical shift prediction ...", a GitHub repository):
+        # nothing in the reference claims a publication.
+        return "no date, no venue, no identifier"
+    title = fold(cited.title or "")
+    if _RESOURCE_TITLE.search(title):
+        return f"titled {cited.title!r}, no venue"
+    words = title.split()
+    subtitle = ":" in (cited.title or "")
+    if words and len(words) <= _NAME_MAX_WORDS and not subtitle and not _JOINED_NAMES.search(title):
+        return f"titled {cited.title!r}: a name, not a finding; no venue"
+    return None
 
 
 def _is_model_release(title: str | None) -> bool:

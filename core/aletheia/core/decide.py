@@ -217,6 +217,15 @@ STATUS_RULES: Final[tuple[StatusRule, ...]] = (
         lambda c: _no_match(c) and is_book_like(c.cited) and bool(catalogues_answered(c.evidence)),
         _T + "test_a_book_no_catalogue_has_is_unverifiable",
     ),
+    # The text alone reads as a resource no index holds (`Kind.outside_indexes`): an index that
+    # has it would have matched above; none does, and that accuses nothing (issue 21).
+    StatusRule(
+        "not_a_kind_the_indexes_hold",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.OUT_OF_SCOPE_TYPE,
+        lambda c: _no_match(c) and c.kind is not None and c.kind.outside_indexes,
+        _T + "test_a_resource_named_by_its_text_is_unverifiable_not_missing",
+    ),
     StatusRule(
         "a_kind_the_indexes_hold_in_part",
         VerdictStatus.UNVERIFIABLE,
@@ -338,6 +347,9 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
     web_page = web_findings(case.cited, case.web, f) if _web(case) is not WebState.NOT_ASKED else None
     if rule.reason is Reason.UNINDEXED_KIND and case.kind is not None:
         f.notes.append(f"kind: {case.kind.name} ({case.kind.why}); the indexes hold such works only in part")
+    if rule.name == "not_a_kind_the_indexes_hold" and case.kind is not None:
+        f.notes.append(f"kind: {case.kind.name} ({case.kind.why})")  # read by the reports' "kind"
+        f.notes.append("not a kind of work the scholarly indexes hold; check by hand")
     if rule.reason is Reason.SEARCH_INCOMPLETE:
         asked = {a.source for a in evidence.for_kind(QueryKind.SEARCH) if a.outcome is not Outcome.FAILED}
         missing = [s.value for s in search_coverage(cited) if s not in asked]

@@ -29,6 +29,9 @@ class QueryKind(StrEnum):
     URL = "url"  # the cited URL fetched (the web tier): evidence about a web resource only
     WEB_SEARCH = "web_search"  # a web search engine: finds candidates, never evidence itself
     SUGGESTION = "suggestion"  # an LLM's guess at what the reference is: never evidence
+    # a venue registry (OpenAlex sources, DBLP venues, Crossref journals) asked for the cited venue
+    # name: evidence about the venue's existence and identity, never about a work
+    VENUE = "venue"
 
 
 # Answers that say nothing about a cited work: a web search only points at candidates (whatever
@@ -37,13 +40,32 @@ NOT_EVIDENCE: Final = frozenset({QueryKind.WEB_SEARCH, QueryKind.SUGGESTION})
 # Answers whose records form no scholarly work (`case` groups the others into works): the web
 # tier's fetched page is read on its own (`core.web`), never taken for a paper; a book's page
 # snippets only say whether a quote is in the book (`core.book_quotes`), never which book it is.
-OUTSIDE_WORKS: Final = NOT_EVIDENCE | {QueryKind.URL, QueryKind.BOOK_TEXT}
+OUTSIDE_WORKS: Final = NOT_EVIDENCE | {QueryKind.URL, QueryKind.BOOK_TEXT, QueryKind.VENUE}
 
 
 class Outcome(StrEnum):
     FOUND = "found"
     NOT_FOUND = "not_found"  # the source answered: it has no such work
     FAILED = "failed"  # the source could not be consulted (down, throttled, turned off)
+
+
+class VenueRecord(BaseModel):
+    """One venue as a registry publishes it: its name and every other name it goes by."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: SourceName
+    source_id: str | None = None  # OpenAlex S..., a DBLP venue URL, an ISSN at Crossref
+    name: str
+    alternate_names: tuple[str, ...] = ()  # OpenAlex alternate_titles, DBLP acronym, ...
+    abbreviation: str | None = None  # ISO-4 (OpenAlex abbreviated_title) or the acronym
+    issn: tuple[str, ...] = ()
+    kind: str | None = None  # journal, conference, repository, book series (as the registry says)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        extra = (self.abbreviation,) if self.abbreviation else ()
+        return (self.name, *self.alternate_names, *extra)
 
 
 class SourceAnswer(BaseModel):
@@ -56,6 +78,8 @@ class SourceAnswer(BaseModel):
     query: str
     outcome: Outcome
     records: tuple[WorkRecord, ...] = ()
+    # A venue registry's answer (`QueryKind.VENUE`): the venues it holds under the name asked.
+    venues: tuple[VenueRecord, ...] = ()
     error: str | None = None
 
 

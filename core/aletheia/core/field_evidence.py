@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aletheia.core.authors import AuthorComparison
-from aletheia.core.records import CitedReference, WorkRecord
+from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.titles import TITLE_THRESHOLD
+from aletheia.core.venue_registry import UNSETTLED, VenueFinding
 from aletheia.core.venues import VenueRelation, is_no_venue_claim, venue_similarity
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
 from aletheia.core.works import Assessment, work_years
@@ -31,6 +32,8 @@ class FieldFacts:
     authors: AuthorComparison | None = None
     authors_agree_somewhere: bool = False
     sources_lacking_cited_authors: int = 0
+    # Sources whose list holds every cited author in order plus co-authors the citation left out.
+    sources_listing_omitted: int = 0
     year_agrees: bool | None = None
     year_off_by_one: bool = False
     year_off_by_one_versions: bool = False
@@ -42,6 +45,13 @@ class FieldFacts:
     book_edition: bool = False  # the work is a book: its years are editions' years (`book_rules`)
     publisher_agrees: bool | None = None  # the cited publisher against the sources' (books)
     venue_confirmed_by_dblp: bool = False  # DBLP's record under the work's key names the cited venue
+    # What the venue registries say about the cited venue (`core.venue_registry`): known, unknown
+    # (no registry holds it under any name: invented), or unsettled.
+    venue_finding: VenueFinding = UNSETTLED
+    # The witnesses that show the work as a preprint only (`core.publication`): Semantic Scholar's
+    # merged record and title searches; enough of them contradict "published" positively.
+    preprint_witnesses: tuple[SourceName, ...] = ()
+    computing_venue: bool = False  # the cited venue is a computing one (DBLP must witness)
     orcid_conflict: bool = False  # two sources give one author position different ORCID iDs
     # Every record of the work comes from a source below the decisive trust level (`core.trust`):
     # a web page, a search hit, model output. Such evidence is reported, never decisive.
@@ -138,6 +148,9 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
         )
         if not list_agrees and f.major:
             f.corrected["authors"] = found_authors
+    if a.alphabetical and cited.authors:
+        listed_by = ", ".join(dict.fromkeys(r.source.value for r in a.alphabetical))
+        f.notes.append(f"authors of {listed_by} listed alphabetically: not read for order or first author")
     years = sorted(work_years(work))
     if cited.year is not None and years:
         closest = min(years, key=lambda y: abs(y - (cited.year or 0)))

@@ -13,15 +13,17 @@ version nobody shows is "unconfirmed", not "preprint cited as published".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from aletheia.core.arxiv_versions import version_title_evidence
 from aletheia.core.authors import AuthorComparison
 from aletheia.core.book_rules import is_book_record, publisher_agrees
 from aletheia.core.cs_scope import is_computing_venue
 from aletheia.core.dblp_venue import venue_confirmed_by_dblp
-from aletheia.core.evidence import QueryKind
+from aletheia.core.evidence import QueryKind, SourceAnswer
 from aletheia.core.field_evidence import (
     FieldFacts,
     Findings,
@@ -31,10 +33,17 @@ from aletheia.core.field_evidence import (
 )
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.orcid import orcid_conflicts
+from aletheia.core.publication import (
+    places_published,
+    preprint_only_settled,
+    preprint_record,
+    preprint_witnesses,
+)
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.core.title_spelling import misspelt
 from aletheia.core.trust import any_decisive, is_decisive
+from aletheia.core.venue_registry import VenueStanding, venue_standing
 from aletheia.core.venues import (
     VenueRelation,
     is_no_venue_claim,
@@ -62,33 +71,19 @@ VENUE_FORM_THRESHOLD: Final = 0.60
 SOURCES_TO_CONFIRM_AUTHOR_LIST: Final = 2
 
 
-def preprint_record(r: WorkRecord) -> bool:
-    """A preprint, or a record whose only venue is a preprint server (Semantic Scholar lists an
-    arXiv-only paper with venue "arXiv.org" and no preprint type): no evidence of publication."""
-    if r.is_preprint:
-        return True
-    registered_doi = bool(r.doi) and arxiv_id_from_doi(r.doi or "") is None
-    return bool(r.venue) and is_no_venue_claim(r.venue) and not registered_doi and not r.related_dois
-
-
-def places_published(r: WorkRecord) -> bool:
-    """The record positively says the work appeared somewhere beyond a preprint server."""
-    if not preprint_record(r) and r.venue and not is_no_venue_claim(r.venue):
-        return True
-    if r.published_venue and not is_no_venue_claim(r.published_venue):
-        return True
-    if r.dblp_key and not r.dblp_key.startswith("journals/corr"):
-        return True
-    return bool(r.related_dois)
-
-
 def _clean(c: AuthorComparison) -> bool:
     return c.first_author_agrees is True and not (
         c.swapped or c.extra or c.truncated or c.missing_trailing or c.missing
     )
 
 
-def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> FieldFacts:
+def field_facts(
+    cited: CitedReference,
+    a: Assessment,
+    *,
+    via_search: bool,
+    venue_answers: Sequence[SourceAnswer] = (),
+) -> FieldFacts:
     work = a.work
     facts = FieldFacts(cited=cited, assessment=a, via_search=via_search)
     if cited.title:
@@ -106,6 +101,9 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
             and a.first_author_agrees is True
             and a.authors is not None
             and a.authors.matched_count >= max(1, (a.authors.cited_count + 1) // 2)
+            # arXiv gives every version's title: a change is accepted only where a version could
+            # have carried the cited title (`arxiv_versions.version_title_evidence`).
+            and version_title_evidence(cited.title, cited.arxiv_id, work.records) is not False
         )
         facts.title_cut_short = not facts.title_agrees and _cut_short(cited.title, a.best_title)
         if facts.title_agrees and not a.title_exact and a.best_title and misspelt(cited.title, a.best_title):
@@ -115,6 +113,8 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
         facts.authors_agree_somewhere = any(_clean(c) for c, _ in a.all_authors)
         lacking = {r.source for c, r in a.all_authors if c.extra}
         facts.sources_lacking_cited_authors = len(lacking - {SourceName.LIBRARY})
+        omitting = {r.source for c, r in a.all_authors if omits_coauthors(c)}
+        facts.sources_listing_omitted = len(omitting - {SourceName.LIBRARY})
     facts.low_trust_only = not any_decisive(r.source for r in work.records)
     facts.orcid_conflict = bool(orcid_conflicts(work.records))
     facts.book_edition = any(is_book_record(r) for r in work.records)
@@ -127,19 +127,18 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
             cited.venue, venue_names(work.records)
         )
         closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
-        versions = (
-            len(years) > 1
-            or any(r.is_preprint or r.arxiv_id or r.related_arxiv_ids or r.related_dois for r in work.records)
-            or _preprint_plausible(cited, work.records)
-        )
-        # One year off is minor when versions can explain it: a preprint and its published
-        # version, sources a year apart, or a year after the earliest one (print after online,
-        # Crossref's published-online 2022 for a 2023 issue). A year before the earliest date any
-        # source gives, with no other version in sight, is wrong (Watson and Crick as 1952).
+        # One year off is minor only with evidence or where the evidence is out of sight (issue
+        # 21): the cited year is the year of another date a source gives (a later arXiv version,
+        # Crossref's print date after online: `other_years`), or versions or dates exist that no
+        # record here shows (`_dates_unseen`). Otherwise every version and date is in view and
+        # none has the cited year: wrong (Watson and Crick as 1952), not a tolerance.
+        version_years = {y for r in work.records for y in r.other_years}
         facts.year_off_by_one = (
-            not facts.year_agrees and abs(closest - cited.year) == 1 and (versions or cited.year > closest)
+            not facts.year_agrees
+            and abs(closest - cited.year) == 1
+            and (cited.year in version_years or _dates_unseen(cited, work.records))
         )
-        facts.year_off_by_one_versions = facts.year_off_by_one and versions
+        facts.year_off_by_one_versions = facts.year_off_by_one
     if cited.arxiv_id and cited.arxiv_version is not None:
         latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
         facts.arxiv_version_ahead = bool(latest) and cited.arxiv_version > latest
@@ -150,7 +149,44 @@ def field_facts(cited: CitedReference, a: Assessment, *, via_search: bool) -> Fi
         facts.venue = venue_relation(cited.venue, names)
         facts.venue_similarity = max((venue_similarity(cited.venue or "", n) for n in names), default=0.0)
         facts.venue_confirmed_by_dblp = venue_confirmed_by_dblp(cited, work.records)
+        if facts.venue is not VenueRelation.AGREES:
+            facts.venue_finding = venue_standing(cited.venue, venue_answers, _cited_issns(cited))
+            facts.preprint_witnesses = preprint_witnesses(work.records, venue_answers)
+            facts.computing_venue = is_computing_venue(cited.venue or "")
     return facts
+
+
+def _cited_issns(cited: CitedReference) -> tuple[str, ...]:
+    raw = cited.fields.get("issn") or ""
+    return tuple(p for p in re.split(r"[,;\s]+", raw) if p)
+
+
+def _dates_unseen(cited: CitedReference, records: list[WorkRecord]) -> bool:
+    """Versions or dates of the work exist that no record here shows: a preprint the citation or
+    the field makes plausible with no preprint record among them, the version at the cited venue
+    when no record names that venue, a version the sources link to (a related DOI or arXiv id)
+    not fetched, or a registered DOI whose Crossref dates were not read."""
+    if _preprint_plausible(cited, records) and not any(
+        r.source is SourceName.ARXIV or r.is_preprint for r in records
+    ):
+        return True
+    # A venue is cited and no record shows the version that appeared there: its date is out of
+    # sight (an ICLR 2025 paper whose records are its 2024 preprint; a journal article whose
+    # records are its preprint and a repository copy).
+    if (
+        cited.venue
+        and not is_no_venue_claim(cited.venue)
+        and venue_relation(cited.venue, venue_names(records)) is not VenueRelation.AGREES
+    ):
+        return True
+    fetched_dois = {r.doi.casefold() for r in records if r.doi}
+    if any(d.casefold() not in fetched_dois for r in records for d in r.related_dois):
+        return True
+    fetched_arxiv = {r.arxiv_id for r in records if r.arxiv_id and r.source is SourceName.ARXIV}
+    if any(i not in fetched_arxiv for r in records for i in r.related_arxiv_ids):
+        return True
+    registered = any(r.doi and arxiv_id_from_doi(r.doi) is None for r in records)
+    return registered and not any(r.source is SourceName.CROSSREF and r.year is not None for r in records)
 
 
 def _preprint_plausible(cited: CitedReference, records: list[WorkRecord]) -> bool:
@@ -190,6 +226,38 @@ def _order_only(f: FieldFacts) -> bool:
 def _title_wrong(f: FieldFacts) -> bool:
     return f.title_agrees is False and not (
         f.title_changed_between_versions or f.title_cut_short or f.title_misspelled
+    )
+
+
+def _registered_elsewhere(f: FieldFacts) -> bool:
+    """The cited venue is a venue a registry holds, and the sources place the work in another
+    one: the registry's names for the cited venue resolve none of the work's venue names."""
+    finding = f.venue_finding
+    if f.venue is not VenueRelation.UNRESOLVED or finding.standing is not VenueStanding.KNOWN:
+        return False
+    if finding.known_by_table or not finding.entries or not f.published_visible:
+        return False
+    names = venue_names(f.assessment.work.records)
+    return not any(venue_relation(n, names) is VenueRelation.AGREES for n in finding.names)
+
+
+def _preprint_settled(f: FieldFacts) -> bool:
+    """A venue is cited, no source places the work anywhere, and two publication-recording
+    sources hold it as a preprint only: positive evidence, not a silence."""
+    return (
+        f.venue is not None
+        and f.venue is not VenueRelation.AGREES
+        and not f.published_visible
+        and f.preprint_visible
+        and f.venue_finding.standing is not VenueStanding.UNKNOWN
+        and preprint_only_settled(f.preprint_witnesses, computing_venue=f.computing_venue)
+    )
+
+
+def _venue_settled(f: FieldFacts) -> bool:
+    """A venue row with positive evidence fired: the minor 'unresolved' rows step aside."""
+    return (
+        f.venue_finding.standing is VenueStanding.UNKNOWN or _registered_elsewhere(f) or _preprint_settled(f)
     )
 
 
@@ -323,6 +391,7 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
             and omits_coauthors(f.authors)
             and len(f.authors.missing) == 1
             and f.authors.found_count >= 4
+            and f.sources_listing_omitted < SOURCES_TO_CONFIRM_AUTHOR_LIST
         ),
         _T + "test_one_coauthor_omitted",
     ),
@@ -334,7 +403,11 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
             not _authors_fine(f)
             and f.authors is not None
             and omits_coauthors(f.authors)
-            and not (len(f.authors.missing) == 1 and f.authors.found_count >= 4)
+            and (
+                not (len(f.authors.missing) == 1 and f.authors.found_count >= 4)
+                # One co-author left out, but two sources list them: confirmed, not a source's slip.
+                or f.sources_listing_omitted >= SOURCES_TO_CONFIRM_AUTHOR_LIST
+            )
         ),
         _T + "test_coauthors_omitted",
     ),
@@ -381,17 +454,46 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         _T + "test_venue_is_another_known_venue",
     ),
     FieldRule(
+        "venue_nonexistent",
+        Reason.NONEXISTENT_VENUE,
+        Severity.MAJOR,
+        lambda f: f.venue_finding.standing is VenueStanding.UNKNOWN,
+        _T + "test_venue_no_registry_holds_is_nonexistent",
+    ),
+    FieldRule(
+        "venue_is_another_registered_venue",
+        Reason.VENUE_MISMATCH,
+        Severity.MAJOR,
+        lambda f: _registered_elsewhere(f),
+        _T + "test_venue_registered_elsewhere_is_wrong_venue",
+    ),
+    FieldRule(
+        "preprint_cited_as_published",
+        Reason.PREPRINT_CITED_AS_PUBLISHED,
+        Severity.MAJOR,
+        lambda f: _preprint_settled(f),
+        _T + "test_preprint_only_at_two_sources_is_cited_as_published",
+    ),
+    FieldRule(
         "venue_form",
         Reason.VENUE_FORM,
         Severity.MINOR,
-        lambda f: f.venue is VenueRelation.UNRESOLVED and f.venue_similarity >= VENUE_FORM_THRESHOLD,
+        lambda f: (
+            f.venue is VenueRelation.UNRESOLVED
+            and f.venue_similarity >= VENUE_FORM_THRESHOLD
+            and not _venue_settled(f)
+        ),
         _T + "test_venue_unresolved_is_minor",
     ),
     FieldRule(
         "venue_unresolved",
         Reason.VENUE_UNRESOLVED,
         Severity.MINOR,
-        lambda f: f.venue is VenueRelation.UNRESOLVED and f.venue_similarity < VENUE_FORM_THRESHOLD,
+        lambda f: (
+            f.venue is VenueRelation.UNRESOLVED
+            and f.venue_similarity < VENUE_FORM_THRESHOLD
+            and not _venue_settled(f)
+        ),
         _T + "test_venue_unresolved_is_minor",
     ),
     FieldRule(
@@ -403,6 +505,7 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
             and f.venue is not VenueRelation.AGREES
             and not f.published_visible
             and f.preprint_visible
+            and not _venue_settled(f)
         ),
         _T + "test_preprint_only_visible_is_unconfirmed_not_accused",
     ),
@@ -461,6 +564,14 @@ def apply_field_rules(facts: FieldFacts, f: Findings) -> None:
             f"title_changed_between_versions: cited {facts.cited.title!r}, "
             f"current {facts.assessment.best_title!r}"
         )
+    if "venue_nonexistent" in f.rules:
+        asked = ", ".join(s.value for s in facts.venue_finding.answered)
+        f.notes.append(f"venue_registries: {asked} hold no venue named {facts.cited.venue!r}")
+    if "venue_is_another_registered_venue" in f.rules:
+        entry = facts.venue_finding.entries[0]
+        f.notes.append(f"venue_registered: {facts.cited.venue!r} is {entry.name!r} at {entry.source.value}")
+    if "preprint_cited_as_published" in f.rules:
+        f.notes.append("preprint_only: " + ", ".join(s.value for s in facts.preprint_witnesses))
     if "published_version_unconfirmed" in f.rules:
         f.notes.append("no source lists a published version; only the preprint is visible")
     record_field_evidence(facts, f)

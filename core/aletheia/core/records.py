@@ -103,6 +103,10 @@ class WorkRecord(BaseModel):
     authors: tuple[Author, ...] = ()
     authors_truncated: bool = False  # the source itself cut the list (S2 at times, Crossref "et al.")
     year: int | None = None
+    # The years of the other dates the source gives the work: Crossref's print, online, posted
+    # dates, arXiv's date of the version served. A cited year equal to one of them is the year of a
+    # version or an edition of the work (minor), not an invented year (issue 21).
+    other_years: tuple[int, ...] = ()
     venue: str | None = None
     work_type: str | None = None  # normalised: journal-article, proceedings-article, preprint, book, ...
     doi: str | None = None

@@ -13,6 +13,9 @@ Each signal is a `Signal(kind, evidence, source)`, computed by a pure function a
 - `cohort_concentrated` (document level): more than 40% of a document's verified references share
   an author set: one person on all of them, or a group linked by pairs sharing two or more people
   (`cohort_signal`).
+- `questionable_venue`: the venue is on one of the shipped, dated lists (journals DOAJ withdrew for
+  practice; the 2018 Stop Predatory Journals lists, hijacked journals included), matched on ISSN,
+  site or exact name, in `aletheia.core.questionable_venues`.
 - `ai_generated_suspect`: paper-mill and machine-generated heuristics (tortured phrases, no methods
   section, authorship found nowhere else, a listed venue), in `aletheia.core.paper_mill`.
 """
@@ -54,6 +57,7 @@ class SignalKind(StrEnum):
     EXPRESSION_OF_CONCERN = "expression_of_concern"
     COHORT_CONCENTRATED = "cohort_concentrated"
     AI_GENERATED_SUSPECT = "ai_generated_suspect"  # computed in aletheia.core.paper_mill
+    QUESTIONABLE_VENUE = "questionable_venue"  # the shipped lists: aletheia.core.questionable_venues
 
 
 class Signal(BaseModel):

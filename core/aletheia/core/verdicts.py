@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.trust import trust_of
 
-LOGIC_VERSION = "2.3.0"
+LOGIC_VERSION = "2.4.0"
 
 
 class VerdictStatus(StrEnum):

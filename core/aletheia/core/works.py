@@ -10,14 +10,16 @@ whether any version's year agrees.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from aletheia.core.author_kinds import people_and_groups
+from aletheia.core.author_order import alphabetical_records, same_people_reordered
 from aletheia.core.authors import AuthorComparison, compare_author_lists, surname_key
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import same_doi
 from aletheia.core.orcid import same_person
-from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.core.title_spelling import regional_form
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
@@ -78,8 +80,10 @@ class Assessment:
     authors: AuthorComparison | None
     author_source: WorkRecord | None
     year_agrees: bool | None
-    # Every source's author list compared with the cited one (best first).
+    # Every source's author list compared with the cited one (best first), except the lists
+    # sorted by family name against another source's order (`author_order`), set apart here.
     all_authors: list[tuple[AuthorComparison, WorkRecord]] = field(default_factory=list)
+    alphabetical: tuple[WorkRecord, ...] = ()
 
     @property
     def title_matches(self) -> bool:
@@ -116,8 +120,20 @@ def same_work(a: WorkRecord, b: WorkRecord) -> bool:
         first_same = same_person(a.authors[0], b.authors[0]) is True or (
             surname_key(a.authors[0]) == surname_key(b.authors[0])
         )
+        # An alphabetised copy of the byline (`author_order`) has another first author, and a
+        # source may put the group before the people ("DeepSeek-AI", then Aixin Liu, ...).
+        first_same = (
+            first_same
+            or same_people_reordered(a.authors, b.authors)
+            or _same_first_person(a.authors, b.authors)
+        )
         return title_similarity(a.title, b.title) >= TITLE_THRESHOLD and first_same
     return False
+
+
+def _same_first_person(a: Sequence[Author], b: Sequence[Author]) -> bool:
+    first_a, first_b = people_and_groups(a)[0][:1], people_and_groups(b)[0][:1]
+    return bool(first_a and first_b) and surname_key(first_a[0]) == surname_key(first_b[0])
 
 
 def group_works(answers: Iterable[SourceAnswer]) -> list[Work]:
@@ -164,9 +180,11 @@ def assess(cited: CitedReference, work: Work) -> Assessment:
                 if normalize_title(candidate) == cited_norm:
                     exact = True
     comparisons: list[tuple[AuthorComparison, WorkRecord]] = []
+    # Order and membership are judged only against lists in publication order.
+    alphabetical = alphabetical_records(work.records)
     if cited.authors:
         for r in work.records:
-            if not r.authors:
+            if not r.authors or any(r is x for x in alphabetical):
                 continue
             comparisons.append(
                 (
@@ -193,6 +211,7 @@ def assess(cited: CitedReference, work: Work) -> Assessment:
         author_source=author_source,
         year_agrees=year_agrees,
         all_authors=comparisons,
+        alphabetical=alphabetical,
     )
 
 

@@ -7,8 +7,6 @@ changes, so a file with nothing to fix comes out byte for byte the same.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +16,7 @@ from aletheia.core.bib_fix import FixPlan, plan_fix
 from aletheia.core.bibliography import InputProblem, iter_bibtex
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict
+from aletheia.pipeline import atomic_files
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import DEFAULT_CONCURRENCY, remember_verified, verify_stream
 
@@ -74,13 +73,4 @@ def decode(data: bytes) -> tuple[str, str]:
 def write_atomically(path: Path, text: str, encoding: str = "utf-8") -> None:
     """Write `text` as bytes exactly (no newline translation), replacing `path` atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode(encoding, errors="strict"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_files.write_atomically(path, text.encode(encoding, errors="strict"))

@@ -5,9 +5,7 @@ followed). Re-exported by `aletheia.pipeline.claims`.
 
 from __future__ import annotations
 
-import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +26,7 @@ from aletheia.core.artifacts import (
 from aletheia.core.excerpts import ExcerptMatch
 from aletheia.core.records import RetractionKind
 from aletheia.core.render import body_from_record
+from aletheia.pipeline.atomic_files import write_atomically
 from aletheia.pipeline.claim_steps import IdentityCheck
 
 CITATIONS_DIR: Final = "docs/citations"
@@ -159,14 +158,6 @@ def write_citation_artifact(
     if target.resolve().parent != directory.resolve():
         raise ArtifactPathError(f"{target} would fall outside {directory}")
     text = render_artifact(artifact)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{slug}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        Path(temporary).replace(target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    # newline="\n" as before: the rendered text is written byte for byte.
+    write_atomically(target, text.encode("utf-8"), prefix=f".{slug}.")
     return target

@@ -8,14 +8,16 @@ and the calls the evidence gatherer records.
   the registry of its own ids, so this counts as an identifier that resolves nowhere).
 - DBLP is a search source for computer-science references (`core.cs_scope`, part of
   `core.coverage.search_coverage`). It is the slowest source (one request every two seconds), so
-  it is asked in the last search stage, only when OpenAlex, Crossref and Semantic Scholar did
-  not find the work; there it finds the CS proceedings papers they lack, and its "no hit" is one
-  more answer a `not_found` needs. Its record by key is fetched once more only to settle a venue
+  it is asked late, only when OpenAlex and Semantic Scholar (and, with Crossref asked last turned
+  off, Crossref) did not find the work; there it finds the CS proceedings papers they lack, and
+  its "no hit" is one more answer a `not_found` needs, proved a few titles a request where it
+  can be (`sources.dblp_titles`, issue 23). Its record by key is fetched once more only to settle a venue
   the other sources left in doubt, under a DBLP key of the cited venue (`core.dblp_venue`).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from aletheia.core.records import SourceName
@@ -37,7 +39,13 @@ class CsSources:
         from aletheia.sources.acl_anthology import AclAnthologyClient, acl_anthology_transport
         from aletheia.sources.dblp import DblpClient, dblp_transport
 
-        self.dblp = parts.client(DblpClient, dblp_transport, SourceName.DBLP)
+        # Title searches proved absent a few at a time (`dblp_titles`, issue 23).
+        make_dblp = functools.partial(
+            DblpClient,
+            title_batch=parts.settings.dblp_title_batch,
+            coalesce_window=parts.settings.coalesce_window_ms / 1000.0,
+        )
+        self.dblp = parts.client(make_dblp, dblp_transport, SourceName.DBLP)
         self.acl_anthology = parts.client(
             AclAnthologyClient, acl_anthology_transport, SourceName.ACL_ANTHOLOGY
         )

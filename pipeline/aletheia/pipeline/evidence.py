@@ -24,13 +24,16 @@ from aletheia.core.coverage import classify_kind
 from aletheia.core.dblp_venue import dblp_key_to_confirm
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
+from aletheia.core.field_rules import NEAR_MISS_THRESHOLD
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.titles import title_similarity
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline.authorship import with_authorship
 from aletheia.pipeline.books import gather_book_evidence
 from aletheia.pipeline.classical import verify_canonical
 from aletheia.pipeline.gateway import SourceGateway, search_text
+from aletheia.pipeline.settling_evidence import look_for_settling_evidence
 from aletheia.pipeline.web_tiers import fetch_cited_url, llm_suggestion, nothing_found, web_search_candidates
 from aletheia.sources.base import SourceError, SourceRecord, SourceUnavailableError
 
@@ -137,10 +140,27 @@ async def _searches(cited: CitedReference, gw: SourceGateway, g: Gathered, *, cu
     later, costlier search runs only when the earlier ones did not find the work. A near miss, a
     wrong author or nothing at all still asks every stage, so a better match elsewhere is never
     missed, and "not found" is said only after every source that could hold the work answered."""
-    for number, stage in enumerate(gw.search_stages(cited)):
+
+    def near_miss_seen() -> bool:
+        return _near_miss_seen(cited, g)
+
+    for number, stage in enumerate(gw.search_stages(cited, near_miss_seen=near_miss_seen)):
         if number and _found_by_search(cited, gw, g, current_year):
             return
         await asyncio.gather(*(_ask(g, s.source, QueryKind.SEARCH, s.query, s.call) for s in stage))
+
+
+def _near_miss_seen(cited: CitedReference, g: Gathered) -> bool:
+    """An answer so far holds a work whose title is a near miss of the cited one (the field
+    rules' `NEAR_MISS_THRESHOLD`): a fuzzy title match elsewhere may hold one too, so Semantic
+    Scholar's `match` is asked alone rather than read from a shared bulk search (`s2_titles`)."""
+    if not cited.title:
+        return False
+    return any(
+        record.title and title_similarity(cited.title, record.title) >= NEAR_MISS_THRESHOLD
+        for answer in g.answers
+        for record in answer.records
+    )
 
 
 def needs_no_lookups(cited: CitedReference) -> bool:
@@ -260,6 +280,14 @@ async def verify_reference(
     if dblp_key is not None:
         # A venue the sources left in doubt, under a DBLP key of that venue: DBLP's record settles it.
         await _ask(g, SourceName.DBLP, QueryKind.SEARCH, dblp_key, gw.cs.dblp_record(dblp_key))
+        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    if (
+        not library_hit
+        and verdict.match is not None
+        and await look_for_settling_evidence(cited, verdict, gw, g, ask)
+    ):
+        # Issue 21: the registries, the publication-recording sources and arXiv's versions asked
+        # for what would settle a venue, publication or version question left open.
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if library_hit and verdict.status is not VerdictStatus.VERIFIED and not gw.offline:
         # The library is a cache of verified works, not an oracle: a mismatch is re-checked live.

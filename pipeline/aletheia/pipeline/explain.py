@@ -163,7 +163,10 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
             "the venue is written another way",
         ),
     ),
-    Reason.PREPRINT_CITED_AS_PUBLISHED: (WRONG, ("cited as published, but only the preprint is visible",)),
+    Reason.PREPRINT_CITED_AS_PUBLISHED: (
+        WRONG,
+        ("cited as published, but the sources that record publications list only the preprint",),
+    ),
     Reason.PREPRINT_OF_PUBLISHED: (
         NOTE,
         (
@@ -242,7 +245,10 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
     ),
     Reason.NONEXISTENT_VENUE: (
         WRONG,
-        ("the venue “{venue_cited}” does not exist", "the cited venue does not exist"),
+        (
+            "no venue registry knows “{venue_cited}” under any name (OpenAlex, DBLP and Crossref asked)",
+            "no venue registry knows the cited venue under any name",
+        ),
     ),
     # standing
     Reason.RETRACTED: (

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import httpx
 
 from aletheia.config import Settings
 from aletheia.core.coverage import search_coverage
-from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
+from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer, VenueRecord
 from aletheia.core.records import CitedReference, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.text import repair_pdf_text
+from aletheia.core.venue_registry import VENUE_REGISTRIES
 from aletheia.pipeline.gateway_parts import searchable
 from aletheia.sources.base import RawCache, SourceRecord, SourceStats
 from aletheia.sources.breaker import CircuitBreaker
@@ -151,12 +153,14 @@ class SourceGateway:
             coalesce_window=window,
             title_batch=settings.openalex_title_batch,
             max_url_bytes=settings.openalex_max_url_bytes,
+            title_absence=settings.openalex_title_absence,
         )
         self.semantic_scholar = SemanticScholarClient(
             semantic_scholar_transport(http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]),
             cache=cache,
             api_key=s2_key,
             coalesce_window=window,
+            title_batch=settings.semantic_scholar_title_batch,
         )
         api_t, web_t = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
         self.arxiv = ArxivClient(
@@ -197,6 +201,20 @@ class SourceGateway:
 
         # DBLP and the ACL Anthology (issue 12): `cs_sources`.
         self.cs = CsSources(parts)
+        from aletheia.sources.venue_registry import VenueRegistry
+
+        # The venue registries (issue 21) on the OpenAlex, DBLP and Crossref transports: their
+        # requests share those sources' limits and breakers and are counted in their stats.
+        self.venues = VenueRegistry(
+            {
+                SourceName.OPENALEX: self.openalex.transport,
+                SourceName.DBLP: self.cs.dblp.transport,
+                SourceName.CROSSREF: self.crossref.transport,
+            },
+            cache=cache,
+            mailto=settings.mailto,
+            openalex_api_key=key,
+        )
         self._transports = {
             **self.cs.transports(),
             **self.tiers.transports(),
@@ -229,6 +247,19 @@ class SourceGateway:
             (SourceName.OPENALEX, lambda: self.openalex.work_by_pmid(pmid)),
         ]
 
+    def venue_lookups(self, name: str) -> list[tuple[SourceName, Callable[[], Awaitable[list[VenueRecord]]]]]:
+        """One lookup of `name` (`core.venue_registry.registry_query`) per venue registry that can
+        be asked: a registry turned off (`ALETHEIA_DISABLED_SOURCES`) or offline is left out, not
+        recorded as failed. Each returns the venues the registry holds under names like `name`
+        ([] : it holds none); a name with no searchable word fails as `PermanentSourceError`."""
+        if self.offline:
+            return []
+        return [
+            (source, searchable(source, partial(self.venues.lookup, source, name)))
+            for source in VENUE_REGISTRIES
+            if source.value not in self.settings.disabled
+        ]
+
     def searches(
         self, cited: CitedReference, *, coverage: Sequence[SourceName] | None = None
     ) -> list[SearchCall]:
@@ -236,7 +267,11 @@ class SourceGateway:
         return [call for stage in self.search_stages(cited, coverage=coverage) for call in stage]
 
     def search_stages(
-        self, cited: CitedReference, *, coverage: Sequence[SourceName] | None = None
+        self,
+        cited: CitedReference,
+        *,
+        coverage: Sequence[SourceName] | None = None,
+        near_miss_seen: Callable[[], bool] = lambda: False,
     ) -> list[list[SearchCall]]:
         """Searches in the order to try them, cheapest first; a later stage runs only when the
         earlier ones did not find the work. Every source in `coverage` (default
@@ -246,12 +281,20 @@ class SourceGateway:
         1. OpenAlex title search (10 requests/s, and it indexes conference papers without DOIs
            that Crossref lacks);
         2. Crossref bibliographic search (3 searches/s): it finds nearly every work OpenAlex's
-           title search missed (154 of 157 on the ICLR 2026 references);
+           title search missed (154 of 157 on the ICLR 2026 references); with
+           `ALETHEIA_CROSSREF_SEARCH_LAST` (the default) it is the last stage instead, for a
+           reference with a title that is not a parsed reference string (issue 23: Crossref has
+           no OR, so every one of its searches costs a request, and a work another index found
+           is confirmed at Crossref by its DOI, many DOIs a request);
         3. Semantic Scholar's title match (1/s; its 404 "Title match not found" is a NOT_FOUND
-           answer), only when neither found the work (it found 46 of those 157);
+           answer), only when neither found the work (it found 46 of those 157); asked through a
+           shared bulk search of many titles (`s2_titles`) unless `near_miss_seen()` says an
+           earlier answer held a near miss of the title, which only `match` itself can judge;
         4. arXiv title search (one request every 3 s) when arXiv could hold the work, PubMed
            title search (esearch, then efetch of the best PMIDs) when PubMed could, and DBLP's
-           title search (one request every 2 s) for a computer-science work.
+           title search (one request every 2 s) for a computer-science work; arXiv's and DBLP's
+           go many titles a request where a shared answer can prove them (`arxiv_titles`,
+           `dblp_titles`), as OpenAlex's do in stage 1 (`openalex_titles`).
 
         A reference given as a string (plain text, a `.bbl` item, a PDF's reference list) is sent
         to Crossref's bibliographic search whole (`bibliographic_query`: it matches whole reference
@@ -282,7 +325,9 @@ class SourceGateway:
                 ),
             )
             s2_match = SearchCall(
-                SourceName.SEMANTIC_SCHOLAR, title, lambda: self.semantic_scholar.match_title(title)
+                SourceName.SEMANTIC_SCHOLAR,
+                title,
+                lambda: self.semantic_scholar.match_title(title, alone=near_miss_seen()),
             )
             arxiv = SearchCall(
                 SourceName.ARXIV,
@@ -294,7 +339,13 @@ class SourceGateway:
             )
             # DBLP (one request every 2 s) only after the general indexes missed the work.
             dblp = SearchCall(SourceName.DBLP, title, self.cs.dblp_search(title))
-            stages = [[openalex], [crossref], [s2_match], [arxiv, pubmed, dblp]]
+            if self.settings.crossref_search_last and not (cited.raw and cited.heuristic_fields):
+                # Crossref has no OR: its searches go one title at a time (3 per second), so it is
+                # asked last, when no other index found the work (issue 23); a work found
+                # elsewhere is triangulated by its DOI, which Crossref answers many at a time.
+                stages = [[openalex], [s2_match], [arxiv, pubmed, dblp], [crossref]]
+            else:
+                stages = [[openalex], [crossref], [s2_match], [arxiv, pubmed, dblp]]
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
 

@@ -24,7 +24,7 @@ from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
 from aletheia.pipeline.claim_audit import CLAIM_EVENT_KINDS, ClaimReplay, replay_claim_events
-from aletheia.pipeline.jobs.context import KIND_CLAIM, KIND_CLAIMS_TEXT
+from aletheia.pipeline.jobs.kinds import JobKind
 from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.db import session_factory
 from aletheia.storage.models import Item, Job, VerdictRow
@@ -108,7 +108,7 @@ class JobNotFoundError(LookupError):
     pass
 
 
-CLAIM_KINDS = (KIND_CLAIM, KIND_CLAIMS_TEXT)  # replayed from their trails (`replay_claim_job`)
+CLAIM_KINDS = (JobKind.CLAIM, JobKind.CLAIMS_TEXT)  # replayed from their trails (`replay_claim_job`)
 
 
 def job_kind(engine: Engine, job_id: str) -> str:

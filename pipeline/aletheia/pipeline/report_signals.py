@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aletheia.core.authors import parse_name
 from aletheia.core.paper_mill import WorkText, ai_generated_signal
-from aletheia.core.records import WorkRecord
+from aletheia.core.questionable_venues import questionable_venue_signals, questionable_venues
+from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.signals import (
     CitedWork,
     PredatoryEntry,
@@ -45,6 +46,13 @@ class Outcome(Protocol):
 
     @property
     def evidence(self) -> Evidence: ...
+
+
+class CitedOutcome(Outcome, Protocol):
+    """An outcome with the reference as cited: what `questionable_venue` reads besides the match."""
+
+    @property
+    def cited(self) -> CitedReference: ...
 
 
 BUNDLED_PREDATORY = "predatory.csv"
@@ -122,10 +130,12 @@ def work_text(records: Sequence[WorkRecord]) -> WorkText:
     return WorkText(parts=parts)
 
 
-def reference_signals(outcome: Outcome, predatory: PredatoryList | None = None) -> list[Signal]:
-    """Every signal of one reference: the venue's listing, corrections and concerns, then the
-    paper-mill heuristics on the matched work's title and abstract, with the authors' works counts
-    when they were asked (`pipeline/authorship.py`: only when another indicator fired)."""
+def reference_signals(outcome: CitedOutcome, predatory: PredatoryList | None = None) -> list[Signal]:
+    """Every signal of one reference: the venue's listing, the shipped questionable-venue lists
+    (on what the reference cites and on the matched work's records, whatever the verdict),
+    corrections and concerns, then the paper-mill heuristics on the matched work's title and
+    abstract, with the authors' works counts when they were asked (`pipeline/authorship.py`: only
+    when another indicator fired)."""
     listed = predatory if predatory is not None else active_predatory_list()
     records = matched_records(outcome)
     venue = predatory_signals(records, listed)
@@ -140,6 +150,7 @@ def reference_signals(outcome: Outcome, predatory: PredatoryList | None = None) 
     )
     return [
         *venue,
+        *questionable_venue_signals(outcome.cited, records),
         *standing_signals(outcome.verdict.retraction),
         *([suspect] if suspect is not None else []),
     ]
@@ -191,12 +202,21 @@ class DocumentSignals:
 
 def signal_data(predatory: PredatoryList | None = None) -> dict[str, Any]:
     """The state of the data the signals read: the predatory list (entries; "not loaded" when
-    empty) and the tortured-phrase table."""
+    empty), the shipped questionable-venue lists (each with its date and licence) and the
+    tortured-phrase table."""
     from aletheia.core.tortured import tortured_table
 
     listed = predatory if predatory is not None else active_predatory_list()
+    shipped = questionable_venues()
+    counts: dict[str, int] = {}
+    for entry in shipped.entries:
+        counts[entry.list.id] = counts.get(entry.list.id, 0) + 1
     return {
         "predatory_list": {"state": "loaded" if len(listed) else "not loaded", "entries": len(listed)},
+        "questionable_venues": [
+            {"list": v.id, "date": v.date, "entries": counts.get(v.id, 0), "licence": v.licence}
+            for v in shipped.lists
+        ],
         "tortured_phrases": {"entries": len(tortured_table())},
     }
 
@@ -216,6 +236,8 @@ def signal_text(signal: dict[str, Any]) -> str:
         listed = ev.get("listed_title") or ", ".join(ev.get("listed_issn") or [])
         when = f" ({ev['listed_on']})" if ev.get("listed_on") else ""
         return f"the venue {listed} is listed as predatory or delisted by {source}{when}; matched on {on}"
+    if kind == "questionable_venue":
+        return questionable_venue_text(ev, source)
     if kind in ("corrected", "expression_of_concern"):
         what = "a correction" if kind == "corrected" else "an expression of concern"
         doi = f" doi:{ev['notice_doi']}" if ev.get("notice_doi") else ""
@@ -232,6 +254,29 @@ def signal_text(signal: dict[str, Any]) -> str:
             f"authors ({who}): {', '.join(refs)}"
         )
     return str(kind)
+
+
+def questionable_venue_text(ev: dict[str, Any], source: str) -> str:
+    """A `questionable_venue` signal in words: which list says what of the venue, since when, how it
+    matched; for a hijacked journal, where the authentic one is."""
+    name = ev.get("listed_name") or "the venue"
+    on = {"issn": f"ISSN {ev.get('value')}", "site": f"the site {ev.get('value')}"}.get(
+        str(ev.get("matched_on")), f"the exact name “{ev.get('value')}”"
+    )
+    if ev.get("entry_kind") == "hijacked":
+        real = ev.get("authentic_name") or "the authentic journal"
+        where = f" ({ev['authentic_url']})" if ev.get("authentic_url") else ""
+        what = f"{on} is a hijacked copy of {real}{where}, listed by {source} ({ev.get('list_date')})"
+        return f"{what}; cite the authentic journal"
+    if ev.get("entry_kind") == "withdrawn":
+        why = f": “{ev['reason']}”" if ev.get("reason") else ""
+        when = f" on {ev['listed_on']}" if ev.get("listed_on") else ""
+        before = (
+            f" (the cited work is from {ev['work_year']}, before that)" if ev.get("before_listing") else ""
+        )
+        return f"DOAJ withdrew {name}{when}{why}{before}; matched on {on}"
+    listed = f"{name} is on the {source} list of potential predatory journals ({ev.get('list_date')})"
+    return f"{listed}; matched on {on}"
 
 
 def evidence_trust(reference: dict[str, Any]) -> str:

@@ -13,18 +13,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from aletheia.config import Settings, get_settings
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.pipeline.gateway import SourceGateway, user_agent
-from aletheia.sources.base import SourceParseError, SourceRecord
-from aletheia.sources.io_thread import IoThreadClient
-from aletheia.sources.ratelimit import RateLimiter
+from aletheia.sources.base import CachedRaw, RawCache, SourceParseError, SourceRecord
+from aletheia.sources.cache import namespace_ttls
 from aletheia.storage.db import engine_for
 from aletheia.storage.stores import JobStore, RetractionStore, SqlLibrary, SqlRawCache
+
+if TYPE_CHECKING:  # the gateway (and httpx) are imported when a gateway is opened: `aletheia
+    # status` and the other producers that only read rows start without them
+    from aletheia.pipeline.gateway import SourceGateway
+    from aletheia.sources.ratelimit import RateLimiter
 
 BUNDLED_SNAPSHOT = "snapshot.jsonl"
 
@@ -113,7 +114,10 @@ class Runtime:
             settings=settings,
             jobs=JobStore(engine),
             cache=SqlRawCache(
-                engine, ttl=settings.cache_ttl_seconds, negative_ttl=settings.negative_cache_ttl_seconds
+                engine,
+                ttl=settings.cache_ttl_seconds,
+                negative_ttl=settings.negative_cache_ttl_seconds,
+                ttls_by_namespace=namespace_ttls(settings),
             ),
             library=SqlLibrary(engine),
             retractions=RetractionStore(engine),
@@ -149,9 +153,17 @@ class Runtime:
         return self.retractions.replace(rows)
 
     @asynccontextmanager
-    async def gateway(self, *, limiter: RateLimiter | None = None) -> AsyncIterator[SourceGateway]:
+    async def gateway(
+        self, *, limiter: RateLimiter | None = None, fresh: bool = False
+    ) -> AsyncIterator[SourceGateway]:
         """The process's gateway; `limiter` replaces the one built from settings (the queue's
-        retrieval workers wrap it so that a long wait for a token becomes a retry)."""
+        retrieval workers wrap it so that a long wait for a token becomes a retry). `fresh`: every
+        answer asked of the source again — the raw cache is written, never read, and the Tier-0
+        library is not consulted (the weekly audit: a paper retracted since its last check)."""
+        import httpx
+
+        from aletheia.pipeline.gateway import SourceGateway, user_agent
+        from aletheia.sources.io_thread import IoThreadClient
         from aletheia.sources.ratelimit import build_rate_limiter
 
         limiter = limiter if limiter is not None else build_rate_limiter(self.settings)
@@ -168,7 +180,21 @@ class Runtime:
                 self.settings,
                 http,
                 limiter,
-                cache=self.cache,
-                library=self.library,
+                cache=WriteOnlyCache(self.cache) if fresh else self.cache,
+                library=None if fresh else self.library,
                 retractions=self.retraction_index(),
             )
+
+
+class WriteOnlyCache:
+    """A raw cache that is never read: each lookup goes to the source, and its answer still
+    refreshes the cache for the runs that follow (`Runtime.gateway(fresh=True)`)."""
+
+    def __init__(self, inner: RawCache) -> None:
+        self.inner = inner
+
+    async def get(self, source: str, key: str) -> CachedRaw | None:
+        return None
+
+    async def put(self, source: str, key: str, raw: Any, *, found: bool, url: str | None = None) -> None:
+        await self.inner.put(source, key, raw, found=found, url=url)

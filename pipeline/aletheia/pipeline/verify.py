@@ -23,6 +23,7 @@ from aletheia.pipeline.audit import audit_log_for, commit_job_trail, record_deci
 from aletheia.pipeline.document_signals import DocumentCheck
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.gateway import SourceGateway, request_figures, requests_by_kind
+from aletheia.pipeline.jobs.kinds import JobKind
 from aletheia.pipeline.report import reference_json
 from aletheia.pipeline.report_signals import refresh_predatory_list
 from aletheia.pipeline.runtime import Runtime
@@ -229,7 +230,7 @@ async def verify_to_sink(
     `documents`: the check `refs` were read with (`iter_references(on_text=documents.observe)`),
     whose signals about the input papers join the summary."""
     summary = VerifySummary()
-    job_id = runtime.jobs.create_job("bibliography", input_description, submitted_by=submitted_by)
+    job_id = runtime.jobs.create_job(JobKind.BIBLIOGRAPHY, input_description, submitted_by=submitted_by)
     summary.job_id = job_id
     runtime.jobs.set_job_status(job_id, JobStatus.RUNNING)
     recorder = Recorder(runtime, job_id)

@@ -1,6 +1,6 @@
-"""`aletheia bench {sources,hallmark,realbib,signals,speed,claims,formats,pdfrefs,refstrings}`: run a
-benchmark and print its figures (docs/benchmarks.md has the commands, the figures and the machine they
-were measured on)."""
+"""`aletheia bench {sources,hallmark,hallmark-limits,realbib,signals,speed,claims,formats,pdfrefs,
+refstrings}`: run a benchmark and print its figures (docs/benchmarks.md has the commands, the
+figures and the machine they were measured on)."""
 
 from __future__ import annotations
 
@@ -85,6 +85,43 @@ def hallmark(limit: int | None, misses: Path | None, json_path: Path | None) -> 
 
     figures = hallmark_bench.run(limit=limit, report_misses=misses)
     _emit(figures, hallmark_bench.format_report(figures), json_path)
+
+
+@bench.command("hallmark-limits")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N entries.")
+@click.option(
+    "--sliding-window/--unlimited",
+    default=False,
+    show_default=True,
+    help="The simulator counts each documented rate over a sliding window; clients keep their limits.",
+)
+@click.option("--jitter-ms", type=click.FloatRange(0), default=0.0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1), default=64, show_default=True)
+@click.option(
+    "--verdicts",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every entry's verdict (JSONL), to compare two runs reference by reference.",
+)
+@_JSON
+def hallmark_limits(
+    limit: int | None,
+    sliding_window: bool,
+    jitter_ms: float,
+    concurrency: int,
+    verdicts: Path | None,
+    json_path: Path | None,
+) -> None:
+    """Issue 23: HALLMARK dev, every verdict written, optionally under the documented limits."""
+    from aletheia.pipeline.bench import hallmark_limits as bench_module
+
+    figures = bench_module.run(
+        limit=limit,
+        sliding_window=sliding_window,
+        jitter_ms=jitter_ms,
+        concurrency=concurrency,
+        verdicts_path=verdicts,
+    )
+    _emit(figures, bench_module.format_report(figures), json_path)
 
 
 @bench.command()

@@ -1,8 +1,10 @@
-"""The `aletheia` command line: one console script, one subcommand per job."""
+"""The `aletheia` command line: one console script, one subcommand per job.
+
+Importing it loads click and the command modules only: each command imports what it runs when it
+runs (`aletheia status` needs the stores, not the sources; docs/benchmarks.md, "CLI start-up")."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -48,6 +50,8 @@ def verify(
     lists, CSL-JSON, PDF. Exit codes: 0 nothing flagged; 1 something flagged; 2 usage or input
     error; 3 nothing flagged but some references could not be checked.
     """
+    import asyncio
+
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
     from aletheia.pipeline.document_signals import DocumentCheck

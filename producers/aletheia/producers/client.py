@@ -16,19 +16,30 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from aletheia.config import Settings, get_settings
-from aletheia.pipeline import service
-from aletheia.pipeline.jobs.context import KIND_CLAIMS_TEXT
-from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.service import InputDocument
+from aletheia.pipeline.jobs.kinds import kind_record, resolve
 from aletheia.storage.models import JobStatus
 
+if TYPE_CHECKING:
+    from aletheia.pipeline.runtime import Runtime
+    from aletheia.pipeline.service import InputDocument
+
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
+
+
+def _service() -> ModuleType:
+    """The pipeline's service functions, imported on first use: following a job (`status`,
+    `wait`) needs only the stores, and `aletheia status` must start fast (docs/benchmarks.md)."""
+    from aletheia.pipeline import service
+
+    return service
 
 
 class JobTimeout(TimeoutError):
@@ -47,6 +58,8 @@ class AletheiaClient:
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
+            from aletheia.pipeline.runtime import Runtime
+
             self._runtime = Runtime.open(self.settings)
         return self._runtime
 
@@ -63,6 +76,7 @@ class AletheiaClient:
 
             job_id: str = submit(CeleryDispatcher())
             return job_id
+        service = _service()
         inline = service.InlineDispatcher()
         ctx = service.ServiceContext(
             runtime=self.runtime, dispatcher=inline, runner=service.LoopThread(), defer_tokens=False
@@ -76,16 +90,22 @@ class AletheiaClient:
 
     def submit(self, files: Sequence[str | Path]) -> str:
         """A bibliography job over the files (BibTeX, .bbl, Markdown, plain lists, CSL-JSON, PDF)."""
+        from aletheia.pipeline.jobs.submission import InputDocument
+
         documents = [InputDocument.read(Path(f)) for f in files]
         return self.submit_documents(documents)
 
     def submit_text(self, text: str, *, name: str = "bibliography.txt") -> str:
         """A bibliography job over text given inline; `name`'s extension hints at the format."""
+        from aletheia.pipeline.jobs.submission import InputDocument
+
         return self.submit_documents([InputDocument(name=name, data=text.encode("utf-8"))])
 
     def submit_documents(self, documents: Sequence[InputDocument]) -> str:
         return self._dispatch(
-            lambda d: service.submit_bibliography(self.runtime, d, documents, submitted_by=self.submitted_by)
+            lambda d: _service().submit_bibliography(
+                self.runtime, d, documents, submitted_by=self.submitted_by
+            )
         )
 
     def submit_claim(
@@ -101,7 +121,7 @@ class AletheiaClient:
         (DOI, arXiv id, PMID) judges that paper for the claim and never substitutes another;
         `override_reason` accepts a triangulation conflict, recorded in the artifact."""
         return self._dispatch(
-            lambda d: service.submit_claim(
+            lambda d: _service().submit_claim(
                 self.runtime,
                 d,
                 claim,
@@ -130,6 +150,7 @@ class AletheiaClient:
         .txt); `bibliography` is its BibTeX (or any reference list), else the text's own list. Each
         cited sentence is judged against the paper it cites (at most `max_judgements` pairs)."""
         from aletheia.pipeline.jobs.claims_text import submit_claims_text
+        from aletheia.pipeline.jobs.submission import InputDocument
 
         document = InputDocument(name=name, data=text.encode("utf-8"))
         bibs = (
@@ -167,7 +188,7 @@ class AletheiaClient:
 
     def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
         return self._dispatch(
-            lambda d: service.submit_sweep(
+            lambda d: _service().submit_sweep(
                 self.runtime, d, repositories, submitted_by=self.submitted_by, register=register
             )
         )
@@ -197,33 +218,51 @@ class AletheiaClient:
     # --- following --------------------------------------------------------------------------------
 
     def status(self, job_id: str) -> dict[str, Any]:
-        return service.job_status(self.runtime, job_id)
+        from aletheia.pipeline.jobs.status import job_status
 
-    def wait(self, job_id: str, *, timeout: float | None = None, poll: float = 0.5) -> dict[str, Any]:
-        """Poll until the job is done or failed; raise `JobTimeout` after `timeout` seconds."""
+        return job_status(self.runtime, job_id)
+
+    def wait(
+        self,
+        job_id: str,
+        *,
+        timeout: float | None = None,
+        poll: float = 0.5,
+        on_stall: Callable[[dict[str, Any], float], None] | None = None,
+        stall_after: float = 10.0,
+    ) -> dict[str, Any]:
+        """Poll until the job is done or failed; raise `JobTimeout` after `timeout` seconds.
+        `on_stall(status, seconds)` is called each time the job's progress (its status, item
+        counts, claim stage, finished children) has not moved for another `stall_after` seconds:
+        the caller can then ask whether any worker is there to move it (`aletheia wait` does)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         pause = min(poll, 0.1)
+        progress: tuple[Any, ...] | None = None
+        moved_at = next_stall = time.monotonic()
         while True:
             status = self.status(job_id)
             if status["status"] in FINISHED:
                 return status
-            if deadline is not None and time.monotonic() >= deadline:
+            now = time.monotonic()
+            if _progress(status) != progress:
+                progress, moved_at, next_stall = _progress(status), now, now + stall_after
+            elif on_stall is not None and now >= next_stall:
+                on_stall(status, now - moved_at)
+                next_stall = now + stall_after
+            if deadline is not None and now >= deadline:
                 raise JobTimeout(job_id, status)
             time.sleep(pause)
             pause = min(poll, pause * 1.5)
 
     def result(self, job_id: str) -> dict[str, Any]:
-        """The job's report document, from its rows (a claim: its stored result)."""
+        """The job's report document, from its rows, as its kind's record builds it
+        (`jobs/kinds.py`: a bibliography's references, a claim's or a sweep's summary, a claims
+        text's report)."""
         job = self.runtime.jobs.job(job_id)
         if job is None:
-            raise service.JobNotFound(job_id)
-        if job.kind == service.KIND_BIBLIOGRAPHY:
-            return service.job_document(self.runtime, job_id)
-        if job.kind == KIND_CLAIMS_TEXT:
-            from aletheia.pipeline.jobs.claims_text import claims_report
-
-            return claims_report(self.runtime, job_id)
-        return {"summary": service.job_summary(self.runtime, job_id)}
+            raise _service().JobNotFound(job_id)
+        document: dict[str, Any] = resolve(kind_record(job.kind).document)(self.runtime, job_id)
+        return document
 
 
 class AsyncAletheiaClient:
@@ -285,6 +324,18 @@ class AsyncAletheiaClient:
 
     async def result(self, job_id: str) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.result, job_id)
+
+
+def _progress(status: dict[str, Any]) -> tuple[Any, ...]:
+    """What changes when a worker does something for the job."""
+    return (
+        status["status"],
+        status.get("done"),
+        status.get("failed"),
+        status.get("pending"),
+        status.get("stage"),
+        json.dumps(status.get("children"), sort_keys=True),
+    )
 
 
 def _whoami() -> str:

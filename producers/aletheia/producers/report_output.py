@@ -74,13 +74,11 @@ class ReportOutput:
         self._buffer: IO[str] | None = None
         if output is not None:
             check_output(output)
-            handle, name = tempfile.mkstemp(
-                dir=output.parent or Path(), prefix=f".{output.name}.", suffix=".tmp"
-            )
+            from aletheia.pipeline.atomic_files import temporary_beside
+
+            # The mode `open(path, "w")` gives, not mkstemp's 0600 (and no umask race with threads).
+            handle, name = temporary_beside(output)
             self._temporary = Path(name)
-            umask = os.umask(0)
-            os.umask(umask)
-            self._temporary.chmod(0o666 & ~umask)  # as `open(path, "w")` makes it, not mkstemp's 0600
             self.stream: TextIO = os.fdopen(handle, "w", encoding="utf-8")
         elif fmt in STREAMED or (fmt == "table" and self.stdout.isatty()):
             self.stream = self.stdout

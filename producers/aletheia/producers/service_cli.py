@@ -59,22 +59,45 @@ def submit(
     into: Path | None,
     override_reason: str | None,
 ) -> None:
-    """Submit bibliography FILES (or --claim TEXT) as a job; print the job id."""
+    """Submit bibliography FILES (or --claim TEXT) as a job; print the job id.
+
+    Exit codes: 0 queued (the id alone on stdout); 2 usage or input error; 3 the broker or the
+    database does not answer: nothing was queued (a job created before the broker refused it is
+    marked failed, "never enqueued", so it never runs later)."""
     if bool(files) == bool(claim):
         raise click.UsageError("give bibliography FILES or --claim TEXT (one of them)")
+    if (paper or override_reason is not None) and not claim:
+        raise click.UsageError("--paper and --override-reason go with --claim")
+    from sqlalchemy.exc import OperationalError
+
+    from aletheia.pipeline.jobs.enqueue import BrokerUnavailable
+
     client = _client()
     try:
-        if (paper or override_reason is not None) and not claim:
-            raise click.UsageError("--paper and --override-reason go with --claim")
         job_id = (
             client.submit_claim(claim, hint=hint, paper=paper, into=into, override_reason=override_reason)
             if claim
             else client.submit(list(files))
         )
+    except BrokerUnavailable as exc:
+        failed = f"; job {exc.job_id} is marked failed (never enqueued)" if exc.job_id else ""
+        click.echo(f"aletheia: {exc}: nothing was queued{failed}", err=True)
+        sys.exit(3)
+    except OperationalError as exc:
+        click.echo(f"aletheia: {_database_unreachable(client, exc)}: nothing was queued", err=True)
+        sys.exit(3)
     except (ValueError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
         sys.exit(2)
     click.echo(job_id)
+
+
+def _database_unreachable(client: AletheiaClient, exc: Exception) -> str:
+    from sqlalchemy.engine import make_url
+
+    url = make_url(client.settings.sqlalchemy_url()).render_as_string(hide_password=True)
+    reason = (str(getattr(exc, "orig", exc)) or type(exc).__name__).strip().splitlines()[0]
+    return f"the database at {url} does not answer ({reason})"
 
 
 @click.command()
@@ -102,13 +125,40 @@ def status(job_id: str) -> None:
 @click.argument("job_id")
 @click.option("--timeout", type=float, default=None, help="Give up after this many seconds (exit 124).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; the exit code says it.")
-def wait(job_id: str, timeout: float | None, quiet: bool) -> None:
-    """Wait until the job is done (exit 0) or failed (exit 1)."""
+@click.option(
+    "--notice-after",
+    type=click.FloatRange(min=0.5),
+    default=10.0,
+    show_default=True,
+    help="When the job has not moved for this many seconds, check that a worker is there to move "
+    "it, and say so on stderr if none is.",
+)
+def wait(job_id: str, timeout: float | None, quiet: bool, notice_after: float) -> None:
+    """Wait until the job is done (exit 0) or failed (exit 1); exit 124 after --timeout.
+
+    A queued job that nobody picks up (no worker running, a pool missing) is said on stderr once
+    it has not moved for --notice-after seconds; the wait goes on until --timeout."""
     from aletheia.producers.client import JobTimeout
 
     client = _client()
+    told: set[str] = set()
+
+    def tell_if_nobody_is_there(status: dict[str, object], idle: float) -> None:
+        notice = _stall_notice(client, job_id, idle)
+        if notice is None:
+            return
+        reason = notice.split(": ", 1)[1]  # without "job J has not moved for Ns", which grows
+        if reason not in told:  # each distinct reason once, not at every check
+            told.add(reason)
+            click.echo(
+                f"aletheia: {notice}; still waiting" + ("" if timeout else " (--timeout to give up)"),
+                err=True,
+            )
+
     try:
-        final = client.wait(job_id, timeout=timeout)
+        final = client.wait(
+            job_id, timeout=timeout, on_stall=tell_if_nobody_is_there, stall_after=notice_after
+        )
     except LookupError:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
@@ -118,6 +168,16 @@ def wait(job_id: str, timeout: float | None, quiet: bool) -> None:
     if not quiet:
         click.echo(json.dumps(final, indent=2))
     sys.exit(0 if final["status"] == "done" else 1)
+
+
+def _stall_notice(client: AletheiaClient, job_id: str, idle: float) -> str | None:
+    """Why nothing moves the job, when the reason is that no worker is there; None otherwise."""
+    if not client.queued:
+        unset = "ALETHEIA_BROKER_URL is not set, no worker can run it"
+        return f"job {job_id} has not moved for {idle:.0f}s: {unset}"
+    from aletheia.workers.pool_presence import pools_seen, stall_notice
+
+    return stall_notice(job_id, idle, pools_seen())
 
 
 @click.command()
@@ -133,12 +193,27 @@ def wait(job_id: str, timeout: float | None, quiet: bool) -> None:
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
 )
 def report(job_id: str, fmt: str | None, output: Path | None) -> None:
-    """Print the job's report from its rows (a running job: what is settled so far)."""
-    from aletheia.pipeline.report import make_sink
+    """Print the job's report from its rows (a running job: what is settled so far). The formats
+    and the exit code are its kind's (`aletheia verify`'s for a bibliography: 0 nothing flagged,
+    1 flagged, 2 input problems, 3 some references could not be checked)."""
+    from aletheia.pipeline.jobs.kinds import kind_record, resolve
     from aletheia.producers.report_output import OutputError, ReportOutput, format_for
 
-    chosen = format_for(fmt, output, tty=True)  # as `verify` does, but a table by default
     client = _client()
+    job = client.runtime.jobs.job(job_id)
+    if job is None:
+        click.echo(f"aletheia: no job {job_id}", err=True)
+        sys.exit(2)
+    record = kind_record(job.kind)
+    chosen = format_for(fmt, output, tty=True)  # as `verify` does, but a table by default
+    if fmt is None and output is None and chosen not in record.formats:
+        chosen = record.formats[0]  # a claim's or a sweep's report is its JSON
+    if chosen not in record.formats:
+        click.echo(
+            f"aletheia: a {job.kind} job's report comes as {', '.join(record.formats)}, not {chosen}",
+            err=True,
+        )
+        sys.exit(2)
     try:
         doc = client.result(job_id)
     except LookupError:
@@ -150,21 +225,12 @@ def report(job_id: str, fmt: str | None, output: Path | None) -> None:
         click.echo(f"aletheia: {exc}", err=True)
         sys.exit(2)
     try:
-        if "references" not in doc:  # claims, sweeps: their summary is the report
-            if chosen not in ("json", "jsonl"):
-                click.echo(
-                    f"aletheia: a {doc['summary'].get('kind', 'claim')} job has a JSON report only", err=True
-                )
-            target.stream.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-        else:
-            sink = make_sink(chosen, target.stream)
-            for ref in doc["references"]:
-                sink.reference(ref)
-            sink.summary(doc["summary"])
+        resolve(record.render)(doc, chosen, target.stream)
     except BaseException:
         target.discard()
         raise
     target.commit()
+    sys.exit(resolve(record.exit_code)(doc.get("summary") or {}))
 
 
 @click.command()
@@ -172,7 +238,8 @@ def report(job_id: str, fmt: str | None, output: Path | None) -> None:
     "--older-than",
     type=float,
     default=None,
-    help="Seconds without progress (default: the visibility timeout).",
+    help="Send everything unsettled and idle this many seconds, whatever the broker holds "
+    "(default: work whose lease expired, or whose message the broker lost).",
 )
 def redrive(older_than: float | None) -> None:
     """Re-enqueue unfinished work from the database (after a crash or a broker restart)."""
@@ -187,10 +254,15 @@ def redrive(older_than: float | None) -> None:
     ctx = service.ServiceContext(
         runtime=client.runtime, dispatcher=CeleryDispatcher(), runner=service.LoopThread(), defer_tokens=False
     )
+    from aletheia.workers.broker_probe import RedisBrokerProbe
+
+    probe = RedisBrokerProbe.from_settings()
     try:
-        result = service.redrive(ctx, older_than=older_than)
+        result = service.redrive(ctx, older_than, probe=probe)
     finally:
         ctx.close()
+        if probe is not None:
+            probe.close()
     click.echo(json.dumps(result.as_json()))
 
 

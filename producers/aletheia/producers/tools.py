@@ -2,7 +2,11 @@
 
 `TOOLS` is a list of `{"name", "description", "input_schema"}` objects (the shape the Anthropic
 and OpenAI tool APIs take; the schema is plain JSON Schema), and `call_tool(client, name, args)`
-runs one call and returns a JSON-serialisable result, so an agent loop is:
+runs one call and returns a JSON-serialisable result. Every `input_schema` is a plain object schema
+(`type`, `properties`, `required`): the Anthropic Messages API refuses a top-level `oneOf`, `anyOf`
+or `allOf`, so rules between arguments ("exactly one of `paths`, `text`") are said in the
+description and checked by `call_tool`, which validates every call against the schema (jsonschema)
+before running it and returns a refused call as `{"error": ...}`. An agent loop is:
 
     result = call_tool(client, block.name, block.input)
 
@@ -11,6 +15,7 @@ Every tool is deterministic: verdicts come from the sources, never from the call
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from aletheia.producers.client import AletheiaClient, JobTimeout
@@ -26,7 +31,8 @@ TOOLS: list[dict[str, Any]] = [
         "name": "submit_bibliography",
         "description": (
             "Queue a bibliography for verification against Crossref, OpenAlex, Semantic Scholar, arXiv "
-            "and PubMed. Give either file paths readable by the service or the bibliography text. "
+            "and PubMed. Give exactly one of `paths` (a list of files readable by the service) or "
+            "`text` (the bibliography itself, with `filename` naming its format), never both. "
             "Returns the job id at once; use wait_for_job then job_result."
         ),
         "input_schema": {
@@ -34,18 +40,25 @@ TOOLS: list[dict[str, Any]] = [
             "properties": {
                 "paths": {
                     "type": "array",
-                    "items": {"type": "string"},
+                    "items": {"type": "string", "minLength": 1},
                     "minItems": 1,
-                    "description": "BibTeX, .bbl, Markdown, plain reference list, CSL-JSON or PDF files.",
+                    "description": "Instead of `text`: BibTeX, .bbl, Markdown, plain reference list, "
+                    "CSL-JSON or PDF files.",
                 },
-                "text": {"type": "string", "minLength": 1, "description": "The bibliography itself."},
+                "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "Instead of `paths`: the bibliography itself.",
+                },
                 "filename": {
                     "type": "string",
+                    "minLength": 1,
                     "default": "bibliography.bib",
                     "description": "With `text`: a file name whose extension names the format.",
                 },
             },
-            "oneOf": [{"required": ["paths"]}, {"required": ["text"]}],
+            # No top-level oneOf/anyOf/allOf: the Messages API takes a plain object schema only.
+            # "Exactly one of paths, text" is said in the description and checked in `call_tool`.
             "additionalProperties": False,
         },
     },
@@ -189,30 +202,73 @@ TOOL_NAMES = frozenset(t["name"] for t in TOOLS)
 
 
 class ToolError(ValueError):
-    """A call the tool definitions do not allow (unknown tool, missing or extra arguments)."""
+    """A call the tool definitions do not allow: an unknown tool (raised: the agent loop offered a
+    tool that is not in `TOOLS`), or arguments that do not fit the tool's schema (returned to the
+    model as `{"error": ...}`, so it can correct the call)."""
 
 
-def _check(name: str, args: dict[str, Any]) -> None:
+def _schema_errors(schema: dict[str, Any], args: Any) -> list[str]:
+    """Every way `args` breaks `schema`, one readable line each (`paths: '/x.bib' is not of type
+    'array'`), in the order of the arguments."""
+    import jsonschema  # imported on the first call: agents' hosts, never the CLI, pay for it
+
+    validator = jsonschema.Draft202012Validator(schema)
+    lines = []
+    for error in sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path]):
+        where = ".".join(str(p) for p in error.absolute_path)
+        lines.append(f"{where}: {error.message}" if where else error.message)
+    return lines
+
+
+def check_arguments(name: str, args: Any) -> str | None:
+    """Why the call `name(args)` is refused, or None when its arguments fit the tool's schema and
+    the rules a schema cannot say (submit_bibliography: exactly one of `paths`, `text`; the text
+    not blank; each path a readable file). Raises `ToolError` for an unknown tool."""
     schema = next((t["input_schema"] for t in TOOLS if t["name"] == name), None)
     if schema is None:
         raise ToolError(f"unknown tool {name!r}; known: {', '.join(sorted(TOOL_NAMES))}")
     if not isinstance(args, dict):
-        raise ToolError("arguments must be an object")
+        return f"{name}: the arguments must be a JSON object, not {type(args).__name__}"
     extra = set(args) - set(schema["properties"])
     if extra:
-        raise ToolError(f"{name}: unknown argument(s) {', '.join(sorted(extra))}")
+        return f"{name}: unknown argument(s) {', '.join(sorted(extra))}"
     missing = [r for r in schema.get("required", []) if r not in args]
     if missing:
-        raise ToolError(f"{name}: missing argument(s) {', '.join(missing)}")
+        return f"{name}: missing argument(s) {', '.join(missing)}"
+    problems = _schema_errors(schema, args)
+    if problems:
+        return f"{name}: invalid arguments: " + "; ".join(problems)
+    if name == "submit_bibliography":
+        return _bibliography_problem(args)
+    return None
+
+
+def _bibliography_problem(args: dict[str, Any]) -> str | None:
+    if ("paths" in args) == ("text" in args):
+        return "submit_bibliography: give exactly one of `paths` (files) or `text` (the bibliography)"
+    if "text" in args:
+        # A blank text would make a job of no reference that ends `done`: it reads as a clean run.
+        return (
+            None if args["text"].strip() else "submit_bibliography: no references found (the text is blank)"
+        )
+    for index, raw in enumerate(args["paths"]):
+        path = Path(raw)
+        if not path.exists():
+            return f"submit_bibliography: paths[{index}]: no such file: {raw}"
+        if not path.is_file():
+            return f"submit_bibliography: paths[{index}]: not a regular file (a directory?): {raw}"
+    return None
 
 
 def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Run one tool call; errors the agent can act on come back as `{"error": ...}`."""
-    _check(name, args)
+    """Run one tool call. Arguments are checked against the tool's schema first; a refused call
+    and any error the agent can act on come back as `{"error": ...}` (an unknown tool raises
+    `ToolError`)."""
+    refused = check_arguments(name, args)
+    if refused is not None:
+        return {"error": refused}
     try:
         if name == "submit_bibliography":
-            if ("paths" in args) == ("text" in args):
-                raise ToolError("submit_bibliography: give exactly one of paths, text")
             if "paths" in args:
                 return {"job_id": client.submit(args["paths"])}
             return {"job_id": client.submit_text(args["text"], name=args.get("filename", "bibliography.bib"))}
@@ -254,4 +310,4 @@ def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[s
         return {"error": str(exc), "status": exc.status}
     except (LookupError, ValueError, OSError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
-    raise ToolError(f"unknown tool {name!r}")  # unreachable: _check knows every name
+    raise ToolError(f"unknown tool {name!r}")  # unreachable: check_arguments knows every name

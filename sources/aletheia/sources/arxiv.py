@@ -183,12 +183,19 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
 
     primary = entry.find(f"{_ARXIV}primary_category")
     journal_ref = _text(entry.find(f"{_ARXIV}journal_ref"))
+    updated = _text(entry.find(f"{_ATOM}updated"))
+    updated_match = _YEAR.match(updated or "")
+    # The served version's year, when a later version came out in another year than v1.
+    version_year = int(updated_match.group(1)) if updated_match else None
     record = WorkRecord(
         source=SOURCE,
         source_id=versioned_id,
         title=(latex_to_unicode(title) or None) if title else None,
         authors=_authors(entry),
         year=int(year_match.group(1)) if year_match else None,
+        other_years=(version_year,)
+        if version_year is not None and (not year_match or version_year != int(year_match.group(1)))
+        else (),
         venue=journal_ref,
         work_type="preprint",
         doi=None,
@@ -204,7 +211,7 @@ def _parse_entry(entry: ET.Element) -> ArxivEntry:
         record=record,
         entry_id=versioned_id,
         published=published,
-        updated=_text(entry.find(f"{_ATOM}updated")),
+        updated=updated,
         primary_category=primary.get("term") if primary is not None else None,
         categories=tuple(
             term for c in entry.findall(f"{_ATOM}category") if (term := c.get("term")) is not None

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from aletheia.sources.ratelimit import RateLimiter
     from aletheia.sources.transport import PoliteTransport
 
-RequestKind = Literal["single", "search", "batch", "fulltext"]
+# `venue`: a venue registry's search or entry (issue 21), paced with the source's searches and
+# counted apart in the request figures (`requests_venue`).
+RequestKind = Literal["single", "search", "batch", "fulltext", "venue"]
 
 
 class SourceError(Exception):

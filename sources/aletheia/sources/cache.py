@@ -14,7 +14,7 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from aletheia.core.records import WorkRecord
 from aletheia.sources.base import CachedRaw, RawCache, SourceRecord, SourceStats
@@ -33,6 +33,31 @@ _WHITESPACE = re.compile(r"\s+")
 def normalise_query(query: str) -> str:
     """Searches that differ only in case, Unicode form or spacing share one cache entry."""
     return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", query).casefold()).strip()
+
+
+# Answers kept longer than the cache's own TTLs, by key namespace (`venue:<sha1>`): a venue's names
+# change over years, not days, and a registry asked once per distinct venue string must not be
+# asked again every month (issue 21). Read by both caches (`namespace_ttl`).
+VENUE_NAMESPACE: Final = "venue"
+
+
+def namespace_ttls(settings: Settings) -> dict[str, tuple[float, float]]:
+    """Namespace -> (positive TTL, negative TTL) seconds, from settings."""
+    return {
+        VENUE_NAMESPACE: (
+            float(settings.venue_cache_ttl_seconds),
+            float(settings.venue_negative_cache_ttl_seconds),
+        )
+    }
+
+
+def namespace_ttl(ttls: Mapping[str, tuple[float, float]], key: str, *, found: bool, default: float) -> float:
+    """The TTL of the entry under `key`: its namespace's (the key's leading `name:`, also after a
+    base-URL scope, `BaseUrlCache`) when it has one, else `default`."""
+    for namespace, (positive, negative) in ttls.items():
+        if key.startswith(f"{namespace}:") or f"|{namespace}:" in key:
+            return positive if found else negative
+    return default
 
 
 def cache_key(kind: str, value: str) -> str:
@@ -70,6 +95,7 @@ class MemoryRawCache:
         negative_ttl_seconds: float,
         max_entries: int = 10_000,
         clock: Callable[[], float] = time.time,
+        ttls_by_namespace: Mapping[str, tuple[float, float]] | None = None,
     ) -> None:
         if max_entries < 1:
             raise ValueError(f"max_entries must be at least 1, got {max_entries!r}")
@@ -77,6 +103,7 @@ class MemoryRawCache:
         self.negative_ttl_seconds = negative_ttl_seconds
         self.max_entries = max_entries
         self._clock = clock
+        self.ttls_by_namespace = dict(ttls_by_namespace or {})
         self._entries: OrderedDict[tuple[str, str], tuple[CachedRaw, float]] = OrderedDict()
 
     @classmethod
@@ -88,6 +115,7 @@ class MemoryRawCache:
             negative_ttl_seconds=settings.negative_cache_ttl_seconds,
             max_entries=max_entries,
             clock=clock,
+            ttls_by_namespace=namespace_ttls(settings),
         )
 
     def __len__(self) -> int:
@@ -107,7 +135,8 @@ class MemoryRawCache:
 
     async def put(self, source: str, key: str, raw: Any, *, found: bool, url: str | None = None) -> None:
         now = self._clock()
-        ttl = self.ttl_seconds if found else self.negative_ttl_seconds
+        default = self.ttl_seconds if found else self.negative_ttl_seconds
+        ttl = namespace_ttl(self.ttls_by_namespace, key, found=found, default=default)
         if ttl <= 0:
             self._entries.pop((source, key), None)
             return
@@ -245,13 +274,14 @@ def item_records(
 _NOT_ASKED: frozenset[str] = frozenset({"api_key", "mailto", "email", "tool"})
 
 
-def search_key(path: str, params: Mapping[str, Any]) -> str:
+def search_key(path: str, params: Mapping[str, Any], *, namespace: str = "search") -> str:
     """The cache key of one search request: its path and parameters, exactly (case is kept, since
     upper-case AND / OR / NOT are operators to some engines), the caller's key and contact left
-    out. Hashed, so that keys stay short whatever the query."""
+    out. Hashed, so that keys stay short whatever the query. `namespace` picks the TTLs
+    (`namespace_ttl`: venue registries' answers live longer)."""
     asked = sorted((k, str(v)) for k, v in params.items() if v is not None and k not in _NOT_ASKED)
     text = path + "?" + "&".join(f"{k}={v}" for k, v in asked)
-    return f"search:{hashlib.sha1(text.encode('utf-8'), usedforsecurity=False).hexdigest()}"
+    return f"{namespace}:{hashlib.sha1(text.encode('utf-8'), usedforsecurity=False).hexdigest()}"
 
 
 class SearchMemo:
@@ -263,9 +293,16 @@ class SearchMemo:
     for lookups; a payload that does not parse is never stored."""
 
     def __init__(
-        self, source: str, cache: RawCache | None, stats: SourceStats, *, max_entries: int = 2048
+        self,
+        source: str,
+        cache: RawCache | None,
+        stats: SourceStats,
+        *,
+        max_entries: int = 2048,
+        namespace: str = "search",
     ) -> None:
         self.source = source
+        self.namespace = namespace
         self.cache = cache
         self.stats = stats
         self.max_entries = max_entries
@@ -283,7 +320,7 @@ class SearchMemo:
     ) -> R:
         """`fetch()` the payload (None: the source has nothing), `parse(payload, fetched_at,
         from_cache)` it; `found(payload)` says whether it is a positive cache entry."""
-        key = search_key(path, params)
+        key = search_key(path, params, namespace=self.namespace)
         while (known := self._answers.get(key)) is not None:
             self._answers.move_to_end(key)
             self.stats.extra["search_memo_hits"] = self.stats.extra.get("search_memo_hits", 0) + 1

@@ -181,6 +181,17 @@ def _year(item: Mapping[str, Any]) -> int | None:
     return None
 
 
+def _other_years(item: Mapping[str, Any]) -> tuple[int, ...]:
+    """Every year among the work's dates (print, online, posted...), besides `_year`'s."""
+    first = _year(item)
+    years: dict[int, None] = {}
+    for name in _YEAR_FIELDS:
+        parts = _date_parts(item.get(name))
+        if parts and parts[0] != first:
+            years.setdefault(parts[0], None)
+    return tuple(years)
+
+
 def _orcid(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
@@ -518,6 +529,7 @@ def parse_crossref_work(item: Mapping[str, Any]) -> WorkRecord:
         authors=authors,
         authors_truncated=truncated,
         year=_year(item),
+        other_years=_other_years(item),
         venue=venue,
         work_type=work_type,
         doi=doi,

@@ -4,7 +4,8 @@ Endpoints (`{ALETHEIA_DBLP_URL}`, default https://dblp.org):
 
 - `/search/publ/api?q=...&format=json&h=N`: the publication search. Words are ANDed and matched
   as prefixes; `|` is OR and a leading `-` is NOT in DBLP's query language, so a title is asked
-  as its plain words (`dblp_query`), no operator left in.
+  as its plain words (`dblp_query`), no operator left in. A few titles at once are asked as one
+  AND of `|` clauses, to prove absence (`dblp_titles`, issue 23).
 - `/rec/{key}.xml`: one record by its DBLP key ("conf/nips/VaswaniSPUJGKP17"), the XML form the
   dblp FAQ documents ("What do I find in dblp.xml?").
 
@@ -18,6 +19,7 @@ by request, records by key, negative answers too). The pure parsers are in `dblp
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
@@ -25,7 +27,16 @@ from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
 from aletheia.sources.dblp_parse import dblp_hits, parse_dblp_hit, parse_dblp_search, parse_dblp_xml_record
+from aletheia.sources.dblp_titles import (
+    BATCH_HITS,
+    MAX_TITLES,
+    batch_answer,
+    batch_query,
+    share_absence,
+    title_batchable,
+)
 from aletheia.sources.safe_xml import parse_untrusted_xml
+from aletheia.sources.title_batches import BatchAnswer, TitleBatcher
 
 if TYPE_CHECKING:
     import httpx
@@ -66,27 +77,68 @@ class DblpClient:
 
     source: Final = SOURCE
 
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        cache: RawCache | None = None,
+        title_batch: int = 0,
+        coalesce_window: float = 0.02,
+    ) -> None:
         self.transport = transport
         # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
         self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE.value, cache, transport.stats)
+        # Title searches of references waiting together, asked as one query to prove absence.
+        self._titles: TitleBatcher[Mapping[str, Any]] | None = (
+            TitleBatcher(
+                self._ask_titles,
+                max_titles=min(title_batch, MAX_TITLES),
+                # The clauses multiply, not add: `MAX_TITLES` bounds the query, not its length.
+                max_query_chars=1_000_000,
+                term_chars=len,
+                separator_chars=1,
+                limit=DEFAULT_HITS,
+                window=coalesce_window,
+                stats=transport.stats.extra,
+                share=share_absence,
+                batchable=title_batchable,
+            )
+            if coalesce_window and title_batch >= 2
+            else None
+        )
 
     def _url(self, path: str) -> str:
         return f"{self.transport.base_url.rstrip('/')}{path}"
 
     async def search(self, title: str, *, hits: int = DEFAULT_HITS) -> list[SourceRecord]:
         """DBLP's hits for a title, best first (memoised and cached by request)."""
-        params: dict[str, Any] = {"q": dblp_query(title), "format": "json", "h": hits}
+        query = dblp_query(title)
+        params: dict[str, Any] = {"q": query, "format": "json", "h": hits}
         url = self._url(SEARCH_PATH)
+        batcher = self._titles
+
+        async def fetch() -> Any:
+            if batcher is not None and await batcher.find(query, hits) == []:
+                # A shared batch proved this search empty: DBLP's own empty answer.
+                return {"result": {"query": query, "hits": {"@total": "0", "@sent": "0", "@first": "0"}}}
+            return await self.transport.get_json(SEARCH_PATH, params=params, kind="search")
+
         return await self._searches.get(
             SEARCH_PATH,
             params,
-            lambda: self.transport.get_json(SEARCH_PATH, params=params, kind="search"),
+            fetch,
             item_records(dblp_hits, parse_dblp_hit, url),
             found=lambda payload: bool(payload is not None and dblp_hits(payload)),
             url=url,
         )
+
+    async def _ask_titles(self, queries: list[str]) -> BatchAnswer[Mapping[str, Any]]:
+        params = {"q": batch_query(queries), "format": "json", "h": BATCH_HITS}
+        payload = await self.transport.get_json(SEARCH_PATH, params=params, kind="search")
+        if payload is None:
+            raise SourceParseError(SOURCE.value, "an empty answer to a title batch")
+        return batch_answer(payload)
 
     async def by_key(self, key: str) -> SourceRecord | None:
         """The record a DBLP key names, or None when DBLP has no such key (cached either way).

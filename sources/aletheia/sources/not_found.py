@@ -10,8 +10,10 @@ the reference stays `unverifiable` and the source is named as not answering.
 
 The shapes, from real recordings where there are some (../shared/data/api-samples):
 
-- Crossref `/works/{doi}`: HTTP 404 with the plain body "Resource not found." (habanero's
-  recorded sessions); its searches and list queries answer 200 with an empty list, never 404.
+- Crossref `/works/{doi}` and `/journals/{issn}`: HTTP 404 with the plain body "Resource not
+  found." (habanero's recorded sessions, `test-journals__test_journals_bad_id_warn`); its searches
+  and list queries answer 200 with an empty list, never 404 (the venue registry, which asks
+  `/journals?query=` with the same `venue` kind, treats a 404 there as a failure itself).
 - OpenAlex `/works/{id}`: HTTP 404 with a JSON object `{"error": "404 Not Found", "message": ...}`;
   searches and filters answer 200.
 - Semantic Scholar `/paper/{id}` and `/paper/search/match`: HTTP 404 with `{"error": "Paper with
@@ -70,7 +72,7 @@ _SINGLE: Final[frozenset[RequestKind]] = frozenset({"single"})
 _NONE: Final[frozenset[RequestKind]] = frozenset()
 
 NOT_FOUND_RULES: Final[dict[SourceName, NotFoundRule]] = {
-    SourceName.CROSSREF: NotFoundRule(_SINGLE, _crossref_text),
+    SourceName.CROSSREF: NotFoundRule(frozenset({"single", "venue"}), _crossref_text),
     SourceName.OPENALEX: NotFoundRule(_SINGLE, _json_error),
     SourceName.SEMANTIC_SCHOLAR: NotFoundRule(frozenset({"single", "search"}), _json_error),
     SourceName.ARXIV: NotFoundRule(_NONE, _any_body),

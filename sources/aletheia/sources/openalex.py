@@ -100,6 +100,7 @@ class OpenAlexClient:
         coalesce_window: float | None = 0.02,
         title_batch: int = 0,
         max_url_bytes: int = DEFAULT_MAX_URL_BYTES,
+        title_absence: bool = True,
     ) -> None:
         self.transport = transport
         # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
@@ -117,6 +118,7 @@ class OpenAlexClient:
                 base_bytes=self._base_url_bytes(),
                 window=coalesce_window,
                 stats=transport.stats.extra,
+                absence=title_absence,
             )
             if coalesce_window and title_batch >= 2
             else None
@@ -149,6 +151,7 @@ class OpenAlexClient:
             coalesce_window=settings.coalesce_window_ms / 1000,
             title_batch=settings.openalex_title_batch,
             max_url_bytes=settings.openalex_max_url_bytes,
+            title_absence=settings.openalex_title_absence,
         )
 
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -345,8 +348,9 @@ class OpenAlexClient:
             if batcher is not None and title:
                 works = await batcher.find(title, author, per_page)
                 if works is not None:
-                    # The works a shared title batch clearly found for this title (positive
-                    # findings only; a miss is asked below), in the single search's envelope.
+                    # What a shared title batch proved for this title (the works it clearly
+                    # found, or none when it was complete and held nothing this search could
+                    # return; a miss is asked below), in the single search's envelope.
                     return {"meta": {"count": len(works), "title_batch": True}, "results": works}
             return await self.transport.get_json(path, params=sent, kind="search")
 

@@ -12,12 +12,16 @@ Each group is one title's words, ANDed, which is what the single search
 (`title.search:w1 w2 w3`) asks for that title; the whole URL is kept under OpenAlex's limit of
 about 4 KB (`max_url_bytes`), and `per-page=200` is OpenAlex's maximum.
 
-The answer is distributed by the product's own title comparison, and only as a *positive*
-finding (the precision rule): a reference gets the works of the batch whose title holds every
-word of its title and matches it under the decisive title rule (`core.titles.TITLE_THRESHOLD`),
-and, when the search names an author, that have an author whose name holds every word of it (the
-single search's `raw_author_name.search`). A title the batch did not find that way is a *miss*,
-never a "not found": 200 results shared by many titles prove nothing about one of them, so the
+The answer is distributed by the product's own title comparison. A *positive* finding: a
+reference gets the works of the batch whose title holds every word of its title and matches it
+under the decisive title rule (`core.titles.TITLE_THRESHOLD`), and, when the search names an
+author, that have an author whose name holds every word of it (the single search's
+`raw_author_name.search`). *Absent* (issue 23, `absence=True`): the answer is complete (`meta.count`
+no more than the works that came back) and no work of it loosely holds the title's words
+(`title_batches.loose_prefixes`). The single search asks the same words of the same field, and an
+author besides, so what it returns is a subset of a complete batch answer, and holds every word
+of the title up to stemming: none there means its own answer would have been empty. Anything else
+is a *miss*, never a "not found" (200 results cut from more prove nothing about one title): the
 caller asks OpenAlex the single search as before. A lone title, a title of fewer than
 `MIN_TITLE_WORDS` words (it would flood the shared results), and a batch that failed are misses
 too. Both checks are at least as strict as the single search, so whatever a reference gets from a
@@ -27,6 +31,7 @@ batch is what its own search would have returned (the works matching it best, up
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +42,7 @@ from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.sources.base import SourceError
 from aletheia.sources.batching import Coalescer
+from aletheia.sources.title_batches import loose_prefixes, required_prefixes
 
 # OpenAlex's largest page.
 MAX_RESULTS: Final = 200
@@ -112,11 +118,17 @@ def matching_works(
 
 
 def distribute(
-    queries: Sequence[TitleQuery], works: Sequence[Mapping[str, Any]], limit: int
+    queries: Sequence[TitleQuery],
+    works: Sequence[Mapping[str, Any]],
+    limit: int,
+    *,
+    complete: bool = False,
 ) -> dict[TitleQuery, list[Mapping[str, Any]] | None]:
-    """`matching_works` for every query of a batch (None: a miss), each work's title read once."""
+    """`matching_works` for every query of a batch (None: a miss; `[]`: proved absent, only when
+    the batch is `complete`), each work's title read once."""
     prepared = [(rank, work, _work_title(work)) for rank, work in enumerate(works)]
     tokens = [_tokens(title) for _, _, title in prepared]
+    loose = [loose_prefixes(title) for _, _, title in prepared] if complete else []
     out: dict[TitleQuery, list[Mapping[str, Any]] | None] = {}
     for query in queries:
         wanted = _tokens(query.title)
@@ -131,7 +143,13 @@ def distribute(
             if similarity >= TITLE_THRESHOLD:
                 scored.append((-similarity, rank, work))
         scored.sort(key=lambda item: (item[0], item[1]))
-        out[query] = [work for _, _, work in scored[:limit]] or None
+        required = required_prefixes(query.title) if complete else set()
+        if scored:
+            out[query] = [work for _, _, work in scored[:limit]]
+        elif required and not any(required <= held for held in loose):
+            out[query] = []
+        else:
+            out[query] = None
     return out
 
 
@@ -140,7 +158,8 @@ FetchPage = Callable[[dict[str, Any]], Awaitable[Any]]
 
 class TitleSearchBatcher:
     """`await batcher.find(title, author, limit)` -> the works a shared batch clearly found for
-    that title (best first), or None: a miss, to be asked as a single search.
+    that title (best first; `[]` when the batch proves its single search empty), or None: a miss,
+    to be asked as a single search.
 
     Concurrent calls within `window` seconds (up to `max_titles`) are coalesced (`Coalescer`, one
     batch in flight at a time, the next filling meanwhile); each coalesced group is cut into
@@ -156,10 +175,12 @@ class TitleSearchBatcher:
         base_bytes: int = 0,
         window: float = 0.02,
         stats: dict[str, int] | None = None,
+        absence: bool = True,
     ) -> None:
         if max_titles < 2:
             raise ValueError(f"a title batch needs at least 2 titles, got {max_titles!r}")
         self._fetch_page = fetch_page
+        self.absence = absence
         self.max_titles = max_titles
         self.max_url_bytes = max_url_bytes
         self.base_bytes = base_bytes
@@ -179,10 +200,10 @@ class TitleSearchBatcher:
         if not self.batchable(title):
             return None
         works = await self._coalescer.get(TitleQuery(title, author or None))
-        if not works:
+        if works is None:
             self._count("title_batch_misses")
             return None
-        self._count("title_batch_hits")
+        self._count("title_batch_hits" if works else "title_batch_absent")
         return works[:limit]
 
     def chunks(self, queries: Sequence[TitleQuery]) -> list[list[TitleQuery]]:
@@ -227,6 +248,12 @@ class TitleSearchBatcher:
         self._count("title_batch_titles", len(chunk))
         results = payload.get("results") if isinstance(payload, Mapping) else None
         works = [w for w in results or [] if isinstance(w, Mapping)]
+        meta = payload.get("meta") if isinstance(payload, Mapping) else None
+        count = meta.get("count") if isinstance(meta, Mapping) else None
+        # Complete: OpenAlex counted no more works for the whole query than came back.
+        complete = self.absence and isinstance(count, int) and count <= len(works)
         # Off the event loop (a page of 200 works against 25 titles): held on it, this would
         # delay requests the limiter already admitted (see `transport.LARGE_BODY_BYTES`).
-        return await asyncio.to_thread(distribute, chunk, works, MAX_RESULTS)
+        return await asyncio.to_thread(
+            functools.partial(distribute, complete=complete), chunk, works, MAX_RESULTS
+        )

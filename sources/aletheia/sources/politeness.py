@@ -47,9 +47,10 @@ def bucket_for(source: str, kind: RequestKind, limits: SourceLimits) -> tuple[st
 
     A source's documented rate covers all its endpoints, so single records, batches and full texts
     share `"<source>:single"`; only searches with a documented rate of their own (Crossref) draw
-    from `"<source>:search"`. One bucket per kind would multiply the rate a source sees.
+    from `"<source>:search"`, and so do venue registry requests (Crossref's `/journals` is a list
+    query). One bucket per kind would multiply the rate a source sees.
     """
-    if kind == "search" and limits.search_rate is not None:
+    if kind in ("search", "venue") and limits.search_rate is not None:
         return f"{source}:search", limits.search_rate
     return f"{source}:single", limits.rate
 
@@ -58,7 +59,7 @@ def bucket_for(source: str, kind: RequestKind, limits: SourceLimits) -> tuple[st
 # token, a single record one, a search one at a time and at a lower rate. Serving the cheap,
 # many-answer requests first lets their references be decided (CPU) while searches still wait for
 # tokens, instead of all at the end.
-PRIORITY: dict[str, int] = {"batch": 0, "single": 1, "fulltext": 2, "search": 3}
+PRIORITY: dict[str, int] = {"batch": 0, "single": 1, "fulltext": 2, "search": 3, "venue": 3}
 
 
 class PriorityGate:

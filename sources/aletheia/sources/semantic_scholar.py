@@ -3,8 +3,9 @@
 Endpoints used (`{ALETHEIA_SEMANTIC_SCHOLAR_URL}/graph/v1/...`): `paper/{id}` for one paper,
 `POST paper/batch` for up to 500 (its answer is a list aligned with the ids sent, `null` for the
 ids S2 does not know), `paper/search` and `paper/search/match` (the single best title match; 404
-when there is none). Ids take S2's prefixed forms: `DOI:`, `ARXIV:`, `PMID:`, `PMCID:`,
-`CorpusId:`, `MAG:`, `ACL:`, `URL:`, or a bare 40-hex paperId.
+when there is none), and `paper/search/bulk` for many title matches at once (`s2_titles`). Ids
+take S2's prefixed forms: `DOI:`, `ARXIV:`, `PMID:`, `PMCID:`, `CorpusId:`, `MAG:`, `ACL:`,
+`URL:`, or a bare 40-hex paperId.
 
 Parser choices, all visible in `parse_s2_paper`:
 
@@ -39,6 +40,18 @@ from aletheia.core.venues import is_no_venue_claim
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
+from aletheia.sources.s2_titles import (
+    BULK_PATH,
+    MAX_QUERY_CHARS,
+    SEPARATOR,
+    bulk_answer,
+    bulk_query,
+    share_halves,
+    title_batchable,
+    title_term,
+    title_words,
+)
+from aletheia.sources.title_batches import BatchAnswer, TitleBatcher
 
 if TYPE_CHECKING:
     import httpx
@@ -310,6 +323,7 @@ class SemanticScholarClient:
         cache: RawCache | None = None,
         api_key: str | None = None,
         coalesce_window: float = 0.02,
+        title_batch: int = 0,
     ) -> None:
         self.transport = transport
         # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
@@ -319,6 +333,23 @@ class SemanticScholarClient:
         self._headers = {"x-api-key": api_key} if api_key else None
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
             self._fetch, max_batch=MAX_BATCH_IDS, window=coalesce_window
+        )
+        # Title matches of references waiting together, OR-ed in one bulk search (issue 23).
+        self._titles: TitleBatcher[Mapping[str, Any]] | None = (
+            TitleBatcher(
+                self._ask_titles,
+                max_titles=title_batch,
+                max_query_chars=MAX_QUERY_CHARS,
+                term_chars=lambda words: len(title_term(words)),
+                separator_chars=len(SEPARATOR),
+                limit=1,
+                window=coalesce_window,
+                stats=transport.stats.extra,
+                share=share_halves,
+                batchable=title_batchable,
+            )
+            if coalesce_window and title_batch >= 2
+            else None
         )
 
     def _url(self, path: str) -> str:
@@ -378,11 +409,25 @@ class SemanticScholarClient:
             url=url,
         )
 
-    async def match_title(self, title: str) -> SourceRecord | None:
-        """S2's single best match for a title (`score` is its matchScore), or None (S2 says 404)."""
+    async def match_title(self, title: str, *, alone: bool = False) -> SourceRecord | None:
+        """S2's single best match for a title (`score` is its matchScore), or None (S2 says 404).
+
+        With title batching on, the match is first asked of a shared bulk search (`s2_titles`),
+        which answers it when it can prove what `match` would say; `alone` skips that, for a
+        title whose near misses only `match` itself can judge."""
         path = "/graph/v1/paper/search/match"
         params = {"query": _search_query(title), "fields": _FIELDS_PARAM}
         url = self._url(path)
+        words = title_words(_search_query(title))
+        batcher = self._titles if words and not alone else None
+
+        async def fetch() -> Any:
+            if batcher is not None:
+                papers = await batcher.find(words, 1)
+                if papers is not None:
+                    # What the shared bulk search proved: the one clear match, or S2's 404.
+                    return {"data": list(papers)} if papers else None
+            return await self.transport.get_json(path, params=params, headers=self._headers, kind="search")
 
         def parse(payload: Any, fetched_at: datetime, from_cache: bool) -> SourceRecord | None:
             if payload is None:
@@ -394,14 +439,16 @@ class SemanticScholarClient:
                 return None
             return SourceRecord(parse_s2_paper(hits[0]), hits[0], fetched_at, url, from_cache)
 
-        return await self._searches.get(
-            path,
-            params,
-            lambda: self.transport.get_json(path, params=params, headers=self._headers, kind="search"),
-            parse,
-            found=_has_data,
-            url=url,
+        return await self._searches.get(path, params, fetch, parse, found=_has_data, url=url)
+
+    async def _ask_titles(self, titles: list[str]) -> BatchAnswer[Mapping[str, Any]]:
+        params = {"query": bulk_query(titles), "fields": _FIELDS_PARAM}
+        payload = await self.transport.get_json(
+            BULK_PATH, params=params, headers=self._headers, kind="search"
         )
+        if payload is None:
+            raise SourceParseError(SOURCE, "an empty answer to a title batch")
+        return bulk_answer(payload)
 
     # --- cache and fetch ---------------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 """Many title searches in one request, with absence proved where the batch is exact (issue 23).
 
-arXiv (`ti:"..." OR ti:"..."`) documents a boolean OR of title phrases, so several references'
-title searches that wait at the same moment can go out as one request (`Coalescer` gathers them,
-as for OpenAlex's stage 1, `openalex_titles`). Its answer is shared out here, by pure rules:
+arXiv (`ti:"..." OR ti:"..."`), Semantic Scholar's bulk search (`"..." | "..."`, `s2_titles`)
+and OpenAlex's `title.search` (`(w1 w2) OR (w3 w4)`, `openalex_titles`) document a boolean OR of
+title queries, so several references' title searches that wait at the same moment can go out as
+one request (`Coalescer` gathers them). arXiv's answer is shared out here, by pure rules (the
+other two apply the same test, `loose_prefixes`, in their own modules):
 
 - **found**: the items whose title matches a reference's title under the decisive title rule
   (`TITLE_THRESHOLD`), best first: a positive finding, as with OpenAlex.
@@ -11,9 +13,13 @@ as for OpenAlex's stage 1, `openalex_titles`). Its answer is shared out here, by
   back) and *no* item of it loosely holds the title's words. A reference's own query is one
   disjunct of the batch query, so what its own search would return is a subset of a complete
   batch answer; and whatever a phrase or all-words search returns holds every word of the title,
-  up to the service's stemming. "Loosely" is looser than any stemming: each word of four letters
-  or more of the title must start, by its first four letters, some word of the item's title.
-  So "no item loosely holds it" means its own search would have come back empty.
+  up to the service's stemming. "Loosely" is looser than stemming: each word of three letters
+  or more of the title (stop words aside: an index may drop them from the query) must start, by
+  its first three letters, some word of the item's title.
+  A stemmer matches two words by a common stem, which starts both ("mapping" and "maps": "map";
+  "studies" and "study": "studi"), so words that share a stem of three letters or more share
+  their first three (four would miss "mapping" for "maps"). So "no item loosely holds it" means
+  its own search would have come back empty.
 - **miss** (None): anything else (an incomplete batch, an item that loosely holds the title but
   does not clearly match it, a lone title, a short title, a failed request). A miss is asked as
   its own search, as before: a batch miss is never read as "not found" by default.
@@ -36,9 +42,18 @@ T = TypeVar("T")
 # A title of one or two words matches too much to share a request (as `openalex_titles`).
 MIN_TITLE_WORDS: Final = 3
 # Words shorter than this are not required of an item (stop words, and stemmers' short forms).
-LOOSE_PREFIX: Final = 4
+LOOSE_PREFIX: Final = 3
 
 _WORD: Final = re.compile(r"[^\W_]+")
+# Lucene's default English stop words: an index may drop them from a query, so an item it
+# returns need not hold them, and they are never required of one.
+STOP_WORDS: Final = frozenset(
+    (
+        *("a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is"),
+        *("it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there"),
+        *("these", "they", "this", "to", "was", "will", "with"),
+    )
+)
 
 
 def _words(text: str) -> list[str]:
@@ -46,15 +61,29 @@ def _words(text: str) -> list[str]:
 
 
 def loose_prefixes(text: str) -> set[str]:
-    """The four-letter prefixes of a title's words, and of each run of words joined (so that
-    "self-attention" also offers "self" for "selfattention")."""
+    """The `LOOSE_PREFIX`-letter prefixes of a title's words, and of each run of words joined (so
+    that "self-attention" also offers "sel" for "selfattention")."""
     words = _words(text)
     return {w[:LOOSE_PREFIX] for w in words} | {"".join(words[i:])[:LOOSE_PREFIX] for i in range(len(words))}
 
 
 def required_prefixes(title: str) -> set[str]:
     """The prefixes an item must offer to possibly be what `title`'s own search returns."""
-    return {w[:LOOSE_PREFIX] for w in _words(title) if len(w) >= LOOSE_PREFIX}
+    return {w[:LOOSE_PREFIX] for w in _words(title) if len(w) >= LOOSE_PREFIX and w not in STOP_WORDS}
+
+
+def prefix_run(text: str) -> tuple[str, ...]:
+    """The `LOOSE_PREFIX`-letter prefixes of a text's words of that length or more, in order:
+    what a phrase of those words looks like through any stemmer (shorter words are left out on
+    both sides, as stop words may be)."""
+    return tuple(w[:LOOSE_PREFIX] for w in _words(text) if len(w) >= LOOSE_PREFIX and w not in STOP_WORDS)
+
+
+def holds_run(item_title: str, run: Sequence[str]) -> bool:
+    """`item_title`'s `prefix_run` holds `run` as a contiguous part."""
+    held = prefix_run(item_title)
+    width = len(run)
+    return width > 0 and any(held[i : i + width] == tuple(run) for i in range(len(held) - width + 1))
 
 
 def loosely_holds(item_title: str, title: str) -> bool:
@@ -97,6 +126,7 @@ def title_batchable(title: str) -> bool:
 
 
 AskBatch = Callable[[list[str]], Awaitable[BatchAnswer[T]]]
+Share = Callable[[Sequence[str], BatchAnswer[T], int], dict[str, list[T] | None]]
 
 
 class TitleBatcher(Generic[T]):
@@ -119,6 +149,8 @@ class TitleBatcher(Generic[T]):
         limit: int,
         window: float = 0.02,
         stats: dict[str, int] | None = None,
+        share: Share[T] | None = None,
+        batchable: Callable[[str], bool] | None = None,
     ) -> None:
         if max_titles < 2:
             raise ValueError(f"a title batch needs at least 2 titles, got {max_titles!r}")
@@ -127,6 +159,10 @@ class TitleBatcher(Generic[T]):
         self._term_chars = term_chars
         self._separator_chars = separator_chars
         self._limit = limit
+        # How a batch answer is shared out (`share_out`, or a source's own rule) and which titles
+        # may share a request at all (`title_batchable`, or a source's own).
+        self._share: Share[T] = share or share_out
+        self._batchable = batchable or title_batchable
         self.stats = stats if stats is not None else {}
         self._coalescer: Coalescer[str, list[T]] = Coalescer(self._fetch, max_batch=max_titles, window=window)
 
@@ -134,7 +170,7 @@ class TitleBatcher(Generic[T]):
         self.stats[name] = self.stats.get(name, 0) + n
 
     async def find(self, title: str, limit: int) -> list[T] | None:
-        if not title_batchable(title):
+        if not self._batchable(title):
             return None
         items = await self._coalescer.get(title)
         if items is None:
@@ -176,5 +212,5 @@ class TitleBatcher(Generic[T]):
                 continue
             self._count("title_batches")
             self._count("title_batch_titles", len(chunk))
-            found.update(share_out(chunk, answer, self._limit))
+            found.update(self._share(chunk, answer, self._limit))
         return found

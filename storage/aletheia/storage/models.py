@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from sqlalchemy import (
@@ -39,14 +40,14 @@ class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
-class JobStatus:
+class JobStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
 
 
-class ItemStatus:
+class ItemStatus(StrEnum):
     PENDING = "pending"
     RUNNING = "running"
     DONE = "done"
@@ -57,7 +58,7 @@ class Job(Base):
     __tablename__ = "jobs"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    kind: Mapped[str] = mapped_column(String(32))  # bibliography | claim | sweep | audit
+    kind: Mapped[str] = mapped_column(String(32))  # a JobKind (pipeline/jobs/kinds.py)
     status: Mapped[str] = mapped_column(String(16), default=JobStatus.QUEUED, index=True)
     input: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     submitted_by: Mapped[str | None] = mapped_column(String(200))

@@ -7,7 +7,7 @@ leaves the same rows as a task that ran once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,6 +19,7 @@ from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.sources.base import CachedRaw, SourceRecord
+from aletheia.sources.cache import namespace_ttl
 from aletheia.storage.db import session_factory, upsert
 from aletheia.storage.models import (
     Item,
@@ -224,10 +225,19 @@ class JobStore:
 class SqlRawCache:
     """The raw-payload cache, in the `source_records` table (implements `RawCache`)."""
 
-    def __init__(self, engine: Engine, *, ttl: float, negative_ttl: float) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        ttl: float,
+        negative_ttl: float,
+        ttls_by_namespace: Mapping[str, tuple[float, float]] | None = None,
+    ) -> None:
         self.sessions = session_factory(engine)
         self.ttl = timedelta(seconds=ttl)
         self.negative_ttl = timedelta(seconds=negative_ttl)
+        # Namespaces kept longer (venue registries' answers: `cache.namespace_ttls`).
+        self.ttls_by_namespace = dict(ttls_by_namespace or {})
 
     async def get(self, source: str, key: str) -> CachedRaw | None:
         with self.sessions() as s:
@@ -237,7 +247,12 @@ class SqlRawCache:
         if row is None:
             return None
         fetched = _aware(row.fetched_at)
-        ttl = self.ttl if row.found else self.negative_ttl
+        default = self.ttl if row.found else self.negative_ttl
+        ttl = timedelta(
+            seconds=namespace_ttl(
+                self.ttls_by_namespace, key, found=row.found, default=default.total_seconds()
+            )
+        )
         if utcnow() - fetched > ttl:
             return None
         return CachedRaw(raw=row.raw, fetched_at=fetched, found=row.found, url=row.url)

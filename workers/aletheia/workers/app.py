@@ -19,50 +19,13 @@ from celery.schedules import crontab
 from kombu.entity import Queue
 
 from aletheia.config import get_settings
-from aletheia.pipeline.jobs.context import (
-    AUDIT,
-    CHECK_CLAIMS_TEXT,
-    CLAIM_ARTIFACT,
-    CLAIM_CANDIDATES,
-    CLAIM_DOCUMENTS,
-    CLAIM_IDENTITY,
-    CLAIM_JUDGE,
-    CLAIM_TEXT,
-    COMMIT_AUDIT_ROOT,
-    EXPAND_DOCUMENTS,
-    REDRIVE,
-    REFRESH_RETRACTIONS,
-    RENDER_REPORT,
-    START_BIBLIOGRAPHY,
-    START_SWEEP,
-    VERIFY_CLAIM,
-    VERIFY_ITEM,
-)
+from aletheia.pipeline.jobs.kinds import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, STEPS, Pool
 
-QUEUES = ("retrieval", "parsing", "evidence", "writer", "control")
+QUEUES = tuple(str(pool) for pool in Pool)
 
-# Explicit: every task name -> its queue. Names are the interface (pipeline/jobs/context.py); a
+# Explicit: every task name -> its queue, from the registry of steps (pipeline/jobs/kinds.py). A
 # producer publishes by name without importing the task modules.
-ROUTES: dict[str, dict[str, str]] = {
-    START_BIBLIOGRAPHY: {"queue": "control"},
-    START_SWEEP: {"queue": "control"},
-    AUDIT: {"queue": "control"},
-    REDRIVE: {"queue": "control"},
-    REFRESH_RETRACTIONS: {"queue": "control"},
-    COMMIT_AUDIT_ROOT: {"queue": "control"},
-    EXPAND_DOCUMENTS: {"queue": "parsing"},
-    VERIFY_ITEM: {"queue": "retrieval"},
-    VERIFY_CLAIM: {"queue": "evidence"},  # older messages: it only asks for the job's stage
-    CHECK_CLAIMS_TEXT: {"queue": "evidence"},
-    RENDER_REPORT: {"queue": "writer"},
-    # A claim job, stage by stage (pipeline/jobs/claims.py).
-    CLAIM_CANDIDATES: {"queue": "retrieval"},
-    CLAIM_TEXT: {"queue": "retrieval"},
-    CLAIM_DOCUMENTS: {"queue": "parsing"},
-    CLAIM_JUDGE: {"queue": "evidence"},
-    CLAIM_IDENTITY: {"queue": "retrieval"},
-    CLAIM_ARTIFACT: {"queue": "writer"},
-}
+ROUTES: dict[str, dict[str, str]] = {name: {"queue": str(step.pool)} for name, step in STEPS.items()}
 
 TASK_MODULES = (
     "aletheia.workers.tasks.bibliography",
@@ -98,6 +61,12 @@ class LazyConfig:
     # Late acknowledgement: a task whose worker dies is delivered again (every step is idempotent).
     task_acks_late = True
     task_reject_on_worker_lost = True
+    # A broker connection lost mid-task (Redis killed): the running step finishes its database work
+    # and its acknowledgement fails ("reject requeue=False" when Redis comes back empty). Cancelling
+    # it would throw away work that can still be recorded; either way its message may be gone, and
+    # the re-drive re-sends what the database shows unsettled (pipeline/jobs/leases.py), within a
+    # lease rather than the visibility timeout. Explicit, as Celery 6 changes the default.
+    worker_cancel_long_running_tasks_on_connection_loss = False
     worker_prefetch_multiplier = 1
     worker_hijack_root_logger = False
     worker_send_task_events = True  # Flower
@@ -130,14 +99,19 @@ class LazyConfig:
             "unacked_restore_throttle": 1,
             "socket_timeout": 30,
             "socket_connect_timeout": 10,
-            "retry_on_timeout": True,
+            # Not `retry_on_timeout`: it makes redis-py retry a failed read itself, and a pub/sub
+            # read (the worker's event and control channels) retried after Redis was killed and
+            # came back blocks forever (redis-py reads pub/sub without a timeout): the worker was
+            # alive and consumed nothing again. Without it the error reaches kombu, which
+            # reconnects the consumer (tests/integration/test_recovery.py).
+            "retry_on_timeout": False,
         }
 
     @property
     def task_annotations(self) -> dict[str, dict[str, Any]]:
         limit = get_settings().parsing_time_limit_seconds
         bounds = {"time_limit": limit, "soft_time_limit": max(1, limit - 30)}
-        return {EXPAND_DOCUMENTS: bounds, CLAIM_DOCUMENTS: dict(bounds)}
+        return {name: dict(bounds) for name, step in STEPS.items() if step.time_limited}
 
     @property
     def beat_schedule(self) -> dict[str, dict[str, Any]]:
@@ -161,6 +135,11 @@ app.config_from_object(LazyConfig())
 
 
 def task(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """`app.task(...)` with a type mypy can follow (Celery ships no annotations)."""
+    """`app.task(...)` with a type mypy can follow (Celery ships no annotations). Every task's base
+    is `OutageRetryingTask`: a lost connection to PostgreSQL or Redis is retried with backoff
+    (workers/retry.py), whatever the task does with its own errors."""
+    from aletheia.workers.retry import OutageRetryingTask
+
+    options.setdefault("base", OutageRetryingTask)
     decorator: Callable[[Callable[..., Any]], Any] = app.task(**options)
     return decorator

@@ -219,16 +219,18 @@ def format_requests(figures: dict[str, Any]) -> str:
     """One line per run: requests per reference, by kind and by source."""
     lines = []
     for run, f in figures.items():
+        # Venue-registry requests (issue 21) count in the total like every other request.
         sources = ", ".join(
-            f"{name} {s['total']} ({s['lookup']}/{s['batch']}/{s['search']})"
+            f"{name} {s['total']} ({s['lookup']}/{s['batch']}/{s['search']}/{s.get('venue', 0)})"
             for name, s in f["by_source"].items()
             if s["total"]
         )
         kinds = f["by_kind"]
         lines.append(
             f"HTTP requests ({run}): {f['total']} = {f['per_reference']:.3f} per reference; "
-            f"lookup {kinds['lookup']}, batch {kinds['batch']}, search {kinds['search']}; "
-            f"by source (lookup/batch/search): {sources or 'none'}"
+            f"lookup {kinds['lookup']}, batch {kinds['batch']}, search {kinds['search']}, "
+            f"venue {kinds.get('venue', 0)}; "
+            f"by source (lookup/batch/search/venue): {sources or 'none'}"
         )
     return "\n".join(lines)
 

@@ -135,13 +135,14 @@ def work_record(fields: dict[str, str], *, origin: str) -> list[dict[str, Any]]:
             }
             preprint.pop("related")
             return [record, preprint]
-        # OpenAlex indexes arXiv preprints too (under the DataCite DOI).
+        # OpenAlex indexes arXiv preprints too (under the DataCite DOI), and DBLP lists the
+        # computer-science ones as CoRR (`journals/corr/abs-...`): HALLMARK's are ML papers.
         record.update(
             {
                 "type": "posted-content",
                 "arxiv_id": arxiv.id,
                 "venue": None,
-                "sources": ["arxiv", "semantic_scholar", "openalex"],
+                "sources": ["arxiv", "semantic_scholar", "openalex", "dblp"],
             }
         )
     elif doi:
@@ -318,11 +319,16 @@ def run(
         with report_misses.open("w", encoding="utf-8") as fh:
             for e in entries:
                 v = verdicts[e["bibtex_key"]]
-                wrong = (e["label"] == "VALID") == (v.status != VerdictStatus.VERIFIED)
-                if wrong:
+                detected = v.status != VerdictStatus.VERIFIED
+                # Both ways: a wrong answer under "detected" and one only under "flagged" (a
+                # hallucination left minor, or a VALID entry flagged).
+                wrong = (e["label"] == "VALID") == detected
+                wrong_flag = (e["label"] == "VALID") == v.flagged
+                if wrong or wrong_flag:
                     fh.write(
                         json.dumps(
                             {
+                                "miss": "detected" if wrong else "flagged",
                                 "key": e["bibtex_key"],
                                 "label": e["label"],
                                 "type": e.get("hallucination_type"),

@@ -8,7 +8,9 @@ real recorded records where the responses have the work, the measured source noi
 Nearly every reference is genuine, so anything flagged (the exit-1 statuses) is a false alarm to be
 judged by hand; the TSV lists each with the fields that disagree, the cited and found values, and
 the source. Non-scholarly references are counted apart: they must come out `out_of_scope` or
-`unverifiable`, never `not_found`.
+`unverifiable`, never `not_found`. The flagged share is also given by where a reference's records
+come from (issue 21): real recorded answers (the only figure that speaks about precision: a
+record derived from its citation agrees with it by construction), derived, non-scholarly.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.core.records import CitedReference
+from aletheia.core.text import normalize_title
 from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.pipeline.bench.common import (
     SimulatorProcess,
@@ -141,6 +144,9 @@ def run(
             outcomes, requests, elapsed = requests_twice(refs, settings, concurrency)
     # An LLM-extracted reference is non-scholarly when the author-written one of its title is.
     gold_ns_titles = {(r.title or "").casefold() for r in gold if r.key in non_scholarly}
+    origin_of = record_origins(gold, info)
+    provenance = recorded_and_copied(records, gold)
+    by_origin: dict[str, Counter[str]] = {name: Counter() for name in ORIGINS}
     statuses: Counter[str] = Counter()
     flagged_status: Counter[str] = Counter()
     flagged_reasons: Counter[str] = Counter()
@@ -169,6 +175,9 @@ def run(
                 if model_name is None
                 else ns_by_title.get((o.cited.title or "").casefold(), "non-scholarly")
             )
+        origin = "non_scholarly" if is_ns else origin_of.get(normalize_title(o.cited.title or ""), "derived")
+        by_origin[origin][status] += 1
+        by_origin[origin]["flagged" if v.flagged else "not flagged"] += 1
         if (o.cited.title or "").casefold() in dblp_only_titles:
             dblp_groups[o.cited.key] = "paper only DBLP answered for in the recording"
         if v.flagged:
@@ -176,9 +185,9 @@ def run(
             flagged_status[status] += 1
             flagged_reasons.update(reasons or [f"({status})"])
             paper, index = o.cited.key.split(":", 1)
-            where = (
-                "non-scholarly" if is_ns else ("real record" if o.cited.key in info["real"] else "derived")
-            )
+            where = ORIGINS[origin]
+            if origin == "real_record":
+                where += provenance.get(normalize_title(o.cited.title or ""), "")
             severity = f"/{v.severity.value}" if v.severity else ""
             lines.append(
                 f"{paper}\t{index}\t{status}{severity}\t{','.join(reasons)}\t"
@@ -214,6 +223,9 @@ def run(
         "flagged_rate": round(flagged / n, 4),
         "flagged_by_status": dict(flagged_status.most_common()),
         "flagged_by_reason": dict(flagged_reasons.most_common()),
+        # Issue 21: only the references whose records are real recorded answers speak about
+        # precision; a record derived from its citation agrees with it by construction.
+        "flagged_by_record_origin": origin_figures(by_origin),
         "unverifiable_rate": round(statuses["unverifiable"] / n, 4),
         "out_of_scope_rate": round(statuses["out_of_scope"] / n, 4),
         "non_scholarly_statuses": dict(ns_statuses.most_common()),
@@ -243,6 +255,7 @@ def format_report(f: dict[str, Any]) -> str:
             f"statuses: {f['statuses']}",
             f"FLAGGED: {f['flagged']} ({f['flagged_rate']:.1%})  by status: {f['flagged_by_status']}",
             f"flagged by reason: {f['flagged_by_reason']}",
+            *_format_origins(f),
             f"unverifiable: {f['unverifiable_rate']:.1%}  out_of_scope: {f['out_of_scope_rate']:.1%}",
             f"non-scholarly references (no work in the universe): {f['non_scholarly_statuses']} "
             f"(not_found: {f['non_scholarly_not_found']})",
@@ -251,6 +264,67 @@ def format_report(f: dict[str, Any]) -> str:
             *_format_tiers(f),
         ]
     )
+
+
+# Where a reference's records come from: what each figure of `flagged_by_record_origin` says.
+ORIGINS = {
+    "real_record": "real record",
+    "derived": "derived",
+    "non_scholarly": "non-scholarly",
+}
+
+
+def record_origins(gold: list[CitedReference], info: dict[str, Any]) -> dict[str, str]:
+    """Normalised title -> "real_record" or "derived": where the universe's work of that title
+    comes from (a title cited in several papers has one work, made from one of its citations)."""
+    by_key = {r.key: normalize_title(r.title or "") for r in gold}
+    origins = {by_key[k]: "derived" for k in info["derived"] if by_key.get(k)}
+    origins.update({by_key[k]: "real_record" for k in info["real"] if by_key.get(k)})
+    return origins
+
+
+def recorded_and_copied(records: list[dict[str, Any]], gold: list[CitedReference]) -> dict[str, str]:
+    """Normalised cited title -> which sources of a real-record work gave a recorded answer and
+    which serve a copy of it (`iclr_universe.real_work` adds S2, and Crossref/OpenAlex for a DOI):
+    a copy agrees with the recorded answer by construction, so it is no second witness."""
+    titles = {r.key: normalize_title(r.title or "") for r in gold}
+    out: dict[str, str] = {}
+    for record in records:
+        meta = record.get("meta", {})
+        recorded = list(dict.fromkeys(meta.get("real", [])))
+        title = titles.get(meta.get("cited", ""))
+        if not recorded or not title:
+            continue
+        copies = [s for s in dict.fromkeys(record.get("sources", [])) if s not in recorded]
+        out[title] = f" (recorded: {', '.join(recorded)}; copies: {', '.join(copies) or 'none'})"
+    return out
+
+
+def origin_figures(by_origin: dict[str, Counter[str]]) -> dict[str, dict[str, Any]]:
+    figures: dict[str, dict[str, Any]] = {}
+    for name, counts in by_origin.items():
+        total = counts["flagged"] + counts["not flagged"]
+        statuses = {k: v for k, v in counts.most_common() if k not in ("flagged", "not flagged")}
+        figures[name] = {
+            "references": total,
+            "flagged": counts["flagged"],
+            "flagged_rate": round(counts["flagged"] / total, 4) if total else 0.0,
+            "statuses": statuses,
+        }
+    return figures
+
+
+def _format_origins(f: dict[str, Any]) -> list[str]:
+    if "flagged_by_record_origin" not in f:
+        return []
+    parts = [
+        f"{ORIGINS[name]} {g['flagged']}/{g['references']} ({g['flagged_rate']:.1%})"
+        for name, g in f["flagged_by_record_origin"].items()
+    ]
+    return [
+        "FLAGGED by where the records come from (only real records speak about precision): "
+        + "; ".join(parts)
+    ]
 
 
 def dblp_only(index: TitleIndex, title: str | None) -> bool:

@@ -193,6 +193,12 @@ def real_work(records: list[RealRecord], ref: CitedReference) -> dict[str, Any] 
         if record is not base and source in sources:
             view = _real_view(record)
             work.setdefault("overrides", {})[source] = {k: v for k, v in view.items() if v != work.get(k)}
+    # A source the recording did not ask is served so that its lookups and searches find the work,
+    # but what it would say about the year and the authors is not known: its copy carries neither,
+    # so a copy of one recorded answer is never a second witness of a date or an author list.
+    for source in sources:
+        if source not in first and source != "arxiv" and source != base.source:
+            work.setdefault("overrides", {})[source] = {"year": None, "authors": []}
     s2 = first.get("semantic_scholar")
     if s2 is not None and s2.aliases and "semantic_scholar" in sources:
         work.setdefault("overrides", {}).setdefault("semantic_scholar", {})["venue_aliases"] = list(

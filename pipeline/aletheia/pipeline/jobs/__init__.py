@@ -16,8 +16,13 @@ Steps talk to each other only through a `Dispatcher` (`send(task_name, *args)`),
 rows they depend on are committed. The workers' dispatcher publishes Celery messages; the
 `InlineDispatcher` runs the same steps in this process: the embedded pipeline without the queue.
 
-Where things are: `context` (job kinds, task names, `Dispatcher`, `ServiceContext`, the shared
-event loop), `submission`, `bibliography` (documents -> items -> verdicts), `claims`, `sweeps`,
-`audit` (the periodic control jobs), `reports` (the writer), `redrive`, `status`, `inline` (the
-embedded dispatcher). `aletheia.pipeline.service` re-exports the public names.
+Where things are: `kinds` (the registry: one record per job kind and per step, from which the
+routes, the inline dispatch, the re-drive rules, the summaries, report formats and exit codes are
+derived), `context` (`Dispatcher`, `ServiceContext`, the shared event loop), `leases` (what a step
+holds while it runs), `submission`, `enqueue`, `bibliography` (documents -> items -> verdicts),
+`claims`, `claims_text`, `sweeps`, `audit` (the periodic control jobs and the weekly audit's
+drift audit and link check), `reports` (the writer's summaries and files), `files` (atomic writes
+recorded by path under a repository's lock), `documents` (each kind's report document, rendering
+and exit code), `redrive`, `status`, `inline` (the embedded dispatcher).
+`aletheia.pipeline.service` re-exports the public names.
 """

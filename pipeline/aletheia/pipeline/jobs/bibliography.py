@@ -24,11 +24,8 @@ from aletheia.pipeline.audit import (
 from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import (
-    EXPAND_DOCUMENTS,
     FINISHED,
-    RENDER_REPORT,
     UNSETTLED,
-    VERIFY_ITEM,
     ServiceContext,
     TokenDeferred,
     _job,
@@ -36,6 +33,8 @@ from aletheia.pipeline.jobs.context import (
     _transition,
     deferral_wait,
 )
+from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, RENDER_REPORT, VERIFY_ITEM
+from aletheia.pipeline.jobs.leases import Held
 from aletheia.pipeline.jobs.submission import (
     InputDocument,
 )
@@ -44,6 +43,7 @@ from aletheia.pipeline.jobs.sweeps import (
 )
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import remember_verified
+from aletheia.storage.leases import LeaseStore
 from aletheia.storage.models import Item, ItemStatus, Job, JobStatus, utcnow
 
 logger = logging.getLogger(__name__)
@@ -53,6 +53,8 @@ T = TypeVar("T")
 # Extensions whose conversion is CPU-heavy: their expansion goes to the parsing pool.
 HEAVY_EXTENSIONS = frozenset({".pdf", ".html", ".htm", ".docx"})
 MAX_ITEM_ATTEMPTS = 5
+# A job input flag: every source asked again, no cached answer read (the weekly audit's children).
+FRESH_SOURCES = "fresh_sources"
 
 
 def _documents(job: Job) -> list[InputDocument]:
@@ -73,6 +75,11 @@ def start_bibliography_job(ctx: ServiceContext, job_id: str, *, in_parsing_pool:
             ctx.dispatcher.send(EXPAND_DOCUMENTS, job_id)
             return
         expand_job(ctx, job_id)
+
+
+def expand_documents(ctx: ServiceContext, job_id: str) -> None:
+    """The parsing pool's step: the job's heavy documents (PDF, HTML) converted and expanded."""
+    start_bibliography_job(ctx, job_id, in_parsing_pool=True)
 
 
 def _cited_from_artifact(text_: str, origin: str, key: str) -> CitedReference:
@@ -137,12 +144,14 @@ def _relabel(ref: CitedReference | InputProblem, tmp_path: str, name: str) -> Ci
 def expand_job(ctx: ServiceContext, job_id: str) -> None:
     """Items from the job's input (idempotent: positions are unique), then fan out the unsettled."""
     rt = ctx.runtime
-    with job_context(job_id):
+    with job_context(job_id), ctx.hold(Held.EXPANSION, job_id):
         job = _job(rt, job_id)
         if job.status in FINISHED:
             return
         if not rt.jobs.items(job_id):
             from aletheia.pipeline.document_signals import DocumentCheck
+
+            LeaseStore(rt.jobs.engine).renew(jobs=[job_id])  # the re-drive sees the expansion held
 
             # A paper given as input is itself checked for paper-mill signs, from the text the
             # parsers extracted for its references (no second reading); kept in the summary row.
@@ -198,7 +207,8 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
             return
         rt.jobs.mark_item(item_id, ItemStatus.RUNNING)
         cited = CitedReference.model_validate(item.payload)
-        outcome = _verify(ctx, item.job_id, cited)
+        with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked
+            outcome = _verify(ctx, item.job_id, cited, fresh=bool(job.input.get(FRESH_SOURCES)))
         wait = deferral_wait(outcome.evidence)
         if wait is not None:
             _requeue_item(rt, item_id)
@@ -216,10 +226,12 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
         _maybe_finish(ctx, item.job_id)
 
 
-def _verify(ctx: ServiceContext, job_id: str, cited: CitedReference) -> ReferenceOutcome:
+def _verify(
+    ctx: ServiceContext, job_id: str, cited: CitedReference, *, fresh: bool = False
+) -> ReferenceOutcome:
     if ctx.verifier is not None:
         return _run_in_job(ctx, job_id, _as_coroutine(ctx.verifier(cited)))
-    gateway = ctx.source_gateway()
+    gateway = ctx.source_gateway(fresh=fresh)
     year = datetime.now(UTC).year
     return _run_in_job(ctx, job_id, verify_reference(cited, gateway, current_year=year))
 

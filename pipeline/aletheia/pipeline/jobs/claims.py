@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,14 +31,7 @@ from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.pipeline.audit import audit_log_for
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import (
-    CLAIM_ARTIFACT,
-    CLAIM_CANDIDATES,
-    CLAIM_DOCUMENTS,
-    CLAIM_IDENTITY,
-    CLAIM_JUDGE,
-    CLAIM_TEXT,
     FINISHED,
-    RENDER_REPORT,
     ServiceContext,
     TokenDeferred,
     _job,
@@ -48,7 +40,17 @@ from aletheia.pipeline.jobs.context import (
     collect_deferrals,
     deferred_wait_in,
 )
-from aletheia.pipeline.jobs.reports import record_artifact, repository_lock
+from aletheia.pipeline.jobs.files import record_artifact, repository_lock
+from aletheia.pipeline.jobs.kinds import (
+    CLAIM_ARTIFACT,
+    CLAIM_CANDIDATES,
+    CLAIM_DOCUMENTS,
+    CLAIM_IDENTITY,
+    CLAIM_JUDGE,
+    CLAIM_TEXT,
+    RENDER_REPORT,
+)
+from aletheia.pipeline.jobs.leases import Held
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import SourceError
 from aletheia.storage.claim_store import ClaimStageStore, StageRow
@@ -101,7 +103,7 @@ def claim_documents(ctx: ServiceContext, job_id: str) -> None:
     """Parsing: the documents the text stage fetched, converted; then the text stage again."""
     from aletheia.pipeline.claim_fetches import convert_stored
 
-    with job_context(job_id):
+    with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
         begun = _begin(ctx, job_id, "parse")
         if begun is None:
             return
@@ -123,7 +125,7 @@ def claim_artifact(ctx: ServiceContext, job_id: str) -> None:
     from aletheia.pipeline.claim_stages import write_stage
 
     rt = ctx.runtime
-    with job_context(job_id):
+    with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
         begun = _begin(ctx, job_id, "write", "done")
         if begun is None:
             return
@@ -159,19 +161,10 @@ def verify_claim(ctx: ServiceContext, job_id: str) -> None:
     ctx.dispatcher.send(STAGE_TASKS[row.stage] if row is not None else CLAIM_CANDIDATES, job_id)
 
 
-def stale_claim_task(runtime: Runtime, job: Job, cutoff: datetime) -> str | None:
-    """The re-drive: the task of a claim job's stage when the job has not moved since `cutoff`
-    (its clock restarts, so a second re-drive at the same time sends nothing); else None."""
+def claim_stage_row(runtime: Runtime, job_id: str) -> tuple[StageRow | None, ClaimStageStore]:
+    """The claim job's state row (None before its first stage ran) and its store (the re-drive)."""
     store = ClaimStageStore(runtime.jobs.engine)
-    row = store.load(job.id)
-    if row is None:
-        created = job.created_at if job.created_at.tzinfo else job.created_at.replace(tzinfo=UTC)
-        return CLAIM_CANDIDATES if created <= cutoff else None
-    if not store.touch_if_stale(job.id, cutoff):
-        return None
-    if row.stage == "done" and job.summary and not runtime.jobs.progress(job.id).pending:
-        return RENDER_REPORT  # the writer finished the claim; only its report was lost
-    return STAGE_TASKS[row.stage]
+    return store.load(job_id), store
 
 
 def claim_stage(runtime: Runtime, job_id: str) -> str | None:
@@ -232,7 +225,7 @@ def _run_stage(ctx: ServiceContext, job_id: str, stage: str) -> None:
     from aletheia.pipeline.claim_fetches import ConversionNeeded, StagedFetches
     from aletheia.pipeline.claim_stages import run_stage
 
-    with job_context(job_id):
+    with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
         begun = _begin(ctx, job_id, stage)
         if begun is None:
             return

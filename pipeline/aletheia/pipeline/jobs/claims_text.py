@@ -20,18 +20,13 @@ from typing import Any
 
 from aletheia.pipeline.cited_claims import DEFAULT_MAX_JUDGEMENTS
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.context import (
-    CHECK_CLAIMS_TEXT,
-    FINISHED,
-    KIND_CLAIMS_TEXT,
-    ServiceContext,
-    _job,
-    _run_in_job,
-    _transition,
-)
+from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _run_in_job, _transition
+from aletheia.pipeline.jobs.enqueue import enqueue_first_step
+from aletheia.pipeline.jobs.kinds import JobKind, kind_record
+from aletheia.pipeline.jobs.leases import Held
 from aletheia.pipeline.jobs.submission import InputDocument, check_input_size
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.models import ItemStatus, JobStatus
+from aletheia.storage.models import ItemStatus, Job, JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -62,70 +57,86 @@ def submit_claims_text(
     }
     if repository is not None:
         job_input["repository"] = str(Path(repository).resolve())
-    job_id = runtime.jobs.create_job(KIND_CLAIMS_TEXT, job_input, submitted_by=submitted_by)
+    job_id = runtime.jobs.create_job(JobKind.CLAIMS_TEXT, job_input, submitted_by=submitted_by)
     runtime.jobs.add_items(job_id, [(1, document.name[:80], "document", {"document": document.name})])
-    dispatcher.send(CHECK_CLAIMS_TEXT, job_id)
+    first = kind_record(JobKind.CLAIMS_TEXT).first_step
+    enqueue_first_step(runtime, dispatcher, first, job_id)  # refused: failed, not queued
     return job_id
 
 
 def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
-    """The one step of a claims-text job."""
-    from aletheia.pipeline.audit import audit_log_for, commit_job_trail
-    from aletheia.pipeline.claim_audit import ClaimTrail
-    from aletheia.pipeline.claims_text import check_claims_text
-    from aletheia.pipeline.jobs.reports import write_artifact
-    from aletheia.pipeline.report_claims import render_claims_html
-
+    """The one step of a claims-text job (its document item held while it runs)."""
     rt = ctx.runtime
     with job_context(job_id):
         job = _job(rt, job_id)
         if job.status in FINISHED:
             return
         _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
-        spec = job.input
-        folder = rt.settings.reports_path() / job_id
-        root = Path(spec.get("repository") or folder)
-        root.mkdir(parents=True, exist_ok=True)
-        trails: list[ClaimTrail] = []
-        try:
-            report = _run_in_job(
-                ctx,
-                job_id,
-                check_claims_text(
-                    InputDocument.from_json(spec["document"]),
-                    [InputDocument.from_json(d) for d in spec.get("bibliographies", [])],
-                    gateway=ctx.source_gateway(),
-                    settings=rt.settings,
-                    project_root=root,
-                    suggest=bool(spec.get("suggest", True)),
-                    check=bool(spec.get("check", True)),
-                    max_suggestions=int(spec.get("max_suggestions", 20)),
-                    max_judgements=int(spec.get("max_judgements", DEFAULT_MAX_JUDGEMENTS)),
-                    trails=trails,
-                ),
-            )
-        except ValueError as exc:  # InputError included: the document cannot be read
-            error = f"{type(exc).__name__}: {exc}"
-            rt.jobs.set_job_status(job_id, JobStatus.FAILED, error=error)
-            for item in rt.jobs.items(job_id):
-                rt.jobs.mark_item(item.id, ItemStatus.FAILED, error=error)
-            return
-        # The decisions first: a report is never stored without the trail that explains it.
-        audit_log_for(rt).append(job_id, [event for trail in trails for event in trail.events])
-        repository = str(spec.get("repository") or rt.settings.reports_path())
-        written = []
-        for name, content in (
-            ("claims.json", json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n"),
-            ("claims.html", render_claims_html(report)),
-        ):
-            write_artifact(rt, job_id, repository, folder / name, content, "report")
-            written.append(str(folder / name))
-        rt.jobs.set_summary(job_id, {**report, "artifacts": written})
-        commit_job_trail(rt, job_id)  # the job's Merkle root, before it is marked done
+        for item in rt.jobs.items(job_id):  # held while it runs: the re-drive leaves it alone
+            rt.jobs.mark_item(item.id, ItemStatus.RUNNING)
+        with ctx.hold(Held.ITEM, _document_item(rt, job_id)):
+            _check(ctx, job)
+
+
+def _document_item(runtime: Runtime, job_id: str) -> str:
+    items = runtime.jobs.items(job_id)
+    return items[0].id if items else job_id
+
+
+def _check(ctx: ServiceContext, job: Job) -> None:
+    """The report, its trail committed, its files written; then the job is done."""
+    from aletheia.pipeline.audit import audit_log_for, commit_job_trail
+    from aletheia.pipeline.claim_audit import ClaimTrail
+    from aletheia.pipeline.claims_text import check_claims_text
+    from aletheia.pipeline.jobs.files import write_artifact
+    from aletheia.pipeline.report_claims import render_claims_html
+
+    rt = ctx.runtime
+    job_id = job.id
+    spec = job.input
+    folder = rt.settings.reports_path() / job_id
+    root = Path(spec.get("repository") or folder)
+    root.mkdir(parents=True, exist_ok=True)
+    trails: list[ClaimTrail] = []
+    try:
+        report = _run_in_job(
+            ctx,
+            job_id,
+            check_claims_text(
+                InputDocument.from_json(spec["document"]),
+                [InputDocument.from_json(d) for d in spec.get("bibliographies", [])],
+                gateway=ctx.source_gateway(),
+                settings=rt.settings,
+                project_root=root,
+                suggest=bool(spec.get("suggest", True)),
+                check=bool(spec.get("check", True)),
+                max_suggestions=int(spec.get("max_suggestions", 20)),
+                max_judgements=int(spec.get("max_judgements", DEFAULT_MAX_JUDGEMENTS)),
+                trails=trails,
+            ),
+        )
+    except ValueError as exc:  # InputError included: the document cannot be read
+        error = f"{type(exc).__name__}: {exc}"
+        rt.jobs.set_job_status(job_id, JobStatus.FAILED, error=error)
         for item in rt.jobs.items(job_id):
-            rt.jobs.mark_item(item.id, ItemStatus.DONE)
-        if _transition(rt, job_id, JobStatus.RUNNING, JobStatus.DONE):
-            logger.info("claims job done", extra={"claims": report["summary"]["claims"]})
+            rt.jobs.mark_item(item.id, ItemStatus.FAILED, error=error)
+        return
+    # The decisions first: a report is never stored without the trail that explains it.
+    audit_log_for(rt).append(job_id, [event for trail in trails for event in trail.events])
+    repository = str(spec.get("repository") or rt.settings.reports_path())
+    written = []
+    for name, content in (
+        ("claims.json", json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n"),
+        ("claims.html", render_claims_html(report)),
+    ):
+        write_artifact(rt, job_id, repository, folder / name, content, "report")
+        written.append(str(folder / name))
+    rt.jobs.set_summary(job_id, {**report, "artifacts": written})
+    commit_job_trail(rt, job_id)  # the job's Merkle root, before it is marked done
+    for item in rt.jobs.items(job_id):
+        rt.jobs.mark_item(item.id, ItemStatus.DONE)
+    if _transition(rt, job_id, JobStatus.RUNNING, JobStatus.DONE):
+        logger.info("claims job done", extra={"claims": report["summary"]["claims"]})
 
 
 def claims_report(runtime: Runtime, job_id: str) -> dict[str, Any]:

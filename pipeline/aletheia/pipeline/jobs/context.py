@@ -1,5 +1,5 @@
-"""What every step of every job kind shares: the job kinds and task names (the interface between
-producers, workers and the steps), the `Dispatcher` a step asks for the next one through, the
+"""What every step of every job kind shares (the kinds and task names are the registry's,
+`jobs/kinds.py`): the `Dispatcher` a step asks for the next one through, the
 `ServiceContext` it runs in, the shared event loop and the deferring rate limiter.
 """
 
@@ -10,7 +10,7 @@ import random
 import re
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -23,48 +23,14 @@ from aletheia.core.records import CitedReference
 from aletheia.pipeline.evidence import ReferenceOutcome
 from aletheia.pipeline.gateway import SourceGateway
 from aletheia.pipeline.joblog import job_context
+from aletheia.pipeline.jobs.leases import Held, LeaseKeeper
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.ratelimit import RateLimiter, build_rate_limiter
+from aletheia.storage.leases import LeaseStore
 from aletheia.storage.models import ItemStatus, Job, JobStatus, utcnow
 
 T = TypeVar("T")
-
-# --- job kinds and task names (the interface between producers, workers and this module) ---------
-
-KIND_BIBLIOGRAPHY = "bibliography"
-KIND_CLAIM = "claim"
-KIND_SWEEP = "sweep"
-KIND_AUDIT = "audit"
-KIND_CLAIMS_TEXT = "claims_text"  # a research text's claims (`aletheia claims`)
-
-START_BIBLIOGRAPHY = "aletheia.control.start_bibliography_job"
-EXPAND_DOCUMENTS = "aletheia.parsing.expand_job"
-VERIFY_ITEM = "aletheia.retrieval.verify_item"
-VERIFY_CLAIM = "aletheia.evidence.verify_claim"  # resumes a claim job at its stage (older messages)
-# A claim job's stages (pipeline/claim_stages.py), each on the pool its work needs.
-CLAIM_CANDIDATES = "aletheia.retrieval.claim_candidates"
-CLAIM_TEXT = "aletheia.retrieval.claim_text"
-CLAIM_DOCUMENTS = "aletheia.parsing.claim_documents"
-CLAIM_JUDGE = "aletheia.evidence.claim_judge"
-CLAIM_IDENTITY = "aletheia.retrieval.claim_identity"
-CLAIM_ARTIFACT = "aletheia.writer.claim_artifact"
-RENDER_REPORT = "aletheia.writer.render_report"
-START_SWEEP = "aletheia.control.start_sweep"
-AUDIT = "aletheia.control.audit"
-REDRIVE = "aletheia.control.redrive"
-REFRESH_RETRACTIONS = "aletheia.control.refresh_retractions"
-COMMIT_AUDIT_ROOT = "aletheia.control.commit_audit_root"
-CHECK_CLAIMS_TEXT = "aletheia.evidence.check_claims_text"
-
-CLAIM_STAGE_TASKS = (
-    CLAIM_CANDIDATES, CLAIM_TEXT, CLAIM_DOCUMENTS, CLAIM_JUDGE, CLAIM_IDENTITY, CLAIM_ARTIFACT,
-)  # fmt: skip
-
-TASK_NAMES = (
-    START_BIBLIOGRAPHY, EXPAND_DOCUMENTS, VERIFY_ITEM, VERIFY_CLAIM, RENDER_REPORT,
-    START_SWEEP, AUDIT, REDRIVE, REFRESH_RETRACTIONS, CHECK_CLAIMS_TEXT, *CLAIM_STAGE_TASKS,
-)  # fmt: skip
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
 UNSETTLED = (ItemStatus.PENDING, ItemStatus.RUNNING)
@@ -216,33 +182,52 @@ class ServiceContext:
     verifier: Verifier | None = None
     gateway: SourceGateway | None = None
     defer_tokens: bool = True  # workers: a long wait for a token becomes a queue retry
-    _gateway_cm: AbstractAsyncContextManager[SourceGateway] | None = None
+    fresh_gateway: SourceGateway | None = None  # source_gateway(fresh=True)
+    _gateway_cms: list[AbstractAsyncContextManager[SourceGateway]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _leases: LeaseKeeper | None = None
+
+    def hold(self, kind: Held, key: str) -> AbstractContextManager[None]:
+        """Hold the lease on `key` while the `with` block runs (jobs/leases.py)."""
+        with self._lock:
+            if self._leases is None:
+                self._leases = LeaseKeeper(LeaseStore(self.runtime.jobs.engine), self.settings.lease_seconds)
+        return self._leases.hold(kind, key)
 
     @property
     def settings(self) -> Settings:
         return self.runtime.settings
 
-    def source_gateway(self) -> SourceGateway:
+    def source_gateway(self, *, fresh: bool = False) -> SourceGateway:
+        """The process's gateway; `fresh`: one that asks the sources again, reading neither the raw
+        cache nor the Tier-0 library (the weekly audit: a paper retracted since must show)."""
         with self._lock:
+            if fresh:
+                if self.fresh_gateway is None:
+                    self.fresh_gateway = self.runner.run(self._open_gateway(fresh=True))
+                return self.fresh_gateway
             if self.gateway is None:
                 self.gateway = self.runner.run(self._open_gateway())
             return self.gateway
 
-    async def _open_gateway(self) -> SourceGateway:
+    async def _open_gateway(self, *, fresh: bool = False) -> SourceGateway:
         limiter: RateLimiter = build_rate_limiter(
             self.settings, max_connections=max(self.settings.redis_max_connections, 8)
         )
         if self.defer_tokens:
             limiter = DeferringLimiter(limiter, self.settings.retrieval_token_wait_seconds)
-        self._gateway_cm = self.runtime.gateway(limiter=limiter)
-        return await self._gateway_cm.__aenter__()
+        opened = self.runtime.gateway(limiter=limiter, fresh=fresh)
+        self._gateway_cms.append(opened)
+        return await opened.__aenter__()
 
     def close(self) -> None:
-        if self._gateway_cm is not None:
-            self.runner.run(self._gateway_cm.__aexit__(None, None, None))
-            self._gateway_cm = None
-            self.gateway = None
+        if self._leases is not None:
+            self._leases.close()
+            self._leases = None
+        if self._gateway_cms:
+            while self._gateway_cms:
+                self.runner.run(self._gateway_cms.pop().__aexit__(None, None, None))
+            self.gateway = self.fresh_gateway = None
         if isinstance(self.runner, LoopThread):
             self.runner.close()
 

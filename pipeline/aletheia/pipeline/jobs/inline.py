@@ -1,5 +1,5 @@
 """The embedded dispatcher: every named step run in this process (what the matching Celery task
-does, minus the queue).
+does, minus the queue), looked up in the registry of steps (`jobs/kinds.py`).
 """
 
 from __future__ import annotations
@@ -10,77 +10,17 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from aletheia.pipeline.jobs import claims as claim_jobs
-from aletheia.pipeline.jobs.audit import refresh_retractions, start_audit
-from aletheia.pipeline.jobs.bibliography import (
-    start_bibliography_job,
-    verify_item,
-)
-from aletheia.pipeline.jobs.claims_text import check_claims_text_job
-from aletheia.pipeline.jobs.context import (
-    AUDIT,
-    CHECK_CLAIMS_TEXT,
-    CLAIM_ARTIFACT,
-    CLAIM_CANDIDATES,
-    CLAIM_DOCUMENTS,
-    CLAIM_IDENTITY,
-    CLAIM_JUDGE,
-    CLAIM_TEXT,
-    EXPAND_DOCUMENTS,
-    REDRIVE,
-    REFRESH_RETRACTIONS,
-    RENDER_REPORT,
-    START_BIBLIOGRAPHY,
-    START_SWEEP,
-    VERIFY_CLAIM,
-    VERIFY_ITEM,
-    ServiceContext,
-    TokenDeferred,
-)
-from aletheia.pipeline.jobs.redrive import redrive
-from aletheia.pipeline.jobs.reports import (
-    render_report,
-)
-from aletheia.pipeline.jobs.sweeps import (
-    start_sweep,
-)
-
-# A claim job's stages: the same functions the claim tasks call (jobs/claims.py).
-_CLAIM_STEPS: dict[str, Callable[[ServiceContext, str], None]] = {
-    VERIFY_CLAIM: claim_jobs.verify_claim,
-    CLAIM_CANDIDATES: claim_jobs.claim_candidates,
-    CLAIM_TEXT: claim_jobs.claim_text,
-    CLAIM_DOCUMENTS: claim_jobs.claim_documents,
-    CLAIM_JUDGE: claim_jobs.claim_judge,
-    CLAIM_IDENTITY: claim_jobs.claim_identity,
-    CLAIM_ARTIFACT: claim_jobs.claim_artifact,
-}
+from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred
+from aletheia.pipeline.jobs.kinds import STEPS
 
 
 def run_step(ctx: ServiceContext, task: str, *args: Any) -> None:
-    """Run one named step in this process (what the matching Celery task does, minus the queue)."""
-    if task in _CLAIM_STEPS:
-        _CLAIM_STEPS[task](ctx, args[0])
-    elif task == START_BIBLIOGRAPHY:
-        start_bibliography_job(ctx, args[0])
-    elif task == EXPAND_DOCUMENTS:
-        start_bibliography_job(ctx, args[0], in_parsing_pool=True)
-    elif task == VERIFY_ITEM:
-        verify_item(ctx, args[0])
-    elif task == CHECK_CLAIMS_TEXT:
-        check_claims_text_job(ctx, args[0])
-    elif task == RENDER_REPORT:
-        render_report(ctx, args[0])
-    elif task == START_SWEEP:
-        start_sweep(ctx, args[0])
-    elif task == AUDIT:
-        start_audit(ctx)
-    elif task == REDRIVE:
-        redrive(ctx, older_than=args[0] if args else None)
-    elif task == REFRESH_RETRACTIONS:
-        refresh_retractions(ctx)
-    else:
+    """Run one named step in this process: the function its registry entry names (`jobs/kinds.py`),
+    the one the matching Celery task calls, minus the queue."""
+    step = STEPS.get(task)
+    if step is None:
         raise ValueError(f"unknown task {task!r}")
+    step(ctx, *args)
 
 
 class InlineDispatcher:

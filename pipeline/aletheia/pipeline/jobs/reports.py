@@ -4,43 +4,25 @@ recorded by path under a per-repository lock; then the job is done.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import logging
-import os
-import tempfile
-import threading
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
-
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.evidence import Evidence
+from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
 from aletheia.core.transparency_counts import TransparencyCounts
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline.audit import (
-    audit_log_for,
     commit_job_trail,
-    record_artifact_written,
 )
 from aletheia.pipeline.evidence import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.context import (
-    FINISHED,
-    KIND_AUDIT,
-    KIND_BIBLIOGRAPHY,
-    KIND_CLAIM,
-    KIND_SWEEP,
-    ServiceContext,
-    _job,
-    _transition,
-)
+from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _transition
+from aletheia.pipeline.jobs.files import repository_lock, write_artifact
+from aletheia.pipeline.jobs.kinds import kind_record, resolve
 from aletheia.pipeline.jobs.sweeps import (
     _notify_parent,
     children,
@@ -48,19 +30,26 @@ from aletheia.pipeline.jobs.sweeps import (
 from aletheia.pipeline.report import BibtexSink, reference_json, render_html
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import VerifySummary
-from aletheia.storage.models import ArtifactRow, Item, Job, JobStatus, utcnow
+from aletheia.storage.models import Item, Job, JobStatus
 
 logger = logging.getLogger(__name__)
 
 
 def job_summary(runtime: Runtime, job_id: str) -> dict[str, Any]:
+    """The job's summary as its kind's record builds it (`jobs/kinds.py`)."""
     job = _job(runtime, job_id)
-    if job.kind == KIND_CLAIM:
-        return dict(job.summary or {}) | {"job_id": job_id, "status": job.status, "error": job.error}
-    if job.kind in (KIND_SWEEP, KIND_AUDIT):
-        return sweep_summary(runtime, job)
-    summary = VerifySummary(job_id=job_id)
-    for item, row in runtime.jobs.verdicts(job_id):
+    summary: dict[str, Any] = resolve(kind_record(job.kind).summary)(runtime, job)
+    return summary
+
+
+def bibliography_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
+    """Counts by verdict, input problems and, as the in-process run reports them, which sources
+    could not be asked and the verdicts that needed them (`sources`: a partial run never reads as
+    a clean one)."""
+    summary = VerifySummary(job_id=job.id)
+    affected: dict[str, Counter[str]] = {}
+    evidences: list[Evidence] = []
+    for item, row in runtime.jobs.verdicts(job.id):
         if item.kind == "problem":
             summary.problems.append(InputProblem.model_validate(item.payload))
         elif row is not None:
@@ -69,12 +58,46 @@ def job_summary(runtime: Runtime, job_id: str) -> dict[str, Any]:
             summary.by_verdict[verdict.status.value] += 1
             summary.flagged += int(verdict.flagged)
             summary.transparency.add(verdict)
+            for source in verdict.sources_unavailable:
+                affected.setdefault(source.value, Counter())[verdict.status.value] += 1
+            evidences.append(Evidence.model_validate(row.evidence))
+    summary.sources = stored_sources_summary(evidences, affected)
     out = summary.as_json()
     out["status"] = job.status
     if job.summary and job.summary.get("document_signals"):  # stored at expansion (document_signals)
         out["document_signals"] = job.summary["document_signals"]
     if job.input.get("repository"):
         out["repository"] = job.input["repository"]
+    return out
+
+
+def stored_sources_summary(
+    evidences: list[Evidence], affected: dict[str, Counter[str]]
+) -> dict[str, dict[str, Any]]:
+    """`summary.sources` from the stored evidence, in the shape `verify.sources_summary` gives from
+    a gateway's counters: the queued service has no one gateway per job, but every answer a source
+    gave (or failed to give) is in the evidence. A source is `unavailable` when it never answered,
+    `degraded` when some of its answers failed."""
+    answered: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    for evidence in evidences:
+        for answer in evidence.answers:
+            bucket = failed if answer.outcome is Outcome.FAILED else answered
+            bucket[answer.source.value] += 1
+    out: dict[str, dict[str, Any]] = {}
+    for name in sorted(set(answered) | set(failed) | set(affected)):
+        hit = affected.get(name, Counter())
+        status = "ok" if not failed[name] and not hit else "degraded" if answered[name] else "unavailable"
+        out[name] = {
+            "requests": answered[name] + failed[name],
+            "errors": failed[name],
+            "status": status,
+            "rate_limited": 0,
+            "cache_hits": 0,
+            "requests_by_kind": {},
+            "affected": sum(hit.values()),
+            "affected_verdicts": dict(sorted(hit.items())),
+        }
     return out
 
 
@@ -103,6 +126,8 @@ def sweep_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
         "flagged": flagged,
         "repositories": repositories,
         "logic_version": LOGIC_VERSION,
+        # An audit's drift audit and link check per repository (jobs/audit.py).
+        **({"audits": job.summary["audits"]} if job.summary and "audits" in job.summary else {}),
     }
 
 
@@ -139,83 +164,23 @@ def job_document(runtime: Runtime, job_id: str) -> dict[str, Any]:
     return {"summary": summary, "references": references}
 
 
-_LOCAL_REPOSITORY_LOCKS: dict[str, threading.Lock] = {}
-_LOCAL_LOCKS_GUARD = threading.Lock()
-
-
-@contextmanager
-def repository_lock(runtime: Runtime, repository: str) -> Iterator[None]:
-    """Serialise writes for one repository path: across hosts on PostgreSQL (an advisory lock held
-    for the transaction), within the process otherwise (SQLite is single-host anyway)."""
-    engine = runtime.jobs.engine
-    if engine.dialect.name == "postgresql":
-        with engine.begin() as conn:
-            conn.execute(
-                text("SELECT pg_advisory_xact_lock(hashtext(:repo))"),
-                {"repo": f"aletheia-writer:{repository}"},
-            )
-            yield
-        return
-    with _LOCAL_LOCKS_GUARD:
-        lock = _LOCAL_REPOSITORY_LOCKS.setdefault(repository, threading.Lock())
-    with lock:
-        yield
-
-
-def write_artifact(
-    runtime: Runtime, job_id: str, repository: str, path: Path, content: str, kind: str
-) -> str:
-    """Write `content` atomically (unchanged content is not rewritten) and record it by path."""
-    data = content.encode("utf-8")
-    digest = hashlib.sha256(data).hexdigest()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == digest):
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            Path(tmp).replace(path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    record_artifact(runtime, job_id, repository, path, kind, digest)
-    return digest
-
-
-def record_artifact(
-    runtime: Runtime, job_id: str, repository: str, path: Path, kind: str, digest: str
-) -> None:
-    """Record a written file by path (idempotent) and append `artifact_written` to the job's trail."""
-    from aletheia.storage.db import upsert
-
-    with runtime.jobs.sessions.begin() as s:
-        upsert(
-            s,
-            ArtifactRow.__table__,
-            [{"job_id": job_id, "repository": repository, "path": str(path), "kind": kind,
-              "content_hash": digest, "written_at": utcnow()}],
-            conflict=["repository", "path"],
-            update=["job_id", "kind", "content_hash", "written_at"],
-        )  # fmt: skip
-    record_artifact_written(
-        audit_log_for(runtime),
-        job_id,
-        repository=repository,
-        path=str(path),
-        kind=kind,
-        content_sha256=digest,
-    )
-
-
 def report_files(runtime: Runtime, job_id: str) -> dict[str, str]:
-    """The files the writer produces for a job: name -> content (deterministic from the rows)."""
+    """The files the writer produces for a job, as its kind's record names them: name -> content
+    (deterministic from the rows)."""
     job = _job(runtime, job_id)
-    if job.kind != KIND_BIBLIOGRAPHY:
-        summary = job_summary(runtime, job_id)
-        summary["status"] = JobStatus.DONE
-        return {"report.json": json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n"}
+    files: dict[str, str] = resolve(kind_record(job.kind).report_files)(runtime, job_id)
+    return files
+
+
+def summary_files(runtime: Runtime, job_id: str) -> dict[str, str]:
+    """Claims, sweeps, audits: their report is their summary."""
+    summary = job_summary(runtime, job_id)
+    summary["status"] = JobStatus.DONE
+    return {"report.json": json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n"}
+
+
+def bibliography_files(runtime: Runtime, job_id: str) -> dict[str, str]:
+    """report.json, report.html and, when there are references, corrected.bib."""
     doc = job_document(runtime, job_id)
     doc["summary"]["status"] = JobStatus.DONE  # what the job is once these files exist
     files = {"report.json": json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n"}
@@ -237,11 +202,9 @@ def render_report(ctx: ServiceContext, job_id: str) -> list[str]:
         job = _job(rt, job_id)
         if job.status in FINISHED:
             return []
-        if job.kind == KIND_BIBLIOGRAPHY and rt.jobs.progress(job_id).pending:
-            return []  # an early message; the last item asks again
-        if job.kind in (KIND_SWEEP, KIND_AUDIT) and any(
-            k.status not in FINISHED for k in children(rt, job_id)
-        ):
+        if rt.jobs.progress(job_id).pending:
+            return []  # an early message; the last item settled asks again
+        if kind_record(job.kind).fans_out and any(k.status not in FINISHED for k in children(rt, job_id)):
             return []
         repository = str(job.input.get("repository") or rt.settings.reports_path())
         folder = rt.settings.reports_path() / job_id

@@ -10,15 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aletheia.pipeline.jobs.context import (
-    CLAIM_CANDIDATES,
-    KIND_BIBLIOGRAPHY,
-    KIND_CLAIM,
-    KIND_SWEEP,
-    START_BIBLIOGRAPHY,
-    START_SWEEP,
-    Dispatcher,
-)
+from aletheia.pipeline.jobs.context import Dispatcher
+from aletheia.pipeline.jobs.enqueue import enqueue_first_step
+from aletheia.pipeline.jobs.kinds import JobKind, kind_record
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import Repository, utcnow
 
@@ -69,18 +63,27 @@ def submit_bibliography(
     parent_id: str | None = None,
     repository: str | None = None,
     job_id: str | None = None,
+    fresh_sources: bool = False,
 ) -> str:
-    """Create a bibliography job from the documents' contents, then ask for it to start."""
+    """Create a bibliography job from the documents' contents, then ask for it to start.
+    `fresh_sources`: its references are checked with every source asked again (no cached answer)."""
     if not documents:
         raise ValueError("a bibliography job needs at least one document")
     check_input_size(runtime, documents)
     job_input: dict[str, Any] = {"documents": [d.as_json() for d in documents]}
     if repository is not None:
         job_input["repository"] = repository
+    if fresh_sources:
+        job_input["fresh_sources"] = True  # jobs/bibliography.py's FRESH_SOURCES
     job_id = runtime.jobs.create_job(
-        KIND_BIBLIOGRAPHY, job_input, submitted_by=submitted_by, parent_id=parent_id, job_id=job_id
+        JobKind.BIBLIOGRAPHY, job_input, submitted_by=submitted_by, parent_id=parent_id, job_id=job_id
     )
-    dispatcher.send(START_BIBLIOGRAPHY, job_id)  # after the commit create_job made
+    if parent_id is None:  # a producer's job: refused by the broker, it is failed, never left queued
+        enqueue_first_step(
+            runtime, dispatcher, kind_record(JobKind.BIBLIOGRAPHY).first_step, job_id
+        )  # after the commit
+    else:  # a sweep's child: its parent's step retries, and the re-drive finds it queued
+        dispatcher.send(kind_record(JobKind.BIBLIOGRAPHY).first_step, job_id)
     return job_id
 
 
@@ -117,9 +120,9 @@ def submit_claim(
         job_input["override_reason"] = override_reason
     if repository is not None:
         job_input["repository"] = str(Path(repository).resolve())
-    job_id = runtime.jobs.create_job(KIND_CLAIM, job_input, submitted_by=submitted_by)
+    job_id = runtime.jobs.create_job(JobKind.CLAIM, job_input, submitted_by=submitted_by)
     runtime.jobs.add_items(job_id, [(1, claim[:80], "claim", {"claim": claim})])
-    dispatcher.send(CLAIM_CANDIDATES, job_id)
+    enqueue_first_step(runtime, dispatcher, kind_record(JobKind.CLAIM).first_step, job_id)
     return job_id
 
 
@@ -129,7 +132,7 @@ def submit_sweep(
     repositories: Sequence[str | Path],
     *,
     submitted_by: str | None = None,
-    kind: str = KIND_SWEEP,
+    kind: str = JobKind.SWEEP,
     register: bool = True,
 ) -> str:
     """Re-verify every citation artifact and bibliography of each repository (one child job each)."""
@@ -140,7 +143,7 @@ def submit_sweep(
     if register:
         register_repositories(runtime, paths)
     job_id = runtime.jobs.create_job(kind, {"repositories": paths}, submitted_by=submitted_by)
-    dispatcher.send(START_SWEEP, job_id)
+    enqueue_first_step(runtime, dispatcher, kind_record(kind).first_step, job_id)
     return job_id
 
 

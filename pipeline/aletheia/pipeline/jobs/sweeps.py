@@ -12,15 +12,8 @@ from pathlib import Path
 from sqlalchemy import select
 
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.context import (
-    FINISHED,
-    KIND_BIBLIOGRAPHY,
-    RENDER_REPORT,
-    START_BIBLIOGRAPHY,
-    ServiceContext,
-    _job,
-    _transition,
-)
+from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _transition
+from aletheia.pipeline.jobs.kinds import RENDER_REPORT, START_BIBLIOGRAPHY, JobKind, kind_record
 from aletheia.pipeline.jobs.submission import (
     InputDocument,
     submit_bibliography,
@@ -68,6 +61,11 @@ def start_sweep(ctx: ServiceContext, job_id: str) -> None:
         job = _job(rt, job_id)
         if job.status in FINISHED:
             return
+        afresh = kind_record(job.kind).asks_afresh
+        if afresh:
+            from aletheia.pipeline.jobs.audit import audit_repositories
+
+            audit_repositories(ctx, job)  # drift audit and link check, before the re-verification
         started: list[str] = []
         for repository in job.input.get("repositories", []):
             child = child_job_id(job_id, repository)
@@ -77,11 +75,11 @@ def start_sweep(ctx: ServiceContext, job_id: str) -> None:
                 if documents:
                     submit_bibliography(
                         rt, ctx.dispatcher, documents, submitted_by=job.submitted_by, parent_id=job_id,
-                        repository=repository, job_id=child,
+                        repository=repository, job_id=child, fresh_sources=afresh,
                     )  # fmt: skip
                 else:
                     rt.jobs.create_job(
-                        KIND_BIBLIOGRAPHY,
+                        JobKind.BIBLIOGRAPHY,
                         {"documents": [], "repository": repository},
                         parent_id=job_id,
                         job_id=child,

@@ -11,7 +11,8 @@ real service's own paths, so `ALETHEIA_CROSSREF_URL=http://127.0.0.1:PORT/crossr
 client at the simulator without any other change. DBLP is served under `/dblp`, the ACL Anthology
 under `/acl`. Books: `/openlibrary`, `/googlebooks`; canonical texts: `/perseus`, `/ccel`
 (`simulator/books.py`, `simulator/classical.py`). Web search: `/tavily`, `/brave`
-(`simulator/web_search.py`).
+(`simulator/web_search.py`). The venue registries (`/openalex/sources`, `/dblp/search/venue/api`,
+`/crossref/journals`) are `simulator/venue_registry.py`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from aletheia.sources.simulator import (
     openalex,
     pubmed,
     semantic_scholar,
+    venue_registry,
     web_search,
 )
 from aletheia.sources.simulator.common import SimContext
@@ -223,6 +225,10 @@ class SimulatorApp:
 
     def _answer(self, source: SimSource, request: Request, path: str) -> Response:
         ctx = self.context
+        # The venue registries (OpenAlex sources, DBLP venues, Crossref journals: issue 21).
+        registry = venue_registry.route(source, request, path, ctx)
+        if registry is not None:
+            return registry
         if source in _ROUTES:
             return _ROUTES[source][1](request, path, ctx)
         if source == "crossref":

@@ -381,7 +381,11 @@ def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score
     item["type"] = work.type
     if work.type == "posted-content":
         item["subtype"] = "preprint"
-    item["created"] = _stamp(registered_year, month, day)
+    if year is not None:
+        # A work whose date the universe does not know (a copy of another source's record in a
+        # benchmark universe) gets no registration date either: a made-up year would be read as
+        # the work's (`crossref_parse._year` falls back to `created`).
+        item["created"] = _stamp(registered_year, month, day)
     if work.pages:
         item["page"] = work.pages
     item["source"] = "Crossref"

@@ -130,7 +130,7 @@ def _lookup(identifier: str, catalog: SourceCatalog) -> int | None:
     if re.fullmatch(r"w\d+", lowered):
         return catalog.by_openalex.get(text.upper())
     if lowered.startswith(("doi:", "https://doi.org/", "https://dx.doi.org/", "10.")):
-        return catalog.by_doi.get(normalize_doi(text))
+        return _by_doi(catalog, normalize_doi(text))
     if lowered.startswith("pmid:"):
         value = text.split(":", 1)[1].rsplit("/", 1)[-1]
         return catalog.by_pmid.get(value.lstrip("0") or "0")
@@ -244,7 +244,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
     works = catalog.works
     values = [v for v in value.split("|") if v]
     if name == "doi":
-        return {i for v in values if (i := catalog.by_doi.get(normalize_doi(v))) is not None}
+        return {i for v in values if (i := _by_doi(catalog, normalize_doi(v))) is not None}
     if name in ("ids.openalex", "openalex"):
         return {i for v in values if (i := catalog.by_openalex.get(v.rsplit("/", 1)[-1].upper())) is not None}
     if name in ("ids.pmid", "pmid"):
@@ -300,6 +300,16 @@ def _select(work: dict[str, Any], select: str | None) -> dict[str, Any]:
 
 
 # --- rendering -------------------------------------------------------------------------------------
+
+
+def _by_doi(catalog: Any, doi: str) -> int | None:
+    """A work by DOI; an arXiv preprint also by its DataCite DOI (10.48550/arXiv.ID), which is the
+    DOI OpenAlex lists arXiv preprints under (`_doi_url`)."""
+    found: int | None = catalog.by_doi.get(doi)
+    arxiv_prefix = f"{ARXIV_DOI_PREFIX}arxiv."
+    if found is None and doi.lower().startswith(arxiv_prefix):
+        found = catalog.by_arxiv.get(doi.lower().removeprefix(arxiv_prefix))
+    return found
 
 
 def _doi_url(work: SimWork) -> str | None:

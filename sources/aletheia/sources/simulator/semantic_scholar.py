@@ -3,9 +3,11 @@
 Endpoints: `GET /paper/{id}` (id: a 40-hex paperId, `DOI:`, `ARXIV:`, `PMID:`, `PMCID:`,
 `CorpusId:`, `URL:`, or a bare DOI), `POST /paper/batch` (`{"ids": [...]}`, a list in request
 order with `null` for unknown ids), `GET /paper/search` (ranked; `{"total", "offset", "next"?,
-"data"?}`) and `GET /paper/search/match` (the single best title match, or 404 "Title match not
-found"). Only the requested `fields` come back, `paperId` always; no `fields` means paperId and
-title; an unknown field is a 400, as with the real API.
+"data"?}`), `GET /paper/search/match` (the single best title match, or 404 "Title match not
+found") and `GET /paper/search/bulk` (the documented boolean query over titles and abstracts, up
+to 1,000 papers and a continuation token: `s2_bulk`). Only the requested `fields` come back,
+`paperId` always; no `fields` means paperId and title; an unknown field is a 400, as with the
+real API.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Final
 from aletheia.sources.simulator.common import SimContext, month_day, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
+from aletheia.sources.simulator.s2_bulk import bulk_search
 from aletheia.sources.simulator.search import tokenize
 from aletheia.sources.simulator.universe import (
     SimWork,
@@ -120,6 +123,15 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
         return _batch(request, catalog, fields)
     if stripped == f"{GRAPH}/search/match":
         return _match(request, catalog, fields)
+    if stripped == f"{GRAPH}/search/bulk":
+        # Many titles in one boolean query (issue 23): `s2_bulk`.
+        return bulk_search(
+            request,
+            catalog,
+            fields,
+            render=lambda index: render_paper(catalog.works[index]),
+            years=_year_filter(request.param("year")),
+        )
     if stripped == f"{GRAPH}/search":
         return _search(request, catalog, fields)
     if stripped.startswith(f"{GRAPH}/"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import Task
 
 from aletheia.pipeline.jobs import bibliography as jobs
-from aletheia.pipeline.jobs.context import EXPAND_DOCUMENTS, START_BIBLIOGRAPHY
+from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, START_BIBLIOGRAPHY
 from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
 

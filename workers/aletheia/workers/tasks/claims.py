@@ -3,8 +3,10 @@
 `aletheia.pipeline.jobs.claims`; the job's state between stages is a PostgreSQL row.
 
 A stage whose source (or model) had no token soon enough goes back to the queue with a countdown
-(unbounded: it is politeness, not failure). Any other error is retried with backoff a few times;
-after that the re-drive sends the stage again once it has been idle for the visibility timeout.
+(unbounded: it is politeness, not failure). PostgreSQL or Redis unreachable: retried with backoff
+for as long as the outage lasts (the tasks' base, workers/retry.py). Any other error is retried
+with backoff a few times; after that the re-drive sends the stage again once its lease has expired
+(`ALETHEIA_LEASE_SECONDS`; pipeline/jobs/leases.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from celery import Task
 
 from aletheia.pipeline.jobs import claims as jobs
 from aletheia.pipeline.jobs import claims_text as claims_text_jobs
-from aletheia.pipeline.jobs.context import (
+from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred
+from aletheia.pipeline.jobs.kinds import (
     CHECK_CLAIMS_TEXT,
     CLAIM_ARTIFACT,
     CLAIM_CANDIDATES,
@@ -26,11 +29,10 @@ from aletheia.pipeline.jobs.context import (
     CLAIM_JUDGE,
     CLAIM_TEXT,
     VERIFY_CLAIM,
-    ServiceContext,
-    TokenDeferred,
 )
 from aletheia.workers.app import task
 from aletheia.workers.context import worker_context
+from aletheia.workers.retry import is_outage
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +45,8 @@ def _stage(self: Task, step: Callable[[ServiceContext, str], None], job_id: str)
     except TokenDeferred as deferred:
         raise self.retry(countdown=deferred.countdown()) from None
     except Exception as exc:
-        if self.request.retries >= MAX_ERROR_RETRIES:
-            raise
+        if is_outage(exc) or self.request.retries >= MAX_ERROR_RETRIES:
+            raise  # an outage: the task's base retries it (workers/retry.py), unbounded
         logger.exception("claim stage failed; retrying")
         backoff = min(300.0, 2.0 ** (self.request.retries + 2)) * (0.5 + random.random())
         raise self.retry(exc=exc, countdown=backoff) from None

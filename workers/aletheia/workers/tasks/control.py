@@ -9,8 +9,9 @@ from celery import Task
 from aletheia.pipeline.jobs import audit as audit_jobs
 from aletheia.pipeline.jobs import redrive as redrive_jobs
 from aletheia.pipeline.jobs import sweeps as sweep_jobs
-from aletheia.pipeline.jobs.context import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, START_SWEEP
+from aletheia.pipeline.jobs.kinds import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, START_SWEEP
 from aletheia.workers.app import task
+from aletheia.workers.broker_probe import RedisBrokerProbe
 from aletheia.workers.context import worker_context
 
 
@@ -28,8 +29,14 @@ def audit() -> str | None:
 
 @task(name=REDRIVE)
 def redrive(older_than: float | None = None) -> dict[str, Any]:
-    """Beat, every few minutes: re-enqueue unfinished work whose messages were lost."""
-    return redrive_jobs.redrive(worker_context(), older_than=older_than).as_json()
+    """Beat, every `ALETHEIA_REDRIVE_INTERVAL_SECONDS`: send again the work nobody holds (an expired
+    lease, a message the broker lost), asking the broker what it still has."""
+    probe = RedisBrokerProbe.from_settings()
+    try:
+        return redrive_jobs.redrive(worker_context(), older_than, probe=probe).as_json()
+    finally:
+        if probe is not None:
+            probe.close()
 
 
 @task(name=REFRESH_RETRACTIONS)

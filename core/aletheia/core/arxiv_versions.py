@@ -1,0 +1,57 @@
+"""arXiv versions as evidence (issue 21): the API gives every version of a paper, each with its
+title and date (`id_list=ID` serves the latest, `id_list=IDvN` version N), so "the title changed
+between versions" is a question the sources answer, not a tolerance.
+
+`version_title_evidence` says whether some version of the cited arXiv paper carried the cited
+title: True when a version's title is the cited one, False when every version is known (the
+latest is v1, or all earlier versions were fetched) and none is, None when earlier versions exist
+that were not fetched (the pipeline asks for them: `versions_to_fetch`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aletheia.core.records import SourceName, WorkRecord
+from aletheia.core.text import normalize_title
+
+
+def version_titles(arxiv_id: str, records: Sequence[WorkRecord]) -> dict[int, str]:
+    """Version number -> title, from the arXiv records of this paper."""
+    out: dict[int, str] = {}
+    for r in records:
+        if r.source is SourceName.ARXIV and r.arxiv_id == arxiv_id and r.arxiv_version and r.title:
+            out.setdefault(r.arxiv_version, r.title)
+    return out
+
+
+def latest_version(arxiv_id: str, records: Sequence[WorkRecord]) -> int | None:
+    versions = version_titles(arxiv_id, records)
+    return max(versions) if versions else None
+
+
+def versions_to_fetch(arxiv_id: str, records: Sequence[WorkRecord]) -> list[int]:
+    """The earlier versions of the paper whose titles are not among the records yet."""
+    known = version_titles(arxiv_id, records)
+    if not known:
+        return []
+    return [v for v in range(1, max(known)) if v not in known]
+
+
+def version_title_evidence(
+    cited_title: str | None, arxiv_id: str | None, records: Sequence[WorkRecord]
+) -> bool | None:
+    """Whether a version of the cited arXiv paper carried the cited title (see module doc)."""
+    if not cited_title or not arxiv_id:
+        return None
+    known = version_titles(arxiv_id, records)
+    if not known:
+        return None
+    # The cited title is a version's own, up to case, accents and punctuation: a near miss of every
+    # version (one word changed) is what a fabricated title looks like, not a version.
+    cited = normalize_title(cited_title)
+    if any(normalize_title(t) == cited for t in known.values()):
+        return True
+    if versions_to_fetch(arxiv_id, records):
+        return None
+    return False

@@ -1,0 +1,79 @@
+"""The writer's files: written atomically (the mode `open` would give, `atomic_files.py`), recorded
+by (repository, path) with an `artifact_written` event in the job's trail, one repository's writes
+serialised by its lock (across hosts on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import text
+
+from aletheia.pipeline.atomic_files import write_atomically
+from aletheia.pipeline.audit import audit_log_for, record_artifact_written
+from aletheia.pipeline.runtime import Runtime
+from aletheia.storage.models import ArtifactRow, utcnow
+
+_LOCAL_REPOSITORY_LOCKS: dict[str, threading.Lock] = {}
+_LOCAL_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def repository_lock(runtime: Runtime, repository: str) -> Iterator[None]:
+    """Serialise writes for one repository path: across hosts on PostgreSQL (an advisory lock held
+    for the transaction), within the process otherwise (SQLite is single-host anyway)."""
+    engine = runtime.jobs.engine
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.execute(
+                text("SELECT pg_advisory_xact_lock(hashtext(:repo))"),
+                {"repo": f"aletheia-writer:{repository}"},
+            )
+            yield
+        return
+    with _LOCAL_LOCKS_GUARD:
+        lock = _LOCAL_REPOSITORY_LOCKS.setdefault(repository, threading.Lock())
+    with lock:
+        yield
+
+
+def write_artifact(
+    runtime: Runtime, job_id: str, repository: str, path: Path, content: str, kind: str
+) -> str:
+    """Write `content` atomically (unchanged content is not rewritten) and record it by path."""
+    data = content.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == digest):
+        write_atomically(path, data)
+    record_artifact(runtime, job_id, repository, path, kind, digest)
+    return digest
+
+
+def record_artifact(
+    runtime: Runtime, job_id: str, repository: str, path: Path, kind: str, digest: str
+) -> None:
+    """Record a written file by path (idempotent) and append `artifact_written` to the job's trail."""
+    from aletheia.storage.db import upsert
+
+    with runtime.jobs.sessions.begin() as s:
+        upsert(
+            s,
+            ArtifactRow.__table__,
+            [{"job_id": job_id, "repository": repository, "path": str(path), "kind": kind,
+              "content_hash": digest, "written_at": utcnow()}],
+            conflict=["repository", "path"],
+            update=["job_id", "kind", "content_hash", "written_at"],
+        )  # fmt: skip
+    record_artifact_written(
+        audit_log_for(runtime),
+        job_id,
+        repository=repository,
+        path=str(path),
+        kind=kind,
+        content_sha256=digest,
+    )

@@ -1,0 +1,150 @@
+"""A lost connection to PostgreSQL or Redis is retried with backoff by every task (issue 22: a
+ten-second PostgreSQL outage ended 168 `verify_item` tasks "raised unexpected: OperationalError"
+and left the job running). Tasks run eagerly here (`apply`): a retry runs again at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kombu.exceptions
+import pytest
+import redis.exceptions
+import sqlalchemy.exc
+from celery import Celery
+
+from aletheia.pipeline.jobs.enqueue import BrokerUnavailable
+from aletheia.workers import retry as outage
+from aletheia.workers.retry import OutageRetryingTask, is_outage, outage_backoff
+
+
+def pg_gone() -> sqlalchemy.exc.OperationalError:
+    orig = Exception("connection to server at 127.0.0.1, port 5432 failed: Connection refused")
+    return sqlalchemy.exc.OperationalError("SELECT 1", {}, orig)
+
+
+def raised_while_handling(first: BaseException, second: BaseException) -> BaseException:
+    try:
+        try:
+            raise first
+        except BaseException:
+            raise second  # noqa: B904 - the implicit context is what the test is about
+    except BaseException as exc:
+        return exc
+
+
+def test_what_counts_as_an_outage() -> None:
+    assert is_outage(pg_gone())
+    assert is_outage(sqlalchemy.exc.TimeoutError("QueuePool limit reached"))
+    invalidated = sqlalchemy.exc.DBAPIError(
+        "SELECT 1", {}, Exception("server closed"), connection_invalidated=True
+    )
+    assert is_outage(invalidated)
+    assert is_outage(redis.exceptions.ConnectionError("Error 111 connecting"))
+    assert is_outage(kombu.exceptions.OperationalError("Error 111 connecting to 127.0.0.1:6379"))
+    assert is_outage(BrokerUnavailable("redis://127.0.0.1:6379/0", "Connection refused"))
+    # An error handler that needed the database while it was down: the second error is the outage.
+    assert is_outage(raised_while_handling(ValueError("bad payload"), pg_gone()))
+    assert is_outage(raised_while_handling(pg_gone(), KeyError("x")))
+
+    assert not is_outage(ValueError("a reference the parser refused"))
+    assert not is_outage(sqlalchemy.exc.IntegrityError("INSERT", {}, Exception("duplicate key")))
+    assert not is_outage(sqlalchemy.exc.DBAPIError("SELECT", {}, Exception("syntax error")))
+
+
+def test_the_backoff_starts_near_a_second_doubles_and_is_capped() -> None:
+    for retries in range(40):
+        base = min(outage.MAX_OUTAGE_BACKOFF, 2.0**retries)
+        assert 0.5 * base <= outage_backoff(retries) <= 1.5 * base
+    assert outage_backoff(0) <= 1.5  # a ten-second outage heals within seconds of its end
+    # A countdown past the broker's visibility timeout would have the message delivered twice.
+    assert all(outage_backoff(n, visibility_timeout=8) <= 4.0 for n in range(40))
+    assert all(outage_backoff(n, visibility_timeout=3600) <= 45.0 for n in range(40))
+
+
+@pytest.fixture
+def app() -> Celery:
+    app = Celery("outage-test", set_as_current=False)
+    app.conf.task_always_eager = False
+    return app
+
+
+def test_an_outage_is_retried_past_the_tasks_own_bound_with_its_own_count(app: Celery) -> None:
+    seen: list[int] = []
+
+    @app.task(bind=True, base=OutageRetryingTask, max_retries=0, name="test.flaky")
+    def flaky(self: Any, failures: int) -> str:
+        seen.append(outage._outages_seen(self.request))
+        if len(seen) <= failures:
+            raise pg_gone()
+        return "done"
+
+    assert flaky.apply(args=[5]).get() == "done"
+    assert seen == [0, 1, 2, 3, 4, 5]  # each retry carries the outage's count (its backoff)
+
+
+def test_other_errors_are_the_tasks_own(app: Celery) -> None:
+    calls: list[int] = []
+
+    @app.task(bind=True, base=OutageRetryingTask, max_retries=3, name="test.broken")
+    def broken(self: Any) -> None:
+        calls.append(1)
+        raise ValueError("not an outage")
+
+    result = broken.apply()
+    assert isinstance(result.result, ValueError) and calls == [1]
+
+
+def test_every_aletheia_task_has_the_outage_base() -> None:
+    from aletheia.workers.app import TASK_MODULES, app
+
+    for module in TASK_MODULES:
+        __import__(module)
+    ours = {name: t for name, t in app.tasks.items() if name.startswith("aletheia.")}
+    assert len(ours) >= 15
+    assert all(isinstance(t, OutageRetryingTask) for t in ours.values()), [
+        name for name, t in ours.items() if not isinstance(t, OutageRetryingTask)
+    ]
+
+
+class _Ctx:
+    pass
+
+
+def test_verify_item_waits_out_a_database_outage_and_never_counts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the task's error handler (`item_failed`) needed the database too, raised a second
+    OperationalError, and the task ended without a retry."""
+    from aletheia.workers.tasks import retrieval
+
+    verified: list[str] = []
+    failures = iter([pg_gone(), pg_gone(), pg_gone()])
+
+    def verify_item(ctx: Any, item_id: str) -> None:
+        error = next(failures, None)
+        if error is not None:
+            raise error
+        verified.append(item_id)
+
+    def item_failed(*_: Any, **__: Any) -> bool:
+        raise pg_gone()  # the database is down for the handler too
+
+    monkeypatch.setattr(retrieval, "worker_context", _Ctx)
+    monkeypatch.setattr(retrieval.jobs, "verify_item", verify_item)
+    monkeypatch.setattr(retrieval.jobs, "item_failed", item_failed)
+    retrieval.verify_item.apply(args=["item-1"]).get()
+    assert verified == ["item-1"]
+
+
+def test_a_claim_stage_waits_out_an_outage_beyond_its_error_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aletheia.workers.tasks import claims
+
+    calls: list[int] = []
+
+    def stage(ctx: Any, job_id: str) -> None:
+        calls.append(1)
+        if len(calls) <= claims.MAX_ERROR_RETRIES + 2:
+            raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    monkeypatch.setattr(claims, "worker_context", _Ctx)
+    monkeypatch.setattr(claims.jobs, "claim_judge", stage)
+    claims.claim_judge.apply(args=["job-1"]).get()
+    assert len(calls) == claims.MAX_ERROR_RETRIES + 3

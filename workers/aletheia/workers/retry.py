@@ -1,0 +1,124 @@
+"""An outage of PostgreSQL or of Redis is waited out, not recorded: the base class of every task.
+
+A task that meets a database connection error (SQLAlchemy's `OperationalError`, a DBAPI error that
+invalidated its connection, a pool timeout) or a Redis connection error (the rate limiter's Redis,
+the broker while a step asks for the next one) goes back to the queue with a countdown that grows
+from about a second to `MAX_OUTAGE_BACKOFF` seconds (jittered, so a pool's tasks do not all come
+back at once; at most half the visibility timeout), for as long as the outage lasts. It is not an
+attempt: nothing is settled and no item is counted as failed, because the reference or the job is
+not at fault. Any other error is the task's own business (each task module says what it does
+with it).
+
+Why retry in the task and not only in the re-drive: the re-drive waits until work has been idle
+for a while (docs/service.md, "Re-drive"); a ten-second outage must heal in seconds, not then.
+Why unbounded: a message given up on is lost until the re-drive finds it, and a service whose
+database is down can do nothing else meanwhile; this is the policy the broker connection already
+has (`broker_connection_max_retries = None`). Every retry is logged with its error.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from celery import Task
+from celery.exceptions import Retry
+
+from aletheia.config import get_settings
+
+logger = logging.getLogger(__name__)
+
+FIRST_OUTAGE_BACKOFF = 1.0  # seconds before the first retry, doubled at each later one
+MAX_OUTAGE_BACKOFF = 30.0
+OUTAGE_HEADER = "aletheia_outages"
+
+
+def _outage_types() -> tuple[type[BaseException], ...]:
+    import kombu.exceptions
+    import redis.exceptions
+    import sqlalchemy.exc
+
+    return (
+        sqlalchemy.exc.OperationalError,  # PostgreSQL gone, restarting, refusing connections
+        sqlalchemy.exc.TimeoutError,  # no pooled connection came back in time
+        redis.exceptions.ConnectionError,
+        redis.exceptions.TimeoutError,
+        kombu.exceptions.OperationalError,  # the broker refused a message the step sent
+    )
+
+
+def is_outage(exc: BaseException) -> bool:
+    """True when `exc`, or an error it was raised from or while handling, is a lost connection to
+    PostgreSQL or Redis (an error handler that itself needed the database raises a second one)."""
+    import sqlalchemy.exc
+
+    from aletheia.pipeline.jobs.enqueue import BrokerUnavailable
+
+    kinds = (*_outage_types(), BrokerUnavailable)
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, Retry):
+            return False
+        if isinstance(current, kinds):
+            return True
+        if isinstance(current, sqlalchemy.exc.DBAPIError) and current.connection_invalidated:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def outage_backoff(outage_retries: int, *, visibility_timeout: float | None = None) -> float:
+    """Seconds until the next try: 1, 2, 4, ... capped at `MAX_OUTAGE_BACKOFF`, times 0.5-1.5, and
+    never more than half the broker's visibility timeout: a worker holds a message with a
+    countdown unacknowledged, and one held longer than that timeout is handed to another worker
+    as well (a second delivery of the same step)."""
+    cap = (
+        MAX_OUTAGE_BACKOFF if visibility_timeout is None else min(MAX_OUTAGE_BACKOFF, visibility_timeout / 3)
+    )
+    base = min(cap, FIRST_OUTAGE_BACKOFF * 2.0 ** min(outage_retries, 16))
+    return round(base * (0.5 + random.random()), 3)  # at most 1.5 x cap: half the visibility timeout
+
+
+class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotations
+    """The base of every Aletheia task (`aletheia.workers.app.task`): an outage is a retry."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            seen = _outages_seen(self.request)
+            countdown = outage_backoff(seen, visibility_timeout=get_settings().visibility_timeout_seconds)
+            logger.warning(
+                "%s: database or broker unreachable (%s: %s); retrying in %.1fs",
+                self.name,
+                type(exc).__name__,
+                (str(exc).splitlines() or [""])[0],
+                countdown,
+                extra={"outage_retries": seen + 1},
+            )
+            # `max_retries`: this one retry is always allowed, whatever the task's own bound for
+            # its own errors (Celery counts every retry in `request.retries`).
+            raise self.retry(
+                countdown=countdown,
+                max_retries=self.request.retries + 1,
+                headers={OUTAGE_HEADER: seen + 1},
+            ) from None
+
+
+def _outages_seen(request: Any) -> int:
+    """How many outage retries this message has had (its own count, in a message header: token
+    deferrals and a task's ordinary retries must not lengthen the outage's backoff). A worker
+    exposes a custom header as an attribute of the request; an eager `apply()` keeps it in
+    `request.headers`."""
+    found = getattr(request, OUTAGE_HEADER, None)
+    if found is None:
+        found = (getattr(request, "headers", None) or {}).get(OUTAGE_HEADER)
+    try:
+        return max(0, int(found or 0))
+    except (TypeError, ValueError):
+        return 0
