@@ -293,6 +293,13 @@ def classify_kind(cited: CitedReference) -> Kind | None:
             return Kind("blog post" if blog else "web page", True, f"only a URL at {web[0]}, no venue")
     if cited.title and _MANUAL_TITLE.search(fold(cited.title)) and not (cited.doi or scholarly_id):
         return Kind("manual", False, "a manual or documentation")
+    confirmed = cited.fields.get(USER_CONFIRMED_FIELD)
+    if confirmed is not None and not (cited.doi or scholarly_id):
+        # The user checked this work by hand (issue 21, item 5): not held by any index, it is
+        # `unverifiable` with that said, never `not_found`; positive evidence of invention (a
+        # placeholder author, a future year) still flags it, as for any reference.
+        why = f"confirmed by the user ({USER_CONFIRMED_FIELD} = {confirmed.strip()!r})"
+        return Kind("user-confirmed work", False, why, outside_indexes=True)
     if entry_type in PARTLY_INDEXED_TYPES:
         return Kind(entry_type, False, f"entry type @{entry_type}: the indexes hold such works only in part")
     if venue_text and _REPORT_WORDS.search(venue_text) and not (cited.doi or scholarly_id):
@@ -316,6 +323,11 @@ def classify_kind(cited: CitedReference) -> Kind | None:
     if cited.year is not None and cited.year < INDEX_COVERAGE_YEAR and not (cited.doi or scholarly_id):
         return Kind("early work", False, f"published in {cited.year}, before the indexes' coverage")
     return None
+
+
+# The input field (BibTeX `aletheia-confirmed = {...}`, any text: who checked it and when) by which
+# a user says a work outside the indexes is real.
+USER_CONFIRMED_FIELD: Final = "aletheia-confirmed"
 
 
 def _publisher_only(venue: str | None) -> bool:
