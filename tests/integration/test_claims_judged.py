@@ -134,3 +134,30 @@ async def test_a_cited_sentence_is_judged_against_its_paper(
     assert agrees.status == "supported", agrees
     missing = await check_cited_claim(SUPPORTED, "10.5555/nowhere.404", gateway=gateway, settings=settings)
     assert missing.status == "paper_not_found"
+
+
+async def test_the_sentences_citing_one_paper_share_one_fetch_of_its_text(
+    gateway: SourceGateway, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aletheia.pipeline import claim_stages
+
+    fetches: list[str] = []
+    real = claim_stages.fetch_paper_text
+
+    async def counted(gw: Any, record: Any, **kw: Any) -> Any:
+        fetches.append(record.doi or record.title or "")
+        return await real(gw, record, **kw)
+
+    monkeypatch.setattr(claim_stages, "fetch_paper_text", counted)
+    texts: dict[str, Any] = {}
+    first = await check_cited_claim(
+        CONTRADICTED, TRIAL, gateway=gateway, settings=settings, judge=RuleJudge(), texts=texts
+    )
+    second = await check_cited_claim(
+        SUPPORTED, TRIAL, gateway=gateway, settings=settings, judge=RuleJudge(), texts=texts
+    )
+    assert first.status == "contradicted" and second.status != "unchecked"
+    assert len(fetches) == 1, fetches  # one download and conversion for both sentences
+    # Without a shared memo (a single `cite --paper`), each call fetches.
+    await check_cited_claim(SUPPORTED, TRIAL, gateway=gateway, settings=settings, judge=RuleJudge())
+    assert len(fetches) == 2

@@ -256,12 +256,13 @@ async def _run(
     gate = asyncio.Semaphore(PARALLEL_PAPERS)
 
     async def one_paper(group: list[_Pair]) -> None:
+        texts: dict[str, Any] = {}  # the paper's text, fetched once for all its citing sentences
         async with gate:
             for pair in group:
                 pair.trail = ClaimTrail(item=f"claim {pair.claims[0]}")
                 check = await check_cited_claim(
                     pair.sentence, pair.paper, gateway=gateway, settings=settings, judge=judge,
-                    reasoner=reasoner, trail=pair.trail,
+                    reasoner=reasoner, trail=pair.trail, texts=texts,
                 )  # fmt: skip
                 pair.result = check.as_json()
 

@@ -69,7 +69,7 @@ from aletheia.pipeline.claim_types import (
     RetriesExhausted,
     TriangulationConflict,
 )
-from aletheia.pipeline.fulltext import Converter, fetch_paper_text
+from aletheia.pipeline.fulltext import Converter, FetchedText, fetch_paper_text
 from aletheia.pipeline.fulltext_signals import cited_text_signals
 from aletheia.pipeline.llm import ClaimReasoner, LLMError
 
@@ -169,6 +169,9 @@ class StageEnv:
     trail: ClaimTrail
     convert: Converter | None = None  # None: `convert_document` in a thread of this process
     failures: list[str] = field(default_factory=list)  # sources that failed, for the queue's deferrals
+    # Texts fetched in this run, by candidate key: the cited sentences of one paper
+    # (`cited_claims`) are judged against one download and one conversion, not one each.
+    texts: dict[str, FetchedText] | None = None
 
 
 def _summaries(
@@ -273,7 +276,11 @@ async def _stage_candidates(state: ClaimState, env: StageEnv) -> None:
 async def _stage_text(state: ClaimState, env: StageEnv) -> None:
     assert state.ranking is not None
     candidate = state.ranking.ranked[len(state.attempts)]
-    fetched = await fetch_paper_text(env.gateway, candidate.record, convert=env.convert)
+    fetched = env.texts.get(candidate.key) if env.texts is not None else None
+    if fetched is None:
+        fetched = await fetch_paper_text(env.gateway, candidate.record, convert=env.convert)
+        if env.texts is not None:
+            env.texts[candidate.key] = fetched
     origin = fetched.paper.origin if fetched.paper else None
     env.trail.add(
         CLAIM_TEXT, {"candidate": candidate.key, "origin": origin, "attempts": list(fetched.attempts)}

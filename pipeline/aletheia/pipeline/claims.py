@@ -75,7 +75,7 @@ from aletheia.pipeline.claim_steps import (
 )
 from aletheia.pipeline.claim_tools import ClaimTools, citation_transparency, outcome_as_dict
 from aletheia.pipeline.claim_types import Citation, ConflictReport, ExtractedClaim, Ranking
-from aletheia.pipeline.fulltext import Converter, convert_document, fetch_paper_text
+from aletheia.pipeline.fulltext import Converter, FetchedText, convert_document, fetch_paper_text
 from aletheia.pipeline.llm import LLM, ClaimReasoner, LLMError, reasoner_from_settings
 from aletheia.pipeline.llm_paced import paced_reasoner
 
@@ -235,6 +235,7 @@ async def check_cited_claim(
     judge: ClaimJudge | None = None,
     convert: Converter | None = None,
     trail: ClaimTrail | None = None,
+    texts: dict[str, FetchedText] | None = None,
 ) -> CitedClaimCheck:
     """Judge `claim` against the paper it cites (`paper`: DOI, arXiv id or PMID) with the same judge
     as `verify_and_cite`; nothing is searched for and no artifact is written."""
@@ -259,7 +260,7 @@ async def check_cited_claim(
             extracted=ExtractedClaim(assertion=claim, queries=(), terms=()),
             ranking=Ranking(ranked=(named,), queries=(), iterations=0, ranker="named"),
         )
-        await read_and_judge(state, StageEnv(gateway, reasoner, judge, trail, convert=convert))
+        await read_and_judge(state, StageEnv(gateway, reasoner, judge, trail, convert=convert, texts=texts))
     except LLMError as exc:
         trail.add(CLAIM_DECISION, {"cited": False, "refusal": "unchecked", "detail": str(exc)})
         return CitedClaimCheck(claim, paper, "unchecked", f"the model could not be asked: {exc}")
