@@ -177,3 +177,67 @@ def test_a_claims_text_job_renders_its_own_html(runtime: Runtime, tmp_path: Path
 
     trail = audit_log_for(runtime).verify_job(job_id)
     assert trail.intact and trail.events > 0 and trail.committed_events == trail.events
+
+
+class ListSink:
+    def __init__(self) -> None:
+        self.references: list[dict[str, Any]] = []
+        self.summaries: list[dict[str, Any]] = []
+
+    def reference(self, entry: dict[str, Any]) -> None:
+        self.references.append(entry)
+
+    def summary(self, summary: dict[str, Any]) -> None:
+        self.summaries.append(summary)
+
+
+def run_in_process(runtime: Runtime, refs: list[CitedReference]) -> dict[str, Any]:
+    import asyncio
+
+    from aletheia.pipeline.verify import verify_to_sink
+
+    sink = ListSink()
+    summary = asyncio.run(verify_to_sink(runtime, refs, sink, input_description={"inputs": ["t"]}))
+    assert sink.summaries == [summary.as_json()]
+    return summary.as_json()
+
+
+def test_the_report_of_an_in_process_run_keeps_its_gateways_counters(runtime: Runtime) -> None:
+    """Issue 22 (one engine, the step taken): `aletheia report` of a job `aletheia verify` ran reads
+    the same summary, built by the same functions from the stored rows and the counters the run's
+    gateway stored, instead of losing requests, rate_limited and cache_hits."""
+    refs = [CitedReference(key="a", title="One paper"), CitedReference(key="b", title="Another paper")]
+    in_process = run_in_process(runtime, refs)
+    assert in_process["requests"] and in_process["sources"]
+    assert all("cache_hits" in entry and "rate_limited" in entry for entry in in_process["sources"].values())
+    reported = service.job_summary(runtime, in_process["job_id"])
+    assert reported.pop("status") == "done"
+    assert reported == in_process
+
+
+def test_both_paths_tally_the_same_verdicts_alike(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same outcomes, in process and queued: the same counts, transparency and affected sources
+    (`VerifySummary.add` and `verify.sources_block` for both)."""
+    from aletheia.pipeline import verify
+
+    async def scripted(cited: CitedReference, _gateway: Any, *, current_year: int) -> ReferenceOutcome:
+        return await nobody_answers(cited)
+
+    monkeypatch.setattr(verify, "verify_reference", scripted)
+    in_process = run_in_process(
+        runtime, [CitedReference(key="a", title="one"), CitedReference(key="b", title="two")]
+    )
+    queued = service.job_summary(runtime, run_job(runtime, "a|one\nb|two\n", nobody_answers))
+    same = (
+        "total",
+        "by_verdict",
+        "flagged",
+        "by_verification_status",
+        "by_tier",
+        "problems",
+        "logic_version",
+    )
+    assert {k: queued.get(k) for k in same} == {k: in_process.get(k) for k in same}
+    for name in ("crossref", "openalex"):
+        for key in ("affected", "affected_verdicts"):
+            assert queued["sources"][name][key] == in_process["sources"][name][key]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence
@@ -26,8 +26,7 @@ from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
 from aletheia.pipeline.claim_audit import CLAIM_EVENT_KINDS, ClaimReplay, replay_claim_events
 from aletheia.pipeline.jobs.kinds import JobKind
 from aletheia.storage.audit_log import AuditLog
-from aletheia.storage.db import session_factory
-from aletheia.storage.models import Item, Job, VerdictRow
+from aletheia.storage.stores import JobStore
 
 
 @dataclass(frozen=True)
@@ -112,11 +111,10 @@ CLAIM_KINDS = (JobKind.CLAIM, JobKind.CLAIMS_TEXT)  # replayed from their trails
 
 
 def job_kind(engine: Engine, job_id: str) -> str:
-    with session_factory(engine)() as s:
-        job = s.get(Job, job_id)
-        if job is None:
-            raise JobNotFoundError(job_id)
-        return job.kind
+    job = JobStore(engine).job(job_id)
+    if job is None:
+        raise JobNotFoundError(job_id)
+    return job.kind
 
 
 def replay_claim_job(engine: Engine, job_id: str) -> ClaimReplay:
@@ -132,21 +130,11 @@ def replay_claim_job(engine: Engine, job_id: str) -> ClaimReplay:
 
 def replay_job(engine: Engine, job_id: str) -> ReplayReport:
     """Recompute the newest stored verdict of every item of the job; nothing is written."""
-    sessions = session_factory(engine)
     report = ReplayReport(job_id)
-    with sessions() as s:
-        if s.get(Job, job_id) is None:
-            raise JobNotFoundError(job_id)
-        rows = s.execute(
-            select(Item, VerdictRow)
-            .outerjoin(VerdictRow, VerdictRow.item_id == Item.id)
-            .where(Item.job_id == job_id)
-            .order_by(Item.position, VerdictRow.decided_at, VerdictRow.id)
-        ).all()
-    newest: dict[str, tuple[Item, VerdictRow | None]] = {}
-    for found_item, found_row in rows:
-        newest[found_item.id] = (found_item, found_row)  # ordered by decision time: the last one wins
-    for item, row in sorted(newest.values(), key=lambda pair: pair[0].position):
+    jobs = JobStore(engine)
+    if jobs.job(job_id) is None:
+        raise JobNotFoundError(job_id)
+    for item, row in jobs.newest_verdicts(job_id):
         label = f"#{item.position} {item.key}"
         if item.kind != "reference":
             continue

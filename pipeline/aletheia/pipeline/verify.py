@@ -48,6 +48,18 @@ class VerifySummary:
     job_id: str | None = None
     # Signals of the input documents themselves (a paper given as input: `document_signals`)
     document_signals: list[dict[str, Any]] = field(default_factory=list)
+    # Per source, the verdicts that needed it when it could not be asked (`sources_block`)
+    affected: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def add(self, verdict: Verdict) -> None:
+        """Count one verdict: both paths tally through here (the in-process run as it streams, the
+        queued report from the stored rows, `jobs/reports.py`)."""
+        self.total += 1
+        self.by_verdict[verdict.status.value] += 1
+        self.flagged += int(verdict.flagged)
+        self.transparency.add(verdict)
+        for source in verdict.sources_unavailable:
+            self.affected.setdefault(source.value, Counter())[verdict.status.value] += 1
 
     def as_json(self) -> dict[str, Any]:
         extra = {"document_signals": self.document_signals} if self.document_signals else {}
@@ -158,7 +170,7 @@ class Recorder:
             self.job_id,
             [(pos, o.cited.key, "reference", o.cited.model_dump(mode="json")) for pos, o in self.pending],
         )
-        by_pos = self._item_ids([pos for pos, _ in self.pending])
+        by_pos = jobs.item_ids_at(self.job_id, [pos for pos, _ in self.pending])
         for pos, o in self.pending:
             jobs.record_verdict(
                 self.job_id,
@@ -168,37 +180,37 @@ class Recorder:
             )
         self.pending = []
 
-    def _item_ids(self, positions: list[int]) -> dict[int, str]:
-        """Item ids of these positions only: reading the whole job's items at every flush made a
-        100,000-entry job quadratic in time and its memory grow with the input."""
-        from sqlalchemy import select
-
-        from aletheia.storage.models import Item
-
-        with self.runtime.jobs.sessions() as s:
-            rows = s.execute(
-                select(Item.position, Item.id).where(Item.job_id == self.job_id, Item.position.in_(positions))
-            )
-            return {int(position): str(item_id) for position, item_id in rows}
-
     def commit(self) -> None:
         """Commit the job's Merkle root, and the global root when one is due."""
         commit_job_trail(self.runtime, self.job_id)
 
 
-def sources_summary(gateway: SourceGateway, affected: dict[str, Counter[str]]) -> dict[str, dict[str, Any]]:
-    """Per source: its counters and state, and the verdicts its unavailability affected (the
-    references that list it in `sources_unavailable`, counted by verdict)."""
+# The counters of one source in `summary.sources`, besides the verdicts its absence affected.
+COUNTER_FIELDS = ("requests", "errors", "status", "rate_limited", "cache_hits", "requests_by_kind")
+
+
+def gateway_counters(gateway: SourceGateway) -> dict[str, dict[str, Any]]:
+    """Per source, what the in-process run's one gateway counted: requests sent, errors, 429s,
+    cache hits, requests by kind, and the source's state."""
+    return {
+        name: {"requests": st.requests, "errors": st.errors, "status": st.status,
+               "rate_limited": st.rate_limited, "cache_hits": st.cache_hits,
+               "requests_by_kind": requests_by_kind(st)}
+        for name, st in gateway.stats().items()
+    }  # fmt: skip
+
+
+def sources_block(
+    counters: dict[str, dict[str, Any]], affected: dict[str, Counter[str]]
+) -> dict[str, dict[str, Any]]:
+    """`summary.sources`, built here for both paths: per source its counters (`COUNTER_FIELDS`) and
+    the verdicts its unavailability affected (the references that list it in
+    `sources_unavailable`, counted by verdict)."""
     out: dict[str, dict[str, Any]] = {}
-    for name, st in gateway.stats().items():
+    for name, counted in counters.items():
         hit = affected.get(name, Counter())
         out[name] = {
-            "requests": st.requests,
-            "errors": st.errors,
-            "status": st.status,
-            "rate_limited": st.rate_limited,
-            "cache_hits": st.cache_hits,
-            "requests_by_kind": requests_by_kind(st),
+            **{key: counted.get(key, 0) for key in COUNTER_FIELDS},
             "affected": sum(hit.values()),
             "affected_verdicts": dict(sorted(hit.items())),
         }
@@ -235,7 +247,6 @@ async def verify_to_sink(
     runtime.jobs.set_job_status(job_id, JobStatus.RUNNING)
     recorder = Recorder(runtime, job_id)
     predatory = refresh_predatory_list(runtime.jobs.engine)  # the list `aletheia library predatory` loaded
-    affected: dict[str, Counter[str]] = {}
     try:
         async with runtime.gateway() as gateway:
             position = 0
@@ -243,16 +254,11 @@ async def verify_to_sink(
                 refs, gateway, concurrency=concurrency, current_year=current_year, problems=summary.problems
             ):
                 position += 1
-                summary.total += 1
-                summary.by_verdict[outcome.verdict.status.value] += 1
-                summary.flagged += int(outcome.verdict.flagged)
-                summary.transparency.add(outcome.verdict)
-                for source in outcome.verdict.sources_unavailable:
-                    affected.setdefault(source.value, Counter())[outcome.verdict.status.value] += 1
+                summary.add(outcome.verdict)
                 recorder.add(position, outcome)
                 await remember_verified(runtime, outcome)
                 sink.reference(reference_json(outcome, predatory=predatory))
-            summary.sources = sources_summary(gateway, affected)
+            summary.sources = sources_block(gateway_counters(gateway), summary.affected)
             summary.document_signals = list(documents.signals) if documents is not None else []
             summary.requests = request_figures(gateway.stats(), summary.total)
         recorder.flush()

@@ -15,8 +15,6 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, update
-
 from aletheia.core.records import RetractionKind
 from aletheia.pipeline.audit import (
     audit_log_for,
@@ -27,7 +25,8 @@ from aletheia.pipeline.jobs.submission import (
     submit_sweep,
 )
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.models import ArtifactRow, Job, Repository
+from aletheia.storage.models import Job
+from aletheia.storage.repositories import RepositoryStore
 
 logger = logging.getLogger(__name__)
 
@@ -35,9 +34,8 @@ logger = logging.getLogger(__name__)
 def start_audit(ctx: ServiceContext, *, submitted_by: str = "beat") -> str | None:
     """The weekly audit: one sweep over every registered repository and every repository holding a
     stored artifact."""
-    with ctx.runtime.jobs.sessions() as s:
-        paths = set(s.scalars(select(Repository.path)))
-        paths |= set(s.scalars(select(ArtifactRow.repository).where(ArtifactRow.kind == "citation")))
+    repositories = RepositoryStore(ctx.runtime.jobs.engine)
+    paths = repositories.audited_paths()
     # A claim job without a repository writes its artifact into its own report folder: that folder
     # is a job's output, not a repository to audit.
     reports = ctx.settings.reports_path().resolve()
@@ -48,8 +46,7 @@ def start_audit(ctx: ServiceContext, *, submitted_by: str = "beat") -> str | Non
     job_id = submit_sweep(
         ctx.runtime, ctx.dispatcher, existing, submitted_by=submitted_by, kind=JobKind.AUDIT, register=False
     )
-    with ctx.runtime.jobs.sessions.begin() as s:
-        s.execute(update(Repository).where(Repository.path.in_(existing)).values(last_audit_job=job_id))
+    repositories.mark_audited(existing, job_id)
     return job_id
 
 

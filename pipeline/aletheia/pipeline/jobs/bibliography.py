@@ -11,8 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import case, update
-
 from aletheia.core.bibliography.problems import InputError, InputProblem
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference
@@ -44,7 +42,7 @@ from aletheia.pipeline.jobs.sweeps import (
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import remember_verified
 from aletheia.storage.leases import LeaseStore
-from aletheia.storage.models import Item, ItemStatus, Job, JobStatus, utcnow
+from aletheia.storage.models import ItemStatus, Job, JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -174,12 +172,7 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
             if check.signals:
                 rt.jobs.set_summary(job_id, {"document_signals": check.signals})
             rt.jobs.add_items(job_id, rows)
-            with rt.jobs.sessions.begin() as s:  # problems are settled at once: nothing to verify
-                s.execute(
-                    update(Item)
-                    .where(Item.job_id == job_id, Item.kind == "problem")
-                    .values(status=ItemStatus.FAILED, error="input problem")
-                )
+            rt.jobs.settle_problem_items(job_id)  # problems are settled at once: nothing to verify
         _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
         pending = [it for it in rt.jobs.items(job_id) if it.status in UNSETTLED]
         logger.info("job expanded", extra={"items": len(pending)})
@@ -242,16 +235,7 @@ async def _as_coroutine(awaitable: Awaitable[T]) -> T:
 
 def _requeue_item(runtime: Runtime, item_id: str) -> None:
     # A deferral is not an attempt: give back the one `mark_item(RUNNING)` counted.
-    with runtime.jobs.sessions.begin() as s:
-        s.execute(
-            update(Item)
-            .where(Item.id == item_id, Item.status == ItemStatus.RUNNING)
-            .values(
-                status=ItemStatus.PENDING,
-                attempts=case((Item.attempts > 0, Item.attempts - 1), else_=0),
-                updated_at=utcnow(),
-            )
-        )
+    runtime.jobs.requeue_item(item_id)
 
 
 def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *, final: bool) -> bool:

@@ -15,8 +15,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import update
-
 from aletheia.config import Settings
 from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
@@ -249,11 +247,9 @@ def _job(runtime: Runtime, job_id: str) -> Job:
 
 def _transition(runtime: Runtime, job_id: str, source: str, target: str) -> bool:
     """Compare-and-set of the job's status: only one of two racing steps wins a transition."""
-    values: dict[str, Any] = {"status": target}
+    values: dict[str, Any] = {}
     if target == JobStatus.RUNNING:
         values["started_at"] = utcnow()
     if target in FINISHED:
         values["finished_at"] = utcnow()
-    with runtime.jobs.sessions.begin() as s:
-        result = s.execute(update(Job).where(Job.id == job_id, Job.status == source).values(**values))
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+    return runtime.jobs.transition(job_id, source, target, **values)

@@ -9,11 +9,9 @@ submits again would get the work twice), and the producer is told (`BrokerUnavai
 
 from __future__ import annotations
 
-from sqlalchemy import update
-
 from aletheia.pipeline.jobs.context import Dispatcher
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.models import Job, JobStatus, utcnow
+from aletheia.storage.models import JobStatus, utcnow
 
 NEVER_ENQUEUED = "never enqueued"
 
@@ -46,10 +44,6 @@ def enqueue_first_step(runtime: Runtime, dispatcher: Dispatcher, task: str, job_
 
 def mark_never_enqueued(runtime: Runtime, job_id: str, exc: BrokerUnavailable) -> bool:
     """`queued` -> `failed` (compare-and-set: a job some worker did start is left alone)."""
-    with runtime.jobs.sessions.begin() as s:
-        result = s.execute(
-            update(Job)
-            .where(Job.id == job_id, Job.status == JobStatus.QUEUED)
-            .values(status=JobStatus.FAILED, finished_at=utcnow(), error=f"{NEVER_ENQUEUED}: {exc}")
-        )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+    return runtime.jobs.transition(
+        job_id, JobStatus.QUEUED, JobStatus.FAILED, finished_at=utcnow(), error=f"{NEVER_ENQUEUED}: {exc}"
+    )

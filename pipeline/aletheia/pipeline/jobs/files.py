@@ -6,38 +6,20 @@ serialised by its lock (across hosts on PostgreSQL).
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import text
-
 from aletheia.pipeline.atomic_files import write_atomically
 from aletheia.pipeline.audit import audit_log_for, record_artifact_written
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.models import ArtifactRow, utcnow
-
-_LOCAL_REPOSITORY_LOCKS: dict[str, threading.Lock] = {}
-_LOCAL_LOCKS_GUARD = threading.Lock()
+from aletheia.storage.repositories import RepositoryStore
 
 
 @contextmanager
 def repository_lock(runtime: Runtime, repository: str) -> Iterator[None]:
-    """Serialise writes for one repository path: across hosts on PostgreSQL (an advisory lock held
-    for the transaction), within the process otherwise (SQLite is single-host anyway)."""
-    engine = runtime.jobs.engine
-    if engine.dialect.name == "postgresql":
-        with engine.begin() as conn:
-            conn.execute(
-                text("SELECT pg_advisory_xact_lock(hashtext(:repo))"),
-                {"repo": f"aletheia-writer:{repository}"},
-            )
-            yield
-        return
-    with _LOCAL_LOCKS_GUARD:
-        lock = _LOCAL_REPOSITORY_LOCKS.setdefault(repository, threading.Lock())
-    with lock:
+    """Serialise writes for one repository path (the store's lock: advisory on PostgreSQL)."""
+    with RepositoryStore(runtime.jobs.engine).lock(repository):
         yield
 
 
@@ -58,17 +40,7 @@ def record_artifact(
     runtime: Runtime, job_id: str, repository: str, path: Path, kind: str, digest: str
 ) -> None:
     """Record a written file by path (idempotent) and append `artifact_written` to the job's trail."""
-    from aletheia.storage.db import upsert
-
-    with runtime.jobs.sessions.begin() as s:
-        upsert(
-            s,
-            ArtifactRow.__table__,
-            [{"job_id": job_id, "repository": repository, "path": str(path), "kind": kind,
-              "content_hash": digest, "written_at": utcnow()}],
-            conflict=["repository", "path"],
-            update=["job_id", "kind", "content_hash", "written_at"],
-        )  # fmt: skip
+    RepositoryStore(runtime.jobs.engine).record_artifact(job_id, repository, str(path), kind, digest)
     record_artifact_written(
         audit_log_for(runtime),
         job_id,

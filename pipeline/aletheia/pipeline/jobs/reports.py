@@ -29,7 +29,7 @@ from aletheia.pipeline.jobs.sweeps import (
 )
 from aletheia.pipeline.report import BibtexSink, reference_json, render_html
 from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.verify import VerifySummary
+from aletheia.pipeline.verify import VerifySummary, sources_block
 from aletheia.storage.models import Item, Job, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -43,25 +43,26 @@ def job_summary(runtime: Runtime, job_id: str) -> dict[str, Any]:
 
 
 def bibliography_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
-    """Counts by verdict, input problems and, as the in-process run reports them, which sources
-    could not be asked and the verdicts that needed them (`sources`: a partial run never reads as
-    a clean one)."""
+    """Counts by verdict, input problems and which sources could not be asked and the verdicts that
+    needed them (`sources`: a partial run never reads as a clean one), tallied and built by the
+    functions the in-process run uses (`VerifySummary.add`, `verify.sources_block`). The counters
+    of `sources` and `requests` are those the in-process run stored (its one gateway counted them);
+    a queued job has no one gateway, so its counters come from the stored evidence."""
     summary = VerifySummary(job_id=job.id)
-    affected: dict[str, Counter[str]] = {}
     evidences: list[Evidence] = []
     for item, row in runtime.jobs.verdicts(job.id):
         if item.kind == "problem":
             summary.problems.append(InputProblem.model_validate(item.payload))
         elif row is not None:
-            verdict = Verdict.model_validate(row.verdict)
-            summary.total += 1
-            summary.by_verdict[verdict.status.value] += 1
-            summary.flagged += int(verdict.flagged)
-            summary.transparency.add(verdict)
-            for source in verdict.sources_unavailable:
-                affected.setdefault(source.value, Counter())[verdict.status.value] += 1
+            summary.add(Verdict.model_validate(row.verdict))
             evidences.append(Evidence.model_validate(row.evidence))
-    summary.sources = stored_sources_summary(evidences, affected)
+    stored = job.summary or {}
+    if stored.get("requests") and isinstance(stored.get("sources"), dict):  # measured in process
+        counters = {name: dict(entry) for name, entry in stored["sources"].items()}
+        summary.requests = stored["requests"]
+    else:
+        counters = evidence_counters(evidences, summary.affected)
+    summary.sources = sources_block(counters, summary.affected)
     out = summary.as_json()
     out["status"] = job.status
     if job.summary and job.summary.get("document_signals"):  # stored at expansion (document_signals)
@@ -71,13 +72,14 @@ def bibliography_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
     return out
 
 
-def stored_sources_summary(
+def evidence_counters(
     evidences: list[Evidence], affected: dict[str, Counter[str]]
 ) -> dict[str, dict[str, Any]]:
-    """`summary.sources` from the stored evidence, in the shape `verify.sources_summary` gives from
-    a gateway's counters: the queued service has no one gateway per job, but every answer a source
-    gave (or failed to give) is in the evidence. A source is `unavailable` when it never answered,
-    `degraded` when some of its answers failed."""
+    """A queued job's counters for `verify.sources_block`, from the stored evidence: the queued
+    service has no one gateway per job, but every answer a source gave (or failed to give) is in the
+    evidence; `requests` counts answers, and the figures only a gateway sees (429s, cache hits,
+    requests by kind) are 0. A source is `unavailable` when it never answered, `degraded` when
+    some of its answers failed."""
     answered: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     for evidence in evidences:
@@ -95,8 +97,6 @@ def stored_sources_summary(
             "rate_limited": 0,
             "cache_hits": 0,
             "requests_by_kind": {},
-            "affected": sum(hit.values()),
-            "affected_verdicts": dict(sorted(hit.items())),
         }
     return out
 

@@ -14,7 +14,6 @@ from aletheia.pipeline.jobs.context import Dispatcher
 from aletheia.pipeline.jobs.enqueue import enqueue_first_step
 from aletheia.pipeline.jobs.kinds import JobKind, kind_record
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.models import Repository, utcnow
 
 
 @dataclass(frozen=True)
@@ -148,8 +147,6 @@ def submit_sweep(
 
 
 def register_repositories(runtime: Runtime, paths: Iterable[str]) -> None:
-    from aletheia.storage.db import upsert
+    from aletheia.storage.repositories import RepositoryStore
 
-    rows = [{"path": p, "registered_at": utcnow()} for p in paths]
-    with runtime.jobs.sessions.begin() as s:
-        upsert(s, Repository.__table__, rows, conflict=["path"], update=[])
+    RepositoryStore(runtime.jobs.engine).register(paths)

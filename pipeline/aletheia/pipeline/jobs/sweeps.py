@@ -9,8 +9,6 @@ import os
 import uuid
 from pathlib import Path
 
-from sqlalchemy import select
-
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _transition
 from aletheia.pipeline.jobs.kinds import RENDER_REPORT, START_BIBLIOGRAPHY, JobKind, kind_record
@@ -100,8 +98,7 @@ def start_sweep(ctx: ServiceContext, job_id: str) -> None:
 
 
 def children(runtime: Runtime, job_id: str) -> list[Job]:
-    with runtime.jobs.sessions() as s:
-        return list(s.scalars(select(Job).where(Job.parent_id == job_id).order_by(Job.created_at, Job.id)))
+    return runtime.jobs.children(job_id)
 
 
 def _maybe_finish_parent(ctx: ServiceContext, parent_id: str) -> None:
