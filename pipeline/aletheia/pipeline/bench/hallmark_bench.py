@@ -294,6 +294,27 @@ def score(
     }
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """The entries (first `limit`), their universe, where each real paper came from, and the
+    entries read as references (the rest are input problems)."""
+
+    entries: list[dict[str, Any]]
+    records: list[dict[str, Any]]
+    coverage: dict[str, str]
+    refs: list[Any]
+    problems: dict[str, str]
+
+
+def prepare(dataset: Path = DATASET, limit: int | None = None) -> Prepared:
+    entries = load(dataset)
+    if limit is not None:
+        entries = entries[:limit]
+    records, coverage = build_universe(entries)
+    refs, problems = parse_entries(entries)
+    return Prepared(entries, records, coverage, refs, problems)
+
+
 def run(
     *,
     limit: int | None = None,
@@ -301,11 +322,9 @@ def run(
     dataset: Path = DATASET,
     report_misses: Path | None = None,
 ) -> dict[str, Any]:
-    entries = load(dataset)
-    if limit is not None:
-        entries = entries[:limit]
-    records, coverage = build_universe(entries)
-    refs, problems = parse_entries(entries)
+    prepared = prepare(dataset, limit)
+    entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
+    refs, problems = prepared.refs, prepared.problems
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
         universe_path = Path(tmp) / "hallmark-universe.jsonl"
         universe_from_records(records, universe_path)

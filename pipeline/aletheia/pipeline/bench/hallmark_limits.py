@@ -29,9 +29,7 @@ from aletheia.pipeline.bench.common import (
 from aletheia.pipeline.bench.hallmark_bench import (
     DATASET,
     INPUT_PROBLEM,
-    build_universe,
-    load,
-    parse_entries,
+    prepare,
     score,
 )
 from aletheia.pipeline.bench.sources_bench import bound_at_rate, documented_buckets, requests_made
@@ -60,11 +58,9 @@ def run(
     dataset: Path = DATASET,
     verdicts_path: Path | None = None,
 ) -> dict[str, Any]:
-    entries = load(dataset)
-    if limit is not None:
-        entries = entries[:limit]
-    records, coverage = build_universe(entries)
-    refs, problems = parse_entries(entries)
+    prepared = prepare(dataset, limit)
+    entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
+    refs, problems = prepared.refs, prepared.problems
     config = (
         SimulatorConfig.sliding_window(arrival_jitter_ms=jitter_ms)
         if sliding_window
