@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 REDIS_HOST, REDIS_PORT, REDIS_DB = "127.0.0.1", 6379, 14
@@ -31,6 +31,15 @@ ALETHEIA = [str(Path(sys.executable).parent / "aletheia")]
 
 class Unavailable(RuntimeError):
     """Redis or PostgreSQL is not there: tests skip (or fail in CI)."""
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test, or fail it in CI, where every service must be there."""
+    import pytest
+
+    if IN_CI:
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 def check_redis(host: str = REDIS_HOST, port: int = REDIS_PORT) -> None:
@@ -67,6 +76,16 @@ def fresh_database(name: str) -> str:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
     return f"postgresql://postgres@127.0.0.1:5432/{name}"
+
+
+def queue_database(name: str) -> str:
+    """The machine's Redis answers and a fresh PostgreSQL database `name` is there; the test skips
+    (fails in CI) otherwise."""
+    try:
+        check_redis()
+        return fresh_database(name)
+    except Unavailable as exc:
+        unavailable(f"the queue tests need Redis and PostgreSQL in CI: {exc}" if IN_CI else str(exc))
 
 
 def free_port() -> int:
@@ -193,6 +212,15 @@ class Stack:
                 process.wait(timeout=10)
             self.workers.pop(name)
             self.logs.pop(name).close()
+
+    def restart_exited(self, pools: dict[str, list[str]]) -> None:
+        """Start again each named worker that has exited, as a supervisor (compose `restart:
+        unless-stopped`) would; retrieval with 4 threads, the others with 2."""
+        for name, queues in pools.items():
+            if self.workers[name].poll() is not None:
+                self.workers.pop(name)
+                self.logs.pop(name).close()
+                self.start_worker(name, queues, concurrency=4 if name == "retrieval" else 2)
 
     def log_tail(self, name: str, lines: int = 40) -> str:
         path = self.workdir / f"{name}.log"

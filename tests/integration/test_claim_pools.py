@@ -29,13 +29,10 @@ from aletheia.pipeline.jobs.kinds import (
 )
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from tests.integration.queue_stack import (
-    IN_CI,
     REDIS_DB,
     Stack,
-    Unavailable,
-    check_redis,
     flush_redis_db,
-    fresh_database,
+    queue_database,
     stack_env,
 )
 from tests.integration.test_queue_service import sql, wait_for
@@ -68,13 +65,7 @@ SOURCES = ("semantic_scholar", "openalex", "arxiv", "crossref", "pubmed")
 
 @pytest.fixture(scope="module")
 def database_url() -> str:
-    try:
-        check_redis()
-        return fresh_database("aletheia_claim_pools_test")
-    except Unavailable as exc:
-        if IN_CI:
-            pytest.fail(f"the queue tests need Redis and PostgreSQL in CI: {exc}")
-        pytest.skip(str(exc))
+    return queue_database("aletheia_claim_pools_test")
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.queue_stack import IN_CI, PrivateRedis, Unavailable, fresh_database
+from tests.integration.queue_stack import PrivateRedis, Unavailable, fresh_database, unavailable
 
 pytestmark = [
     pytest.mark.integration,
@@ -69,9 +69,7 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
         database = fresh_database(f"ops_start_{uuid.uuid4().hex[:8]}")
     except (OSError, Unavailable) as exc:
         redis.kill()
-        if IN_CI:
-            pytest.fail(str(exc))
-        pytest.skip(str(exc))
+        unavailable(str(exc))
     base = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
     yield base | {
         "ALETHEIA_STATE_DIR": str(tmp_path / "state"),

@@ -13,7 +13,6 @@ A Redis and a PostgreSQL of their own (free ports), so stopping them disturbs no
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -24,40 +23,20 @@ import pytest
 from aletheia.sources.simulator import SimulatorConfig
 from aletheia.sources.simulator.server import SimulatorServer
 from aletheia.sources.simulator.universe import Universe
+from tests.integration.job_checks import assert_complete_without_duplicates, count, sql, wait_for
 from tests.integration.private_postgres import PrivatePostgres
 from tests.integration.queue_stack import (
-    IN_CI,
     PrivateRedis,
     Stack,
-    Unavailable,
     bibtex_for,
     make_universe,
     stack_env,
 )
-from tests.integration.test_process_faults import assert_complete_without_duplicates, count, sql, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(420)]
 
 WORKS = make_universe(80, seed="o")
 ALL_QUEUES = ["control", "parsing", "retrieval", "evidence", "writer"]
-
-
-def unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PrivatePostgres]:
-    try:
-        pg = PrivatePostgres()
-        pg.init()
-        pg.start()
-    except (Unavailable, OSError, subprocess.SubprocessError) as exc:
-        unavailable(f"cannot run a private PostgreSQL: {exc}")
-    yield pg
-    pg.remove()
 
 
 @pytest.fixture(scope="module")
@@ -68,17 +47,6 @@ def simulator() -> Iterator[SimulatorServer]:
     )
     with SimulatorServer(Universe.from_records(WORKS), config) as server:
         yield server
-
-
-@pytest.fixture
-def redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path)
-    try:
-        server.start()
-    except (OSError, Unavailable) as exc:
-        unavailable(f"no redis-server to run a private broker: {exc}")
-    yield server
-    server.kill()
 
 
 @pytest.fixture

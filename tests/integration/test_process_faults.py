@@ -13,27 +13,23 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from aletheia.pipeline.inputs import extract_pdf_references
 from aletheia.sources.simulator import SimulatorConfig
 from aletheia.sources.simulator.server import SimulatorServer
 from aletheia.sources.simulator.universe import Universe
+from tests.integration.job_checks import assert_complete_without_duplicates, count, job_status, wait_for
 from tests.integration.pdfs import text_pdf
 from tests.integration.private_postgres import PrivatePostgres
 from tests.integration.queue_stack import (
-    IN_CI,
     PrivateRedis,
     Stack,
-    Unavailable,
     bibtex_for,
     make_universe,
     stack_env,
@@ -45,24 +41,6 @@ WORKS = make_universe(120, seed="p")
 VISIBILITY = 8  # seconds: a killed worker's messages come back quickly
 
 
-def unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PrivatePostgres]:
-    try:
-        pg = PrivatePostgres()
-        pg.init()
-        pg.start()
-    except (Unavailable, OSError, subprocess.SubprocessError) as exc:  # no binaries, or initdb refused
-        unavailable(f"cannot run a private PostgreSQL: {exc}")
-    yield pg
-    pg.remove()
-
-
 @pytest.fixture(scope="module")
 def simulator() -> Iterator[SimulatorServer]:
     # Some latency, so a job is still running when a test breaks something.
@@ -71,17 +49,6 @@ def simulator() -> Iterator[SimulatorServer]:
     )
     with SimulatorServer(Universe.from_records(WORKS), config) as server:
         yield server
-
-
-@pytest.fixture
-def redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path)
-    try:
-        server.start()
-    except (OSError, Unavailable) as exc:
-        unavailable(f"no redis-server to run a private broker: {exc}")
-    yield server
-    server.kill()
 
 
 @pytest.fixture
@@ -104,16 +71,6 @@ def stack(
         s.stop()
 
 
-def sql(stack: Stack, query: str, **params: Any) -> list[Any]:
-    url = stack.env["ALETHEIA_DATABASE_URL"].replace("postgresql://", "postgresql+psycopg://")
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return list(conn.execute(text(query), params).all())
-    finally:
-        engine.dispose()
-
-
 def start_pools(stack: Stack, *, separate: tuple[str, ...] = ()) -> None:
     """retrieval (threads); each pool in `separate` in its own process; the rest in one process."""
     stack.start_worker("retrieval", ["retrieval"], concurrency=4)
@@ -125,44 +82,6 @@ def start_pools(stack: Stack, *, separate: tuple[str, ...] = ()) -> None:
     rest = [q for q in ("control", "parsing", "evidence", "writer") if q not in separate]
     stack.start_worker("control", rest, concurrency=2)
     stack.wait_for_workers(["retrieval", "control", *separate])
-
-
-def wait_for(predicate: Any, timeout: float, what: str, step: float = 0.1) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(step)
-
-
-def count(stack: Stack, job_id: str, status: str | None = None) -> int:
-    where = " AND status=:s" if status else ""
-    return int(sql(stack, f"SELECT count(*) FROM items WHERE job_id=:j{where}", j=job_id, s=status)[0][0])  # noqa: S608
-
-
-def job_status(stack: Stack, job_id: str) -> str:
-    return str(sql(stack, "SELECT status FROM jobs WHERE id=:j", j=job_id)[0][0])
-
-
-def assert_complete_without_duplicates(stack: Stack, job_id: str, entries: int) -> None:
-    assert job_status(stack, job_id) == "done"
-    items = sql(stack, "SELECT position, kind, status FROM items WHERE job_id=:j ORDER BY position", j=job_id)
-    assert [p for p, _k, _s in items] == list(range(1, entries + 1)), "items lost or duplicated"
-    assert all(s == "done" for _p, k, s in items if k == "reference")
-    references = sum(1 for _p, k, _s in items if k == "reference")
-    per_item = sql(stack, "SELECT item_id, count(*) FROM verdicts WHERE job_id=:j GROUP BY item_id", j=job_id)
-    assert len(per_item) == references and {n for _i, n in per_item} == {1}, "verdicts lost or duplicated"
-    artifacts = sql(stack, "SELECT path FROM artifacts WHERE job_id=:j ORDER BY path", j=job_id)
-    assert [Path(p).name for (p,) in artifacts] == ["corrected.bib", "report.html", "report.json"]
-    folder = Path(artifacts[0][0]).parent
-    assert sorted(p.name for p in folder.iterdir()) == ["corrected.bib", "report.html", "report.json"]
-    report = json.loads((folder / "report.json").read_text())
-    assert len(report["references"]) == entries
-    # The trail, as the service recorded it, is intact, and replays to the same verdicts.
-    audit = stack.cli("audit-log", "verify", job_id, check=False)
-    assert audit.returncode == 0, audit.stdout + audit.stderr
-    replay = stack.cli("replay", job_id, check=False)
-    assert replay.returncode == 0, replay.stdout
 
 
 def worker_log_has(stack: Stack, name: str, needle: str) -> bool:
@@ -277,14 +196,9 @@ def test_redis_restarted_mid_job(stack: Stack, redis: PrivateRedis, tmp_path: Pa
     # the service a supervisor brings it back (compose `restart: unless-stopped`); the test plays
     # that part, as test_queue_service's restart test does. Under test: nothing lost or doubled.
     time.sleep(3.0)
-    for name, queues in (
-        ("retrieval", ["retrieval"]),
-        ("control", ["control", "parsing", "evidence", "writer"]),
-    ):
-        if stack.workers[name].poll() is not None:
-            stack.workers.pop(name)
-            stack.logs.pop(name).close()
-            stack.start_worker(name, queues, concurrency=4 if name == "retrieval" else 2)
+    stack.restart_exited(
+        {"retrieval": ["retrieval"], "control": ["control", "parsing", "evidence", "writer"]}
+    )
 
     done = stack.cli("wait", job_id, "--timeout", "240", timeout=270)
     assert json.loads(done.stdout)["status"] == "done"

@@ -22,16 +22,14 @@ from aletheia.sources.simulator import SimulatorConfig
 from aletheia.sources.simulator.server import SimulatorServer
 from aletheia.sources.simulator.universe import Universe
 from tests.integration.queue_stack import (
-    IN_CI,
     REDIS_DB,
     PrivateRedis,
     Stack,
     Unavailable,
     bibtex_for,
-    check_redis,
     flush_redis_db,
-    fresh_database,
     make_universe,
+    queue_database,
     stack_env,
 )
 from tests.unit.test_document_signals import spun_pdf
@@ -44,13 +42,7 @@ VISIBILITY = 8  # seconds: a killed worker's messages come back quickly
 
 @pytest.fixture(scope="module")
 def database_url() -> str:
-    try:
-        check_redis()
-        return fresh_database("aletheia_test")
-    except Unavailable as exc:
-        if IN_CI:
-            pytest.fail(f"the queue tests need Redis and PostgreSQL in CI: {exc}")
-        pytest.skip(str(exc))
+    return queue_database("aletheia_test")
 
 
 @pytest.fixture(scope="module")

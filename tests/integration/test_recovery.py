@@ -19,16 +19,12 @@ import pytest
 
 from aletheia.config.settings import Settings
 from aletheia.sources.simulator.server import SimulatorServer
+from tests.integration.job_checks import assert_complete_without_duplicates, count, wait_for
 from tests.integration.private_postgres import PrivatePostgres
 from tests.integration.queue_stack import PrivateRedis, Stack, bibtex_for, stack_env
-from tests.integration.test_process_faults import (  # the private services and the checks they use
+from tests.integration.test_process_faults import (  # the same works, over the same simulator
     WORKS,
-    assert_complete_without_duplicates,
-    count,
-    postgres,  # noqa: F401 - fixture
-    redis,  # noqa: F401 - fixture
     simulator,  # noqa: F401 - fixture
-    wait_for,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(480)]
@@ -39,9 +35,9 @@ FIVE_MINUTES = 300
 @pytest.fixture
 def stack(
     tmp_path: Path,
-    postgres: PrivatePostgres,  # noqa: F811
+    postgres: PrivatePostgres,
     simulator: SimulatorServer,  # noqa: F811
-    redis: PrivateRedis,  # noqa: F811
+    redis: PrivateRedis,
 ) -> Iterator[Stack]:
     database = postgres.create_database(f"recovery_{uuid.uuid4().hex[:8]}")
     env = stack_env(
@@ -92,7 +88,7 @@ def test_a_killed_retrieval_worker_costs_a_lease_not_an_hour(stack: Stack, tmp_p
 
 def test_redis_killed_and_restarted_empty_costs_a_redrive_not_an_hour(
     stack: Stack,
-    redis: PrivateRedis,  # noqa: F811
+    redis: PrivateRedis,
     tmp_path: Path,
 ) -> None:
     start(stack)
@@ -105,12 +101,7 @@ def test_redis_killed_and_restarted_empty_costs_a_redrive_not_an_hour(
     redis.start()
     # A worker may die on the lost connection (kombu); a supervisor restarts it, as compose does.
     time.sleep(3.0)
-    for name, queues in (
-        ("retrieval", ["retrieval"]),
-        ("control", ["control", "parsing", "evidence", "writer"]),
-    ):
-        if stack.workers[name].poll() is not None:
-            stack.workers.pop(name)
-            stack.logs.pop(name).close()
-            stack.start_worker(name, queues, concurrency=4 if name == "retrieval" else 2)
+    stack.restart_exited(
+        {"retrieval": ["retrieval"], "control": ["control", "parsing", "evidence", "writer"]}
+    )
     finish_within_five_minutes(stack, job_id, entries, killed_at)

@@ -38,6 +38,9 @@ def test_a_user_confirmed_work_no_index_holds_is_unverifiable() -> None:
 def test_without_the_confirmation_the_same_reference_is_judged_as_any() -> None:
     v = _verdict("")
     assert v.status is not VerdictStatus.VERIFIED
+    # A report nobody confirmed: the indexes hold reports in part (`unindexed_kind`), not the
+    # user's confirmation.
+    assert Reason.UNINDEXED_KIND in v.reasons and Reason.OUT_OF_SCOPE_TYPE not in v.reasons
     assert not any("confirmed by the user" in n for n in v.notes)
 
 

@@ -62,6 +62,10 @@ def test_a_registry_holding_the_venue_under_an_abbreviation_or_issn_knows_it() -
         VenueStanding.KNOWN,
         VenueStanding.UNSETTLED,  # "SNSL" alone: a registry query of an acronym the table lacks
     )
+    # The registry was asked for the acronym itself and holds it as the abbreviation: known.
+    assert venue_standing(
+        "SNSL", [_answer(VENUE_REGISTRIES[1], Outcome.FOUND, by_acronym, query="SNSL")]
+    ).standing is (VenueStanding.KNOWN)
     by_issn = VenueRecord(source=VENUE_REGISTRIES[2], name="J. Odd. Names", issn=("0028-0836",))
     finding = venue_standing(
         "Journal of Unusual Names",

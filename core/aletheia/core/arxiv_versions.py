@@ -25,17 +25,13 @@ def version_titles(arxiv_id: str, records: Sequence[WorkRecord]) -> dict[int, st
     return out
 
 
-def latest_version(arxiv_id: str, records: Sequence[WorkRecord]) -> int | None:
-    versions = version_titles(arxiv_id, records)
-    return max(versions) if versions else None
+def _unfetched(known: dict[int, str]) -> list[int]:
+    return [v for v in range(1, max(known, default=1)) if v not in known]
 
 
 def versions_to_fetch(arxiv_id: str, records: Sequence[WorkRecord]) -> list[int]:
     """The earlier versions of the paper whose titles are not among the records yet."""
-    known = version_titles(arxiv_id, records)
-    if not known:
-        return []
-    return [v for v in range(1, max(known)) if v not in known]
+    return _unfetched(version_titles(arxiv_id, records))
 
 
 def version_title_evidence(
@@ -52,6 +48,4 @@ def version_title_evidence(
     cited = normalize_title(cited_title)
     if any(normalize_title(t) == cited for t in known.values()):
         return True
-    if versions_to_fetch(arxiv_id, records):
-        return None
-    return False
+    return None if _unfetched(known) else False

@@ -36,10 +36,11 @@ class FieldFacts:
     sources_listing_omitted: int = 0
     year_agrees: bool | None = None
     year_off_by_one: bool = False
-    year_off_by_one_versions: bool = False
     arxiv_version_ahead: bool = False
     venue: VenueRelation | None = None
     venue_similarity: float = 0.0
+    # Every name the sources give the work's venue (`venue_names`), read once per reference.
+    venue_names: tuple[str, ...] = ()
     published_visible: bool = False
     preprint_visible: bool = False  # some record is the preprint (not merely a record without venue)
     book_edition: bool = False  # the work is a book: its years are editions' years (`book_rules`)
@@ -185,7 +186,7 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
             agrees=cited.arxiv_id in ids if ids else None,
         )
     if facts.venue is not None and facts.venue is not VenueRelation.NOT_COMPARABLE:
-        names = venue_names(work.records)
+        names = facts.venue_names
         best = max(names, key=lambda n: venue_similarity(cited.venue or "", n)) if names else None
         agrees = facts.venue is VenueRelation.AGREES
         f.fields["venue"] = FieldEvidence(

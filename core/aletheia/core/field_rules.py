@@ -39,7 +39,7 @@ from aletheia.core.publication import (
     preprint_record,
     preprint_witnesses,
 )
-from aletheia.core.records import CitedReference, SourceName, WorkRecord
+from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.text import normalize_title
 from aletheia.core.title_spelling import misspelt
 from aletheia.core.trust import any_decisive, is_decisive
@@ -119,13 +119,22 @@ def field_facts(
     facts.orcid_conflict = bool(orcid_conflicts(work.records))
     facts.book_edition = any(is_book_record(r) for r in work.records)
     facts.publisher_agrees = publisher_agrees(cited, work.records) if facts.book_edition else None
+    names = facts.venue_names = tuple(venue_names(work.records))
+    if not is_no_venue_claim(cited.venue):
+        facts.published_visible = any(places_published(r) for r in work.records)
+        facts.preprint_visible = any(preprint_record(r) for r in work.records)
+        facts.venue = venue_relation(cited.venue, names)
+        facts.venue_similarity = max((venue_similarity(cited.venue or "", n) for n in names), default=0.0)
+        facts.venue_confirmed_by_dblp = venue_confirmed_by_dblp(cited, work.records)
+        if facts.venue is not VenueRelation.AGREES:
+            facts.venue_finding = venue_standing(cited.venue, venue_answers, _cited_issns(cited))
+            facts.preprint_witnesses = preprint_witnesses(work.records, venue_answers)
+            facts.computing_venue = is_computing_venue(cited.venue or "")
     years = work_years(work)
     if cited.year is not None and years:
         # The year of the version cited: a year the sources' name of the cited venue gives agrees
         # ("... Learning Representations, San Diego, 2015" on Adam's arXiv preprint of 2014).
-        facts.year_agrees = cited.year in years or cited.year in venue_years(
-            cited.venue, venue_names(work.records)
-        )
+        facts.year_agrees = cited.year in years or cited.year in venue_years(cited.venue, names)
         closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
         # One year off is minor only with evidence or where the evidence is out of sight (issue
         # 21): the cited year is the year of another date a source gives (a later arXiv version,
@@ -136,48 +145,36 @@ def field_facts(
         facts.year_off_by_one = (
             not facts.year_agrees
             and abs(closest - cited.year) == 1
-            and (cited.year in version_years or _dates_unseen(cited, work.records))
+            and (cited.year in version_years or _dates_unseen(facts))
         )
-        facts.year_off_by_one_versions = facts.year_off_by_one
     if cited.arxiv_id and cited.arxiv_version is not None:
         latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
         facts.arxiv_version_ahead = bool(latest) and cited.arxiv_version > latest
-    if not is_no_venue_claim(cited.venue):
-        names = venue_names(work.records)
-        facts.published_visible = any(places_published(r) for r in work.records)
-        facts.preprint_visible = any(preprint_record(r) for r in work.records)
-        facts.venue = venue_relation(cited.venue, names)
-        facts.venue_similarity = max((venue_similarity(cited.venue or "", n) for n in names), default=0.0)
-        facts.venue_confirmed_by_dblp = venue_confirmed_by_dblp(cited, work.records)
-        if facts.venue is not VenueRelation.AGREES:
-            facts.venue_finding = venue_standing(cited.venue, venue_answers, _cited_issns(cited))
-            facts.preprint_witnesses = preprint_witnesses(work.records, venue_answers)
-            facts.computing_venue = is_computing_venue(cited.venue or "")
     return facts
+
+
+_ISSN_SEPARATORS: Final = re.compile(r"[,;\s]+")
 
 
 def _cited_issns(cited: CitedReference) -> tuple[str, ...]:
     raw = cited.fields.get("issn") or ""
-    return tuple(p for p in re.split(r"[,;\s]+", raw) if p)
+    return tuple(p for p in _ISSN_SEPARATORS.split(raw) if p)
 
 
-def _dates_unseen(cited: CitedReference, records: list[WorkRecord]) -> bool:
+def _dates_unseen(facts: FieldFacts) -> bool:
     """Versions or dates of the work exist that no record here shows: a preprint the citation or
     the field makes plausible with no preprint record among them, the version at the cited venue
     when no record names that venue, a version the sources link to (a related DOI or arXiv id)
     not fetched, or a registered DOI whose Crossref dates were not read."""
-    if _preprint_plausible(cited, records) and not any(
+    cited, records = facts.cited, facts.assessment.work.records
+    if _preprint_plausible(cited, facts.venue_names) and not any(
         r.source is SourceName.ARXIV or r.is_preprint for r in records
     ):
         return True
     # A venue is cited and no record shows the version that appeared there: its date is out of
     # sight (an ICLR 2025 paper whose records are its 2024 preprint; a journal article whose
     # records are its preprint and a repository copy).
-    if (
-        cited.venue
-        and not is_no_venue_claim(cited.venue)
-        and venue_relation(cited.venue, venue_names(records)) is not VenueRelation.AGREES
-    ):
+    if facts.venue is not None and facts.venue is not VenueRelation.AGREES:
         return True
     fetched_dois = {r.doi.casefold() for r in records if r.doi}
     if any(d.casefold() not in fetched_dois for r in records for d in r.related_dois):
@@ -189,13 +186,13 @@ def _dates_unseen(cited: CitedReference, records: list[WorkRecord]) -> bool:
     return registered and not any(r.source is SourceName.CROSSREF and r.year is not None for r in records)
 
 
-def _preprint_plausible(cited: CitedReference, records: list[WorkRecord]) -> bool:
+def _preprint_plausible(cited: CitedReference, names: Sequence[str]) -> bool:
     """A preprint the sources do not list is the likely version of a year cited one early: the
     citation names a preprint ("arXiv preprint", an arXiv id), or the work is computing's, a field
     that posts preprints before the proceedings (Adam cited 2014, OpenAlex's ICLR record 2015)."""
     if cited.arxiv_id or (cited.venue and cited.venue.strip() and is_no_venue_claim(cited.venue)):
         return True
-    return any(is_computing_venue(n) for n in (cited.venue or "", *venue_names(records)) if n)
+    return any(is_computing_venue(n) for n in (cited.venue or "", *names) if n)
 
 
 def _cut_short(cited: str, found: str | None) -> bool:
@@ -237,8 +234,7 @@ def _registered_elsewhere(f: FieldFacts) -> bool:
         return False
     if finding.known_by_table or not finding.entries or not f.published_visible:
         return False
-    names = venue_names(f.assessment.work.records)
-    return not any(venue_relation(n, names) is VenueRelation.AGREES for n in finding.names)
+    return not any(venue_relation(n, f.venue_names) is VenueRelation.AGREES for n in finding.names)
 
 
 def _preprint_settled(f: FieldFacts) -> bool:

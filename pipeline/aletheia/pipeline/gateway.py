@@ -68,11 +68,17 @@ def search_text(cited: CitedReference) -> str | None:
     return repair_pdf_text(cited.raw) if cited.raw else None
 
 
+def given_as_string(cited: CitedReference) -> bool:
+    """The reference came as a string (plain text, a `.bbl` item, a PDF's reference list) whose
+    fields the parser guessed."""
+    return bool(cited.raw and cited.heuristic_fields)
+
+
 def bibliographic_query(cited: CitedReference) -> str | None:
     """Crossref's `query.bibliographic`: a reference given as a string is sent whole, since that
     search is built to match reference strings and the parser's reading of one is only a guess
     (issue 20: a wrongly split author list must not steer the search); otherwise `search_text`."""
-    if cited.raw and cited.heuristic_fields:
+    if cited.raw and given_as_string(cited):
         return repair_pdf_text(cited.raw)
     return search_text(cited)
 
@@ -339,7 +345,7 @@ class SourceGateway:
             )
             # DBLP (one request every 2 s) only after the general indexes missed the work.
             dblp = SearchCall(SourceName.DBLP, title, self.cs.dblp_search(title))
-            if self.settings.crossref_search_last and not (cited.raw and cited.heuristic_fields):
+            if self.settings.crossref_search_last and not given_as_string(cited):
                 # Crossref has no OR: its searches go one title at a time (3 per second), so it is
                 # asked last, when no other index found the work (issue 23); a work found
                 # elsewhere is triangulated by its DOI, which Crossref answers many at a time.

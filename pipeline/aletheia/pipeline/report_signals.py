@@ -33,7 +33,7 @@ from aletheia.core.signals import (
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from aletheia.core.evidence import Evidence
+    from aletheia.core.evidence import Evidence, SourceAnswer
     from aletheia.core.verdicts import Verdict
 
 
@@ -108,11 +108,15 @@ def _same_work(a: WorkRecord, b: WorkRecord) -> bool:
 
 def matched_records(outcome: Outcome) -> list[WorkRecord]:
     """The records of the work the verdict matched: the match and every answer's record of it."""
-    match = outcome.verdict.match
+    return records_of_match(outcome.verdict.match, outcome.evidence.answers)
+
+
+def records_of_match(match: WorkRecord | None, answers: Sequence[SourceAnswer]) -> list[WorkRecord]:
+    """`match` and every answer's record of the same work (same DOI, arXiv id or PMID)."""
     if match is None:
         return []
     records = [match]
-    for answer in outcome.evidence.answers:
+    for answer in answers:
         records.extend(r for r in answer.records if r != match and _same_work(r, match))
     return records
 

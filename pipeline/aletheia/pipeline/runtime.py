@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,10 @@ from aletheia.config import Settings, get_settings
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import CachedRaw, RawCache, SourceParseError, SourceRecord
 from aletheia.sources.cache import namespace_ttls
+from aletheia.storage.claim_store import ClaimStageStore
 from aletheia.storage.db import engine_for
+from aletheia.storage.leases import LeaseStore
+from aletheia.storage.repositories import RepositoryStore
 from aletheia.storage.stores import JobStore, RetractionStore, SqlLibrary, SqlRawCache
 
 if TYPE_CHECKING:  # the gateway (and httpx) are imported when a gateway is opened: `aletheia
@@ -124,6 +128,19 @@ class Runtime:
         )
         rt.ensure_bundled_snapshot()
         return rt
+
+    # The stores the job steps use beside the four above, over the same engine, built once.
+    @cached_property
+    def claim_stages(self) -> ClaimStageStore:
+        return ClaimStageStore(self.jobs.engine)
+
+    @cached_property
+    def leases(self) -> LeaseStore:
+        return LeaseStore(self.jobs.engine)
+
+    @cached_property
+    def repositories(self) -> RepositoryStore:
+        return RepositoryStore(self.jobs.engine)
 
     def ensure_bundled_snapshot(self) -> None:
         """First run: load the snapshot of real source records shipped with Aletheia into Tier 0."""

@@ -33,6 +33,7 @@ from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.venue_registry import registry_query, venue_answers
 from aletheia.core.verdicts import Reason, Severity, Verdict
 from aletheia.pipeline.gateway import SourceGateway, first_author
+from aletheia.pipeline.report_signals import records_of_match
 from aletheia.sources.base import SourceError
 
 # The verdict notes that more answers could settle.
@@ -78,24 +79,6 @@ def rules_fired(verdict: Verdict) -> set[str]:
         if note.startswith("rules: "):
             return set(note.removeprefix("rules: ").split(", "))
     return set()
-
-
-def _work_records(verdict: Verdict, answers: Sequence[SourceAnswer]) -> list[WorkRecord]:
-    """The records of the matched work among the answers (same DOI, arXiv id or title)."""
-    match = verdict.match
-    if match is None:
-        return []
-    out = []
-    for a in answers:
-        for r in a.records:
-            same = (
-                (match.arxiv_id and r.arxiv_id == match.arxiv_id)
-                or (match.doi and r.doi and r.doi.casefold() == match.doi.casefold())
-                or r is match
-            )
-            if same:
-                out.append(r)
-    return out
 
 
 def _preprint_witness_calls(
@@ -147,7 +130,7 @@ async def look_for_settling_evidence(
         name = registry_query(cited.venue)
         if name is not None and not venue_answers(gathered.answers, name):
             calls += [ask_registry(gathered, source, name, call) for source, call in gw.venue_lookups(name)]
-    records = _work_records(verdict, gathered.answers)
+    records = records_of_match(verdict.match, gathered.answers)
     arxiv_id = verdict.match.arxiv_id if verdict.match is not None else None
     if Reason.PUBLISHED_VERSION_UNCONFIRMED in reasons:
         calls += _preprint_witness_calls(cited, arxiv_id, records, gw, gathered, ask)

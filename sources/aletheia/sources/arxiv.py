@@ -48,7 +48,7 @@ from aletheia.sources.base import (
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.safe_xml import parse_untrusted_xml
-from aletheia.sources.title_batches import BatchAnswer, TitleBatcher
+from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
 
 if TYPE_CHECKING:
     import httpx
@@ -320,19 +320,15 @@ class ArxivClient:
             self._fetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
         )
         # Title-only searches of references waiting together, OR-ed in one query (issue 23).
-        self._titles: TitleBatcher[str] | None = (
-            TitleBatcher(
-                self._ask_titles,
-                max_titles=title_batch,
-                max_query_chars=MAX_QUERY_CHARS,
-                term_chars=lambda words: len(title_term(words)),
-                separator_chars=len(SEPARATOR),
-                limit=BATCH_MAX_RESULTS,
-                window=coalesce_window,
-                stats=api_transport.stats.extra,
-            )
-            if coalesce_window and title_batch >= 2
-            else None
+        self._titles: TitleBatcher[str] | None = title_batcher(
+            self._ask_titles,
+            title_batch=title_batch,
+            max_query_chars=MAX_QUERY_CHARS,
+            term_chars=lambda words: len(title_term(words)),
+            separator_chars=len(SEPARATOR),
+            limit=BATCH_MAX_RESULTS,
+            window=coalesce_window,
+            stats=api_transport.stats.extra,
         )
 
     @staticmethod

@@ -93,6 +93,15 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def crossref_params(extra: Mapping[str, Any] | None, *, mailto: str | None) -> dict[str, Any]:
+    """A request's parameters with the contact address, where configured (Crossref's polite pool:
+    the works here, the venue registry's journals)."""
+    params: dict[str, Any] = dict(extra or {})
+    if mailto:
+        params["mailto"] = mailto
+    return params
+
+
 class CrossrefClient:
     """Works by DOI, bibliographic search, and the notices that update a DOI."""
 
@@ -133,10 +142,7 @@ class CrossrefClient:
         return cls(crossref_transport(http, settings, limiter, breaker), cache=cache, mailto=settings.mailto)
 
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        params: dict[str, Any] = dict(extra or {})
-        if self.mailto:
-            params["mailto"] = self.mailto
-        return params
+        return crossref_params(extra, mailto=self.mailto)
 
     def _url(self, path: str) -> str:
         return f"{self.transport.base_url.rstrip('/')}{path}"

@@ -36,7 +36,7 @@ from aletheia.sources.dblp_titles import (
     title_batchable,
 )
 from aletheia.sources.safe_xml import parse_untrusted_xml
-from aletheia.sources.title_batches import BatchAnswer, TitleBatcher
+from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
 
 if TYPE_CHECKING:
     import httpx
@@ -90,22 +90,18 @@ class DblpClient:
         self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE.value, cache, transport.stats)
         # Title searches of references waiting together, asked as one query to prove absence.
-        self._titles: TitleBatcher[Mapping[str, Any]] | None = (
-            TitleBatcher(
-                self._ask_titles,
-                max_titles=min(title_batch, MAX_TITLES),
-                # The clauses multiply, not add: `MAX_TITLES` bounds the query, not its length.
-                max_query_chars=1_000_000,
-                term_chars=len,
-                separator_chars=1,
-                limit=DEFAULT_HITS,
-                window=coalesce_window,
-                stats=transport.stats.extra,
-                share=share_absence,
-                batchable=title_batchable,
-            )
-            if coalesce_window and title_batch >= 2
-            else None
+        self._titles: TitleBatcher[Mapping[str, Any]] | None = title_batcher(
+            self._ask_titles,
+            title_batch=min(title_batch, MAX_TITLES),
+            # The clauses multiply, not add: `MAX_TITLES` bounds the query, not its length.
+            max_query_chars=1_000_000,
+            term_chars=len,
+            separator_chars=1,
+            limit=DEFAULT_HITS,
+            window=coalesce_window,
+            stats=transport.stats.extra,
+            share=share_absence,
+            batchable=title_batchable,
         )
 
     def _url(self, path: str) -> str:

@@ -85,6 +85,19 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def openalex_params(
+    extra: Mapping[str, Any] | None, *, api_key: str | None, mailto: str | None
+) -> dict[str, Any]:
+    """A request's parameters with OpenAlex's key and contact, where configured (every OpenAlex
+    request goes out so: the works here, the venue registry's sources)."""
+    params: dict[str, Any] = dict(extra or {})
+    if api_key:
+        params["api_key"] = api_key
+    if mailto:
+        params["mailto"] = mailto
+    return params
+
+
 class OpenAlexClient:
     """Works by DOI (single, batched, coalesced), PMID or OpenAlex id, and title search."""
 
@@ -155,12 +168,7 @@ class OpenAlexClient:
         )
 
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        params: dict[str, Any] = dict(extra or {})
-        if self.api_key:
-            params["api_key"] = self.api_key
-        if self.mailto:
-            params["mailto"] = self.mailto
-        return params
+        return openalex_params(extra, api_key=self.api_key, mailto=self.mailto)
 
     def _url(self, path: str) -> str:
         return f"{self.transport.base_url.rstrip('/')}{path}"

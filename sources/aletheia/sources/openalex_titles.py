@@ -42,7 +42,7 @@ from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.sources.base import SourceError
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.title_batches import loose_prefixes, required_prefixes
+from aletheia.sources.title_batches import loose_prefixes, pack, required_prefixes
 
 # OpenAlex's largest page.
 MAX_RESULTS: Final = 200
@@ -210,21 +210,12 @@ class TitleSearchBatcher:
         """`queries` cut so that each request's URL fits `max_url_bytes` (a title too long to
         share a request alone forms a chunk of one, which is never sent)."""
         budget = self.max_url_bytes - self.base_bytes - len("&filter=") - len(quote("title.search:"))
-        out: list[list[TitleQuery]] = []
-        current: list[TitleQuery] = []
-        used = 0
-        separator = len(quote(" OR ", safe=""))
-        for query in queries:
-            size = len(quote(title_group(query.title), safe=""))
-            extra = size + (separator if current else 0)
-            if current and used + extra > budget:
-                out.append(current)
-                current, used, extra = [], 0, size
-            current.append(query)
-            used += extra
-        if current:
-            out.append(current)
-        return out
+        return pack(
+            queries,
+            lambda query: len(quote(title_group(query.title), safe="")),
+            len(quote(" OR ", safe="")),
+            budget,
+        )
 
     async def _fetch_batch(
         self, queries: list[TitleQuery]

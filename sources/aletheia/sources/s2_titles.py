@@ -106,10 +106,13 @@ def bulk_query(titles: Iterable[str]) -> str:
 
 def share_halves(titles: Sequence[str], answer: BatchAnswer[T], limit: int) -> dict[str, list[T] | None]:
     """Each title -> `[its one clear match]`, `[]` (proved absent) or None (ask `match` alone)."""
+    held = [(prefix_run(name), name, item) for name, item in answer.items]  # each paper read once
     out: dict[str, list[T] | None] = {}
     for title in titles:
         runs = [prefix_run(half) for half in halves(title)]
-        candidates = [(name, item) for name, item in answer.items if any(holds_run(name, r) for r in runs)]
+        candidates = [
+            (name, item) for prefixes, name, item in held if any(holds_run(prefixes, r) for r in runs)
+        ]
         if len(candidates) == 1 and title_similarity(title, candidates[0][0]) >= TITLE_THRESHOLD:
             out[title] = [candidates[0][1]][:limit]
         elif answer.complete and not candidates:

@@ -51,7 +51,7 @@ from aletheia.sources.s2_titles import (
     title_term,
     title_words,
 )
-from aletheia.sources.title_batches import BatchAnswer, TitleBatcher
+from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
 
 if TYPE_CHECKING:
     import httpx
@@ -335,21 +335,17 @@ class SemanticScholarClient:
             self._fetch, max_batch=MAX_BATCH_IDS, window=coalesce_window
         )
         # Title matches of references waiting together, OR-ed in one bulk search (issue 23).
-        self._titles: TitleBatcher[Mapping[str, Any]] | None = (
-            TitleBatcher(
-                self._ask_titles,
-                max_titles=title_batch,
-                max_query_chars=MAX_QUERY_CHARS,
-                term_chars=lambda words: len(title_term(words)),
-                separator_chars=len(SEPARATOR),
-                limit=1,
-                window=coalesce_window,
-                stats=transport.stats.extra,
-                share=share_halves,
-                batchable=title_batchable,
-            )
-            if coalesce_window and title_batch >= 2
-            else None
+        self._titles: TitleBatcher[Mapping[str, Any]] | None = title_batcher(
+            self._ask_titles,
+            title_batch=title_batch,
+            max_query_chars=MAX_QUERY_CHARS,
+            term_chars=lambda words: len(title_term(words)),
+            separator_chars=len(SEPARATOR),
+            limit=1,
+            window=coalesce_window,
+            stats=transport.stats.extra,
+            share=share_halves,
+            batchable=title_batchable,
         )
 
     def _url(self, path: str) -> str:

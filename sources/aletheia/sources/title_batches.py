@@ -38,6 +38,7 @@ from aletheia.sources.base import SourceError
 from aletheia.sources.batching import Coalescer
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 # A title of one or two words matches too much to share a request (as `openalex_titles`).
 MIN_TITLE_WORDS: Final = 3
@@ -79,11 +80,10 @@ def prefix_run(text: str) -> tuple[str, ...]:
     return tuple(w[:LOOSE_PREFIX] for w in _words(text) if len(w) >= LOOSE_PREFIX and w not in STOP_WORDS)
 
 
-def holds_run(item_title: str, run: Sequence[str]) -> bool:
-    """`item_title`'s `prefix_run` holds `run` as a contiguous part."""
-    held = prefix_run(item_title)
-    width = len(run)
-    return width > 0 and any(held[i : i + width] == tuple(run) for i in range(len(held) - width + 1))
+def holds_run(held: tuple[str, ...], run: Sequence[str]) -> bool:
+    """`held` (an item title's `prefix_run`) holds `run` as a contiguous part."""
+    width, wanted = len(run), tuple(run)
+    return width > 0 and any(held[i : i + width] == wanted for i in range(len(held) - width + 1))
 
 
 def loosely_holds(item_title: str, title: str) -> bool:
@@ -103,10 +103,11 @@ class BatchAnswer(Generic[T]):
 def share_out(titles: Sequence[str], answer: BatchAnswer[T], limit: int) -> dict[str, list[T] | None]:
     """Each title -> its clear matches (best first, at most `limit`), `[]` when the batch proves
     its own search empty, or None (a miss: ask it alone)."""
+    held = [(loose_prefixes(name), name, item) for name, item in answer.items]  # each item read once
     out: dict[str, list[T] | None] = {}
     for title in titles:
         wanted = required_prefixes(title)
-        loose = [(name, item) for name, item in answer.items if wanted <= loose_prefixes(name)]
+        loose = [(name, item) for prefixes, name, item in held if wanted <= prefixes]
         scored = sorted(
             ((-title_similarity(title, name), rank, item) for rank, (name, item) in enumerate(loose)),
             key=lambda s: (s[0], s[1]),
@@ -118,6 +119,25 @@ def share_out(titles: Sequence[str], answer: BatchAnswer[T], limit: int) -> dict
             out[title] = []
         else:
             out[title] = None
+    return out
+
+
+def pack(items: Sequence[K], size: Callable[[K], int], separator: int, budget: int) -> list[list[K]]:
+    """`items` in order, cut into runs whose sizes, with a `separator` between two, fit `budget`
+    (an item too large for it alone forms a run of one)."""
+    out: list[list[K]] = []
+    current: list[K] = []
+    used = 0
+    for item in items:
+        item_size = size(item)
+        extra = item_size + (separator if current else 0)
+        if current and used + extra > budget:
+            out.append(current)
+            current, used, extra = [], 0, item_size
+        current.append(item)
+        used += extra
+    if current:
+        out.append(current)
     return out
 
 
@@ -182,20 +202,7 @@ class TitleBatcher(Generic[T]):
     def chunks(self, titles: Sequence[str]) -> list[list[str]]:
         """`titles` cut so that each query fits `max_query_chars` (a title too long to share a
         request forms a chunk of one, which is never sent)."""
-        out: list[list[str]] = []
-        current: list[str] = []
-        used = 0
-        for title in titles:
-            size = self._term_chars(title)
-            extra = size + (self._separator_chars if current else 0)
-            if current and used + extra > self.max_query_chars:
-                out.append(current)
-                current, used, extra = [], 0, size
-            current.append(title)
-            used += extra
-        if current:
-            out.append(current)
-        return out
+        return pack(titles, self._term_chars, self._separator_chars, self.max_query_chars)
 
     async def _fetch(self, titles: list[str]) -> dict[str, list[T] | None]:
         found: dict[str, list[T] | None] = {}
@@ -214,3 +221,34 @@ class TitleBatcher(Generic[T]):
             self._count("title_batch_titles", len(chunk))
             found.update(self._share(chunk, answer, self._limit))
         return found
+
+
+def title_batcher(
+    ask: AskBatch[T],
+    *,
+    title_batch: int,
+    window: float,
+    stats: dict[str, int],
+    max_query_chars: int,
+    term_chars: Callable[[str], int],
+    separator_chars: int,
+    limit: int,
+    share: Share[T] | None = None,
+    batchable: Callable[[str], bool] | None = None,
+) -> TitleBatcher[T] | None:
+    """A source client's `TitleBatcher` of `title_batch` titles a request, or None when batching is
+    off (no coalescing window, or fewer than two titles a request)."""
+    if not window or title_batch < 2:
+        return None
+    return TitleBatcher(
+        ask,
+        max_titles=title_batch,
+        max_query_chars=max_query_chars,
+        term_chars=term_chars,
+        separator_chars=separator_chars,
+        limit=limit,
+        window=window,
+        stats=stats,
+        share=share,
+        batchable=batchable,
+    )

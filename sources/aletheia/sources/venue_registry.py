@@ -38,6 +38,9 @@ from aletheia.core.records import SourceName
 from aletheia.core.venue_registry import VENUE_REGISTRIES
 from aletheia.sources.base import PermanentSourceError, RawCache, Transport
 from aletheia.sources.cache import VENUE_NAMESPACE, SearchMemo, for_base_url
+from aletheia.sources.crossref import crossref_params, crossref_transport
+from aletheia.sources.dblp import dblp_transport
+from aletheia.sources.openalex import openalex_params, openalex_transport
 from aletheia.sources.venue_registry_parse import (
     parse_crossref_journals,
     parse_dblp_venues,
@@ -142,10 +145,6 @@ class VenueRegistry:
     ) -> VenueRegistry:
         """The registry on transports of its own, from settings (base URLs, limits, headers). The
         gateway passes its clients' transports instead, so that their stats are one."""
-        from aletheia.sources.crossref import crossref_transport
-        from aletheia.sources.dblp import dblp_transport
-        from aletheia.sources.openalex import openalex_transport
-
         given = breakers or {}
         key = settings.openalex_api_key
         return cls(
@@ -209,18 +208,12 @@ class VenueRegistry:
     # --- one request ------------------------------------------------------------------------------
 
     def _openalex_params(self, asked: Mapping[str, Any]) -> dict[str, Any]:
-        params: dict[str, Any] = {**asked, "select": OPENALEX_FIELDS}
-        if self.openalex_api_key:
-            params["api_key"] = self.openalex_api_key
-        if self.mailto:
-            params["mailto"] = self.mailto
-        return params
+        return openalex_params(
+            {**asked, "select": OPENALEX_FIELDS}, api_key=self.openalex_api_key, mailto=self.mailto
+        )
 
     def _crossref_params(self, asked: Mapping[str, Any]) -> dict[str, Any]:
-        params: dict[str, Any] = dict(asked)
-        if self.mailto:
-            params["mailto"] = self.mailto
-        return params
+        return crossref_params(asked, mailto=self.mailto)
 
     async def _ask(
         self,

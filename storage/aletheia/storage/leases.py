@@ -15,15 +15,15 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, Engine, func, or_, select, update
-from sqlalchemy.orm import sessionmaker
 
+from aletheia.storage.db import session_factory
 from aletheia.storage.models import ClaimStateRow, Item, ItemStatus, Job, JobStatus, utcnow
 
 
 class LeaseStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.sessions = sessionmaker(engine, expire_on_commit=False)
+        self.sessions = session_factory(engine)
 
     def renew(
         self, *, items: Iterable[str] = (), claims: Iterable[str] = (), jobs: Iterable[str] = ()

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -213,6 +213,23 @@ def requests_twice(
     second: dict[str, Any] = {}
     asyncio.run(verify_all(refs, settings, concurrency, requests=second, cache=cache))
     return outcomes, {"cold": cold, "second_run": second}, elapsed
+
+
+def json_objects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in a parsed response, outermost first (a recorded source answer nests
+    its records at any depth)."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from json_objects(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from json_objects(value)
+
+
+def percent(share: float | None) -> str:
+    """A share as a table cell: "12.3%", or "—" when there was nothing to divide."""
+    return "—" if share is None else f"{100 * share:.1f}%"
 
 
 def format_requests(figures: dict[str, Any]) -> str:

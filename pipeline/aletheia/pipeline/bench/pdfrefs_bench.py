@@ -36,6 +36,7 @@ from aletheia.core.records import Author, CitedReference
 from aletheia.core.text import fold_name, normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.pipeline.bench.common import SHARED_DATA, machine
+from aletheia.pipeline.bench.common import percent as _pct
 from aletheia.pipeline.inputs import extract_pdf_references
 
 ARXIV_PDFS: Final = SHARED_DATA / "documents" / "arxiv-pdfs" / "tests" / "fixtures"
@@ -218,10 +219,6 @@ def run(*, limit: int | None = None, extract: Extractor = _extract) -> dict[str,
             **{k: _share(v) for k, v in fields.items()},
         }
     return figures
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
 
 
 def format_report(figures: dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from aletheia.core.records import Author
 from aletheia.core.text import fold_name
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.pipeline.bench.common import SHARED_DATA, machine
+from aletheia.pipeline.bench.common import percent as _pct
 
 STYLES_DIR: Final = SHARED_DATA / "benchmarks" / "reference-strings-crossref" / "styles"
 STYLES: Final = (
@@ -182,10 +183,6 @@ def _rates(counts: dict[str, int]) -> dict[str, Any]:
             "title": counts["title_n"],
         },
     }
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
 
 
 def format_report(figures: dict[str, Any]) -> str:

@@ -31,7 +31,7 @@ from aletheia.core.paper_mill import (
 )
 from aletheia.core.signals import CitedWork, cohort_signal
 from aletheia.core.tortured import tortured_table
-from aletheia.pipeline.bench.common import SHARED_DATA, machine
+from aletheia.pipeline.bench.common import SHARED_DATA, json_objects, machine
 
 DOCUMENTS = SHARED_DATA / "documents"
 BENCHMARKS = SHARED_DATA / "benchmarks"
@@ -151,14 +151,7 @@ class _TextKept:
 
 def _records(node: Any) -> Iterator[dict[str, Any]]:
     """Every JSON object with a title in a recorded response (Crossref's title is a list)."""
-    if isinstance(node, dict):
-        if node.get("title"):
-            yield node
-        for value in node.values():
-            yield from _records(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _records(value)
+    return (obj for obj in json_objects(node) if obj.get("title"))
 
 
 def _abstract(record: dict[str, Any]) -> str:

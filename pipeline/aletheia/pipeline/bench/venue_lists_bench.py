@@ -22,7 +22,7 @@ from typing import Any
 from aletheia.core.bibliography import parse_text
 from aletheia.core.questionable_venues import questionable_venue_signals, questionable_venues
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
-from aletheia.pipeline.bench.common import SHARED_DATA
+from aletheia.pipeline.bench.common import SHARED_DATA, json_objects
 
 BIB_DIR = SHARED_DATA / "documents" / "bibtex-real"
 ICLR_DIR = SHARED_DATA / "benchmarks" / "iclr2026-real-bibliographies"
@@ -57,16 +57,6 @@ def hallmark_references(path: Path = HALLMARK) -> Iterator[tuple[CitedReference,
             yield ref, labels.get(ref.key, "")
 
 
-def _objects(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _objects(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _objects(value)
-
-
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -85,7 +75,7 @@ def recorded_records(folder: Path) -> Iterator[tuple[str, WorkRecord]]:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError):
             continue
-        for n, obj in enumerate(_objects(data)):
+        for n, obj in enumerate(json_objects(data)):
             issn = [*_strings(obj.get("ISSN")), *_strings(obj.get("issn"))]
             venues = [
                 *_strings(obj.get("container-title")),

@@ -26,7 +26,6 @@ from aletheia.pipeline.jobs.submission import (
 )
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import Job
-from aletheia.storage.repositories import RepositoryStore
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +33,7 @@ logger = logging.getLogger(__name__)
 def start_audit(ctx: ServiceContext, *, submitted_by: str = "beat") -> str | None:
     """The weekly audit: one sweep over every registered repository and every repository holding a
     stored artifact."""
-    repositories = RepositoryStore(ctx.runtime.jobs.engine)
+    repositories = ctx.runtime.repositories
     paths = repositories.audited_paths()
     # A claim job without a repository writes its artifact into its own report folder: that folder
     # is a job's output, not a repository to audit.

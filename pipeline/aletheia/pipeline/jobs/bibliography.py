@@ -41,7 +41,6 @@ from aletheia.pipeline.jobs.sweeps import (
 )
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import remember_verified
-from aletheia.storage.leases import LeaseStore
 from aletheia.storage.models import ItemStatus, Job, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -149,7 +148,7 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
         if not rt.jobs.items(job_id):
             from aletheia.pipeline.document_signals import DocumentCheck
 
-            LeaseStore(rt.jobs.engine).renew(jobs=[job_id])  # the re-drive sees the expansion held
+            rt.leases.renew(jobs=[job_id])  # the re-drive sees the expansion held
 
             # A paper given as input is itself checked for paper-mill signs, from the text the
             # parsers extracted for its references (no second reading); kept in the summary row.

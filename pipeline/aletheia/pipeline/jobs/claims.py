@@ -157,19 +157,13 @@ def verify_claim(ctx: ServiceContext, job_id: str) -> None:
     job = _job(ctx.runtime, job_id)
     if job.status in FINISHED:
         return
-    row = ClaimStageStore(ctx.runtime.jobs.engine).load(job_id)
+    row = ctx.runtime.claim_stages.load(job_id)
     ctx.dispatcher.send(STAGE_TASKS[row.stage] if row is not None else CLAIM_CANDIDATES, job_id)
-
-
-def claim_stage_row(runtime: Runtime, job_id: str) -> tuple[StageRow | None, ClaimStageStore]:
-    """The claim job's state row (None before its first stage ran) and its store (the re-drive)."""
-    store = ClaimStageStore(runtime.jobs.engine)
-    return store.load(job_id), store
 
 
 def claim_stage(runtime: Runtime, job_id: str) -> str | None:
     """Where a claim job is (`aletheia status`): the stage that runs next, or None before the first."""
-    row = ClaimStageStore(runtime.jobs.engine).load(job_id)
+    row = runtime.claim_stages.load(job_id)
     return row.stage if row is not None else None
 
 
@@ -195,7 +189,7 @@ def _begin(
     from aletheia.pipeline.claim_stages import ClaimState
 
     _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
-    store = ClaimStageStore(rt.jobs.engine)
+    store = rt.claim_stages
     row = store.load(job_id) or store.create(job_id, "candidates", _initial_state(job))
     if row.stage not in stages:
         logger.info("claim stage not next", extra={"wanted": list(stages), "stage": row.stage})
@@ -321,7 +315,7 @@ def _finish(ctx: ServiceContext, job: Job, state: ClaimState) -> None:
     for item in rt.jobs.items(job_id):
         if item.status != ItemStatus.DONE:
             rt.jobs.mark_item(item.id, ItemStatus.DONE)
-    ClaimStageStore(rt.jobs.engine).delete_documents(job_id)
+    rt.claim_stages.delete_documents(job_id)
     ctx.dispatcher.send(RENDER_REPORT, job_id)  # report.json, the Merkle root, the job done
 
 
@@ -335,4 +329,4 @@ def _fail(runtime: Runtime, job_id: str, error: str) -> None:
     runtime.jobs.set_job_status(job_id, JobStatus.FAILED, error=error)
     for item in runtime.jobs.items(job_id):
         runtime.jobs.mark_item(item.id, ItemStatus.FAILED, error=error)
-    ClaimStageStore(runtime.jobs.engine).delete_documents(job_id)
+    runtime.claim_stages.delete_documents(job_id)

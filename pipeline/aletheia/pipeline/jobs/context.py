@@ -25,7 +25,6 @@ from aletheia.pipeline.jobs.leases import Held, LeaseKeeper
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.ratelimit import RateLimiter, build_rate_limiter
-from aletheia.storage.leases import LeaseStore
 from aletheia.storage.models import ItemStatus, Job, JobStatus, utcnow
 
 T = TypeVar("T")
@@ -189,7 +188,7 @@ class ServiceContext:
         """Hold the lease on `key` while the `with` block runs (jobs/leases.py)."""
         with self._lock:
             if self._leases is None:
-                self._leases = LeaseKeeper(LeaseStore(self.runtime.jobs.engine), self.settings.lease_seconds)
+                self._leases = LeaseKeeper(self.runtime.leases, self.settings.lease_seconds)
         return self._leases.hold(kind, key)
 
     @property

@@ -18,10 +18,6 @@ from aletheia.storage.models import Job
 UNVERIFIABLE = VerdictStatus.UNVERIFIABLE.value
 
 
-class UnsupportedFormat(ValueError):
-    """A report format this kind of job has no rendering for (one line for the user; exit 2)."""
-
-
 def stored_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
     """A kind whose step stores its whole result as the job's summary (claims, claims texts)."""
     return dict(job.summary or {}) | {

@@ -13,13 +13,12 @@ from pathlib import Path
 from aletheia.pipeline.atomic_files import write_atomically
 from aletheia.pipeline.audit import audit_log_for, record_artifact_written
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.repositories import RepositoryStore
 
 
 @contextmanager
 def repository_lock(runtime: Runtime, repository: str) -> Iterator[None]:
     """Serialise writes for one repository path (the store's lock: advisory on PostgreSQL)."""
-    with RepositoryStore(runtime.jobs.engine).lock(repository):
+    with runtime.repositories.lock(repository):
         yield
 
 
@@ -40,7 +39,7 @@ def record_artifact(
     runtime: Runtime, job_id: str, repository: str, path: Path, kind: str, digest: str
 ) -> None:
     """Record a written file by path (idempotent) and append `artifact_written` to the job's trail."""
-    RepositoryStore(runtime.jobs.engine).record_artifact(job_id, repository, str(path), kind, digest)
+    runtime.repositories.record_artifact(job_id, repository, str(path), kind, digest)
     record_artifact_written(
         audit_log_for(runtime),
         job_id,

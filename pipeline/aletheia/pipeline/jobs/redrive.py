@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.claims import STAGE_TASKS, claim_stage_row
+from aletheia.pipeline.jobs.claims import STAGE_TASKS
 from aletheia.pipeline.jobs.context import ServiceContext
 from aletheia.pipeline.jobs.kinds import (
     CHECK_CLAIMS_TEXT,
@@ -28,7 +28,6 @@ from aletheia.pipeline.jobs.kinds import (
 )
 from aletheia.pipeline.jobs.leases import BrokerProbe, RedrivePass
 from aletheia.pipeline.jobs.sweeps import _maybe_finish_parent, children
-from aletheia.storage.leases import LeaseStore
 from aletheia.storage.models import Job, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -91,7 +90,7 @@ def _pool(task: str) -> str:
 def redrive_bibliography(ctx: ServiceContext, job: Job, current: RedrivePass) -> Sends:
     from aletheia.pipeline.jobs.bibliography import needs_parsing_pool
 
-    leases = LeaseStore(ctx.runtime.jobs.engine)
+    leases = ctx.runtime.leases
     if job.status == JobStatus.QUEUED:
         if job.started_at is not None:  # its expansion began: it holds a lease while it reads
             return [(START_BIBLIOGRAPHY, job.id)] if _aware(job.started_at) <= current.lease_cutoff else []
@@ -115,7 +114,8 @@ def redrive_bibliography(ctx: ServiceContext, job: Job, current: RedrivePass) ->
 def redrive_claim(ctx: ServiceContext, job: Job, current: RedrivePass) -> Sends:
     """A claim job's stage, when its row has not moved for a lease: the stage that held it renews
     the row while it runs, and a stage message twice is harmless (compare-and-set on the row)."""
-    row, store = claim_stage_row(ctx.runtime, job.id)
+    store = ctx.runtime.claim_stages
+    row = store.load(job.id)  # None before its first stage ran
     if row is None:
         waiting = current.waiting_cutoff(_pool(CLAIM_CANDIDATES))
         return [(CLAIM_CANDIDATES, job.id)] if waiting and _aware(job.created_at) <= waiting else []
@@ -128,7 +128,7 @@ def redrive_claim(ctx: ServiceContext, job: Job, current: RedrivePass) -> Sends:
 
 def redrive_claims_text(ctx: ServiceContext, job: Job, current: RedrivePass) -> Sends:
     """Its one step holds the job's document item while it runs."""
-    taken = LeaseStore(ctx.runtime.jobs.engine).take_abandoned_items(
+    taken = ctx.runtime.leases.take_abandoned_items(
         job.id,
         lease_cutoff=current.lease_cutoff,
         waiting_cutoff=current.waiting_cutoff(_pool(CHECK_CLAIMS_TEXT)),

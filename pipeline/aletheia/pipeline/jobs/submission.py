@@ -147,6 +147,5 @@ def submit_sweep(
 
 
 def register_repositories(runtime: Runtime, paths: Iterable[str]) -> None:
-    from aletheia.storage.repositories import RepositoryStore
 
-    RepositoryStore(runtime.jobs.engine).register(paths)
+    runtime.repositories.register(paths)

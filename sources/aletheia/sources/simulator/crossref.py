@@ -109,19 +109,19 @@ def _route(request: Request, path: str, catalog: SourceCatalog, ctx: SimContext)
         if work is None:
             return text_response(NOT_FOUND, status=404)
         agency = {"DOI": work.doi, "agency": {"id": "crossref", "label": "Crossref"}}
-        return json_response(_envelope("work-agency", agency))
+        return json_response(envelope("work-agency", agency))
     single = _doi_from_path(stripped)
     if single is None:
         return text_response(NOT_FOUND, status=404)
     field_queries = [name for name in request.query if name.startswith("query")]
     if field_queries:
-        return _validation_failure(
+        return validation_failure(
             "parameter-not-allowed", "query.*", "This route does not support field query parameters"
         )
     work = catalog.doi(single)
     if work is None:
         return text_response(NOT_FOUND, status=404)
-    return json_response(_envelope("work", render_work(work, catalog, ctx, score=1.0)))
+    return json_response(envelope("work", render_work(work, catalog, ctx, score=1.0)))
 
 
 def _doi_from_path(path: str) -> str | None:
@@ -133,11 +133,11 @@ def _doi_from_path(path: str) -> str | None:
     return normalize_doi(rest)
 
 
-def _envelope(message_type: str, message: Any) -> dict[str, Any]:
+def envelope(message_type: str, message: Any) -> dict[str, Any]:
     return {"status": "ok", "message-type": message_type, "message-version": "1.0.0", "message": message}
 
 
-def _validation_failure(kind: str, value: str, message: str) -> Response:
+def validation_failure(kind: str, value: str, message: str) -> Response:
     payload = {
         "status": "failed",
         "message-type": "validation-failure",
@@ -163,17 +163,17 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     for name in request.query:
         if name == "query.title":
             # Crossref retired query.title in favour of query.bibliographic.
-            return _validation_failure(
+            return validation_failure(
                 "parameter-not-allowed", name, "This route does not support field query parameter query.title"
             )
         if name not in _LIST_PARAMS:
-            return _validation_failure(
+            return validation_failure(
                 "unknown-parameter", name, f"Parameter {name} specified but there is no such parameter"
             )
     rows = parse_int(request.param("rows"), 20, high=MAX_ROWS)
     if rows is None:
         value = request.param("rows") or ""
-        return _validation_failure(
+        return validation_failure(
             "integer-not-valid",
             value,
             f"Integer specified as {value} but must be a positive integer less than or equal to {MAX_ROWS}. ",
@@ -181,7 +181,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     offset = parse_int(request.param("offset"), 0, high=MAX_OFFSET)
     if offset is None:
         value = request.param("offset") or ""
-        return _validation_failure(
+        return validation_failure(
             "integer-not-valid",
             value,
             f"Integer specified as {value} but must be a positive integer "
@@ -189,7 +189,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         )
     sort = request.param("sort")
     if sort is not None and sort not in _SORTS:
-        return _validation_failure(
+        return validation_failure(
             "sort-field-not-valid", sort, f"Sort field specified as {sort} is not valid"
         )
 
@@ -199,7 +199,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     by_name: dict[str, set[int]] = {}
     for name, value in _filters(request.param("filter") or ""):
         if name not in _FILTERS:
-            return _validation_failure(
+            return validation_failure(
                 "filter-not-available",
                 name,
                 f"Filter '{name}' specified but there is no such filter for this route. "
@@ -207,7 +207,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
             )
         selected = _apply_filter(name, value, catalog)
         if selected is None:
-            return _validation_failure(
+            return validation_failure(
                 "filter-value-not-valid", f"{name}:{value}", f"Filter {name} value is not valid"
             )
         by_name[name] = by_name.get(name, set()) | selected
@@ -255,7 +255,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         "items-per-page": rows,
         "query": {"start-index": offset, "search-terms": query},
     }
-    return json_response(_envelope("work-list", message))
+    return json_response(envelope("work-list", message))
 
 
 def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | None:

@@ -168,7 +168,8 @@ def _matching(query: str, catalog: SourceCatalog) -> set[int]:
     return matched if matched is not None else set()
 
 
-def _search(request: Request, catalog: SourceCatalog) -> Response:
+def search_request(request: Request) -> tuple[str, int, int] | Response:
+    """A search's `q`, `h` and `f` (publications or venues), or DBLP's answer to a bad request."""
     query = request.param("q") or ""
     hits = parse_int(request.param("h"), 30, low=0, high=MAX_HITS)
     first = parse_int(request.param("f"), 0, low=0)
@@ -176,20 +177,37 @@ def _search(request: Request, catalog: SourceCatalog) -> Response:
         return text_response("Bad Request", status=400)
     if (request.param("format") or "xml") != "json":
         return text_response("only format=json is simulated", status=400)
+    return query, hits, first
+
+
+def search_response(query: str, total: int, first: int, hits: list[dict[str, Any]]) -> Response:
+    """DBLP's search envelope around one page of `hits` (`hit` absent when the page is empty)."""
+    result: dict[str, Any] = {
+        "query": query,
+        "status": {"@code": "200", "text": "OK"},
+        "time": {"@unit": "msecs", "text": "1.00"},
+        "completions": {"@total": "0", "@computed": "0", "@sent": "0"},
+        "hits": {
+            "@total": str(total),
+            "@computed": str(total),
+            "@sent": str(len(hits)),
+            "@first": str(first),
+        },
+    }
+    if hits:
+        result["hits"]["hit"] = hits
+    return json_response({"result": result})
+
+
+def _search(request: Request, catalog: SourceCatalog) -> Response:
+    asked = search_request(request)
+    if isinstance(asked, Response):
+        return asked
+    query, hits, first = asked
     words = tokenize(query)
     matched = _matching(query, catalog) if words else set()
     ranked = [doc for doc, _ in catalog.title.ranked(words, candidates=matched)] if matched else []
     # A work whose title holds no query word (all words in its authors or venue) still matches.
     ranked += sorted(matched - set(ranked))
     page = ranked[first : first + hits]
-    result: dict[str, Any] = {
-        "query": query,
-        "status": {"@code": "200", "text": "OK"},
-        "time": {"@unit": "msecs", "text": "1.00"},
-        "completions": {"@total": "0", "@computed": "0", "@sent": "0"},
-        "hits": {"@total": str(len(ranked)), "@computed": str(len(ranked)), "@sent": str(len(page))},
-    }
-    result["hits"]["@first"] = str(first)
-    if page:
-        result["hits"]["hit"] = [render_hit(catalog.works[doc], doc) for doc in page]
-    return json_response({"result": result})
+    return search_response(query, len(ranked), first, [render_hit(catalog.works[doc], doc) for doc in page])

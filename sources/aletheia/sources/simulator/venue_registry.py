@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from aletheia.sources.simulator.common import SimContext, parse_int, timestamp_ms
-from aletheia.sources.simulator.crossref import render_work
+from aletheia.sources.simulator.crossref import envelope, render_work, validation_failure
+from aletheia.sources.simulator.dblp import search_request, search_response
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.venue_directory import SimVenue, VenueDirectory, venue_directory
 
@@ -31,7 +32,6 @@ OPENALEX_SOURCES: Final = "/sources"
 DBLP_VENUES: Final = "/search/venue/api"
 CROSSREF_JOURNALS: Final = "/journals"
 OPENALEX_MAX_PER_PAGE: Final = 200
-DBLP_MAX_HITS: Final = 1000
 CROSSREF_MAX_ROWS: Final = 1000
 CROSSREF_NOT_FOUND: Final = "Resource not found."
 _OPENALEX_PARAMS: Final = frozenset(
@@ -216,51 +216,22 @@ def render_dblp_hit(venue: SimVenue, position: int, score: float) -> dict[str, A
 
 
 def _dblp(request: Request, directory: VenueDirectory) -> Response:
-    query = request.param("q") or ""
-    hits = parse_int(request.param("h"), 30, low=0, high=DBLP_MAX_HITS)
-    first = parse_int(request.param("f"), 0, low=0)
-    if hits is None or first is None:
-        return text_response("Bad Request", status=400)
-    if (request.param("format") or "xml") != "json":
-        return text_response("only format=json is simulated", status=400)
+    asked = search_request(request)
+    if isinstance(asked, Response):
+        return asked
+    query, hits, first = asked
     # DBLP's venue index holds no repository of preprints other than CoRR, which it files as a journal.
     held = [v.index for v in directory.venues if v.kind != "repository"]
     ranked = directory.search_prefixes(query, held)
     page = ranked[first : first + hits]
-    result: dict[str, Any] = {
-        "query": query,
-        "status": {"@code": "200", "text": "OK"},
-        "time": {"@unit": "msecs", "text": "1.00"},
-        "completions": {"@total": "0", "@computed": "0", "@sent": "0"},
-        "hits": {
-            "@total": str(len(ranked)),
-            "@computed": str(len(ranked)),
-            "@sent": str(len(page)),
-            "@first": str(first),
-        },
-    }
-    if page:
-        result["hits"]["hit"] = [
-            render_dblp_hit(directory.venues[doc], first + i, directory.score(query, doc))
-            for i, doc in enumerate(page)
-        ]
-    return json_response({"result": result})
+    rendered = [
+        render_dblp_hit(directory.venues[doc], first + i, directory.score(query, doc))
+        for i, doc in enumerate(page)
+    ]
+    return search_response(query, len(ranked), first, rendered)
 
 
 # --- Crossref --------------------------------------------------------------------------------------
-
-
-def _crossref_failure(kind: str, value: str, message: str) -> Response:
-    payload = {
-        "status": "failed",
-        "message-type": "validation-failure",
-        "message": [{"type": kind, "value": value, "message": message}],
-    }
-    return json_response(payload, status=400)
-
-
-def _envelope(message_type: str, message: Any) -> dict[str, Any]:
-    return {"status": "ok", "message-type": message_type, "message-version": "1.0.0", "message": message}
 
 
 def render_journal(venue: SimVenue, ctx: SimContext) -> dict[str, Any]:
@@ -313,27 +284,27 @@ def _crossref(request: Request, path: str, ctx: SimContext) -> Response:
             "total-results": len(items),
             "items": items[:20],
         }
-        return json_response(_envelope("work-list", message))
+        return json_response(envelope("work-list", message))
     if any(name.startswith("query") for name in request.query):
-        return _crossref_failure(
+        return validation_failure(
             "parameter-not-allowed", "query.*", "This route does not support field query parameters"
         )
-    return json_response(_envelope("journal", render_journal(venue, ctx)))
+    return json_response(envelope("journal", render_journal(venue, ctx)))
 
 
 def _crossref_list(request: Request, directory: VenueDirectory, ctx: SimContext) -> Response:
     for name in request.query:
         if name in ("filter", "sort", "order", "facet", "select"):
-            return _crossref_failure("parameter-not-allowed", name, f"This route does not support {name}")
+            return validation_failure("parameter-not-allowed", name, f"This route does not support {name}")
         if name not in _CROSSREF_PARAMS:
-            return _crossref_failure(
+            return validation_failure(
                 "unknown-parameter", name, f"Parameter {name} specified but there is no such parameter"
             )
     rows = parse_int(request.param("rows"), 20, high=CROSSREF_MAX_ROWS)
     offset = parse_int(request.param("offset"), 0)
     if rows is None or offset is None:
         value = request.param("rows") if rows is None else request.param("offset")
-        return _crossref_failure(
+        return validation_failure(
             "integer-not-valid",
             value or "",
             f"Integer specified as {value} but must be a positive integer less than or equal to "
@@ -349,4 +320,4 @@ def _crossref_list(request: Request, directory: VenueDirectory, ctx: SimContext)
         "total-results": len(ranked),
         "items": items,
     }
-    return json_response(_envelope("journal-list", message))
+    return json_response(envelope("journal-list", message))
