@@ -10,7 +10,7 @@ lint:
 	$(PY) -m ruff format --check .
 
 typecheck:
-	$(PY) -m mypy core config sources storage pipeline workers producers
+	$(PY) -m mypy core config sources storage pipeline workers producers bench/aletheia
 
 contracts:
 	lint-imports

@@ -39,9 +39,9 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
+from aletheia.bench.claims_bench import clean_claim  # noqa: E402
 from aletheia.core.excerpts import PaperText, TextBlock, content_terms, match_key  # noqa: E402
-from aletheia.pipeline.bench.claims_bench import clean_claim  # noqa: E402
-from aletheia.pipeline.llm import LexicalReasoner  # noqa: E402
+from aletheia.pipeline.claims.reasoner import LexicalReasoner  # noqa: E402
 
 
 @dataclass
@@ -150,7 +150,7 @@ async def evidence_benchmark(claims_path: Path, corpus_path: Path, seed: int = 7
 
 def pdf_benchmark(directory: Path) -> dict[str, Any]:
     from aletheia.config import Settings
-    from aletheia.pipeline.fulltext import convert_document
+    from aletheia.pipeline.documents.fulltext import convert_document
 
     files = sorted(directory.glob("**/*.pdf"))
     per_file: list[dict[str, Any]] = []
@@ -181,8 +181,8 @@ def check_benchmark(
     from aletheia.core.artifacts import CitationArtifact, Excerpt, Triangulation, frontmatter_from_record
     from aletheia.core.records import Author, SourceName, WorkRecord
     from aletheia.core.render import body_from_record
-    from aletheia.pipeline.citations_check import check_citations
-    from aletheia.pipeline.claims import write_citation_artifact
+    from aletheia.pipeline.audit.artifacts import check_citations
+    from aletheia.pipeline.claims.cite import write_citation_artifact
 
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.config import Settings
-from aletheia.pipeline.claims_text import check_claims_text
+from aletheia.pipeline.claims.research_text import check_claims_text
 from aletheia.pipeline.jobs.submission import InputDocument
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "documents"

@@ -92,9 +92,9 @@ def in_process_latency(works: list[dict[str, Any]]) -> list[float]:
     from aletheia.config import get_settings
     from aletheia.core.authors import parse_name
     from aletheia.core.records import CitedReference
-    from aletheia.pipeline.evidence import verify_reference
+    from aletheia.pipeline.evidence.gather import verify_reference
     from aletheia.pipeline.runtime import Runtime
-    from aletheia.sources.ratelimit import LocalRateLimiter
+    from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
     runtime = Runtime.open(get_settings())
 

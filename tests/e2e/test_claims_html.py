@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from aletheia.config import Settings
-from aletheia.pipeline.claim_types import NoCandidates
-from aletheia.pipeline.claims_text import check_claims_text
+from aletheia.pipeline.claims.model import NoCandidates
+from aletheia.pipeline.claims.research_text import check_claims_text
 from aletheia.pipeline.jobs.submission import InputDocument
-from aletheia.pipeline.report_claims import render_claims_html
+from aletheia.pipeline.reports.claims_html import render_claims_html
 from tests.conftest import IN_CI
 
 pytestmark = pytest.mark.browser

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from aletheia.config import Settings
-from aletheia.pipeline.gateway import SourceGateway
-from aletheia.sources.ratelimit import build_rate_limiter
+from aletheia.pipeline.evidence.gateway import SourceGateway
+from aletheia.sources.transport.ratelimit import build_rate_limiter
 from tests.integration.private_postgres import PrivatePostgres
 from tests.integration.queue_stack import PrivateRedis, Unavailable, unavailable
 

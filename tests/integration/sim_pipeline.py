@@ -16,7 +16,7 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.records import Author, CitedReference
-from aletheia.pipeline.report import CollectingSink
+from aletheia.pipeline.reports.formats import CollectingSink
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import VerifySummary, verify_to_sink
 from aletheia.sources.simulator import SimulatorServer, SimWork, Universe

@@ -222,7 +222,7 @@ def test_the_job_logs_each_judgement_once(env: Path, monkeypatch: pytest.MonkeyP
     """The claims-text job appends every claim's trail to its audit log before the summary is
     stored and commits it; a re-run decides the same and logs nothing new."""
     from aletheia.config import get_settings
-    from aletheia.pipeline.audit import audit_log_for
+    from aletheia.pipeline.audit.events import audit_log_for
     from aletheia.pipeline.jobs.kinds import CHECK_CLAIMS_TEXT
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.service import InlineDispatcher, LoopThread, ServiceContext, run_step

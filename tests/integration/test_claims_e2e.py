@@ -19,18 +19,18 @@ from click.testing import CliRunner
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
-from aletheia.pipeline.claim_audit import ClaimTrail
-from aletheia.pipeline.claim_judge import MAX_JUDGE_ROUNDS, ModelJudge, RuleJudge
-from aletheia.pipeline.claim_types import (
+from aletheia.pipeline.claims.audit_events import ClaimTrail
+from aletheia.pipeline.claims.cite import ClaimTools, outcome_as_dict, verify_and_cite
+from aletheia.pipeline.claims.judge import MAX_JUDGE_ROUNDS, ModelJudge, RuleJudge
+from aletheia.pipeline.claims.model import (
     NoCandidates,
     NoSupportingExcerpts,
     RetractedWork,
     RetriesExhausted,
     TriangulationConflict,
 )
-from aletheia.pipeline.claims import ClaimTools, outcome_as_dict, verify_and_cite
-from aletheia.pipeline.gateway import SourceGateway
-from aletheia.pipeline.llm import LexicalReasoner, ModelReasoner
+from aletheia.pipeline.claims.reasoner import LexicalReasoner, ModelReasoner
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from tests.unit.fake_llm import FakeLLM, tool_reply
 

@@ -17,12 +17,12 @@ import pytest
 
 from aletheia.config import Settings
 from aletheia.core.artifacts import parse_artifact
-from aletheia.pipeline.claim_audit import CLAIM_EVENT_KINDS, ClaimTrail, replay_claim_events
-from aletheia.pipeline.claim_judge import RuleJudge
-from aletheia.pipeline.claim_types import ContradictedClaim, NoSupportingExcerpts, PaperNotFound
-from aletheia.pipeline.claims import check_cited_claim, verify_and_cite
-from aletheia.pipeline.gateway import SourceGateway
-from aletheia.pipeline.llm import LexicalReasoner
+from aletheia.pipeline.claims.audit_events import CLAIM_EVENT_KINDS, ClaimTrail, replay_claim_events
+from aletheia.pipeline.claims.cite import check_cited_claim, verify_and_cite
+from aletheia.pipeline.claims.judge import RuleJudge
+from aletheia.pipeline.claims.model import ContradictedClaim, NoSupportingExcerpts, PaperNotFound
+from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from tests.integration.sim_pipeline import sim_settings
 
@@ -139,7 +139,7 @@ async def test_a_cited_sentence_is_judged_against_its_paper(
 async def test_the_sentences_citing_one_paper_share_one_fetch_of_its_text(
     gateway: SourceGateway, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aletheia.pipeline import claim_stages
+    from aletheia.pipeline.claims.cite import stages as claim_stages
 
     fetches: list[str] = []
     real = claim_stages.fetch_paper_text

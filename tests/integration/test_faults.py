@@ -24,8 +24,8 @@ from aletheia.core.records import CitedReference
 from aletheia.core.source_display import source_name
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.core.verdicts import Verdict, VerdictStatus
-from aletheia.pipeline.replay import replay_job
-from aletheia.pipeline.report import TableSink
+from aletheia.pipeline.audit.replay import replay_job
+from aletheia.pipeline.reports.formats import TableSink
 from aletheia.sources.simulator import SIM_SOURCES, SimulatorConfig, SimulatorServer
 from aletheia.storage.audit_log import AuditLog
 from tests.integration.sim_pipeline import Run, make_works, references, run_embedded, sim_settings, universe

@@ -129,7 +129,7 @@ def test_the_claim_pipelines_full_text_reader_is_sandboxed_too(
     the same child process under the same limits: a limit hit or a broken file is an error for
     that document, the caller's process is untouched, and a good PDF still converts."""
     from aletheia.config import get_settings
-    from aletheia.pipeline.fulltext import (
+    from aletheia.pipeline.documents.fulltext import (
         ConversionError,
         DocumentLimitError,
         FulltextError,

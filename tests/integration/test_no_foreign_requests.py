@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
-from aletheia.pipeline.inputs import iter_references
-from aletheia.pipeline.report import CollectingSink
+from aletheia.pipeline.documents.inputs import iter_references
+from aletheia.pipeline.reports.formats import CollectingSink
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import verify_to_sink
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer

@@ -23,8 +23,8 @@ import pytest
 import redis
 import redis.asyncio as redis_asyncio
 
-from aletheia.sources.gcra import pace
-from aletheia.sources.ratelimit import RedisRateLimiter
+from aletheia.sources.transport.gcra import pace
+from aletheia.sources.transport.ratelimit import RedisRateLimiter
 
 pytestmark = pytest.mark.integration
 

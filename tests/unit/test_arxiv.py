@@ -26,7 +26,7 @@ from aletheia.sources.arxiv import (
 )
 from aletheia.sources.base import PermanentSourceError, SourceParseError, TransientSourceError
 from aletheia.sources.cache import MemoryRawCache
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock
 from tests.unit.source_fakes import Call, FakeTransport, fixture_text
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from aletheia.pipeline.bench import hallmark_bench, realbib_bench, sources_bench
-from aletheia.pipeline.bench.synthetic import citation_bibtex, generate
+from aletheia.bench import hallmark_bench, realbib_bench, sources_bench
+from aletheia.bench.synthetic import citation_bibtex, generate
 from aletheia.producers.cli import main
 
 pytestmark = pytest.mark.slow
@@ -71,7 +71,7 @@ def test_the_bench_command_is_registered() -> None:
 
 
 def test_iclr_benchmark_on_20_references(shared_data: Path, tmp_path: Path) -> None:
-    from aletheia.pipeline.bench import iclr_bench
+    from aletheia.bench import iclr_bench
 
     base = shared_data / "benchmarks" / "iclr2026-real-bibliographies"
     if not base.is_dir():
@@ -98,7 +98,7 @@ def test_iclr_benchmark_on_20_references(shared_data: Path, tmp_path: Path) -> N
 
 
 def test_the_iclr_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:
-    from aletheia.pipeline.bench import iclr_bench
+    from aletheia.bench import iclr_bench
 
     with pytest.raises(iclr_bench.DataMissing):
         iclr_bench.run(limit=1, base=tmp_path / "nowhere")

@@ -11,10 +11,10 @@ from aletheia.config import Settings
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.crossref import CrossrefClient, crossref_transport
 from aletheia.sources.openalex import _filter_text
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, universe_from_records
 from aletheia.sources.simulator.search import parse_query
-from aletheia.sources.transport import PriorityGate
+from aletheia.sources.transport.polite import PriorityGate
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 
 async def test_a_partial_batch_waits_for_the_batch_in_flight_and_then_goes_whole() -> None:

@@ -3,9 +3,7 @@ kinds of non-scholarly references, and how each group of references was decided.
 
 from __future__ import annotations
 
-from aletheia.core.records import SourceName, WorkRecord
-from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
-from aletheia.pipeline.bench.tier_counts import (
+from aletheia.bench.tier_counts import (
     decision_label,
     decisions_by_group,
     format_tier_table,
@@ -13,6 +11,8 @@ from aletheia.pipeline.bench.tier_counts import (
     non_scholarly_group,
     tier_figures,
 )
+from aletheia.core.records import SourceName, WorkRecord
+from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 
 
 def verdict(status: VerdictStatus, source: SourceName | None = None, **fields: object) -> Verdict:

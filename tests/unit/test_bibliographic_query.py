@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aletheia.core.bibliography.plain import reference_from_string
 from aletheia.core.records import Author, CitedReference
-from aletheia.pipeline.gateway import bibliographic_query
+from aletheia.pipeline.evidence.gateway import bibliographic_query
 
 CHICAGO = (
     "Lin, Zhiyuan Jerry, Raul Astudillo, Peter Frazier, and Eytan Bakshy. 2024. “Preference Learning for "

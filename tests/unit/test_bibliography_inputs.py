@@ -10,7 +10,7 @@ import pytest
 
 from aletheia.core.bibliography import InputError, InputProblem
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.inputs import extract_pdf_references, iter_references, pdf_text
+from aletheia.pipeline.documents.inputs import extract_pdf_references, iter_references, pdf_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bibliographies"
 MB = 1024 * 1024
@@ -222,7 +222,7 @@ def test_every_fixture_reads_through_the_pipeline() -> None:
 def test_a_utf16_bib_is_read_not_called_binary(tmp_path):
     """Issue 20: a .bib saved as UTF-16 (with its byte-order mark) was refused as binary."""
     from aletheia.core.records import CitedReference
-    from aletheia.pipeline.inputs import iter_references
+    from aletheia.pipeline.documents.inputs import iter_references
 
     text = "@article{smith2020, title={Ünïcode Tïtle}, author={Smith, Ann}, year={2020}}\n"
     for encoding in ("utf-16", "utf-16-be"):

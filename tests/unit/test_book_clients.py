@@ -11,8 +11,8 @@ from aletheia.sources.base import RateLimitedError, SourceUnavailableError, Tran
 from aletheia.sources.cache import MemoryRawCache, cache_key
 from aletheia.sources.google_books import GoogleBooksClient, google_books_transport
 from aletheia.sources.open_library import OpenLibraryClient, open_library_transport
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit import tier_client_support as support
 from tests.unit.tier_client_support import FAST, requests, transport
 

@@ -8,7 +8,7 @@ import pytest
 
 from aletheia.config.settings import Settings
 from aletheia.sources.base import SourceUnavailableError
-from aletheia.sources.breaker import BreakerState, CircuitBreaker
+from aletheia.sources.transport.breaker import BreakerState, CircuitBreaker
 from tests.unit.fake_clock import FakeClock
 
 

@@ -11,8 +11,8 @@ from aletheia.sources.base import RateLimitedError, SourceUnavailableError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.ccel import CcelClient, ccel_transport
 from aletheia.sources.perseus import PerseusClient, perseus_transport
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit import tier_client_support as support
 from tests.unit.tier_client_support import FAST, requests, transport
 

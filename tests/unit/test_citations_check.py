@@ -18,8 +18,8 @@ from aletheia.core.artifacts import (
 )
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.render import body_from_record
-from aletheia.pipeline.citations_check import audit_existing_citations, check_citations
-from aletheia.pipeline.claims import write_citation_artifact
+from aletheia.pipeline.audit.artifacts import audit_existing_citations, check_citations
+from aletheia.pipeline.claims.cite import write_citation_artifact
 from aletheia.sources.base import SourceRecord, TransientSourceError
 
 NOW = datetime(2026, 5, 23, 12, 0, tzinfo=UTC)

@@ -13,12 +13,12 @@ import pytest
 
 from aletheia.config import Settings
 from aletheia.core.records import Author, CitedReference
-from aletheia.pipeline import claims as claims_module
-from aletheia.pipeline.cited_claims import claim_status_with_judgement, paper_for
-from aletheia.pipeline.claim_audit import CLAIM_DECISION, CLAIM_EXTRACTED, ClaimTrail
-from aletheia.pipeline.claim_types import NoCandidates
-from aletheia.pipeline.claims import CitedClaimCheck
-from aletheia.pipeline.claims_text import check_claims_text, claims_exit_code
+from aletheia.pipeline.claims.audit_events import CLAIM_DECISION, CLAIM_EXTRACTED, ClaimTrail
+from aletheia.pipeline.claims.cite import CitedClaimCheck
+from aletheia.pipeline.claims.cite import cite as claims_module
+from aletheia.pipeline.claims.cited import claim_status_with_judgement, paper_for
+from aletheia.pipeline.claims.model import NoCandidates
+from aletheia.pipeline.claims.research_text import check_claims_text, claims_exit_code
 from aletheia.pipeline.jobs.submission import InputDocument
 from aletheia.producers.tools import TOOLS
 
@@ -126,7 +126,7 @@ def _report(
     settings: Settings | None = None,
     **options: Any,
 ) -> tuple[dict[str, Any], list[ClaimTrail]]:
-    import aletheia.pipeline.claims_text as claims_text
+    import aletheia.pipeline.claims.research_text as claims_text
 
     monkeypatch.setattr(claims_module, "check_cited_claim", judged)
     monkeypatch.setattr(claims_text, "_verify_cited", _verified)

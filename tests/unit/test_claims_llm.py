@@ -10,8 +10,8 @@ import pytest
 from aletheia.config import Settings
 from aletheia.core.excerpts import PaperText, TextBlock
 from aletheia.core.records import Author, SourceName, WorkRecord
-from aletheia.pipeline.claim_types import Candidate
-from aletheia.pipeline.llm import (
+from aletheia.pipeline.claims.model import Candidate
+from aletheia.pipeline.claims.reasoner import (
     MAX_RANKING_ITERATIONS,
     TOOL_DEFINITIONS,
     AnthropicLLM,

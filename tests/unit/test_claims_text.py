@@ -14,8 +14,8 @@ import pytest
 from aletheia.config import Settings
 from aletheia.core.bibliography import parse_text
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claim_types import NoCandidates
-from aletheia.pipeline.claims_text import (
+from aletheia.pipeline.claims.model import NoCandidates
+from aletheia.pipeline.claims.research_text import (
     NO_SUGGESTION,
     ReferenceIndex,
     check_claims_text,
@@ -192,7 +192,7 @@ def test_validate_research_tool(client: AletheiaClient) -> None:
     ],
 )
 def test_claim_status_from_its_citations(verdicts: list[str], status: str) -> None:
-    from aletheia.pipeline.claims_text import _claim_status
+    from aletheia.pipeline.claims.research_text import _claim_status
 
     claim = {"own_work": False, "citations": [{"resolved": True, "verdict": v} for v in verdicts]}
     assert _claim_status(claim, True) == status
@@ -201,7 +201,7 @@ def test_claim_status_from_its_citations(verdicts: list[str], status: str) -> No
 
 
 def test_a_pdf_is_read_through_the_pdf_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from aletheia.pipeline import inputs, pdf_reading, sandbox
+    from aletheia.pipeline.documents import inputs, pdf_reading, sandbox
     from tests.unit.test_bibliography_inputs import _pdf
 
     reads: list[str] = []

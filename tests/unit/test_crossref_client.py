@@ -21,8 +21,8 @@ from aletheia.sources.base import (
 )
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.crossref import CrossrefClient, crossref_transport, polite_user_agent
-from aletheia.sources.ratelimit import LocalRateLimiter
-from aletheia.sources.transport import PoliteTransport
+from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crossref"
 BASE = "https://api.crossref.test"

@@ -15,8 +15,8 @@ from aletheia.sources.acl_anthology import AclAnthologyClient, acl_anthology_tra
 from aletheia.sources.base import SourceUnavailableError, TransientSourceError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.dblp import DblpClient, dblp_query, dblp_transport, is_dblp_key
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, env_for, universe_from_records
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 WORKS: list[dict[str, Any]] = [
     {

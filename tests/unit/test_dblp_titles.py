@@ -28,9 +28,9 @@ from aletheia.sources.dblp_titles import (
     share_absence,
     title_batchable,
 )
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, universe_from_records
 from aletheia.sources.title_batches import BatchAnswer
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 WORKS: list[dict[str, Any]] = [
     {

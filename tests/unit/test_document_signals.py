@@ -16,12 +16,13 @@ from aletheia.config import Settings
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Verdict, VerdictStatus
-from aletheia.pipeline import inputs, sandbox, service
-from aletheia.pipeline.document_signals import DocumentCheck, body_of, document_signal
-from aletheia.pipeline.evidence import ReferenceOutcome
-from aletheia.pipeline.inputs import iter_references
-from aletheia.pipeline.report_html import render_html
-from aletheia.pipeline.report_signals import summary_with_signals
+from aletheia.pipeline import service
+from aletheia.pipeline.documents import inputs, sandbox
+from aletheia.pipeline.documents.inputs import iter_references
+from aletheia.pipeline.documents.signals import DocumentCheck, body_of, document_signal
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.reports.html import render_html
+from aletheia.pipeline.reports.signals import summary_with_signals
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.service import InlineDispatcher, InputDocument, ServiceContext
 from tests.unit.test_bibliography_inputs import _pdf

@@ -13,7 +13,7 @@ import pytest
 
 from aletheia.core.bibliography import InputError, InputFormat, detect_format
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.inputs import iter_references
+from aletheia.pipeline.documents.inputs import iter_references
 
 DOCS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 MB = 10 * 1024 * 1024

@@ -13,9 +13,9 @@ from aletheia.config.settings import SourceLimits
 from aletheia.sources.base import RateLimitedError, SourceParseError, SourceUnavailableError
 from aletheia.sources.cache import MemoryRawCache, cache_key
 from aletheia.sources.europe_pmc import EuropePmcClient, europe_pmc_transport
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
-from aletheia.sources.transport import PoliteTransport
+from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 FAST = SourceLimits(rate=1000, burst=1000, concurrency=8)
 

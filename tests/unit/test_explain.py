@@ -10,9 +10,9 @@ from typing import Any
 import bibtexparser
 
 from aletheia.core.verdicts import Reason
-from aletheia.pipeline.explain import SENTENCES, context, fill, sentence
-from aletheia.pipeline.report_advice import attention, explain
-from aletheia.pipeline.report_fields import decoded_cited, diff_tokens, split_origin
+from aletheia.pipeline.reports.advice import attention, explain
+from aletheia.pipeline.reports.explain import SENTENCES, context, fill, sentence
+from aletheia.pipeline.reports.fields import decoded_cited, diff_tokens, split_origin
 
 
 def _placeholders(template: str) -> set[str]:

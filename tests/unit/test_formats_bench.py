@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from aletheia.bench import formats_bench
+from aletheia.bench.formats_render import FORMATS, entry_of, missing_tools, render, write_bib
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_title
-from aletheia.pipeline.bench import formats_bench
-from aletheia.pipeline.bench.formats_render import FORMATS, entry_of, missing_tools, render, write_bib
 
 # Three classics whose renderings hit the issue's defects: a given name with an initial
 # ("Diederik~P." in a .bbl), a long author list (Chicago inverts only the first name), a 1948 journal
@@ -112,7 +112,7 @@ def test_the_second_figure_leaves_out_only_entries_resting_on_dropped_identifier
     """The main figure counts every entry; the second leaves out an entry only when the `.bib`
     reference without the identifiers the format lost gets another class (a planted invented DOI
     that `plain.bst` does not print), never merely because the format differs."""
-    from aletheia.pipeline.bench.formats_evidence import (
+    from aletheia.bench.formats_evidence import (
         dropped_identifiers,
         without_evidence,
         without_identifiers,

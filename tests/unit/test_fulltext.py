@@ -10,8 +10,8 @@ import pytest
 from aletheia.config import Settings
 from aletheia.core.excerpts import locate_excerpt
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.pipeline import fulltext
-from aletheia.pipeline.fulltext import (
+from aletheia.pipeline.documents import fulltext
+from aletheia.pipeline.documents.fulltext import (
     ConversionError,
     DocumentLimitError,
     abstract_only,

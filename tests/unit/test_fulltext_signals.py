@@ -17,10 +17,10 @@ from aletheia.core.artifacts import parse_artifact
 from aletheia.core.excerpts import PaperText, TextBlock
 from aletheia.core.paper_mill import work_text_of_paper
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.pipeline.claims import outcome_as_dict, verify_and_cite
-from aletheia.pipeline.fulltext_signals import cited_text_signals
-from aletheia.pipeline.gateway import SourceGateway
-from aletheia.pipeline.llm import LexicalReasoner
+from aletheia.pipeline.claims.cite import outcome_as_dict, verify_and_cite
+from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.documents.fulltext_signals import cited_text_signals
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
 from tests.unit.test_pmc_fulltext import gateway, settings  # noqa: F401  (fixtures, on this module's sim)
 

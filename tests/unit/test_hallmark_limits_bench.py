@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from aletheia.pipeline.bench import hallmark_limits
+from aletheia.bench import hallmark_limits
 from aletheia.producers.cli import main
 
 pytestmark = pytest.mark.shared

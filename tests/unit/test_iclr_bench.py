@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from aletheia.bench.iclr_reader import read_paper, reference_from_item
+from aletheia.bench.iclr_universe import non_scholarly_reason, universe_for_iclr
+from aletheia.bench.noise import NoiseModel, RealRecord, TitleIndex, apply_noise, measure
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.bench.iclr_reader import read_paper, reference_from_item
-from aletheia.pipeline.bench.iclr_universe import non_scholarly_reason, universe_for_iclr
-from aletheia.pipeline.bench.noise import NoiseModel, RealRecord, TitleIndex, apply_noise, measure
 from aletheia.sources.simulator import universe_from_records
 
 
@@ -255,7 +255,7 @@ def test_flagged_share_is_split_by_where_the_records_come_from() -> None:
     # references with real recorded answers are counted apart (one title cited twice, one work).
     from collections import Counter
 
-    from aletheia.pipeline.bench.iclr_bench import origin_figures, record_origins
+    from aletheia.bench.iclr_bench import origin_figures, record_origins
 
     gold = [
         CitedReference(key="p:1", title="A Real Paper"),
@@ -281,7 +281,7 @@ def test_flagged_share_is_split_by_where_the_records_come_from() -> None:
 
 
 def test_the_flagged_tsv_names_recorded_sources_and_copies() -> None:
-    from aletheia.pipeline.bench.iclr_bench import recorded_and_copied
+    from aletheia.bench.iclr_bench import recorded_and_copied
 
     gold = [CitedReference(key="p:1", title="Developing ChemDFM")]
     records: list[dict[str, Any]] = [

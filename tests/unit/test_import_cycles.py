@@ -63,5 +63,5 @@ def test_no_import_cycle_inside_the_pipeline() -> None:
 
 def test_the_sandbox_depends_on_none_of_its_callers() -> None:
     graph = grimp.build_graph("aletheia")
-    for caller in ("aletheia.pipeline.inputs", "aletheia.pipeline.fulltext"):
-        assert not graph.chain_exists(importer="aletheia.pipeline.sandbox", imported=caller)
+    for caller in ("aletheia.pipeline.documents.inputs", "aletheia.pipeline.documents.fulltext"):
+        assert not graph.chain_exists(importer="aletheia.pipeline.documents.sandbox", imported=caller)

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from aletheia.sources.io_thread import IoThreadClient
-from aletheia.sources.send_delay import SendGate
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, universe_from_records
+from aletheia.sources.transport.send_delay import SendGate
 
 WORKS = [{"title": "A Work", "authors": [{"given": "A", "family": "B"}], "year": 2020, "doi": "10.1/a"}]
 

@@ -15,7 +15,7 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import VerdictStatus
-from aletheia.pipeline.llm_fallback import (
+from aletheia.pipeline.evidence.llm_fallback import (
     NO_KEY,
     SUGGEST_TOOL,
     ReferenceSuggester,

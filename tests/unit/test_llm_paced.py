@@ -14,12 +14,12 @@ import pytest
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claims import ClaimTools
-from aletheia.pipeline.llm import AnthropicLLM, LexicalReasoner, LLMError, LLMReply, ModelReasoner
-from aletheia.pipeline.llm_fallback import ReferenceSuggester, suggester_from_settings
+from aletheia.pipeline.claims.cite import ClaimTools
+from aletheia.pipeline.claims.reasoner import AnthropicLLM, LexicalReasoner, LLMError, LLMReply, ModelReasoner
+from aletheia.pipeline.evidence.llm_fallback import ReferenceSuggester, suggester_from_settings
 from aletheia.pipeline.llm_paced import BUCKET, PacedLLM, paced_reasoner
 from aletheia.sources.base import RateLimitedError
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock
 from tests.unit.fake_llm import FakeLLM, tool_reply
 

@@ -18,10 +18,10 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.excerpts import PaperText, locate_excerpt
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.pipeline.fulltext import DocumentKind, convert_document, fetch_paper_text
-from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.documents.fulltext import DocumentKind, convert_document, fetch_paper_text
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.open_access import document_kind
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.web_server import (
     ARTICLE_ABSTRACT,
     ARTICLE_BODY,

@@ -18,15 +18,15 @@ from aletheia.core.authorship import AuthorshipCheck, AuthorWorks
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Verdict, VerdictStatus
-from aletheia.pipeline.authorship import author_ids, with_authorship
-from aletheia.pipeline.evidence import ReferenceOutcome
-from aletheia.pipeline.report_signals import reference_signals
+from aletheia.pipeline.evidence.authorship import author_ids, with_authorship
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.reports.signals import reference_signals
 from aletheia.sources.base import SourceError, SourceParseError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.openalex import OpenAlexClient, openalex_transport, parse_openalex_work
 from aletheia.sources.openalex_authors import parse_openalex_author, parse_openalex_authors
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, universe_from_records
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openalex"
 AUTHOR_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openalex_authors"

@@ -14,7 +14,7 @@ from aletheia.core.records import SourceName
 from aletheia.sources.base import PermanentSourceError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.openalex import OpenAlexClient, openalex_transport
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 BASE = "https://api.openalex.test"
 API_KEY = "test-key-1234"

@@ -29,8 +29,8 @@ from aletheia.sources.openalex_titles import (
     matching_works,
     query_words,
 )
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorServer
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 
 def work(title: str, *authors: str, number: int = 1) -> dict[str, Any]:

@@ -17,14 +17,14 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.pipeline.claim_types import NoCandidates
-from aletheia.pipeline.claims import outcome_as_dict, verify_and_cite
-from aletheia.pipeline.fulltext import fetch_paper_text
-from aletheia.pipeline.gateway import SourceGateway
-from aletheia.pipeline.llm import LexicalReasoner
-from aletheia.pipeline.pmc_fulltext import wants_pmc
-from aletheia.sources.ratelimit import build_rate_limiter
+from aletheia.pipeline.claims.cite import outcome_as_dict, verify_and_cite
+from aletheia.pipeline.claims.model import NoCandidates
+from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.documents.fulltext import fetch_paper_text
+from aletheia.pipeline.documents.pmc_fulltext import wants_pmc
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
+from aletheia.sources.transport.ratelimit import build_rate_limiter
 from tests.unit.test_europe_pmc_client import CLOSED, OPEN
 
 FAST = SourceLimits(rate=1000, burst=1000, concurrency=8)

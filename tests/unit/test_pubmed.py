@@ -28,7 +28,7 @@ from aletheia.sources.pubmed import (
     parse_pubmed_raw,
     pubmed_transport,
 )
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock
 from tests.unit.source_fakes import Call, FakeTransport, fixture_text
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from aletheia.core.records import Author, CitedReference
-from aletheia.pipeline import report_signals
-from aletheia.pipeline.report_html import render_html
+from aletheia.pipeline.reports import signals as report_signals
+from aletheia.pipeline.reports.html import render_html
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer
 from tests.integration.sim_pipeline import run_embedded, sim_settings, universe
 

@@ -21,9 +21,9 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
 from aletheia.pipeline import service
-from aletheia.pipeline.evidence import ReferenceOutcome
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
-from aletheia.pipeline.report_advice import attention
+from aletheia.pipeline.reports.advice import attention
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.service import InlineDispatcher, InputDocument, ServiceContext
 from tests.unit.test_service import ScriptedVerifier, fake_read_references
@@ -173,7 +173,7 @@ def test_a_claims_text_job_renders_its_own_html(runtime: Runtime, tmp_path: Path
     assert out.read_text().lstrip().lower().startswith("<!doctype html")
     assert report(job_id, "--format", "bibtex").exit_code == 2
     # Its trail is committed: every event it logged is under the job's Merkle root.
-    from aletheia.pipeline.audit import audit_log_for
+    from aletheia.pipeline.audit.events import audit_log_for
 
     trail = audit_log_for(runtime).verify_job(job_id)
     assert trail.intact and trail.events > 0 and trail.committed_events == trail.events

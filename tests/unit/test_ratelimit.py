@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings, SourceLimits
 from aletheia.sources.base import RateLimitedError
-from aletheia.sources.ratelimit import (
+from aletheia.sources.transport.ratelimit import (
     LocalRateLimiter,
     RateLimiter,
     RedisRateLimiter,

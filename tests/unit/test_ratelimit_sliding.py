@@ -18,10 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aletheia.sources.gcra import SEND_MARGIN, GcraState, pace
-from aletheia.sources.ratelimit import LocalRateLimiter, RateLimiter, RedisRateLimiter
 from aletheia.sources.simulator.config import SimulatorConfig
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit
+from aletheia.sources.transport.gcra import SEND_MARGIN, GcraState, pace
+from aletheia.sources.transport.limiter import RateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter, RedisRateLimiter
 from tests.unit.fake_clock import FakeClock
 
 # --- the simulator's sliding window ---------------------------------------------------------------

@@ -10,8 +10,8 @@ import bibtexparser
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
-from aletheia.pipeline.evidence import ReferenceOutcome
-from aletheia.pipeline.report import BibtexSink, JsonlSink, JsonSink, reference_json
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.reports.formats import BibtexSink, JsonlSink, JsonSink, reference_json
 
 REAL = WorkRecord(
     source=SourceName.CROSSREF,

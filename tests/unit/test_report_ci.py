@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from aletheia.pipeline.report import FORMATS, make_sink
+from aletheia.pipeline.reports.formats import FORMATS, make_sink
 from tests.conftest import verify_sample
 from tests.unit.test_explain import _unmatched, wrong_year_ref
 

@@ -13,8 +13,8 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import VerdictStatus
-from aletheia.pipeline.evidence import ReferenceOutcome
-from aletheia.pipeline.report import BibtexSink, CslJsonSink, reference_json
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.reports.formats import BibtexSink, CslJsonSink, reference_json
 from aletheia.pipeline.verify import VerifySummary
 
 AUTHORS = (Author(given="Ashish", family="Vaswani"), Author(given="Noam", family="Shazeer"))
@@ -173,7 +173,7 @@ def _offline_summary() -> dict[str, object]:
 
 
 def test_the_offline_banner_names_only_sources_that_affected_a_verdict_by_their_names() -> None:
-    from aletheia.pipeline.report_advice import attention
+    from aletheia.pipeline.reports.advice import attention
 
     att = attention(_offline_summary(), [])
     line = att.sources_line()
@@ -185,7 +185,7 @@ def test_the_offline_banner_names_only_sources_that_affected_a_verdict_by_their_
 
 
 def test_long_titles_are_cut_at_a_word_with_an_ellipsis() -> None:
-    from aletheia.pipeline.report_fields import shorten
+    from aletheia.pipeline.reports.fields import shorten
 
     title = (
         "Ileal-lymphoid-nodular hyperplasia, non-specific colitis, and pervasive developmental "
@@ -200,7 +200,7 @@ def test_long_titles_are_cut_at_a_word_with_an_ellipsis() -> None:
 def test_the_html_report_says_no_adr_and_never_breaks_a_word_of_a_verdict_or_badge() -> None:
     import re
 
-    from aletheia.pipeline.report import render_html
+    from aletheia.pipeline.reports.formats import render_html
 
     page = render_html(
         {

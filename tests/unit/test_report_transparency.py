@@ -8,8 +8,8 @@ import json
 
 from aletheia.core.evidence import SourceAnswer
 from aletheia.core.records import Author, CitedReference
-from aletheia.pipeline.report import JsonSink, make_sink, reference_json
-from aletheia.pipeline.report_transparency import transparency_badges, transparency_phrase
+from aletheia.pipeline.reports.formats import JsonSink, make_sink, reference_json
+from aletheia.pipeline.reports.transparency import transparency_badges, transparency_phrase
 from tests.unit.test_report import FOUND, NOTHING, REAL, outcome
 
 

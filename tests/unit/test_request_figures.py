@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from aletheia.pipeline.gateway import request_figures
+from aletheia.pipeline.evidence.gateway import request_figures
 from aletheia.sources.base import SourceStats
-from aletheia.sources.transport import reported_kind
+from aletheia.sources.transport.polite import reported_kind
 
 
 def test_kinds_as_reported() -> None:

@@ -18,7 +18,6 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings, SourceLimits
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.s2_titles import (
     bulk_answer,
     bulk_query,
@@ -31,6 +30,7 @@ from aletheia.sources.semantic_scholar import SemanticScholarClient, semantic_sc
 from aletheia.sources.simulator import SimulatorServer
 from aletheia.sources.simulator.s2_bulk import parse_bulk_query
 from aletheia.sources.title_batches import BatchAnswer
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=10)
 TITLES = st.lists(WORDS, min_size=4, max_size=10).map(" ".join)

@@ -19,9 +19,9 @@ from aletheia.config.settings import Settings
 from aletheia.core.authors import parse_name
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
-from aletheia.pipeline.evidence import Gathered, _near_miss_seen
-from aletheia.pipeline.gateway import SourceGateway
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.pipeline.evidence.gateway import SourceGateway
+from aletheia.pipeline.evidence.gather import Gathered, _near_miss_seen
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 CITED = CitedReference(
     key="k",

@@ -16,7 +16,6 @@ from aletheia.config.settings import Settings
 from aletheia.core.records import Author, SourceName
 from aletheia.sources.base import SourceParseError, SourceUnavailableError
 from aletheia.sources.cache import MemoryRawCache
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.semantic_scholar import (
     MAX_BATCH_IDS,
     PAPER_FIELDS,
@@ -25,6 +24,7 @@ from aletheia.sources.semantic_scholar import (
     parse_s2_paper,
     semantic_scholar_transport,
 )
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock
 from tests.unit.source_fakes import Call, FakeTransport, fixture_text
 

@@ -10,12 +10,12 @@ import httpx
 import pytest
 
 from aletheia.config.settings import SourceLimits
-from aletheia.sources.gcra import SEND_MARGIN, pace
-from aletheia.sources.politeness import request_pacing
-from aletheia.sources.ratelimit import LocalRateLimiter, RedisRateLimiter
-from aletheia.sources.send_delay import MAX_SEND_MARGIN, SendDelays, SharedSendDelays
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, universe_from_records
-from aletheia.sources.transport import PoliteTransport
+from aletheia.sources.transport.gcra import SEND_MARGIN, pace
+from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.politeness import request_pacing
+from aletheia.sources.transport.ratelimit import LocalRateLimiter, RedisRateLimiter
+from aletheia.sources.transport.send_delay import MAX_SEND_MARGIN, SendDelays, SharedSendDelays
 from tests.unit.fake_clock import FakeClock
 
 

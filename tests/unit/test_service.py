@@ -17,12 +17,12 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
 from aletheia.pipeline import service
-from aletheia.pipeline.evidence import ReferenceOutcome
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.service import InlineDispatcher, InputDocument, ServiceContext
 from aletheia.sources.base import RateLimitedError
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from aletheia.storage.models import ArtifactRow, Item, Job, VerdictRow
 
 
@@ -256,7 +256,7 @@ def test_a_claim_job_fails_with_a_clear_error_when_the_pipeline_is_missing(
     real_import = builtins.__import__
 
     def no_claims(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "aletheia.pipeline.claims":
+        if name == "aletheia.pipeline.claims.cite":
             raise ModuleNotFoundError(name)
         return real_import(name, *args, **kwargs)
 

@@ -12,7 +12,7 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer, VenueRecord
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Reason
-from aletheia.pipeline.settling_evidence import look_for_settling_evidence
+from aletheia.pipeline.evidence.settling import look_for_settling_evidence
 from aletheia.sources.base import SourceUnavailableError
 
 AX, S2, OA, DB, CR = (

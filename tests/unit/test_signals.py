@@ -184,7 +184,7 @@ def _outcome(key: str, match: WorkRecord, *, retraction: dict[str, object] | Non
     from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
     from aletheia.core.records import CitedReference
     from aletheia.core.verdicts import Verdict, VerdictStatus
-    from aletheia.pipeline.evidence import ReferenceOutcome
+    from aletheia.pipeline.evidence.gather import ReferenceOutcome
 
     twin = match.model_copy(update={"source": SourceName.OPENALEX, "issn": ("1050012X",), "venue": None})
     answer = SourceAnswer(
@@ -196,7 +196,7 @@ def _outcome(key: str, match: WorkRecord, *, retraction: dict[str, object] | Non
 
 
 def test_reference_json_carries_signals_and_the_verdict_stands() -> None:
-    from aletheia.pipeline.report import reference_json
+    from aletheia.pipeline.reports.formats import reference_json
 
     status = combine_retraction_status(
         [notice(RetractionKind.EXPRESSION_OF_CONCERN, "10.1/eoc", "2022-01-01", SourceName.CROSSREF)]
@@ -215,8 +215,8 @@ def test_sinks_add_the_cohort_to_the_summary_and_html_shows_chips() -> None:
     import io
     import json
 
-    from aletheia.pipeline.report import JsonSink, reference_json
-    from aletheia.pipeline.report_html import render_html
+    from aletheia.pipeline.reports.formats import JsonSink, reference_json
+    from aletheia.pipeline.reports.html import render_html
 
     smith = (person("Alice", "Smith"),)
     refs = [

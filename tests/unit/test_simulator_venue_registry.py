@@ -14,9 +14,9 @@ import pytest
 from aletheia.config.settings import Settings, SourceLimits
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.venue_registry import VENUE_REGISTRIES, VenueStanding, registry_query, venue_standing
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorServer, Universe, env_for, universe_from_records
 from aletheia.sources.simulator.venue_directory import synthetic_issn
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from aletheia.sources.venue_registry import VenueRegistry
 from aletheia.sources.venue_registry_parse import (
     parse_crossref_journals,

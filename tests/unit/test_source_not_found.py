@@ -21,9 +21,9 @@ from aletheia.core.records import SourceName
 from aletheia.sources.base import PermanentSourceError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.crossref import CrossrefClient, crossref_transport
-from aletheia.sources.not_found import documented_not_found
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.semantic_scholar import SemanticScholarClient, semantic_scholar_transport
+from aletheia.sources.transport.not_found import documented_not_found
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 LIMITS = SourceLimits(rate=1000, burst=1000, concurrency=10, search_rate=1000)
 Handler = Callable[[httpx.Request], httpx.Response]

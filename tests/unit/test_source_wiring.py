@@ -10,10 +10,11 @@ import pytest
 
 from aletheia.config.settings import Settings
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import SourceParseError, SourceStats, transport_from_settings
-from aletheia.sources.breaker import CircuitBreaker
+from aletheia.sources.base import SourceParseError, SourceStats
 from aletheia.sources.cache import MemoryRawCache, cached_record
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.breaker import CircuitBreaker
+from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 SOURCE = SourceName.DBLP
 URL = "https://dblp.example/rec/x.xml"

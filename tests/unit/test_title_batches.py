@@ -20,7 +20,6 @@ from aletheia.config.settings import Settings, SourceLimits
 from aletheia.sources.arxiv import ArxivClient, arxiv_transports
 from aletheia.sources.arxiv_titles import batch_answer, batch_query, feed_of
 from aletheia.sources.base import TransientSourceError
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorServer
 from aletheia.sources.title_batches import (
     BatchAnswer,
@@ -29,6 +28,7 @@ from aletheia.sources.title_batches import (
     share_out,
     title_batchable,
 )
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10)
 TITLES = st.lists(WORDS, min_size=3, max_size=8).map(" ".join)

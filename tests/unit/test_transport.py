@@ -24,10 +24,9 @@ from aletheia.sources.base import (
     TransientSourceError,
     Transport,
 )
-from aletheia.sources.breaker import BreakerState, CircuitBreaker
-from aletheia.sources.gcra import SEND_MARGIN
-from aletheia.sources.ratelimit import LocalRateLimiter
-from aletheia.sources.transport import (
+from aletheia.sources.transport.breaker import BreakerState, CircuitBreaker
+from aletheia.sources.transport.gcra import SEND_MARGIN
+from aletheia.sources.transport.polite import (
     PoliteTransport,
     bucket_for,
     parse_rate_limit_headers,
@@ -35,6 +34,7 @@ from aletheia.sources.transport import (
     redact_text,
     redact_url,
 )
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock
 
 LIMITS = SourceLimits(rate=10, burst=10, concurrency=3, search_rate=3)
@@ -624,7 +624,7 @@ async def test_a_host_that_does_not_resolve_fails_fast_and_opens_the_circuit(
 
 async def test_a_large_body_is_decoded_off_the_event_loop_to_the_same_value(make: Factory) -> None:
     # Issue 11: a page of 200 works decoded on the loop held admitted requests back.
-    from aletheia.sources.transport import LARGE_BODY_BYTES
+    from aletheia.sources.transport.polite import LARGE_BODY_BYTES
 
     big = {"results": [{"title": "x" * 1000, "n": n} for n in range(LARGE_BODY_BYTES // 1000 + 10)]}
     broken = httpx.Response(200, content=b"{" + b" " * LARGE_BODY_BYTES)

@@ -14,7 +14,7 @@ import pytest
 from aletheia.config.settings import SourceLimits
 from aletheia.sources.base import PermanentSourceError, TransientSourceError
 from aletheia.sources.cache import MemoryRawCache
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from aletheia.sources.web_fetch import WebFetcher
 from aletheia.sources.web_page import WebPageClient, page_cache_key
 from aletheia.sources.web_policy import IPAddress, WebPolicy

@@ -13,9 +13,9 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.records import SourceName
 from aletheia.sources.base import PermanentSourceError, RateLimitedError, SourceParseError
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
-from aletheia.sources.transport import PoliteTransport
+from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from aletheia.sources.web_search import (
     BraveSearchClient,
     TavilyClient,
@@ -228,7 +228,7 @@ def test_no_key_no_client_and_the_key_goes_in_a_header(sim: SimulatorServer) -> 
 
 
 def test_the_keys_are_secrets_for_redaction() -> None:
-    from aletheia.sources.redaction import redact_text, secret_values
+    from aletheia.sources.transport.redaction import redact_text, secret_values
 
     secrets = secret_values(
         {}, {"X-Subscription-Token": "brave-secret", "Authorization": "Bearer tvly-secret"}

@@ -12,9 +12,9 @@ import pytest
 from pydantic import ValidationError
 
 from aletheia.config import Settings
-from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.base import SourceUnavailableError
-from aletheia.sources.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 
 @pytest.mark.parametrize("value", ["not-a-network", "127.0.0.0/8,10.0.0.0/33", "::1/129", "localhost"])

@@ -17,16 +17,16 @@ from aletheia.config.settings import SourceLimits
 from aletheia.core.evidence import Outcome, QueryKind
 from aletheia.core.records import Author, CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Severity, VerdictStatus
-from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
-from aletheia.pipeline.gateway import SourceGateway
-from aletheia.pipeline.llm_fallback import ReferenceSuggester
+from aletheia.pipeline.evidence.gateway import SourceGateway
+from aletheia.pipeline.evidence.gather import ReferenceOutcome, verify_reference
+from aletheia.pipeline.evidence.llm_fallback import ReferenceSuggester
 from aletheia.pipeline.llm_paced import PacedLLM
-from aletheia.pipeline.report import reference_json
-from aletheia.pipeline.report_html import render_html
-from aletheia.pipeline.report_transparency import tier_trail
+from aletheia.pipeline.reports.formats import reference_json
+from aletheia.pipeline.reports.html import render_html
+from aletheia.pipeline.reports.transparency import tier_trail
 from aletheia.sources.cache import MemoryRawCache
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_llm import FakeLLM, tool_reply
 from tests.unit.test_search_coverage_pipeline import FILLER, PUBMED_ONLY
 from tests.unit.web_server import _Server, local_server

@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from aletheia.config.settings import SourceLimits
-from aletheia.sources.ratelimit import LocalRateLimiter
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
-from aletheia.sources.transport import PoliteTransport
+from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 FAST = SourceLimits(rate=1000, burst=1000, concurrency=8)
 

@@ -16,12 +16,12 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.records import SourceName
-from aletheia.pipeline.llm import LLMError
+from aletheia.pipeline.claims.reasoner import LLMError
 
 if TYPE_CHECKING:
     from aletheia.config.settings import SourceLimits
-    from aletheia.pipeline.llm import LLM, ClaimReasoner, LLMReply
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.pipeline.claims.reasoner import LLM, ClaimReasoner, LLMReply
+    from aletheia.sources.transport.limiter import RateLimiter
 
 BUCKET: Final = f"{SourceName.LLM.value}:single"
 MAX_WAIT_SECONDS: Final = 120.0
@@ -80,7 +80,7 @@ def paced_model(llm: LLM, gateway: Any) -> LLM:
 def paced_reasoner(reasoner: ClaimReasoner, gateway: Any) -> ClaimReasoner:
     """The claim pipeline's reasoner with its model paced by the gateway's limiter (the lexical
     reasoner asks no model)."""
-    from aletheia.pipeline.llm import ModelReasoner
+    from aletheia.pipeline.claims.reasoner import ModelReasoner
 
     if not isinstance(reasoner, ModelReasoner):
         return reasoner

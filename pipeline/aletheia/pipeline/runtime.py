@@ -28,8 +28,8 @@ from aletheia.storage.stores import JobStore, RetractionStore, SqlLibrary, SqlRa
 
 if TYPE_CHECKING:  # the gateway (and httpx) are imported when a gateway is opened: `aletheia
     # status` and the other producers that only read rows start without them
-    from aletheia.pipeline.gateway import SourceGateway
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.pipeline.evidence.gateway import SourceGateway
+    from aletheia.sources.transport.limiter import RateLimiter
 
 BUNDLED_SNAPSHOT = "snapshot.jsonl"
 
@@ -179,9 +179,9 @@ class Runtime:
         library is not consulted (the weekly audit: a paper retracted since its last check)."""
         import httpx
 
-        from aletheia.pipeline.gateway import SourceGateway, user_agent
+        from aletheia.pipeline.evidence.gateway import SourceGateway, user_agent
         from aletheia.sources.io_thread import IoThreadClient
-        from aletheia.sources.ratelimit import build_rate_limiter
+        from aletheia.sources.transport.ratelimit import build_rate_limiter
 
         limiter = limiter if limiter is not None else build_rate_limiter(self.settings)
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)

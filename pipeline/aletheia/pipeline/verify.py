@@ -19,15 +19,15 @@ from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
 from aletheia.core.transparency_counts import TransparencyCounts
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
-from aletheia.pipeline.audit import audit_log_for, commit_job_trail, record_decisions
-from aletheia.pipeline.document_signals import DocumentCheck
-from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
-from aletheia.pipeline.gateway import SourceGateway, request_figures, requests_by_kind
+from aletheia.pipeline.audit.events import audit_log_for, commit_job_trail, record_decisions
+from aletheia.pipeline.documents.signals import DocumentCheck
+from aletheia.pipeline.evidence.gateway import SourceGateway, request_figures, requests_by_kind
+from aletheia.pipeline.evidence.gather import ReferenceOutcome, verify_reference
+from aletheia.pipeline.evidence.web_tiers import NOT_LIBRARY_SOURCES
 from aletheia.pipeline.jobs.kinds import JobKind
-from aletheia.pipeline.report import reference_json
-from aletheia.pipeline.report_signals import refresh_predatory_list
+from aletheia.pipeline.reports.formats import reference_json
+from aletheia.pipeline.reports.signals import refresh_predatory_list
 from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.web_tiers import NOT_LIBRARY_SOURCES
 from aletheia.storage.models import JobStatus
 
 DEFAULT_CONCURRENCY = 32

@@ -131,7 +131,7 @@ def replay_command(job_id: str, as_json: bool) -> None:
     """Recompute every verdict of JOB_ID from its stored evidence with the current logic and list
     the differences: exit 0 none, 1 some. A claim or claims-text job: every excerpt judgement in
     its audit trail judged again by the rules judge."""
-    from aletheia.pipeline.replay import CLAIM_KINDS, JobNotFoundError, job_kind, replay_job
+    from aletheia.pipeline.audit.replay import CLAIM_KINDS, JobNotFoundError, job_kind, replay_job
 
     engine = _engine()
     try:
@@ -157,7 +157,7 @@ def replay_command(job_id: str, as_json: bool) -> None:
 
 def _replay_claims(engine: Any, job_id: str, as_json: bool) -> None:
     from aletheia.core.claim_judge import JUDGE_NAME
-    from aletheia.pipeline.replay import replay_claim_job
+    from aletheia.pipeline.audit.replay import replay_claim_job
 
     report = replay_claim_job(engine, job_id)
     if as_json:

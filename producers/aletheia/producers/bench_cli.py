@@ -11,7 +11,7 @@ import click
 
 
 def _emit(figures: dict[str, Any], report: str, json_path: Path | None) -> None:
-    from aletheia.pipeline.bench.common import dump
+    from aletheia.bench.common import dump
 
     click.echo(report)
     click.echo(f"machine: {figures['machine']}")
@@ -30,6 +30,14 @@ _JSON = click.option(
 @click.group()
 def bench() -> None:
     """Benchmarks against the loopback simulator (slow: minutes, not part of `make test`)."""
+    import importlib.util
+
+    # The benchmarks live in the checkout's bench/ folder and are not in the wheel.
+    if importlib.util.find_spec("aletheia.bench") is None:
+        raise click.ClickException(
+            "the benchmarks are part of the source checkout (bench/aletheia/bench), not of the "
+            "installed package: clone the repository and `pip install -e .` to run them"
+        )
 
 
 @bench.command()
@@ -59,7 +67,7 @@ def sources(
     json_path: Path | None,
 ) -> None:
     """Issue 3: the documented limits, 70% DOI / 20% arXiv / 10% title-only references."""
-    from aletheia.pipeline.bench import sources_bench
+    from aletheia.bench import sources_bench
 
     figures = sources_bench.run(
         references=references,
@@ -81,7 +89,7 @@ def sources(
 @_JSON
 def hallmark(limit: int | None, misses: Path | None, json_path: Path | None) -> None:
     """Issue 4: HALLMARK dev split accuracy (needs ../shared/data/benchmarks/hallmark-dev)."""
-    from aletheia.pipeline.bench import hallmark_bench
+    from aletheia.bench import hallmark_bench
 
     figures = hallmark_bench.run(limit=limit, report_misses=misses)
     _emit(figures, hallmark_bench.format_report(figures), json_path)
@@ -112,7 +120,7 @@ def hallmark_limits(
     json_path: Path | None,
 ) -> None:
     """Issue 23: HALLMARK dev, every verdict written, optionally under the documented limits."""
-    from aletheia.pipeline.bench import hallmark_limits as bench_module
+    from aletheia.bench import hallmark_limits as bench_module
 
     figures = bench_module.run(
         limit=limit,
@@ -150,7 +158,7 @@ def realbib(
 ) -> None:
     """Issues 4 and 10: false alarms on real bibliographies (needs ../shared/data)."""
     if iclr or llm_extracted:
-        from aletheia.pipeline.bench import iclr_bench
+        from aletheia.bench import iclr_bench
 
         try:
             figures = iclr_bench.run(model_name=llm_extracted, limit=limit, seed=seed, report=flagged)
@@ -158,7 +166,7 @@ def realbib(
             raise click.ClickException(str(error)) from None
         _emit(figures, iclr_bench.format_report(figures), json_path)
         return
-    from aletheia.pipeline.bench import realbib_bench
+    from aletheia.bench import realbib_bench
 
     try:
         figures = realbib_bench.run(limit=limit, report=flagged, noise=noise, seed=seed)
@@ -172,7 +180,7 @@ def realbib(
 @_JSON
 def signals(iclr: bool, json_path: Path | None) -> None:
     """Issue 13: how often `ai_generated_suspect` fires on real papers and records (needs ../shared)."""
-    from aletheia.pipeline.bench import signals_bench
+    from aletheia.bench import signals_bench
 
     try:
         figures = signals_bench.run(iclr=iclr)
@@ -195,7 +203,7 @@ def signals(iclr: bool, json_path: Path | None) -> None:
 @_JSON
 def speed(sizes: str, cpu: int, json_path: Path | None) -> None:
     """Issue 4: references per second on one core and peak memory, unthrottled simulator."""
-    from aletheia.pipeline.bench import speed_bench
+    from aletheia.bench import speed_bench
 
     figures = speed_bench.run(
         sizes=tuple(int(s) for s in sizes.split(",") if s.strip()), cpu=None if cpu < 0 else cpu
@@ -223,7 +231,7 @@ def claims(split: str, limit: int | None, misses: Path | None, json_path: Path |
     Citation-Integrity; needs ../shared/data/benchmarks)."""
     import json
 
-    from aletheia.pipeline.bench import claims_bench
+    from aletheia.bench import claims_bench
 
     figures = claims_bench.run(split="dev" if split == "dev" else "held_out", limit=limit)
     if all("skipped" in value for value in figures["sets"].values()):
@@ -274,7 +282,7 @@ def formats(
 ) -> None:
     """Issue 20: the same references as .bib, .bbl (bibtex plain, ieeetr) and a pandoc --citeproc
     list get the same verdicts (needs bibtex, pandoc and ../shared/data/benchmarks)."""
-    from aletheia.pipeline.bench import formats_bench, formats_render
+    from aletheia.bench import formats_bench, formats_render
 
     try:
         figures = formats_bench.run(
@@ -297,7 +305,7 @@ def pdfrefs(limit: int | None, json_path: Path | None) -> None:
     """Issue 20: references read from real PDFs, per paper: the arXiv/ACL PDFs against the lists
     they print, and the unarXive papers printed by Chromium against their own reference lists
     (needs ../shared/data/documents; the unarXive part needs chromium)."""
-    from aletheia.pipeline.bench import pdfrefs_bench
+    from aletheia.bench import pdfrefs_bench
 
     figures = pdfrefs_bench.run(limit=limit)
     _emit(figures, pdfrefs_bench.format_report(figures), json_path)
@@ -309,7 +317,7 @@ def pdfrefs(limit: int | None, json_path: Path | None) -> None:
 def refstrings(limit: int | None, json_path: Path | None) -> None:
     """Issue 20: authors, year and title read from one reference string, in 8 citation styles
     (Crossref's reference-matching data in ../shared/data/benchmarks)."""
-    from aletheia.pipeline.bench import refstrings_bench
+    from aletheia.bench import refstrings_bench
 
     figures = refstrings_bench.run(limit=limit)
     _emit(figures, refstrings_bench.format_report(figures), json_path)

@@ -97,8 +97,8 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
     """A claim job's result as `aletheia cite` prints it, rebuilt from the job's summary."""
     from pydantic import TypeAdapter
 
-    from aletheia.pipeline.claim_types import Citation, ConflictReport
-    from aletheia.pipeline.claims import citation_transparency
+    from aletheia.pipeline.claims.cite import citation_transparency
+    from aletheia.pipeline.claims.model import Citation, ConflictReport
 
     if summary["verified"]:
         citation = Citation.model_validate(summary["citation"])
@@ -125,7 +125,7 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
             for excerpt in citation.excerpts:
                 where = f"{excerpt['location']}; judge {citation.judge}"
                 click.echo(f'supported by: "{excerpt["text"]}" ({where})')
-            from aletheia.pipeline.report_transparency import transparency_phrase
+            from aletheia.pipeline.reports.transparency import transparency_phrase
 
             click.echo(f"verification: {transparency_phrase(citation_transparency(citation).as_json())}")
             if citation.single_source_verified:
@@ -154,7 +154,7 @@ def check(path: Path, max_age_days: int, exclude: tuple[str, ...], fmt: str) -> 
 
     No network, no model: fit for pre-commit and CI. Exit codes: 0 all good; 1 problems found.
     """
-    from aletheia.pipeline.citations_check import check_citations
+    from aletheia.pipeline.audit.artifacts import check_citations
 
     report = check_citations(path, max_age_days=max_age_days, exclude=exclude)
     if fmt == "json":
@@ -179,7 +179,7 @@ def audit(path: Path, fmt: str) -> None:
 
     Exit codes: 0 no drift; 1 drift found; 3 no drift found but some sources could not be asked.
     """
-    from aletheia.pipeline.citations_check import audit_existing_citations
+    from aletheia.pipeline.audit.artifacts import audit_existing_citations
     from aletheia.pipeline.runtime import Runtime
 
     async def run() -> Any:

@@ -54,9 +54,9 @@ def verify(
 
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
-    from aletheia.pipeline.document_signals import DocumentCheck
-    from aletheia.pipeline.inputs import iter_references
-    from aletheia.pipeline.report import make_sink
+    from aletheia.pipeline.documents.inputs import iter_references
+    from aletheia.pipeline.documents.signals import DocumentCheck
+    from aletheia.pipeline.reports.formats import make_sink
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.verify import verify_to_sink
     from aletheia.producers.report_output import OutputError, ReportOutput, format_for

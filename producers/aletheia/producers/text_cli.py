@@ -125,10 +125,10 @@ def claims(
     error; 3 nothing flagged but some citations or judgements could not be made.
     """
     from aletheia.config import get_settings
-    from aletheia.pipeline.claims_text import discover_bibliographies
+    from aletheia.pipeline.claims.research_text import discover_bibliographies
     from aletheia.pipeline.jobs.claims_text import claims_report, submit_claims_text
     from aletheia.pipeline.jobs.submission import InputDocument
-    from aletheia.pipeline.report_claims import render_claims_html
+    from aletheia.pipeline.reports.claims_html import render_claims_html
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.service import InlineDispatcher, LoopThread, ServiceContext
 
@@ -209,7 +209,7 @@ def fix(file: Path, output: Path | None, in_place: bool, fmt: str, offline: bool
     that could not be checked were marked.
     """
     from aletheia.config import get_settings
-    from aletheia.pipeline.bib_fix import decode, fix_bibtex_text, write_atomically
+    from aletheia.pipeline.reports.bib_fix import decode, fix_bibtex_text, write_atomically
     from aletheia.pipeline.runtime import Runtime
 
     if output is None and not in_place:

@@ -15,16 +15,17 @@ from typing import TYPE_CHECKING, Any, Final
 from aletheia.core.acl_ids import clean_acl_id
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.acl_anthology_parse import parse_acl_bibtex
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.cache import cache_key, cached_record, for_base_url
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = ["AclAnthologyClient", "acl_anthology_transport", "parse_acl_bibtex"]
 

@@ -43,20 +43,20 @@ from aletheia.sources.base import (
     SourceRecord,
     TransientSourceError,
     Transport,
-    transport_from_settings,
 )
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.safe_xml import parse_untrusted_xml
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "MAX_IDS_PER_REQUEST",
@@ -523,7 +523,7 @@ def arxiv_transports(
     breaker: CircuitBreaker | None = None,
 ) -> tuple[PoliteTransport, PoliteTransport]:
     """The (export API, arxiv.org) transports for `ArxivClient`: one bucket, one breaker."""
-    from aletheia.sources.breaker import CircuitBreaker
+    from aletheia.sources.transport.breaker import CircuitBreaker
 
     shared = breaker if breaker is not None else CircuitBreaker.from_settings(SOURCE.value, settings)
     return (

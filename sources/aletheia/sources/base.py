@@ -22,12 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from aletheia.core.records import SourceName, WorkRecord
 
 if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    pass
 
 # `venue`: a venue registry's search or entry (issue 21), paced with the source's searches and
 # counted apart in the request figures (`requests_venue`).
@@ -122,7 +117,7 @@ class SourceStats:
 
 
 class Transport(Protocol):
-    """Polite HTTP to one source (implemented by `aletheia.sources.transport.PoliteTransport`).
+    """Polite HTTP to one source (implemented by `aletheia.sources.transport.polite.PoliteTransport`).
 
     `path` is appended to the source's configured base URL (`{base}{path}`). Every call waits for
     a token of the source's global bucket (`kind` picks the bucket: searches have a lower rate on
@@ -171,29 +166,3 @@ class Transport(Protocol):
         headers: dict[str, str] | None = None,
         kind: RequestKind = "batch",
     ) -> Any | None: ...
-
-
-def transport_from_settings(
-    source: SourceName,
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
-    *,
-    base_url: str,
-    headers: dict[str, str] | None = None,
-    default_params: dict[str, str] | None = None,
-) -> PoliteTransport:
-    """The polite transport to `source` as every client's `<source>_transport` builds it: limits,
-    attempts, timeout and on/off from settings (`PoliteTransport.from_settings`), at `base_url`,
-    with the source's own headers or query parameters. `breaker` is the caller's when it shares one
-    (the gateway holds one per source, and arXiv's two transports share theirs); without it the
-    transport has a breaker of its own from settings."""
-    from aletheia.sources.transport import PoliteTransport
-
-    transport = PoliteTransport.from_settings(
-        source, http, settings, limiter, base_url=base_url, headers=headers, default_params=default_params
-    )
-    if breaker is not None:
-        transport.breaker = breaker
-    return transport

@@ -11,17 +11,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceRecord, Transport
 from aletheia.sources.cache import cache_key, cached_record, for_base_url
 from aletheia.sources.canonical_parse import parse_ccel_page
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 SOURCE: Final = SourceName.CCEL
 

@@ -28,7 +28,7 @@ from urllib.parse import quote
 
 from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import RetractionNotice, SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
@@ -40,14 +40,15 @@ from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
     parse_crossref_work,
     update_kind,
 )
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "CROSSREF_WORK_MESSAGE_TYPES",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
 from aletheia.sources.dblp_parse import dblp_hits, parse_dblp_hit, parse_dblp_search, parse_dblp_xml_record
 from aletheia.sources.dblp_titles import (
@@ -37,14 +37,15 @@ from aletheia.sources.dblp_titles import (
 )
 from aletheia.sources.safe_xml import parse_untrusted_xml
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = ["DblpClient", "dblp_query", "dblp_transport", "is_dblp_key", "parse_dblp_search"]
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from aletheia.core.excerpts import PaperText
 from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceParseError, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceParseError, Transport
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url
 from aletheia.sources.europe_pmc_parse import (  # the pure parsers, re-exported
     EuropePmcHit,
@@ -31,14 +31,15 @@ from aletheia.sources.europe_pmc_parse import (  # the pure parsers, re-exported
     parse_jats,
     parse_search,
 )
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "REST_PATH",

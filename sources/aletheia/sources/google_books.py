@@ -13,17 +13,18 @@ from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.isbn import normalise_isbn
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceRecord, Transport
 from aletheia.sources.books_parse import google_books_items, parse_google_books_volume
 from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 SOURCE: Final = SourceName.GOOGLE_BOOKS
 VOLUMES: Final = "/books/v1/volumes"

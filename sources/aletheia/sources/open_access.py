@@ -29,7 +29,7 @@ from aletheia.sources.web_policy import WebPolicy
 
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings, SourceLimits
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport.limiter import RateLimiter
 
 # The limiter's bucket and the settings' prefix. Not a `SourceName`: a fetched copy of a paper is
 # text to match excerpts against, never a record of the work.

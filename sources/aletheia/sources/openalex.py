@@ -29,7 +29,7 @@ from urllib.parse import quote, urlencode
 
 from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
 from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
@@ -39,15 +39,16 @@ from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     split_display_name,
 )
 from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleSearchBatcher
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
     from aletheia.core.authorship import AuthorWorks
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "MAX_DOIS_PER_REQUEST",

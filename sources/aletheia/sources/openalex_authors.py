@@ -12,22 +12,30 @@ suspect work is not asked twice). Only the fields used are asked for (`select`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from aletheia.core.authorship import AuthorWorks
 from aletheia.core.records import SourceName
-from aletheia.sources.base import SourceParseError
+from aletheia.sources.base import RawCache, SourceParseError, Transport
 from aletheia.sources.cache import cache_key, lookup_many
 from aletheia.sources.openalex_parse import openalex_author_id
-
-if TYPE_CHECKING:
-    from aletheia.sources.openalex import OpenAlexClient
 
 __all__ = ["MAX_AUTHORS_PER_REQUEST", "fetch_authors", "parse_openalex_author", "parse_openalex_authors"]
 
 SOURCE: Final = SourceName.OPENALEX
 MAX_AUTHORS_PER_REQUEST: Final = 100  # OpenAlex's cap on OR-ed values, and its largest page
 SELECTED: Final = "id,display_name,works_count"
+
+
+class AuthorsClient(Protocol):
+    """What `fetch_authors` uses of `OpenAlexClient` (named here so this module does not import it)."""
+
+    cache: RawCache | None
+    transport: Transport
+
+    def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]: ...
+
+    def _url(self, path: str) -> str: ...
 
 
 def parse_openalex_author(raw: Any) -> AuthorWorks | None:
@@ -50,7 +58,7 @@ def parse_openalex_authors(payload: Any) -> list[AuthorWorks]:
     return [a for a in (parse_openalex_author(r) for r in results) if a is not None]
 
 
-async def fetch_authors(client: OpenAlexClient, ids: Iterable[str]) -> dict[str, AuthorWorks | None]:
+async def fetch_authors(client: AuthorsClient, ids: Iterable[str]) -> dict[str, AuthorWorks | None]:
     """Each author id (`A...` or its URL) -> its record, None when OpenAlex has none. Cached
     answers first, the rest in one filter request per 100 ids. Raises `SourceError` as every
     client call does (the caller treats that as no evidence)."""

@@ -42,7 +42,6 @@ from aletheia.sources.base import (
     SourceParseError,
     SourceRecord,
     Transport,
-    transport_from_settings,
 )
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
@@ -56,14 +55,15 @@ from aletheia.sources.pubmed_parse import (  # the pure parsers, re-exported
     parse_esummary_xml,
     parse_pubmed_raw,
 )
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "MAX_IDS_PER_REQUEST",

@@ -37,7 +37,7 @@ from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, cl
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport, transport_from_settings
+from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
 from aletheia.sources.s2_titles import (
@@ -52,14 +52,15 @@ from aletheia.sources.s2_titles import (
     title_words,
 )
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
+from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
+    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "MAX_BATCH_IDS",

@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.breaker import CircuitBreaker
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport.breaker import CircuitBreaker
+    from aletheia.sources.transport.limiter import RateLimiter
 
 __all__ = ["DEFAULT_RESULTS", "VenueAnswer", "VenueRegistry", "venue_query"]
 

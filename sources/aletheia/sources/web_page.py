@@ -33,7 +33,7 @@ from aletheia.sources.web_parse import page_record, parse_web_page
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings, SourceLimits
     from aletheia.sources.base import RawCache
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport.limiter import RateLimiter
 
 SOURCE: Final = SourceName.WEB
 GONE: Final = frozenset({404, 410})

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import httpx
 
     from aletheia.config.settings import Settings
-    from aletheia.sources.ratelimit import RateLimiter
+    from aletheia.sources.transport.limiter import RateLimiter
 
 MAX_RESULTS: Final = 5
 MAX_QUERY_CHARS: Final = 400  # Tavily and Brave both cut long queries; a title fits
@@ -151,7 +151,7 @@ def web_search_from_settings(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter
 ) -> WebSearchClient | None:
     """Tavily when `TAVILY_API_KEY` is set, else Brave when `BRAVE_SEARCH_API_KEY` is, else None."""
-    from aletheia.sources.transport import PoliteTransport
+    from aletheia.sources.transport.polite import PoliteTransport
 
     if settings.tavily_api_key is not None:
         bearer = {"Authorization": f"Bearer {settings.tavily_api_key.get_secret_value()}"}

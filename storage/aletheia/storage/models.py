@@ -72,7 +72,7 @@ class Job(Base):
 
 
 class ClaimStateRow(Base):
-    """A claim job between its stages (`aletheia.pipeline.claim_stages`): the stage that runs next
+    """A claim job between its stages (`aletheia.pipeline.claims.stages`): the stage that runs next
     and what the stages before it found, as JSON. `version` is the compare-and-set counter: a
     stage saves its result only over the version it read, so of two deliveries one wins."""
 

@@ -15,7 +15,7 @@ The formats (`InputFormat`) and how each is read:
 
 Readers yield `CitedReference`s and `InputProblem`s in one stream: a malformed entry is a problem
 at its position, and reading continues. A whole input that cannot be read raises `InputError`.
-Reading files, stdin and PDFs is the pipeline's job (`aletheia.pipeline.inputs`).
+Reading files, stdin and PDFs is the pipeline's job (`aletheia.pipeline.documents.inputs`).
 """
 
 from __future__ import annotations
@@ -89,7 +89,9 @@ def parse_text(
     if fmt is InputFormat.CSL_JSON:
         return _eager_errors(iter_csl_json(text, origin=origin))
     if fmt is InputFormat.PDF:
-        raise InputError(origin, "a PDF is read from its bytes, not as text (aletheia.pipeline.inputs)")
+        raise InputError(
+            origin, "a PDF is read from its bytes, not as text (aletheia.pipeline.documents.inputs)"
+        )
     raise InputError(origin, f"not a bibliography format Aletheia reads ({SUPPORTED})")
 
 

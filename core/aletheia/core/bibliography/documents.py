@@ -13,7 +13,7 @@ none. What is read (issue 20: raw HTML, markup and paragraphs must never become 
   TEI `<biblStruct>`/`<bibl>` in a `<listBibl>`.
 
 A document with no reference list yields nothing, and the reader of files says so ("no
-references found in FILE", `aletheia.pipeline.inputs`).
+references found in FILE", `aletheia.pipeline.documents.inputs`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.core.records import RetractionKind
-from aletheia.pipeline.audit import (
+from aletheia.pipeline.audit.events import (
     audit_log_for,
 )
 from aletheia.pipeline.jobs.context import ServiceContext, _run_in_job
@@ -80,7 +80,7 @@ def audit_repositories(ctx: ServiceContext, job: Job) -> None:
 def audit_repository(ctx: ServiceContext, job_id: str, root: Path) -> dict[str, Any]:
     """One repository: its artifacts' drift (sources asked afresh), those found retracted marked,
     then its citation links checked as `aletheia check` does."""
-    from aletheia.pipeline.citations_check import audit_existing_citations, check_citations
+    from aletheia.pipeline.audit.artifacts import audit_existing_citations, check_citations
 
     if not root.is_dir():
         return {"repository": str(root), "error": "not a directory"}

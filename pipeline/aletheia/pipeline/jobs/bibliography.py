@@ -15,11 +15,11 @@ from aletheia.core.bibliography.problems import InputError, InputProblem
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
-from aletheia.pipeline.audit import (
+from aletheia.pipeline.audit.events import (
     audit_log_for,
     record_decision_events,
 )
-from aletheia.pipeline.evidence import ReferenceOutcome, verify_reference
+from aletheia.pipeline.evidence.gather import ReferenceOutcome, verify_reference
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import (
     FINISHED,
@@ -112,7 +112,7 @@ def read_references(
                 except (ValueError, UnicodeDecodeError) as exc:
                     yield InputProblem(origin=doc.name, message=f"unreadable citation artifact: {exc}")
                 continue
-            from aletheia.pipeline.inputs import iter_references
+            from aletheia.pipeline.documents.inputs import iter_references
 
             # The parsers detect formats by name and content: keep the name, in a folder of its own.
             folder = Path(tmp) / str(index)
@@ -146,7 +146,7 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
         if job.status in FINISHED:
             return
         if not rt.jobs.items(job_id):
-            from aletheia.pipeline.document_signals import DocumentCheck
+            from aletheia.pipeline.documents.signals import DocumentCheck
 
             rt.leases.renew(jobs=[job_id])  # the re-drive sees the expansion held
 

@@ -10,7 +10,7 @@ not (default-deny), one stage per pool (docs/service.md, "Claim jobs"):
               retrieval.claim_identity ─► writer.claim_artifact ─► writer.render_report
       (a refusal at any stage goes straight to writer.claim_artifact, which records it)
 
-The stages are those of `aletheia.pipeline.claim_stages` (what `verify_and_cite` runs in one
+The stages are those of `aletheia.pipeline.claims.stages` (what `verify_and_cite` runs in one
 process). Between stages the job's state is a row (`claim_states`: the next stage, a version, the
 state as JSON) and the fetched documents are rows (`claim_documents`): PostgreSQL is the record of
 where the job is, never the broker. A stage runs only when the row names it, and saves its result
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.verdicts import LOGIC_VERSION
-from aletheia.pipeline.audit import audit_log_for
+from aletheia.pipeline.audit.events import audit_log_for
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import (
     FINISHED,
@@ -57,12 +57,12 @@ from aletheia.storage.claim_store import ClaimStageStore, StageRow
 from aletheia.storage.models import ItemStatus, Job, JobStatus
 
 if TYPE_CHECKING:
-    from aletheia.pipeline.claim_stages import ClaimState, StageEnv
+    from aletheia.pipeline.claims.stages import ClaimState, StageEnv
 
 logger = logging.getLogger(__name__)
 
 CLAIM_PIPELINE_MISSING = (
-    "the claim pipeline (aletheia.pipeline.claims.verify_and_cite) is not installed in this version"
+    "the claim pipeline (aletheia.pipeline.claims.cite.verify_and_cite) is not installed in this version"
 )
 # The task that runs each stage (a state at `done` whose job is not finished: the writer's last part).
 STAGE_TASKS: Final = {
@@ -101,7 +101,7 @@ def claim_identity(ctx: ServiceContext, job_id: str) -> None:
 
 def claim_documents(ctx: ServiceContext, job_id: str) -> None:
     """Parsing: the documents the text stage fetched, converted; then the text stage again."""
-    from aletheia.pipeline.claim_fetches import convert_stored
+    from aletheia.pipeline.claims.fetches import convert_stored
 
     with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
         begun = _begin(ctx, job_id, "parse")
@@ -121,8 +121,8 @@ def claim_artifact(ctx: ServiceContext, job_id: str) -> None:
     """Writer: the artifact written under the repository's lock and the decision recorded; then the
     job's summary, its items settled and its report asked for."""
     from aletheia.core.artifacts import ArtifactPathError
-    from aletheia.pipeline.claim_audit import ClaimTrail
-    from aletheia.pipeline.claim_stages import write_stage
+    from aletheia.pipeline.claims.audit_events import ClaimTrail
+    from aletheia.pipeline.claims.stages import write_stage
 
     rt = ctx.runtime
     with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
@@ -181,12 +181,12 @@ def _begin(
     if job.status in FINISHED:
         return None
     try:
-        import aletheia.pipeline.claims  # noqa: F401 - the pipeline this job needs
+        import aletheia.pipeline.claims.cite  # noqa: F401 - the pipeline this job needs
     except ImportError:
         _fail(rt, job_id, CLAIM_PIPELINE_MISSING)
         logger.error(CLAIM_PIPELINE_MISSING)
         return None
-    from aletheia.pipeline.claim_stages import ClaimState
+    from aletheia.pipeline.claims.stages import ClaimState
 
     _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
     store = rt.claim_stages
@@ -198,7 +198,7 @@ def _begin(
 
 
 def _initial_state(job: Job) -> dict[str, Any]:
-    from aletheia.pipeline.claim_stages import ClaimRequest, ClaimState
+    from aletheia.pipeline.claims.stages import ClaimRequest, ClaimState
 
     spec = job.input
     request = ClaimRequest(
@@ -216,8 +216,8 @@ def _dump(state: ClaimState) -> dict[str, Any]:
 
 
 def _run_stage(ctx: ServiceContext, job_id: str, stage: str) -> None:
-    from aletheia.pipeline.claim_fetches import ConversionNeeded, StagedFetches
-    from aletheia.pipeline.claim_stages import run_stage
+    from aletheia.pipeline.claims.fetches import ConversionNeeded, StagedFetches
+    from aletheia.pipeline.claims.stages import run_stage
 
     with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
         begun = _begin(ctx, job_id, stage)
@@ -257,10 +257,10 @@ def _run_stage(ctx: ServiceContext, job_id: str, stage: str) -> None:
 
 
 def _env(ctx: ServiceContext, job_id: str, fetches: Any) -> StageEnv | None:
-    from aletheia.pipeline.claim_audit import ClaimTrail
-    from aletheia.pipeline.claim_judge import judge_from_settings, paced_judge
-    from aletheia.pipeline.claim_stages import StageEnv
-    from aletheia.pipeline.llm import LLMError, reasoner_from_settings
+    from aletheia.pipeline.claims.audit_events import ClaimTrail
+    from aletheia.pipeline.claims.judge import judge_from_settings, paced_judge
+    from aletheia.pipeline.claims.reasoner import LLMError, reasoner_from_settings
+    from aletheia.pipeline.claims.stages import StageEnv
     from aletheia.pipeline.llm_paced import paced_reasoner
 
     gateway = ctx.source_gateway()
@@ -299,7 +299,7 @@ def _save(ctx: ServiceContext, job_id: str, store: ClaimStageStore, row: StageRo
 
 def _finish(ctx: ServiceContext, job: Job, state: ClaimState) -> None:
     """The writer's last part (idempotent): the trail, the summary, the items; the report asked for."""
-    from aletheia.pipeline.claim_stages import state_outcome
+    from aletheia.pipeline.claims.stages import state_outcome
 
     rt = ctx.runtime
     job_id = job.id

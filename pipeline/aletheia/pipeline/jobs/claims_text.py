@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from aletheia.pipeline.cited_claims import DEFAULT_MAX_JUDGEMENTS
+from aletheia.pipeline.claims.cited import DEFAULT_MAX_JUDGEMENTS
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _run_in_job, _transition
 from aletheia.pipeline.jobs.enqueue import enqueue_first_step
@@ -85,11 +85,11 @@ def _document_item(runtime: Runtime, job_id: str) -> str:
 
 def _check(ctx: ServiceContext, job: Job) -> None:
     """The report, its trail committed, its files written; then the job is done."""
-    from aletheia.pipeline.audit import audit_log_for, commit_job_trail
-    from aletheia.pipeline.claim_audit import ClaimTrail
-    from aletheia.pipeline.claims_text import check_claims_text
+    from aletheia.pipeline.audit.events import audit_log_for, commit_job_trail
+    from aletheia.pipeline.claims.audit_events import ClaimTrail
+    from aletheia.pipeline.claims.research_text import check_claims_text
     from aletheia.pipeline.jobs.files import write_artifact
-    from aletheia.pipeline.report_claims import render_claims_html
+    from aletheia.pipeline.reports.claims_html import render_claims_html
 
     rt = ctx.runtime
     job_id = job.id

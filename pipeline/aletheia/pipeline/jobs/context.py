@@ -18,13 +18,14 @@ from typing import Any, Protocol, TypeVar
 from aletheia.config import Settings
 from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.evidence import ReferenceOutcome
-from aletheia.pipeline.gateway import SourceGateway
+from aletheia.pipeline.evidence.gateway import SourceGateway
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.leases import Held, LeaseKeeper
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
-from aletheia.sources.ratelimit import RateLimiter, build_rate_limiter
+from aletheia.sources.transport.limiter import RateLimiter
+from aletheia.sources.transport.ratelimit import build_rate_limiter
 from aletheia.storage.models import ItemStatus, Job, JobStatus, utcnow
 
 T = TypeVar("T")

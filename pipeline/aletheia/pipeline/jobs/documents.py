@@ -42,7 +42,7 @@ def render_json(document: dict[str, Any], fmt: str, stream: IO[str]) -> None:
 
 def render_references(document: dict[str, Any], fmt: str, stream: IO[str]) -> None:
     """A bibliography job's report in any of the sinks' formats (`report.make_sink`)."""
-    from aletheia.pipeline.report import make_sink
+    from aletheia.pipeline.reports.formats import make_sink
 
     sink = make_sink(fmt, cast(TextIO, stream))
     for ref in document["references"]:
@@ -53,7 +53,7 @@ def render_references(document: dict[str, Any], fmt: str, stream: IO[str]) -> No
 def render_claims(document: dict[str, Any], fmt: str, stream: IO[str]) -> None:
     """A claims-text job's report: its JSON, or the HTML page `aletheia claims` writes."""
     if fmt == "html":
-        from aletheia.pipeline.report_claims import render_claims_html
+        from aletheia.pipeline.reports.claims_html import render_claims_html
 
         stream.write(render_claims_html(document))
     else:

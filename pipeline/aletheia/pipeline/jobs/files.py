@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from aletheia.pipeline.atomic_files import write_atomically
-from aletheia.pipeline.audit import audit_log_for, record_artifact_written
+from aletheia.pipeline.audit.events import audit_log_for, record_artifact_written
 from aletheia.pipeline.runtime import Runtime
 
 

@@ -15,10 +15,10 @@ from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
 from aletheia.core.transparency_counts import TransparencyCounts
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict
-from aletheia.pipeline.audit import (
+from aletheia.pipeline.audit.events import (
     commit_job_trail,
 )
-from aletheia.pipeline.evidence import ReferenceOutcome
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _transition
 from aletheia.pipeline.jobs.files import repository_lock, write_artifact
@@ -27,7 +27,7 @@ from aletheia.pipeline.jobs.sweeps import (
     _notify_parent,
     children,
 )
-from aletheia.pipeline.report import BibtexSink, reference_json, render_html
+from aletheia.pipeline.reports.formats import BibtexSink, reference_json, render_html
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.verify import VerifySummary, sources_block
 from aletheia.storage.models import Item, Job, JobStatus
@@ -148,7 +148,7 @@ def stored_reference_json(item: Item, verdict_row: Any) -> dict[str, Any]:
 
 def job_document(runtime: Runtime, job_id: str) -> dict[str, Any]:
     """The report of a job, from its rows: `{"summary": ..., "references": [...]}`."""
-    from aletheia.pipeline.report_signals import refresh_predatory_list, summary_with_signals
+    from aletheia.pipeline.reports.signals import refresh_predatory_list, summary_with_signals
 
     # The writer builds the signals of each reference: it must see the list the operator loaded.
     refresh_predatory_list(runtime.jobs.engine)

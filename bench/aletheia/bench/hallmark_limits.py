@@ -1,0 +1,133 @@
+"""Issue 23: HALLMARK dev with every reference's verdict written out, and under the documented
+limits over a sliding window.
+
+`aletheia bench hallmark` measures accuracy against an unthrottled simulator; this run adds what
+issue 23's bars need: every verdict (`--verdicts FILE`, one JSON line per entry, so that two runs
+of the same tree, batching on and off, are compared reference by reference) and, with
+`--sliding-window`, the simulator counting each source's documented rate over a true window after
+up to `--jitter-ms` of network jitter, the clients at their default (documented) limits. The bound
+of the requests made is the busiest bucket's requests divided by its rate (`sources_bench`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from aletheia.bench.common import (
+    SimulatorProcess,
+    format_requests,
+    machine,
+    simulator_settings,
+    unthrottled_limits,
+    verify_all,
+)
+from aletheia.bench.hallmark_bench import (
+    DATASET,
+    INPUT_PROBLEM,
+    prepare,
+    score,
+)
+from aletheia.bench.sources_bench import bound_at_rate, documented_buckets, requests_made
+from aletheia.sources.simulator import SimulatorConfig, universe_from_records
+
+
+def _verdict_line(entry: dict[str, Any], verdict: Any) -> str:
+    return json.dumps(
+        {
+            "key": entry["bibtex_key"],
+            "label": entry["label"],
+            "status": str(verdict.status),
+            "flagged": bool(verdict.flagged),
+            "reasons": sorted(str(r) for r in verdict.reasons),
+        },
+        ensure_ascii=False,
+    )
+
+
+def run(
+    *,
+    limit: int | None = None,
+    concurrency: int = 64,
+    sliding_window: bool = False,
+    jitter_ms: float = 0.0,
+    dataset: Path = DATASET,
+    verdicts_path: Path | None = None,
+) -> dict[str, Any]:
+    prepared = prepare(dataset, limit)
+    entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
+    refs, problems = prepared.refs, prepared.problems
+    config = (
+        SimulatorConfig.sliding_window(arrival_jitter_ms=jitter_ms)
+        if sliding_window
+        else SimulatorConfig.unlimited()
+    )
+    requests: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
+        universe_path = Path(tmp) / "hallmark-universe.jsonl"
+        universe_from_records(records, universe_path)
+        with SimulatorProcess(universe_path, config) as sim:
+            # Under the limits the clients keep their default (documented) politeness.
+            overrides = {} if sliding_window else unthrottled_limits()
+            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **overrides)
+            started = time.perf_counter()
+            outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests))
+            elapsed = time.perf_counter() - started
+            stats = sim.stats()
+    verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
+    verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
+    if verdicts_path is not None:
+        with verdicts_path.open("w", encoding="utf-8") as fh:
+            for e in entries:
+                fh.write(_verdict_line(e, verdicts[e["bibtex_key"]]) + "\n")
+    figures: dict[str, Any] = {
+        "benchmark": "hallmark_limits",
+        "machine": machine(),
+        "entries": len(entries),
+        "limit_mode": "sliding" if sliding_window else "unlimited",
+        "concurrency": concurrency,
+        "arrival_jitter_ms": jitter_ms,
+        "wall_seconds": round(elapsed, 2),
+        "requests": {"cold": requests},
+        "status_429": stats["totals"]["status_429"],
+        "simulator_by_source": {
+            name: {"requests": st["requests"], "by_kind": st.get("by_kind", {}), "by_status": st["by_status"]}
+            for name, st in stats["sources"].items()
+            if st["requests"]
+        },
+        **score(entries, verdicts, coverage),
+    }
+    if sliding_window:
+        buckets = documented_buckets(config)
+        made = requests_made(stats, buckets)
+        at_rate = bound_at_rate(made, buckets)
+        bound = max(at_rate.values()) if at_rate else 0.0
+        figures |= {
+            "requests_made": {f"{s}:{k}": n for (s, k), n in made.items()},
+            "bound_by_bucket_at_rate": at_rate,
+            "bound_seconds_at_rate": bound,
+            "wall_over_bound": round(elapsed / bound, 3) if bound else None,
+        }
+    return figures
+
+
+def format_report(f: dict[str, Any]) -> str:
+    d = f["detected"]
+    lines = [
+        f"entries: {f['entries']}; limits: {f['limit_mode']}, arrival jitter {f['arrival_jitter_ms']} ms",
+        f"wall: {f['wall_seconds']} s; 429 responses: {f['status_429']}",
+        f"detected: detection {d['detection_rate']:.1%}  FPR {d['false_positive_rate']:.1%}  F1 {d['f1']:.3f}"
+        f"  (tp {d['tp']} fp {d['fp']} fn {d['fn']} tn {d['tn']})",
+        format_requests(f["requests"]),
+    ]
+    if "bound_seconds_at_rate" in f:
+        lines.append(
+            f"bound of the requests made (busiest bucket at its documented rate): "
+            f"{f['bound_seconds_at_rate']} s; wall / bound {f['wall_over_bound']}"
+        )
+        lines.append(f"by bucket: {f['bound_by_bucket_at_rate']}")
+    return "\n".join(lines)

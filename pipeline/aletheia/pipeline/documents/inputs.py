@@ -1,0 +1,456 @@
+"""Reading bibliographies from files, directories, stdin and PDFs: the I/O around `core.bibliography`.
+
+`iter_references` is the one entry point. For each path it checks the size limit, sniffs the
+format from the content (`detect_format_bytes`, the extension only breaking ties), decodes the
+text and hands it to the pure parsers. BibTeX is streamed: the file is read in 64 KiB chunks and
+entries are yielded as they are parsed, so a 100,000-entry file costs no more memory than a small
+one. `@string` macros carry over from one .bib file to the next within a call, as
+`\\bibliography{strings,refs}` does.
+
+Text must be UTF-8 (a BOM is allowed). LaTeX-family files (.bib, .bbl, .tex) that are not valid
+UTF-8 are old Latin-1 files more often than garbage: their invalid bytes are read as Latin-1 and a
+problem names the first one. Any other invalid or binary input (a NUL byte) is refused with an
+`InputError` naming the file and the byte offset.
+
+PDFs: `pdf_text` (aletheia.pipeline.documents.pdf_reading) renders the text with pypdfium2 (no models),
+keeping each line's indentation relative to its column (hanging indents are how author-year
+reference lists separate entries) and a form feed between pages; `extract_pdf_references` finds
+the last References heading, cuts the section off at an appendix, and reads it as a plain-text
+list. `pdf_text` is the boundary a Docling-based reader can replace.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import BinaryIO, Final, TextIO
+
+from aletheia.config import get_settings
+from aletheia.core.bibliography import (
+    InputError,
+    InputFormat,
+    InputProblem,
+    detect_format,
+    detect_format_bytes,
+    iter_bibtex,
+    parse_text,
+)
+from aletheia.core.bibliography.formats import SNIFF_BYTES, SNIFF_CHARS
+from aletheia.core.bibliography.plain import reference_from_string, split_references
+from aletheia.core.records import CitedReference
+from aletheia.pipeline.documents.pdf_reading import _CONTINUATION, _PAGE_BREAK, pdf_text
+
+__all__ = [
+    "BIBLIOGRAPHY_SUFFIXES",
+    "NoReferencesFound",
+    "extract_pdf_references",
+    "iter_references",
+    "pdf_text",
+]
+
+CHUNK_BYTES: Final = 64 * 1024
+BIBLIOGRAPHY_SUFFIXES: Final = frozenset(
+    {".bib", ".bbl", ".tex", ".md", ".markdown", ".txt", ".json", ".pdf"}
+)
+# Files whose invalid UTF-8 is read as Latin-1 (with a problem noted) rather than refused.
+_LATIN1_TOLERANT: Final = frozenset({".bib", ".bbl", ".tex", ".bibtex"})
+_LATIN1_FALLBACK: Final = "aletheia-latin1-fallback"
+STDIN_ORIGIN: Final = "<stdin>"
+# Called with (origin, text) for each named input whose whole text was read (a PDF's extracted
+# text, a decoded text file): the document-level signals read it instead of reading it again.
+TextObserver = Callable[[str, str], None]
+
+
+class NoReferencesFound(InputError):
+    """A named input, stdin or a folder in which no reference was found (an empty file, blank
+    lines, an empty folder, a page or paper without a reference list): an input error, exit 2,
+    "no references found in FILE" (with what the reader noticed, when it noticed something)."""
+
+    def __init__(self, origin: str, reason: str | None = None) -> None:
+        super().__init__(origin, reason or "no references found")
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"no references found in {self.origin}" + (f" ({self.reason})" if self.reason else "")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (NoReferencesFound, (self.origin, self.reason))
+
+
+def _required(
+    stream: Iterator[CitedReference | InputProblem], origin: str, *, macros: dict[str, str] | None = None
+) -> Iterator[CitedReference | InputProblem]:
+    """`stream`, which must hold a reference: the problems met before the first one are held back
+    until it comes, and given as the reason when none does (`NoReferencesFound`). A .bib file
+    that only defines `@string` macros for the next ones (`macros` grew) holds what it should."""
+    defined = len(macros) if macros is not None else 0
+    held: list[InputProblem] = []
+    found = False
+    for item in stream:
+        if found:
+            yield item
+        elif isinstance(item, CitedReference):
+            found = True
+            yield from held
+            yield item
+        else:
+            held.append(item)
+    if not found and macros is not None and len(macros) > defined:
+        yield from held
+    elif not found:
+        raise NoReferencesFound(origin, "; ".join(problem.message for problem in held) or None)
+
+
+def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return error.object[error.start : error.end].decode("latin-1"), error.end
+
+
+codecs.register_error(_LATIN1_FALLBACK, _latin1_fallback)
+
+
+# --- decoding -----------------------------------------------------------------------------------------
+
+
+class _Decoder:
+    """Incremental UTF-8 decoding that knows the absolute byte offset of the first invalid byte,
+    refuses NUL bytes, and (for LaTeX-family files) falls back to Latin-1 for invalid bytes."""
+
+    def __init__(self, origin: str, *, latin1_tolerant: bool) -> None:
+        self.origin = origin
+        self.latin1_tolerant = latin1_tolerant
+        self.offset = 0  # bytes consumed before the current chunk
+        self.first_invalid: int | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+        self._started = False
+
+    def decode(self, data: bytes, *, final: bool = False) -> str:
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            raise InputError(self.origin, "binary data, not text (a NUL byte)", offset=self.offset + nul)
+        if not self._started and data:
+            self._started = True
+            if data.startswith(codecs.BOM_UTF8):
+                data = data[len(codecs.BOM_UTF8) :]
+                self.offset += len(codecs.BOM_UTF8)
+        try:
+            text = self._decoder.decode(data, final)
+        except UnicodeDecodeError as error:
+            pending = len(self._decoder.getstate()[0])
+            position = self.offset - pending + error.start
+            if not self.latin1_tolerant:
+                raise InputError(
+                    self.origin, f"not UTF-8 text ({error.reason})", offset=max(position, 0)
+                ) from None
+            if self.first_invalid is None:
+                self.first_invalid = max(position, 0)
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors=_LATIN1_FALLBACK)
+            text = (error.object[: error.start]).decode("utf-8", _LATIN1_FALLBACK)
+            text += self._decoder.decode(error.object[error.start :], final)
+        self.offset += len(data)
+        return text
+
+    def problem(self) -> InputProblem | None:
+        if self.first_invalid is None:
+            return None
+        return InputProblem(
+            origin=self.origin,
+            message=f"not valid UTF-8 (first invalid byte at offset {self.first_invalid}); "
+            "invalid bytes were read as Latin-1",
+        )
+
+
+# --- files and directories ------------------------------------------------------------------------------
+
+
+def _bibliography_files(directory: Path) -> list[Path]:
+    """Every bibliography file under `directory`, sorted, skipping hidden files and directories
+    and symbolic links that lead out of the directory."""
+    root = directory.resolve()
+    found: list[Path] = []
+    for current, dirs, files in os.walk(directory, followlinks=False):
+        dirs[:] = sorted(name for name in dirs if not name.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or Path(name).suffix.lower() not in BIBLIOGRAPHY_SUFFIXES:
+                continue
+            path = Path(current) / name
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(root) or not target.is_file():
+                    continue
+            found.append(path)
+    return found
+
+
+def _check_size(origin: str, size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise InputError(
+            origin, f"{size} bytes, over the input limit of {max_bytes} bytes (ALETHEIA_MAX_INPUT_BYTES)"
+        )
+
+
+def _read_limited(stream: BinaryIO, origin: str, max_bytes: int) -> bytes:
+    data = stream.read(max_bytes + 1)
+    _check_size(origin, len(data), max_bytes)
+    return data
+
+
+def _file_references(
+    path: Path,
+    *,
+    max_bytes: int,
+    max_pdf_pages: int,
+    macros: dict[str, str],
+    on_text: TextObserver | None = None,
+) -> Iterator[CitedReference | InputProblem]:
+    origin = str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise InputError(origin, f"cannot read: {error.strerror or error}") from None
+    _check_size(origin, size, max_bytes)
+    suffix = path.suffix.lower()
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise InputError(origin, f"cannot read: {error.strerror or error}") from None
+    with handle:
+        head = handle.read(SNIFF_BYTES)
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            # UTF-16 with its byte-order mark (Windows editors save .bib files so): text whose
+            # every other byte is NUL, not binary (issue 20). Read whole; the BOM names the order.
+            data = head + _read_limited(handle, origin, max_bytes - len(head))
+            try:
+                text = data.decode("utf-16")
+            except UnicodeDecodeError as error:
+                raise InputError(origin, f"not UTF-16 text ({error.reason})", offset=error.start) from None
+            if on_text is not None:
+                on_text(origin, text)
+            if detect_format(text, path.name) is InputFormat.BIBTEX:
+                yield from iter_bibtex([text], origin=origin, macros=macros)
+            else:
+                yield from parse_text(text, origin=origin)
+            return
+        fmt = detect_format_bytes(head, path.name)
+        if fmt is InputFormat.PDF:
+            data = head + _read_limited(handle, origin, max_bytes - len(head))
+            yield from extract_pdf_references(data, origin=origin, max_pages=max_pdf_pages, on_text=on_text)
+            return
+        if fmt is InputFormat.UNKNOWN:
+            nul = head.find(b"\x00")
+            if nul >= 0:
+                raise InputError(origin, "binary data, not text (a NUL byte)", offset=nul)
+            raise InputError(origin, "not a bibliography format Aletheia reads")
+        decoder = _Decoder(origin, latin1_tolerant=suffix in _LATIN1_TOLERANT)
+        if fmt is InputFormat.BIBTEX:
+            yield from _stream_bibtex(handle, head, decoder, origin=origin, macros=macros)
+            return
+        data = head + _read_limited(handle, origin, max_bytes - len(head))
+    text = decoder.decode(data, final=True)
+    if on_text is not None:
+        on_text(origin, text)
+    problem = decoder.problem()
+    if problem is not None:
+        yield problem
+    # The format is sniffed again on the decoded text (the head may have cut a marker in two), by
+    # `parse_text` itself, so that a plain text is read as a document (its References section).
+    yield from parse_text(text, origin=origin)
+
+
+def _stream_bibtex(
+    handle: BinaryIO, head: bytes, decoder: _Decoder, *, origin: str, macros: dict[str, str]
+) -> Iterator[CitedReference | InputProblem]:
+    def chunks() -> Iterator[str]:
+        data = head
+        while data:
+            yield decoder.decode(data)
+            data = handle.read(CHUNK_BYTES)
+        yield decoder.decode(b"", final=True)
+
+    yield from iter_bibtex(chunks(), origin=origin, macros=macros)
+    problem = decoder.problem()
+    if problem is not None:
+        yield problem
+
+
+def _stdin_references(
+    stdin: TextIO, *, max_bytes: int, macros: dict[str, str]
+) -> Iterator[CitedReference | InputProblem]:
+    consumed = 0
+
+    def take(size: int) -> str:
+        nonlocal consumed
+        text = stdin.read(size)
+        consumed += len(text.encode("utf-8", "surrogatepass"))
+        _check_size(STDIN_ORIGIN, consumed, max_bytes)
+        return text
+
+    head = take(SNIFF_CHARS)
+    fmt = detect_format(head, None)
+    if fmt is InputFormat.BIBTEX:
+
+        def chunks() -> Iterator[str]:
+            text = head
+            while text:
+                if "\x00" in text:
+                    raise InputError(STDIN_ORIGIN, "binary data, not text (a NUL character)")
+                yield text
+                text = take(CHUNK_BYTES)
+
+        yield from iter_bibtex(chunks(), origin=STDIN_ORIGIN, macros=macros)
+        return
+    parts = [head]
+    while True:
+        more = take(CHUNK_BYTES)
+        if not more:
+            break
+        parts.append(more)
+    yield from parse_text("".join(parts), origin=STDIN_ORIGIN)
+
+
+def iter_references(
+    paths: Sequence[str | Path],
+    *,
+    stdin: TextIO | None = None,
+    max_bytes: int,
+    max_pdf_pages: int | None = None,
+    on_text: TextObserver | None = None,
+) -> Iterator[CitedReference | InputProblem]:
+    """Every reference (and problem) in the given inputs, in order.
+
+    `-` reads `stdin` (default `sys.stdin`); a directory means every bibliography file in it,
+    recursively (.bib .bbl .tex .md .markdown .txt .json .pdf; hidden entries skipped, links out
+    of the directory not followed). A named input that cannot be read as a whole (too large,
+    binary, not UTF-8, unknown format, a broken PDF) raises `InputError` naming the file; a file
+    found in a directory that cannot be read is one `InputProblem`, and the others are read.
+    `on_text(origin, text)` sees the whole text of each named file read whole (not stdin, not the
+    files of a directory, not streamed BibTeX): a paper given as input is checked from it.
+    A named input, stdin or a folder without a single reference raises `NoReferencesFound`.
+    """
+    pages = max_pdf_pages if max_pdf_pages is not None else get_settings().max_pdf_pages
+    macros: dict[str, str] = {}
+    for path in paths:
+        if str(path) == "-":
+            stream = _stdin_references(stdin or sys.stdin, max_bytes=max_bytes, macros=macros)
+            yield from _required(stream, STDIN_ORIGIN)
+            continue
+        candidate = Path(path)
+        if not candidate.is_dir():
+            files = _file_references(
+                candidate, max_bytes=max_bytes, max_pdf_pages=pages, macros=macros, on_text=on_text
+            )
+            yield from _required(files, str(candidate), macros=macros)
+            continue
+        # A file of a folder without references is passed over (a README among .bib files); a
+        # folder without any is an input error, as a file without any is.
+        found = False
+        for file in _bibliography_files(candidate):
+            try:
+                for item in _file_references(file, max_bytes=max_bytes, max_pdf_pages=pages, macros=macros):
+                    found = found or isinstance(item, CitedReference)
+                    yield item
+            except InputError as error:
+                yield InputProblem(origin=error.origin, message=f"not read: {error.detail}")
+        if not found:
+            raise NoReferencesFound(str(candidate))
+
+
+# --- PDF ----------------------------------------------------------------------------------------------
+
+_SECTION_HEADING = re.compile(
+    r"^\s*(?:(?:\d{1,2}|[IVX]{1,5}|[A-Z])\.?\s+)?(?:references?|bibliography|literature\s+cited|works\s+cited"
+    r"|references\s+and\s+notes|cited\s+literature)\s*:?\s*$",
+    re.IGNORECASE,
+)
+_APPENDIX_HEADING = re.compile(
+    r"^(?:appendix|appendices|supplementary\s+(?:material|information|materials)|(?:[A-H](?:\.1)?)\s+"
+    r"[A-Z][^.]{2,90}|appendix\s+[A-Z0-9][^.]{0,80})$",
+    re.IGNORECASE,
+)
+
+
+def _reference_section(lines: list[str]) -> tuple[int, int] | None:
+    """(first, end) line indexes of the last References section's body."""
+    heading = None
+    for index, line in enumerate(lines):
+        if _SECTION_HEADING.match(line):  # centred headings count too, whatever their indent
+            heading = index
+    if heading is None:
+        return None
+    end = len(lines)
+    for index in range(heading + 2, len(lines)):
+        line = lines[index].strip()
+        if lines[index].startswith(_CONTINUATION) or len(line.split()) > 12:
+            continue
+        if _APPENDIX_HEADING.match(line):
+            end = index
+            break
+    return heading + 1, end
+
+
+def extract_pdf_references(
+    data: bytes,
+    *,
+    origin: str,
+    max_pages: int | None = None,
+    timeout: float | None = None,
+    on_text: TextObserver | None = None,
+) -> list[CitedReference | InputProblem]:
+    """The references of a PDF's References section, each read as a plain reference string
+    (`on_text(origin, text)` is handed the whole extracted text first).
+
+    Raises `InputError` for a document that cannot be read; a readable document without a
+    References section gives one problem.
+    """
+    settings = get_settings()
+    pages_limit = max_pages if max_pages is not None else settings.max_pdf_pages
+    seconds = timeout if timeout is not None else settings.pdf_timeout_seconds
+    if settings.pdf_sandbox:
+        # A child process under memory, CPU and time limits: one page can hold a decompression
+        # bomb that pdf_text's between-page checks cannot stop (aletheia.pipeline.documents.sandbox).
+        from aletheia.pipeline.documents.sandbox import pdf_text_isolated
+
+        memory = settings.pdf_memory_limit_mb * 1024 * 1024 if settings.pdf_memory_limit_mb > 0 else None
+        text = pdf_text_isolated(
+            data, origin=origin, max_pages=pages_limit, timeout=seconds, memory_bytes=memory
+        )
+    else:
+        text = pdf_text(data, origin=origin, max_pages=pages_limit, timeout=seconds)
+    if on_text is not None:
+        on_text(origin, text)
+    lines = text.split("\n")
+    section = _reference_section(lines)
+    if section is None:
+        return [InputProblem(origin=origin, message="no References or Bibliography heading found in the PDF")]
+    first, end = section
+    # Page breaks are lines of their own; they are left out of the section so that an entry
+    # running over a page break is read whole, and remembered to name each entry's page.
+    kept: list[int] = []
+    pages: list[int] = []
+    page = 1 + sum(1 for line in lines[:first] if line == _PAGE_BREAK)
+    for index in range(first, end):
+        if lines[index] == _PAGE_BREAK:
+            page += 1
+            continue
+        kept.append(index)
+        pages.append(page)
+    body = "\n".join(lines[index] for index in kept)
+    results: list[CitedReference | InputProblem] = []
+    for piece in split_references(body):
+        if len(piece.text) < 20 or len(piece.text.split()) < 4:
+            continue  # a stray heading, a page header that survived, a column fragment
+        position = len(results) + 1
+        page_number = pages[min(piece.line - 1, len(pages) - 1)]
+        results.append(
+            reference_from_string(piece.text, key=str(position), origin=f"{origin}:page {page_number}")
+        )
+    if not results:
+        results.append(
+            InputProblem(origin=origin, message="the References section holds no readable entries")
+        )
+    return results

@@ -1,0 +1,464 @@
+"""One object that knows every source: the clients, the Tier-0 library and the retraction data.
+
+The gateway owns one `httpx.AsyncClient` per process (injected into every client), the global
+rate limiter and the raw cache. It hands the evidence gatherer lookups as `(source, call)` pairs so
+the gatherer can record each answer, including failures, without knowing any client.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+import httpx
+
+from aletheia.config import Settings
+from aletheia.core.coverage import search_coverage
+from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer, VenueRecord
+from aletheia.core.records import CitedReference, RetractionNotice, SourceName, WorkRecord
+from aletheia.core.text import repair_pdf_text
+from aletheia.core.venue_registry import VENUE_REGISTRIES
+from aletheia.pipeline.evidence.gateway_parts import searchable
+from aletheia.sources.base import RawCache, SourceRecord, SourceStats
+from aletheia.sources.transport.breaker import CircuitBreaker
+from aletheia.sources.transport.limiter import RateLimiter
+
+if TYPE_CHECKING:
+    from aletheia.sources.retraction_watch import RetractionIndex
+
+Lookup = Callable[[], Awaitable[Any]]
+# How many PMIDs of a PubMed title search are fetched (esearch ranks by relevance).
+PUBMED_SEARCH_RESULTS = 3
+
+
+class SearchCall(NamedTuple):
+    """One search of one source: what is asked (recorded as the answer's query) and the call."""
+
+    source: SourceName
+    query: str
+    call: Lookup
+
+
+def first_author(cited: CitedReference) -> str | None:
+    if not cited.authors:
+        return None
+    return cited.authors[0].family or cited.authors[0].literal or None
+
+
+_DASHES = re.compile(r"\s*[\u2013\u2014\u2212]\s*")
+
+
+def search_title(cited: CitedReference) -> str | None:
+    """The cited title as a query: PDF ligatures and detached accents repaired, and an en or em
+    dash glued between words ("Schnet\u2013a deep learning ...") spaced, so that the search
+    engines' tokenisers see the words (the comparison itself folds both sides anyway)."""
+    if not cited.title:
+        return None
+    return _DASHES.sub(" - ", repair_pdf_text(cited.title)).strip()
+
+
+def search_text(cited: CitedReference) -> str | None:
+    """The bibliographic query: title, first author's surname and year; else the raw string."""
+    title = search_title(cited)
+    if title:
+        author = first_author(cited)
+        return " ".join(p for p in (title, author, str(cited.year) if cited.year else None) if p)
+    return repair_pdf_text(cited.raw) if cited.raw else None
+
+
+def given_as_string(cited: CitedReference) -> bool:
+    """The reference came as a string (plain text, a `.bbl` item, a PDF's reference list) whose
+    fields the parser guessed."""
+    return bool(cited.raw and cited.heuristic_fields)
+
+
+def bibliographic_query(cited: CitedReference) -> str | None:
+    """Crossref's `query.bibliographic`: a reference given as a string is sent whole, since that
+    search is built to match reference strings and the parser's reading of one is only a guess
+    (issue 20: a wrongly split author list must not steer the search); otherwise `search_text`."""
+    if cited.raw and given_as_string(cited):
+        return repair_pdf_text(cited.raw)
+    return search_text(cited)
+
+
+REQUEST_KINDS = ("lookup", "batch", "search")
+
+
+def requests_by_kind(stats: SourceStats) -> dict[str, int]:
+    """HTTP requests of one source by kind (lookup, batch, search; fulltext when any)."""
+    out = {kind: stats.extra.get(f"requests_{kind}", 0) for kind in REQUEST_KINDS}
+    out.update(
+        {k.removeprefix("requests_"): n for k, n in stats.extra.items() if k.startswith("requests_") and n}
+    )
+    return out
+
+
+class WorksLibrary(Protocol):
+    """Seed 004's Tier 0: works verified before, reused across jobs (storage implements it)."""
+
+    async def lookup(self, cited: CitedReference) -> list[SourceRecord]: ...
+
+    async def remember(self, records: Sequence[SourceRecord]) -> None: ...
+
+
+def user_agent() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("aletheia-citations")
+    except PackageNotFoundError:  # running from a source tree without metadata
+        v = "0"
+    return f"Aletheia/{v} (citation verification; https://github.com/aletheia-citations/aletheia)"
+
+
+class SourceGateway:
+    def __init__(
+        self,
+        settings: Settings,
+        http: httpx.AsyncClient,
+        limiter: RateLimiter,
+        *,
+        cache: RawCache | None = None,
+        library: WorksLibrary | None = None,
+        retractions: RetractionIndex | None = None,
+    ) -> None:
+        from aletheia.sources.arxiv import ArxivClient, arxiv_transports
+        from aletheia.sources.crossref import CrossrefClient, crossref_transport
+        from aletheia.sources.openalex import OpenAlexClient, openalex_transport
+        from aletheia.sources.pubmed import PubMedClient, pubmed_transport
+        from aletheia.sources.semantic_scholar import SemanticScholarClient, semantic_scholar_transport
+
+        self.settings = settings
+        self.limiter = limiter  # also paces the claim pipeline's model calls (`llm_paced`)
+        self.offline = settings.offline
+        self.library = library
+        self.retractions = retractions
+        self.breakers = {s: CircuitBreaker.from_settings(s.value, settings) for s in SourceName}
+        key = settings.openalex_api_key.get_secret_value() if settings.openalex_api_key else None
+        s2_key = (
+            settings.semantic_scholar_api_key.get_secret_value()
+            if settings.semantic_scholar_api_key
+            else None
+        )
+        ncbi_key = settings.ncbi_api_key.get_secret_value() if settings.ncbi_api_key else None
+        window = settings.coalesce_window_ms / 1000.0
+
+        self.crossref = CrossrefClient(
+            crossref_transport(http, settings, limiter, self.breakers[SourceName.CROSSREF]),
+            cache=cache,
+            mailto=settings.mailto,
+            coalesce_window=window,
+        )
+        self.openalex = OpenAlexClient(
+            openalex_transport(http, settings, limiter, self.breakers[SourceName.OPENALEX]),
+            cache=cache,
+            api_key=key,
+            mailto=settings.mailto,
+            coalesce_window=window,
+            title_batch=settings.openalex_title_batch,
+            max_url_bytes=settings.openalex_max_url_bytes,
+            title_absence=settings.openalex_title_absence,
+        )
+        self.semantic_scholar = SemanticScholarClient(
+            semantic_scholar_transport(http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]),
+            cache=cache,
+            api_key=s2_key,
+            coalesce_window=window,
+            title_batch=settings.semantic_scholar_title_batch,
+        )
+        api_t, web_t = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
+        self.arxiv = ArxivClient(
+            api_t,
+            web_t,
+            cache=cache,
+            coalesce_window=max(window, 0.05),
+            title_batch=settings.arxiv_title_batch,
+        )
+        self.pubmed = PubMedClient(
+            pubmed_transport(http, settings, limiter, self.breakers[SourceName.PUBMED]),
+            cache=cache,
+            api_key=ncbi_key,
+            email=settings.mailto,
+        )
+        from aletheia.sources.europe_pmc import EuropePmcClient, europe_pmc_transport
+
+        # Tier 2 full text: open-access PMC articles (the full-text chain, `pmc_fulltext`).
+        self.europe_pmc = EuropePmcClient(
+            europe_pmc_transport(http, settings, limiter, self.breakers[SourceName.EUROPE_PMC]), cache=cache
+        )
+        from aletheia.pipeline.evidence.gateway_parts import GatewayParts
+        from aletheia.pipeline.evidence.tier_sources import TierSources
+
+        parts = GatewayParts(settings, http, limiter, self.breakers, cache)
+        # Tier 1 books and Tier 3 canonical texts (issue 12): built and asked by their own module.
+        self.tiers = TierSources(parts)
+        from aletheia.pipeline.evidence.web_tiers import WebTiers
+
+        # Tier 4 (the cited URL, web search) and Tier 5 (LLM suggestions): `web_tiers`.
+        self.web_tiers = WebTiers.from_settings(settings, http, limiter, user_agent=user_agent(), cache=cache)
+        from aletheia.sources.open_access import open_access_from_settings
+
+        # Open-access full text for claims (`oa_fulltext`): the sources' own PDF and page links,
+        # through the SSRF-safe fetcher; on unless `ALETHEIA_OA_FULLTEXT` is false.
+        self.open_access = open_access_from_settings(settings, limiter, user_agent=user_agent())
+        from aletheia.pipeline.evidence.cs_sources import CsSources
+
+        # DBLP and the ACL Anthology (issue 12): `cs_sources`.
+        self.cs = CsSources(parts)
+        from aletheia.sources.venue_registry import VenueRegistry
+
+        # The venue registries (issue 21) on the OpenAlex, DBLP and Crossref transports: their
+        # requests share those sources' limits and breakers and are counted in their stats.
+        self.venues = VenueRegistry(
+            {
+                SourceName.OPENALEX: self.openalex.transport,
+                SourceName.DBLP: self.cs.dblp.transport,
+                SourceName.CROSSREF: self.crossref.transport,
+            },
+            cache=cache,
+            mailto=settings.mailto,
+            openalex_api_key=key,
+        )
+        self._transports = {
+            **self.cs.transports(),
+            **self.tiers.transports(),
+            SourceName.CROSSREF: self.crossref.transport,
+            SourceName.OPENALEX: self.openalex.transport,
+            SourceName.SEMANTIC_SCHOLAR: self.semantic_scholar.transport,
+            SourceName.ARXIV: api_t,
+            SourceName.PUBMED: self.pubmed.transport,
+            SourceName.EUROPE_PMC: self.europe_pmc.transport,
+        }
+
+    # --- lookups -------------------------------------------------------------------------------
+
+    def doi_lookups(self, doi: str) -> list[tuple[SourceName, Lookup]]:
+        return [
+            (SourceName.CROSSREF, lambda: self.crossref.work_by_doi(doi)),
+            (SourceName.OPENALEX, lambda: self.openalex.work_by_doi(doi)),
+        ]
+
+    def arxiv_lookups(self, arxiv_id: str, version: int | None) -> list[tuple[SourceName, Lookup]]:
+        cited = f"{arxiv_id}v{version}" if version else arxiv_id
+        return [
+            (SourceName.ARXIV, lambda: self.arxiv.by_id(cited)),
+            (SourceName.SEMANTIC_SCHOLAR, lambda: self.semantic_scholar.paper(f"ARXIV:{arxiv_id}")),
+        ]
+
+    def pmid_lookups(self, pmid: str) -> list[tuple[SourceName, Lookup]]:
+        return [
+            (SourceName.PUBMED, lambda: self.pubmed.by_pmid(pmid)),
+            (SourceName.OPENALEX, lambda: self.openalex.work_by_pmid(pmid)),
+        ]
+
+    def venue_lookups(self, name: str) -> list[tuple[SourceName, Callable[[], Awaitable[list[VenueRecord]]]]]:
+        """One lookup of `name` (`core.venue_registry.registry_query`) per venue registry that can
+        be asked: a registry turned off (`ALETHEIA_DISABLED_SOURCES`) or offline is left out, not
+        recorded as failed. Each returns the venues the registry holds under names like `name`
+        ([] : it holds none); a name with no searchable word fails as `PermanentSourceError`."""
+        if self.offline:
+            return []
+        return [
+            (source, searchable(source, partial(self.venues.lookup, source, name)))
+            for source in VENUE_REGISTRIES
+            if source.value not in self.settings.disabled
+        ]
+
+    def searches(
+        self, cited: CitedReference, *, coverage: Sequence[SourceName] | None = None
+    ) -> list[SearchCall]:
+        """Every search of `search_stages`, flattened (for callers that run them all at once)."""
+        return [call for stage in self.search_stages(cited, coverage=coverage) for call in stage]
+
+    def search_stages(
+        self,
+        cited: CitedReference,
+        *,
+        coverage: Sequence[SourceName] | None = None,
+        near_miss_seen: Callable[[], bool] = lambda: False,
+    ) -> list[list[SearchCall]]:
+        """Searches in the order to try them, cheapest first; a later stage runs only when the
+        earlier ones did not find the work. Every source in `coverage` (default
+        `search_coverage(cited)`: the sources that could hold the work) is in some stage, so that
+        "no source has it" is only ever said after all of them answered (docs/sources.md):
+
+        1. OpenAlex title search (10 requests/s, and it indexes conference papers without DOIs
+           that Crossref lacks);
+        2. Crossref bibliographic search (3 searches/s): it finds nearly every work OpenAlex's
+           title search missed (154 of 157 on the ICLR 2026 references); with
+           `ALETHEIA_CROSSREF_SEARCH_LAST` (the default) it is the last stage instead, for a
+           reference with a title that is not a parsed reference string (issue 23: Crossref has
+           no OR, so every one of its searches costs a request, and a work another index found
+           is confirmed at Crossref by its DOI, many DOIs a request);
+        3. Semantic Scholar's title match (1/s; its 404 "Title match not found" is a NOT_FOUND
+           answer), only when neither found the work (it found 46 of those 157); asked through a
+           shared bulk search of many titles (`s2_titles`) unless `near_miss_seen()` says an
+           earlier answer held a near miss of the title, which only `match` itself can judge;
+        4. arXiv title search (one request every 3 s) when arXiv could hold the work, PubMed
+           title search (esearch, then efetch of the best PMIDs) when PubMed could, and DBLP's
+           title search (one request every 2 s) for a computer-science work; arXiv's and DBLP's
+           go many titles a request where a shared answer can prove them (`arxiv_titles`,
+           `dblp_titles`), as OpenAlex's do in stage 1 (`openalex_titles`).
+
+        A reference given as a string (plain text, a `.bbl` item, a PDF's reference list) is sent
+        to Crossref's bibliographic search whole (`bibliographic_query`: it matches whole reference
+        strings). A reference without a title: that search, then Semantic Scholar's relevance
+        search of the string.
+        Disabled sources and offline mode are not special here: their clients fail fast without a
+        request, the answer is recorded FAILED, and the verdict is `unverifiable`."""
+        wanted = frozenset(search_coverage(cited) if coverage is None else coverage)
+        text = search_text(cited)
+        if not text:
+            return []
+        title = search_title(cited)
+        whole = bibliographic_query(cited) or text
+        crossref = SearchCall(SourceName.CROSSREF, whole, lambda: self.crossref.search(whole, rows=5))
+        stages: list[list[SearchCall]]
+        if not title:
+            s2_search = SearchCall(
+                SourceName.SEMANTIC_SCHOLAR, text, lambda: self.semantic_scholar.search(text, limit=5)
+            )
+            stages = [[crossref], [s2_search]]
+        else:
+            author = first_author(cited)
+            openalex = SearchCall(
+                SourceName.OPENALEX,
+                f"{title} | author: {author}" if author else title,
+                searchable(
+                    SourceName.OPENALEX, lambda: self.openalex.search(title=title, author=author, per_page=5)
+                ),
+            )
+            s2_match = SearchCall(
+                SourceName.SEMANTIC_SCHOLAR,
+                title,
+                lambda: self.semantic_scholar.match_title(title, alone=near_miss_seen()),
+            )
+            arxiv = SearchCall(
+                SourceName.ARXIV,
+                title,
+                searchable(SourceName.ARXIV, lambda: self.arxiv.search(title=title, max_results=5)),
+            )
+            pubmed = SearchCall(
+                SourceName.PUBMED, title, searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
+            )
+            # DBLP (one request every 2 s) only after the general indexes missed the work.
+            dblp = SearchCall(SourceName.DBLP, title, self.cs.dblp_search(title))
+            if self.settings.crossref_search_last and not given_as_string(cited):
+                # Crossref has no OR: its searches go one title at a time (3 per second), so it is
+                # asked last, when no other index found the work (issue 23); a work found
+                # elsewhere is triangulated by its DOI, which Crossref answers many at a time.
+                stages = [[openalex], [s2_match], [arxiv, pubmed, dblp], [crossref]]
+            else:
+                stages = [[openalex], [crossref], [s2_match], [arxiv, pubmed, dblp]]
+        stages = [[call for call in stage if call.source in wanted] for stage in stages]
+        return [stage for stage in stages if stage]
+
+    async def _pubmed_search(self, title: str) -> list[SourceRecord]:
+        """PubMed's title search gives PMIDs; their records come from efetch (cached by PMID)."""
+        pmids = await self.pubmed.search(title=title, retmax=PUBMED_SEARCH_RESULTS)
+        if not pmids:
+            return []
+        found = await self.pubmed.by_pmids(pmids)
+        return [record for pmid in pmids if (record := found.get(pmid)) is not None]
+
+    # --- Tier 0 --------------------------------------------------------------------------------
+
+    async def library_lookup(
+        self, cited: CitedReference, answers: list[SourceAnswer], raw: list[SourceRecord]
+    ) -> bool:
+        if self.library is None:
+            return False
+        hits = await self.library.lookup(cited)
+        if not hits:
+            return False
+        kind = (
+            QueryKind.DOI
+            if cited.doi
+            else QueryKind.ARXIV
+            if cited.arxiv_id
+            else QueryKind.PMID
+            if cited.pmid
+            else QueryKind.LIBRARY
+        )
+        query = cited.doi or cited.arxiv_id or cited.pmid or cited.title or cited.key
+        raw.extend(hits)
+        # One answer per original source, so triangulation sees the independent sources it had.
+        by_source: dict[SourceName, list[WorkRecord]] = {}
+        for hit in hits:
+            by_source.setdefault(hit.record.source, []).append(hit.record)
+        for records in by_source.values():
+            answers.append(
+                SourceAnswer(
+                    source=SourceName.LIBRARY,
+                    kind=kind,
+                    query=query,
+                    outcome=Outcome.FOUND,
+                    records=tuple(records),
+                )
+            )
+        return True
+
+    # --- standing ------------------------------------------------------------------------------
+
+    @property
+    def retraction_index_loaded(self) -> bool:
+        return self.retractions is not None
+
+    def retraction_notices(
+        self, cited: CitedReference, records: Sequence[WorkRecord]
+    ) -> list[RetractionNotice]:
+        if self.retractions is None:
+            return []
+        dois = {d for d in [cited.doi, *(r.doi for r in records)] if d}
+        pmids = {p for p in [cited.pmid, *(r.pmid for r in records)] if p}
+        notices: list[RetractionNotice] = []
+        for doi in sorted(dois):
+            notices.extend(self.retractions.lookup(doi=doi))
+        for pmid in sorted(pmids):
+            for n in self.retractions.lookup(pmid=pmid):
+                if n not in notices:
+                    notices.append(n)
+        return notices
+
+    # --- report --------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, SourceStats]:
+        out: dict[str, SourceStats] = {}
+        for source, transport in self._transports.items():
+            st = transport.stats
+            if source.value in self.settings.disabled:
+                st.status = "disabled"
+            elif self.offline:
+                st.status = "offline"
+            out[source.value] = st
+        out.update(self.web_tiers.stats())
+        return out
+
+
+def request_figures(stats: Mapping[str, SourceStats], references: int) -> dict[str, Any]:
+    """HTTP requests made, per reference, per kind and per source (the report's and the benches'
+    `requests`): `total` counts every request sent, retries included; `by_kind` files them under
+    lookup (one identifier), batch (many identifiers in one request) and search; `cache_hits`
+    and `search_memo_hits` are answers that made no request."""
+    by_source: dict[str, dict[str, int]] = {}
+    by_kind: dict[str, int] = dict.fromkeys(REQUEST_KINDS, 0)
+    for name, st in stats.items():
+        kinds = requests_by_kind(st)
+        for kind, n in kinds.items():
+            by_kind[kind] = by_kind.get(kind, 0) + n
+        by_source[name] = {
+            "total": st.requests,
+            **kinds,
+            "cache_hits": st.cache_hits,
+            "search_memo_hits": st.extra.get("search_memo_hits", 0),
+        }
+    total = sum(st.requests for st in stats.values())
+    return {
+        "total": total,
+        "references": references,
+        "per_reference": round(total / references, 3) if references else 0.0,
+        "by_kind": by_kind,
+        "by_source": by_source,
+    }
