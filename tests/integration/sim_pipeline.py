@@ -6,7 +6,6 @@ Used by the fault, audit and hostile-input tests; no Redis or PostgreSQL needed.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.records import Author, CitedReference
 from aletheia.pipeline.reports.formats import CollectingSink
 from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.verify import VerifySummary, verify_to_sink
+from aletheia.pipeline.verify import verify_to_sink
 from aletheia.sources.simulator import SimulatorServer, SimWork, Universe
 
 TOPICS = (
@@ -148,10 +147,23 @@ def sim_settings(tmp_path: Path, sim: SimulatorServer, **overrides: Any) -> Sett
     return Settings(**values)
 
 
+class ReportSummary(dict[str, Any]):
+    """The summary `aletheia verify` printed (its job's report summary), read as attributes."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self)
+
+
 @dataclass
 class Run:
     runtime: Runtime
-    summary: VerifySummary
+    summary: ReportSummary
     references: list[dict[str, Any]]
     document: dict[str, Any]
 
@@ -174,7 +186,10 @@ def run_embedded(
         if not bundled:
             Runtime.ensure_bundled_snapshot = original  # type: ignore[method-assign]
     sink = CollectingSink()
-    summary = asyncio.run(
-        verify_to_sink(runtime, refs, sink, input_description={"inputs": ["test"]}, concurrency=concurrency)
+    run = verify_to_sink(runtime, refs, sink, input_description={"inputs": ["test"]}, concurrency=concurrency)
+    return Run(
+        runtime=runtime,
+        summary=ReportSummary(run.summary),
+        references=sink.references,
+        document=sink.document(),
     )
-    return Run(runtime=runtime, summary=summary, references=sink.references, document=sink.document())

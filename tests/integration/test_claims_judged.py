@@ -139,7 +139,7 @@ async def test_a_cited_sentence_is_judged_against_its_paper(
 async def test_the_sentences_citing_one_paper_share_one_fetch_of_its_text(
     gateway: SourceGateway, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aletheia.pipeline.claims.cite import stages as claim_stages
+    from aletheia.pipeline.claims import stages as claim_stages
 
     fetches: list[str] = []
     real = claim_stages.fetch_paper_text

@@ -4,7 +4,6 @@ canary hears nothing; every request that left the process went to a configured s
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -106,7 +105,7 @@ def test_urls_in_the_input_are_never_fetched(
             iter_references([str(tmp_path / n) for n in files], max_bytes=1_000_000, max_pdf_pages=10)
         )
         sink = CollectingSink()
-        asyncio.run(verify_to_sink(runtime, refs, sink, input_description={"inputs": list(files)}))
+        verify_to_sink(runtime, refs, sink, input_description={"inputs": list(files)})
         sim_base = sim.base_url
     assert Canary.hits == [], f"the canary was fetched: {Canary.hits}"
     assert sent, "no request was made at all"

@@ -22,6 +22,7 @@ from aletheia.sources.simulator import SimulatorConfig
 from aletheia.sources.simulator.server import SimulatorServer
 from aletheia.sources.simulator.universe import Universe
 from tests.integration.queue_stack import (
+    ALETHEIA,
     REDIS_DB,
     PrivateRedis,
     Stack,
@@ -315,3 +316,48 @@ def test_a_redis_restart_loses_messages_but_not_the_job(
     finally:
         stack.stop()
         redis.kill()
+
+
+# What may differ between two runs of the same input: the job's identity and files, and how the
+# requests were spread (one process batching every reference, or workers each with a gateway).
+RUN_SPECIFIC = ("job_id", "artifacts", "requests")
+RUN_COUNTERS = ("requests", "cache_hits", "rate_limited", "requests_by_kind")
+
+
+def comparable(document: dict[str, Any]) -> dict[str, Any]:
+    summary = {k: v for k, v in document["summary"].items() if k not in RUN_SPECIFIC}
+    summary["sources"] = {
+        name: {k: v for k, v in counters.items() if k not in RUN_COUNTERS}
+        for name, counters in summary.get("sources", {}).items()
+    }
+    return {"summary": summary, "references": document["references"]}
+
+
+def test_aletheia_verify_and_the_queued_service_give_the_same_json(
+    stack: Stack, simulator: SimulatorServer, tmp_path: Path
+) -> None:
+    """Issue 22, one engine: the embedded `aletheia verify` (the job's steps in process, SQLite) and
+    `aletheia submit` + `aletheia report` (Celery workers, PostgreSQL) give the same report for the
+    same input: every reference entry, and the summary but for the job's id, files and counters of
+    requests."""
+    start_pools(stack)
+    bib = tmp_path / "refs.bib"
+    bib.write_text(bibtex_for(WORKS[6:14], fabricated=2))
+    embedded_env = {
+        k: v
+        for k, v in stack.env.items()
+        if k not in {"ALETHEIA_BROKER_URL", "ALETHEIA_REDIS_URL", "ALETHEIA_DATABASE_URL"}
+    } | {"ALETHEIA_DATA_DIR": str(tmp_path / "embedded")}
+    verified = subprocess.run(
+        [*ALETHEIA, "verify", str(bib), "--format", "json"],
+        env=embedded_env, capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    assert verified.returncode == 1, verified.stderr[-2000:]  # two fabricated references
+    job_id = stack.cli("submit", str(bib)).stdout.strip()
+    stack.cli("wait", job_id, "--timeout", "120", timeout=150)
+    reported = stack.cli("report", job_id, "--format", "json", check=False)
+    assert reported.returncode == verified.returncode, reported.stderr[-2000:]
+    in_process, queued = json.loads(verified.stdout), json.loads(reported.stdout)
+    assert len(in_process["references"]) == 10
+    assert [r["key"] for r in in_process["references"]] == [r["key"] for r in queued["references"]]
+    assert comparable(in_process) == comparable(queued)

@@ -65,3 +65,13 @@ def test_the_sandbox_depends_on_none_of_its_callers() -> None:
     graph = grimp.build_graph("aletheia")
     for caller in ("aletheia.pipeline.documents.inputs", "aletheia.pipeline.documents.fulltext"):
         assert not graph.chain_exists(importer="aletheia.pipeline.documents.sandbox", imported=caller)
+
+
+def test_no_import_cycle_inside_the_sources() -> None:
+    """The transport and the clients (issue 22: `base`, `breaker`, `ratelimit`, `send_delay` and
+    `transport` imported each other through lazy and type-only imports, as did `openalex` and
+    `openalex_authors`). grimp counts lazy and type-only imports too."""
+    graph = grimp.build_graph("aletheia")
+    modules = {m for m in graph.modules if m.startswith("aletheia.sources.")}
+    edges = {m: graph.find_modules_directly_imported_by(m) & modules for m in modules}
+    assert _cycles(edges) == []

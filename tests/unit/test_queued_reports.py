@@ -84,7 +84,7 @@ def test_a_queued_report_with_no_source_answering_reads_as_a_partial_run(runtime
     summary = service.job_summary(runtime, job_id)
     assert set(summary["sources"]) == {"crossref", "openalex"}
     crossref = summary["sources"]["crossref"]
-    assert crossref["status"] == "unavailable" and crossref["errors"] == 2
+    assert crossref["status"] == "unavailable"  # no request was sent: the scripted sources failed
     assert crossref["affected"] == 2 and crossref["affected_verdicts"] == {"unverifiable": 2}
     assert attention(summary, []).sources_line().startswith("Partial run")
 
@@ -191,53 +191,50 @@ class ListSink:
         self.summaries.append(summary)
 
 
-def run_in_process(runtime: Runtime, refs: list[CitedReference]) -> dict[str, Any]:
-    import asyncio
-
+def run_in_process(runtime: Runtime, refs: list[CitedReference]) -> tuple[ListSink, dict[str, Any]]:
     from aletheia.pipeline.verify import verify_to_sink
 
     sink = ListSink()
-    summary = asyncio.run(verify_to_sink(runtime, refs, sink, input_description={"inputs": ["t"]}))
-    assert sink.summaries == [summary.as_json()]
-    return summary.as_json()
+    run = verify_to_sink(runtime, refs, sink, input_description={"inputs": ["t"]})
+    assert sink.summaries == [run.summary]
+    return sink, run.summary
 
 
-def test_the_report_of_an_in_process_run_keeps_its_gateways_counters(runtime: Runtime) -> None:
-    """Issue 22 (one engine, the step taken): `aletheia report` of a job `aletheia verify` ran reads
-    the same summary, built by the same functions from the stored rows and the counters the run's
-    gateway stored, instead of losing requests, rate_limited and cache_hits."""
-    refs = [CitedReference(key="a", title="One paper"), CitedReference(key="b", title="Another paper")]
-    in_process = run_in_process(runtime, refs)
-    assert in_process["requests"] and in_process["sources"]
-    assert all("cache_hits" in entry and "rate_limited" in entry for entry in in_process["sources"].values())
-    reported = service.job_summary(runtime, in_process["job_id"])
-    assert reported.pop("status") == "done"
-    assert reported == in_process
+def test_aletheia_verify_is_a_job_whose_report_is_what_it_printed(runtime: Runtime) -> None:
+    """Issue 22 (one engine): `aletheia verify` runs the job's steps in process (expand, one
+    `verify_item` per reference, the writer), so `aletheia report JOB` reads back exactly what it
+    printed: the references in input order and the summary, request counters included."""
+    refs = [CitedReference(key=k, title=f"Paper {k}") for k in ("c", "a", "b", "d")]
+    sink, in_process = run_in_process(runtime, refs)
+    assert [r["key"] for r in sink.references] == ["c", "a", "b", "d"]
+    assert in_process["status"] == "done" and in_process["total"] == 4
+    assert "requests" in in_process and in_process["sources"]
+    document = service.job_document(runtime, in_process["job_id"])
+    assert document["references"] == sink.references
+    assert document["summary"] == in_process
+    items = runtime.jobs.items(in_process["job_id"])
+    verdicts = [row for _, row in runtime.jobs.verdicts(in_process["job_id"]) if row is not None]
+    assert len(items) == len(verdicts) == 4  # expanded into items, every item verified
+    job = runtime.jobs.job(in_process["job_id"])
+    assert job is not None and job.summary is not None  # the writer ran: the report files exist
+    assert any(Path(path).name == "report.json" and Path(path).is_file() for path in job.summary["artifacts"])
 
 
 def test_both_paths_tally_the_same_verdicts_alike(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same outcomes, in process and queued: the same counts, transparency and affected sources
-    (`VerifySummary.add` and `verify.sources_block` for both)."""
-    from aletheia.pipeline import verify
+    """The same outcomes, in process and queued: the same summary (counts, transparency, affected
+    sources), built by the same function from the same kind of rows."""
 
     async def scripted(cited: CitedReference, _gateway: Any, *, current_year: int) -> ReferenceOutcome:
         return await nobody_answers(cited)
 
-    monkeypatch.setattr(verify, "verify_reference", scripted)
-    in_process = run_in_process(
+    monkeypatch.setattr(bibliography_jobs, "verify_reference", scripted)
+    _, in_process = run_in_process(
         runtime, [CitedReference(key="a", title="one"), CitedReference(key="b", title="two")]
     )
-    queued = service.job_summary(runtime, run_job(runtime, "a|one\nb|two\n", nobody_answers))
-    same = (
-        "total",
-        "by_verdict",
-        "flagged",
-        "by_verification_status",
-        "by_tier",
-        "problems",
-        "logic_version",
-    )
-    assert {k: queued.get(k) for k in same} == {k: in_process.get(k) for k in same}
-    for name in ("crossref", "openalex"):
-        for key in ("affected", "affected_verdicts"):
-            assert queued["sources"][name][key] == in_process["sources"][name][key]
+    # Queued through the same gateway (offline here, as the in-process run's) and the same scripted
+    # `verify_reference`: the same summary, sources block included.
+    queued = service.job_document(runtime, run_job(runtime, "a|one\nb|two\n", None))["summary"]
+    for summary in (queued, in_process):
+        summary.pop("job_id")
+        summary.pop("artifacts", None)
+    assert queued == in_process

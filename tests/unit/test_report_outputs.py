@@ -14,8 +14,8 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import VerdictStatus
 from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.jobs.tally import VerifySummary
 from aletheia.pipeline.reports.formats import BibtexSink, CslJsonSink, reference_json
-from aletheia.pipeline.verify import VerifySummary
 
 AUTHORS = (Author(given="Ashish", family="Vaswani"), Author(given="Noam", family="Shazeer"))
 TITLE = "Attention is All you Need"

@@ -12,6 +12,7 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer, VenueRecord
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Reason
+from aletheia.pipeline.evidence.gather import Gathered
 from aletheia.pipeline.evidence.settling import look_for_settling_evidence
 from aletheia.sources.base import SourceUnavailableError
 
@@ -26,9 +27,11 @@ AUTHORS = (Author(given="Ada", family="Lovelace"), Author(given="Alan", family="
 TITLE = "Conjugate Energy-Based Models for Structured Prediction"
 
 
-class _Gathered:
+class _Gathered(Gathered):
+    """The pipeline's own record of answers (kept in the order asked), started with `answers`."""
+
     def __init__(self, answers: list[SourceAnswer]) -> None:
-        self.answers = answers
+        super().__init__(answers=answers)
 
 
 class _Gateway:

@@ -33,7 +33,8 @@ def engine(tmp_path: Path) -> Engine:
 
 
 @pytest.mark.parametrize(
-    "module", [PIPELINE / "verify.py", PIPELINE / "replay.py", *sorted((PIPELINE / "jobs").glob("*.py"))],
+    "module",
+    [PIPELINE / "verify.py", PIPELINE / "audit" / "replay.py", *sorted((PIPELINE / "jobs").glob("*.py"))],
     ids=lambda p: p.name,
 )  # fmt: skip
 def test_no_sql_outside_the_stores(module: Path) -> None:

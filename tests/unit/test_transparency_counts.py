@@ -26,11 +26,11 @@ from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 from aletheia.pipeline import service
 from aletheia.pipeline.evidence.gather import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
+from aletheia.pipeline.jobs.tally import VerifySummary
 from aletheia.pipeline.reports.formats import make_sink
 from aletheia.pipeline.reports.transparency import summary_tier_rows, summary_transparency_line
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.service import InlineDispatcher, InputDocument, ServiceContext
-from aletheia.pipeline.verify import VerifySummary
 
 
 def verdict(status: VerdictStatus, *sources: SourceName, **fields: Any) -> Verdict:

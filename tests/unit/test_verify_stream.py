@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from aletheia.core.records import CitedReference
-from aletheia.pipeline import verify
+from aletheia.pipeline.evidence import stream as verify
 
 
 async def test_a_slow_reference_does_not_idle_the_others(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -186,7 +186,7 @@ async def verify_all(
 ) -> list[Any]:
     """Every reference through `verify_stream` against the simulated sources (the bench's run).
     `requests`, when given, receives the run's request figures (`gateway.request_figures`)."""
-    from aletheia.pipeline.verify import verify_stream
+    from aletheia.pipeline.evidence.stream import verify_stream
 
     out = []
     async with simulated_gateway(settings, cache) as gateway:

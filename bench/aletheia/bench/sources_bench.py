@@ -29,7 +29,7 @@ from aletheia.bench.common import (
     simulator_settings,
 )
 from aletheia.bench.synthetic import citation_bibtex, generate
-from aletheia.pipeline.verify import verify_stream
+from aletheia.pipeline.evidence.stream import verify_stream
 from aletheia.sources.arxiv import MAX_IDS_PER_REQUEST as ARXIV_BATCH
 from aletheia.sources.crossref import MAX_DOIS_PER_FILTER as CROSSREF_BATCH
 from aletheia.sources.openalex import MAX_DOIS_PER_REQUEST as OPENALEX_BATCH

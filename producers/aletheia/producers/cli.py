@@ -50,8 +50,6 @@ def verify(
     lists, CSL-JSON, PDF. Exit codes: 0 nothing flagged; 1 something flagged; 2 usage or input
     error; 3 nothing flagged but some references could not be checked.
     """
-    import asyncio
-
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
     from aletheia.pipeline.documents.inputs import iter_references
@@ -79,15 +77,13 @@ def verify(
             list(inputs), stdin=sys.stdin, max_bytes=settings.max_input_bytes, on_text=documents.observe
         )
         sink = make_sink(chosen, target.stream, progress=chosen == "table" and target.isatty())
-        summary = asyncio.run(
-            verify_to_sink(
-                runtime,
-                refs,
-                sink,
-                input_description={"inputs": list(inputs), "format": chosen},
-                concurrency=concurrency,
-                documents=documents,
-            )
+        run = verify_to_sink(
+            runtime,
+            refs,
+            sink,
+            input_description={"inputs": list(inputs), "format": chosen},
+            concurrency=concurrency,
+            documents=documents,
         )
     except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         # Nothing of the report is written: a document is whole or absent (`report_output`).
@@ -98,9 +94,9 @@ def verify(
         target.discard()
         raise
     target.commit()
-    for problem in summary.problems:
+    for problem in run.problems:
         click.echo(f"aletheia: input problem: {problem}", err=True)
-    sys.exit(summary.exit_code())
+    sys.exit(run.exit_code())
 
 
 main.add_command(library_cli.library)

@@ -105,7 +105,11 @@ class RawCache(Protocol):
 
 @dataclass
 class SourceStats:
-    """Counters per source for the report summary: requests, errors, and the source's state."""
+    """Counters per source for the report summary: requests, errors, and the source's state.
+
+    Counted through `transport.item_stats.count` / `count_extra`, which also count them for the
+    reference being verified when `source` names the source (the queued job's per-reference
+    counters)."""
 
     requests: int = 0
     errors: int = 0
@@ -114,6 +118,7 @@ class SourceStats:
     status: str = "ok"  # ok | degraded | unavailable | disabled
     last_error: str | None = None
     extra: dict[str, int] = field(default_factory=dict)
+    source: str | None = field(default=None, compare=False)
 
 
 class Transport(Protocol):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from aletheia.core.records import WorkRecord
 from aletheia.sources.base import CachedRaw, RawCache, SourceRecord, SourceStats
+from aletheia.sources.transport.item_stats import count, count_extra
 
 R = TypeVar("R")
 
@@ -216,7 +217,7 @@ async def read_cached(
     cached = await cache.get(source, key)
     if cached is None:
         return False, None
-    stats.cache_hits += 1
+    count(stats, "cache_hits")
     if not cached.found:
         return True, None
     return True, SourceRecord(parse(cached.raw), cached.raw, cached.fetched_at, cached.url, from_cache=True)
@@ -323,7 +324,7 @@ class SearchMemo:
         key = search_key(path, params, namespace=self.namespace)
         while (known := self._answers.get(key)) is not None:
             self._answers.move_to_end(key)
-            self.stats.extra["search_memo_hits"] = self.stats.extra.get("search_memo_hits", 0) + 1
+            count_extra(self.stats, "search_memo_hits")
             try:
                 result: R = await asyncio.shield(known)
             except asyncio.CancelledError:
@@ -360,7 +361,7 @@ class SearchMemo:
         if self.cache is not None:
             cached = await self.cache.get(self.source, key)
             if cached is not None:
-                self.stats.cache_hits += 1
+                count(self.stats, "cache_hits")
                 return parse(cached.raw if cached.found else None, cached.fetched_at, True)
         payload = await fetch()
         parsed = parse(payload, datetime.now(UTC), False)

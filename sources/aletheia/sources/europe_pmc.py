@@ -32,6 +32,7 @@ from aletheia.sources.europe_pmc_parse import (  # the pure parsers, re-exported
     parse_search,
 )
 from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.item_stats import count
 
 if TYPE_CHECKING:
     import httpx
@@ -119,7 +120,7 @@ class EuropePmcClient:
         if self.cache is not None:
             cached = await self.cache.get(SOURCE, key)
             if cached is not None:
-                self.transport.stats.cache_hits += 1
+                count(self.transport.stats, "cache_hits")
                 return self._checked(parse_jats(cached.raw), canonical) if cached.found else None
         body = await self.transport.get_text(path, kind="fulltext")
         # Parsed before it is stored: a body that does not parse is never cached.

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from aletheia.sources.base import PermanentSourceError, SourceStats, SourceUnavailableError
+from aletheia.sources.transport.item_stats import count, count_extra
 from aletheia.sources.web_fetch import WebFetcher
 from aletheia.sources.web_policy import WebPolicy
 
@@ -85,7 +86,7 @@ class OpenAccessClient:
         self.limits = limits
         self.enabled = fetcher is not None
         self.why_disabled = why_disabled
-        self.stats = SourceStats(status="ok" if self.enabled else "disabled")
+        self.stats = SourceStats(status="ok" if self.enabled else "disabled", source=SOURCE)
 
     async def fetch(self, url: str) -> OpenAccessDocument:
         """The PDF or HTML page at `url`; see the module docstring for what it raises."""
@@ -98,7 +99,7 @@ class OpenAccessClient:
             try:
                 result = await self.fetcher.fetch(url, on_request=self._count, head=False)
             except Exception as exc:
-                self.stats.errors += 1
+                count(self.stats, "errors")
                 self.stats.last_error = str(exc)
                 raise
         if not result.ok:
@@ -120,8 +121,8 @@ class OpenAccessClient:
 
     def _count(self) -> None:
         """One HTTP request sent (GET, a redirect hop)."""
-        self.stats.requests += 1
-        self.stats.extra["requests_fulltext"] = self.stats.extra.get("requests_fulltext", 0) + 1
+        count(self.stats, "requests")
+        count_extra(self.stats, "requests_fulltext")
 
 
 def open_access_from_settings(

@@ -19,6 +19,7 @@ from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceParseError, Transport
 from aletheia.sources.cache import cache_key, lookup_many
 from aletheia.sources.openalex_parse import openalex_author_id
+from aletheia.sources.transport.item_stats import count
 
 __all__ = ["MAX_AUTHORS_PER_REQUEST", "fetch_authors", "parse_openalex_author", "parse_openalex_authors"]
 
@@ -68,7 +69,7 @@ async def fetch_authors(client: AuthorsClient, ids: Iterable[str]) -> dict[str, 
         entry = await client.cache.get(SOURCE, cache_key("author", author_id)) if client.cache else None
         if entry is None:
             return False, None
-        client.transport.stats.cache_hits += 1
+        count(client.transport.stats, "cache_hits")
         return True, parse_openalex_author(entry.raw) if entry.found else None
 
     async def fetch(chunk: list[str]) -> dict[str, AuthorWorks | None]:

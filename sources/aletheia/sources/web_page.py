@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import PermanentSourceError, SourceRecord, SourceStats, SourceUnavailableError
+from aletheia.sources.transport.item_stats import count, count_extra
 from aletheia.sources.web_fetch import FetchResult, WebFetcher, fetcher_from_settings
 from aletheia.sources.web_parse import page_record, parse_web_page
 
@@ -62,7 +63,7 @@ class WebPageClient:
         self.failure_ttl_seconds = failure_ttl_seconds
         self.enabled = enabled and fetcher is not None
         self.why_disabled = why_disabled
-        self.stats = SourceStats(status="ok" if self.enabled else "disabled")
+        self.stats = SourceStats(status="ok" if self.enabled else "disabled", source=SOURCE.value)
 
     async def check(self, url: str) -> SourceRecord | None:
         """The page at `url`, or None when it is gone; see the module docstring for failures."""
@@ -79,7 +80,7 @@ class WebPageClient:
             try:
                 result = await self.fetcher.fetch(url, on_request=self._count)
             except Exception as exc:
-                self.stats.errors += 1
+                count(self.stats, "errors")
                 self.stats.last_error = str(exc)
                 raise
         answer = _Answer(_raw_of(result), datetime.now(UTC), from_cache=False)
@@ -99,13 +100,13 @@ class WebPageClient:
         ttl = self.ttl_seconds if answer.ok else self.failure_ttl_seconds
         if (datetime.now(UTC) - fetched_at).total_seconds() >= ttl:
             return None
-        self.stats.cache_hits += 1
+        count(self.stats, "cache_hits")
         return answer
 
     def _count(self) -> None:
         """One HTTP request sent (HEAD, GET, a redirect hop): the report's request figures."""
-        self.stats.requests += 1
-        self.stats.extra["requests_lookup"] = self.stats.extra.get("requests_lookup", 0) + 1
+        count(self.stats, "requests")
+        count_extra(self.stats, "requests_lookup")
 
 
 def page_cache_key(url: str) -> str:
@@ -143,7 +144,7 @@ class _Answer:
             return None
         final_url = str(self.raw.get("final_url") or self.raw.get("url") or "")
         if not self.ok:
-            stats.errors += 1
+            count(stats, "errors")
             raise PermanentSourceError(SOURCE.value, f"{final_url} answered HTTP {self.status}", self.status)
         return SourceRecord(
             record=page_record(self.raw),

@@ -133,6 +133,9 @@ class VerdictRow(Base):
     logic_version: Mapped[str] = mapped_column(String(32))
     verdict: Mapped[dict[str, Any]] = mapped_column(JSON)  # the full Verdict, as JSON
     evidence: Mapped[dict[str, Any]] = mapped_column(JSON)  # the Evidence decide() read
+    # The requests the reference's verification made, per source (`item_stats.as_json`): what a
+    # queued job's summary adds up. None: not counted (older rows, the in-process run).
+    counters: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     decided_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

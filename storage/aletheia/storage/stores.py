@@ -225,9 +225,15 @@ class JobStore:
     # --- verdicts ------------------------------------------------------------------------------
 
     def record_verdict(
-        self, job_id: str, item_id: str, verdict: dict[str, Any], evidence: dict[str, Any]
+        self,
+        job_id: str,
+        item_id: str,
+        verdict: dict[str, Any],
+        evidence: dict[str, Any],
+        counters: dict[str, Any] | None = None,
     ) -> None:
-        """Store the verdict and mark the item done, in one transaction (idempotent)."""
+        """Store the verdict and mark the item done, in one transaction (idempotent). `counters`:
+        the requests its verification made, per source (a queued job's summary adds them up)."""
         with self.sessions.begin() as s:
             upsert(
                 s,
@@ -241,11 +247,12 @@ class JobStore:
                         "logic_version": verdict.get("logic_version", LOGIC_VERSION),
                         "verdict": verdict,
                         "evidence": evidence,
+                        "counters": counters,
                         "decided_at": utcnow(),
                     }
                 ],
                 conflict=["item_id", "logic_version"],
-                update=["status", "severity", "verdict", "evidence", "decided_at"],
+                update=["status", "severity", "verdict", "evidence", "counters", "decided_at"],
             )
             s.execute(
                 update(Item)

@@ -310,8 +310,8 @@ def _ref_id(ref: CitedReference) -> str:
 async def _verify_cited(
     claims: list[dict[str, Any]], index: ReferenceIndex, gateway: Any
 ) -> dict[str, dict[str, Any]]:
+    from aletheia.pipeline.evidence.stream import verify_stream
     from aletheia.pipeline.reports.formats import reference_json
-    from aletheia.pipeline.verify import verify_stream
 
     wanted = {c["reference_key"] for claim in claims for c in claim["citations"] if c["resolved"]}
     refs = [r for r in index.refs if _ref_id(r) in wanted]

@@ -14,6 +14,7 @@ is recorded, with the raw payload, so that the decision can be replayed.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from aletheia.pipeline.evidence.web_tiers import (
     nothing_found,
     web_search_candidates,
 )
-from aletheia.sources.base import SourceError, SourceRecord, SourceUnavailableError
+from aletheia.sources.base import SourceError, SourceRecord
 
 # Verdicts that an identifier lookup alone has settled: no search needed.
 SETTLED_BY_IDENTIFIER = frozenset(
@@ -54,6 +55,26 @@ class Gathered:
 
     answers: list[SourceAnswer] = field(default_factory=list)
     raw: list[SourceRecord] = field(default_factory=list)
+    # The order each answer of `_ask` was asked in: answers are kept in it, not in the order the
+    # sources happened to reply, so the evidence (and every field's source in the report) is the
+    # same whichever source was faster, in one process or across workers.
+    _asked: int = 0
+    _answer_order: list[float] = field(default_factory=list)
+
+    def ask_slot(self) -> int:
+        self._asked += 1
+        return self._asked
+
+    def add_answer(self, answer: SourceAnswer, slot: int | None = None) -> None:
+        """Record an answer at its asking position (`slot` from `ask_slot`); without a slot, after
+        every answer recorded so far."""
+        order = self._answer_order
+        while len(order) < len(self.answers):  # answers appended directly (the library's)
+            order.append(order[-1] if order else 0.0)
+        key = float(slot) if slot is not None else (order[-1] if order else 0.0)
+        at = bisect.bisect_right(order, key)
+        self._answer_order.insert(at, key)
+        self.answers.insert(at, answer)
 
     def evidence(self, gateway: SourceGateway, cited: CitedReference) -> Evidence:
         notices = gateway.retraction_notices(cited, [r.record for r in self.raw])
@@ -72,16 +93,12 @@ async def _ask(
     call: Callable[[], Awaitable[Any]],
 ) -> list[SourceRecord]:
     """Run one lookup and record its answer; never raises for source failures."""
+    slot = gathered.ask_slot()
     try:
         result = await call()
-    except SourceUnavailableError as exc:
-        gathered.answers.append(
-            SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc))
-        )
-        return []
-    except SourceError as exc:
-        gathered.answers.append(
-            SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc))
+    except SourceError as exc:  # SourceUnavailableError included
+        gathered.add_answer(
+            SourceAnswer(source=source, kind=kind, query=query, outcome=Outcome.FAILED, error=str(exc)), slot
         )
         return []
     records: list[SourceRecord]
@@ -92,14 +109,15 @@ async def _ask(
     else:
         records = [r for r in result if r is not None]
     gathered.raw.extend(records)
-    gathered.answers.append(
+    gathered.add_answer(
         SourceAnswer(
             source=source,
             kind=kind,
             query=query,
             outcome=Outcome.FOUND if records else Outcome.NOT_FOUND,
             records=tuple(r.record for r in records),
-        )
+        ),
+        slot,
     )
     return records
 

@@ -45,6 +45,10 @@ _VENUE_QUESTIONS = frozenset(
 class _Gathered(Protocol):
     answers: list[SourceAnswer]
 
+    def ask_slot(self) -> int: ...
+
+    def add_answer(self, answer: SourceAnswer, slot: int | None = None) -> None: ...
+
 
 Ask = Callable[[SourceName, QueryKind, str, Callable[[], Awaitable[Any]]], Awaitable[Any]]
 
@@ -53,23 +57,26 @@ async def ask_registry(
     gathered: _Gathered, source: SourceName, name: str, call: Callable[[], Awaitable[list[VenueRecord]]]
 ) -> None:
     """One registry asked for one venue name; its answer (or failure) recorded, never raised."""
+    slot = gathered.ask_slot()  # answers kept in the order asked, whichever registry is faster
     try:
         venues = await call()
     except SourceError as exc:
-        gathered.answers.append(
+        gathered.add_answer(
             SourceAnswer(
                 source=source, kind=QueryKind.VENUE, query=name, outcome=Outcome.FAILED, error=str(exc)
-            )
+            ),
+            slot,
         )
         return
-    gathered.answers.append(
+    gathered.add_answer(
         SourceAnswer(
             source=source,
             kind=QueryKind.VENUE,
             query=name,
             outcome=Outcome.FOUND if venues else Outcome.NOT_FOUND,
             venues=tuple(venues),
-        )
+        ),
+        slot,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +20,7 @@ from aletheia.pipeline.audit.events import (
     record_decision_events,
 )
 from aletheia.pipeline.evidence.gather import ReferenceOutcome, verify_reference
+from aletheia.pipeline.evidence.stream import remember_verified
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import (
     FINISHED,
@@ -33,14 +34,13 @@ from aletheia.pipeline.jobs.context import (
 )
 from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, RENDER_REPORT, VERIFY_ITEM
 from aletheia.pipeline.jobs.leases import Held
-from aletheia.pipeline.jobs.submission import (
-    InputDocument,
-)
+from aletheia.pipeline.jobs.submission import InputDocument
 from aletheia.pipeline.jobs.sweeps import (
     _notify_parent,
 )
 from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.verify import remember_verified
+from aletheia.sources.base import SourceStats
+from aletheia.sources.transport import item_stats
 from aletheia.storage.models import ItemStatus, Job, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -200,7 +200,7 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
         rt.jobs.mark_item(item_id, ItemStatus.RUNNING)
         cited = CitedReference.model_validate(item.payload)
         with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked
-            outcome = _verify(ctx, item.job_id, cited, fresh=bool(job.input.get(FRESH_SOURCES)))
+            outcome, counters = _verify(ctx, item.job_id, cited, fresh=bool(job.input.get(FRESH_SOURCES)))
         wait = deferral_wait(outcome.evidence)
         if wait is not None:
             _requeue_item(rt, item_id)
@@ -213,23 +213,29 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
             item_id,
             outcome.verdict.model_dump(mode="json"),
             outcome.evidence.model_dump(mode="json"),
+            counters=item_stats.as_json(counters),
         )
-        _run_in_job(ctx, item.job_id, remember_verified(rt, outcome))
+        _run_in_job(ctx, item.job_id, remember_verified(rt.library, outcome))
+        if ctx.on_verdict is not None:
+            ctx.on_verdict(item.job_id, item.position, outcome)
         _maybe_finish(ctx, item.job_id)
 
 
 def _verify(
     ctx: ServiceContext, job_id: str, cited: CitedReference, *, fresh: bool = False
-) -> ReferenceOutcome:
+) -> tuple[ReferenceOutcome, dict[str, SourceStats]]:
+    """The reference's outcome and the requests its verification made, per source (the worker's
+    gateway serves every job at once: the job's counters are its references', `item_stats`)."""
     if ctx.verifier is not None:
-        return _run_in_job(ctx, job_id, _as_coroutine(ctx.verifier(cited)))
+        return _run_in_job(ctx, job_id, item_stats.counted(ctx.verifier(cited)))
     gateway = ctx.source_gateway(fresh=fresh)
     year = datetime.now(UTC).year
-    return _run_in_job(ctx, job_id, verify_reference(cited, gateway, current_year=year))
-
-
-async def _as_coroutine(awaitable: Awaitable[T]) -> T:
-    return await awaitable
+    outcome, counters = _run_in_job(
+        ctx, job_id, item_stats.counted(verify_reference(cited, gateway, current_year=year))
+    )
+    asked = {answer.source.value for answer in outcome.evidence.answers}
+    item_stats.note_turned_off(counters, gateway.stats(), asked)
+    return outcome, counters
 
 
 def _requeue_item(runtime: Runtime, item_id: str) -> None:
@@ -267,6 +273,12 @@ def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *
         )
         rt.jobs.mark_item(item_id, ItemStatus.FAILED, error=message)
         logger.error("item failed for good: %s", message, extra={"item_id": item_id})
+        if ctx.on_verdict is not None:
+            ctx.on_verdict(
+                item.job_id,
+                item.position,
+                ReferenceOutcome(cited=cited, verdict=verdict, evidence=Evidence(), raw=[]),
+            )
         _maybe_finish(ctx, item.job_id)
         return False
 

@@ -184,6 +184,9 @@ class ServiceContext:
     _gateway_cms: list[AbstractAsyncContextManager[SourceGateway]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _leases: LeaseKeeper | None = None
+    # Told of every verdict recorded in this process, (job id, position, outcome): `aletheia
+    # verify` streams them to the terminal in input order (`verify.InputOrder`).
+    on_verdict: Callable[[str, int, ReferenceOutcome], None] | None = None
 
     def hold(self, kind: Held, key: str) -> AbstractContextManager[None]:
         """Hold the lease on `key` while the `with` block runs (jobs/leases.py)."""

@@ -18,6 +18,7 @@ from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline.audit.events import (
     commit_job_trail,
 )
+from aletheia.pipeline.evidence.gateway import request_figures, requests_by_kind
 from aletheia.pipeline.evidence.gather import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _transition
@@ -27,9 +28,11 @@ from aletheia.pipeline.jobs.sweeps import (
     _notify_parent,
     children,
 )
-from aletheia.pipeline.reports.formats import BibtexSink, reference_json, render_html
+from aletheia.pipeline.jobs.tally import VerifySummary, sources_block
+from aletheia.pipeline.reports.formats import reference_json
 from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.verify import VerifySummary, sources_block
+from aletheia.sources.base import SourceStats
+from aletheia.sources.transport import item_stats
 from aletheia.storage.models import Item, Job, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -45,22 +48,31 @@ def job_summary(runtime: Runtime, job_id: str) -> dict[str, Any]:
 def bibliography_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
     """Counts by verdict, input problems and which sources could not be asked and the verdicts that
     needed them (`sources`: a partial run never reads as a clean one), tallied and built by the
-    functions the in-process run uses (`VerifySummary.add`, `verify.sources_block`). The counters
-    of `sources` and `requests` are those the in-process run stored (its one gateway counted them);
-    a queued job has no one gateway, so its counters come from the stored evidence."""
+    functions for `aletheia verify` and the queued service (`VerifySummary.add`, `sources_block`).
+    The counters of `sources` and `requests` are the sum of those its references' rows hold
+    (`item_stats`: a worker's gateway serves every job at once), or, for rows recorded before
+    references kept counters, the stored gateway's or the evidence's."""
     summary = VerifySummary(job_id=job.id)
     evidences: list[Evidence] = []
+    measured: list[dict[str, Any]] = []
     for item, row in runtime.jobs.verdicts(job.id):
         if item.kind == "problem":
             summary.problems.append(InputProblem.model_validate(item.payload))
         elif row is not None:
             summary.add(Verdict.model_validate(row.verdict))
             evidences.append(Evidence.model_validate(row.evidence))
+            if row.counters is not None:
+                measured.append(row.counters)
     stored = job.summary or {}
-    if stored.get("requests") and isinstance(stored.get("sources"), dict):  # measured in process
+    if measured:  # every reference's own counters, in process or queued
+        totals = item_stats.summed(measured)
+        counters = measured_counters(totals, evidence_counters(evidences, summary.affected))
+        summary.requests = request_figures(totals, summary.total)
+    elif stored.get("requests") and isinstance(stored.get("sources"), dict):
+        # A job `aletheia verify` ran before references kept counters: its one gateway's.
         counters = {name: dict(entry) for name, entry in stored["sources"].items()}
         summary.requests = stored["requests"]
-    else:
+    else:  # rows recorded before references kept counters
         counters = evidence_counters(evidences, summary.affected)
     summary.sources = sources_block(counters, summary.affected)
     out = summary.as_json()
@@ -72,13 +84,36 @@ def bibliography_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
     return out
 
 
+def measured_counters(
+    totals: dict[str, SourceStats], counted: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """A job's counters for `sources_block`, summed from its references' own counters (`totals`);
+    a source's status is the evidence's (`evidence_counters`, here `counted`), which also lists the
+    sources asked without a request (turned off, circuit open, a cached answer), unless the
+    verifying process had turned it off (`disabled`, `offline`: recorded with the counters,
+    `item_stats.note_turned_off`, so a report read elsewhere says the same)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in sorted(set(totals) | set(counted)):
+        st = totals.get(name, SourceStats())
+        status = counted[name]["status"] if name in counted else "ok"
+        out[name] = {
+            "requests": st.requests,
+            "errors": st.errors,
+            "status": st.status if st.status in item_stats.TURNED_OFF else status,
+            "rate_limited": st.rate_limited,
+            "cache_hits": st.cache_hits,
+            "requests_by_kind": requests_by_kind(st),
+        }
+    return out
+
+
 def evidence_counters(
     evidences: list[Evidence], affected: dict[str, Counter[str]]
 ) -> dict[str, dict[str, Any]]:
-    """A queued job's counters for `verify.sources_block`, from the stored evidence: the queued
-    service has no one gateway per job, but every answer a source gave (or failed to give) is in the
-    evidence; `requests` counts answers, and the figures only a gateway sees (429s, cache hits,
-    requests by kind) are 0. A source is `unavailable` when it never answered, `degraded` when
+    """A queued job's counters for `verify.sources_block`, from the stored evidence (rows recorded
+    before references kept their own counters): every answer a source gave (or failed to give) is
+    in the evidence; `requests` counts answers, and the figures only a gateway sees (429s, cache
+    hits, requests by kind) are 0. A source is `unavailable` when it never answered, `degraded` when
     some of its answers failed."""
     answered: Counter[str] = Counter()
     failed: Counter[str] = Counter()
@@ -133,13 +168,17 @@ def sweep_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
 
 def stored_reference_json(item: Item, verdict_row: Any) -> dict[str, Any]:
     """The report entry of an item, rebuilt from its stored verdict and evidence."""
-    evidence = Evidence.model_validate(verdict_row.evidence)
-    outcome = ReferenceOutcome(
-        cited=CitedReference.model_validate(item.payload),
-        verdict=Verdict.model_validate(verdict_row.verdict),
-        evidence=evidence,
-        raw=[],
+    return reference_entry(
+        CitedReference.model_validate(item.payload),
+        Verdict.model_validate(verdict_row.verdict),
+        Evidence.model_validate(verdict_row.evidence),
     )
+
+
+def reference_entry(cited: CitedReference, verdict: Verdict, evidence: Evidence) -> dict[str, Any]:
+    """The report entry of one reference from what is stored of it (the cited fields, verdict and
+    evidence; not the raw payloads): the queued report's and `aletheia verify`'s stream's."""
+    outcome = ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=[])
     entry = reference_json(outcome)
     if entry["match"] is not None:
         entry["match"]["sources"] = sorted({r.source.value for a in evidence.answers for r in a.records})
@@ -181,6 +220,10 @@ def summary_files(runtime: Runtime, job_id: str) -> dict[str, str]:
 
 def bibliography_files(runtime: Runtime, job_id: str) -> dict[str, str]:
     """report.json, report.html and, when there are references, corrected.bib."""
+    # The writer's formats, imported here: `aletheia report` renders one (`reports/formats.py`).
+    from aletheia.pipeline.reports.bibtex import BibtexSink
+    from aletheia.pipeline.reports.html import render_html
+
     doc = job_document(runtime, job_id)
     doc["summary"]["status"] = JobStatus.DONE  # what the job is once these files exist
     files = {"report.json": json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n"}

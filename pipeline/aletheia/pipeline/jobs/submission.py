@@ -10,10 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aletheia.core.bibliography.problems import InputProblem
+from aletheia.core.records import CitedReference
 from aletheia.pipeline.jobs.context import Dispatcher
 from aletheia.pipeline.jobs.enqueue import enqueue_first_step
 from aletheia.pipeline.jobs.kinds import JobKind, kind_record
 from aletheia.pipeline.runtime import Runtime
+
+# A job input flag: the producer read the references and wrote the items (`submit_references`).
+READ_BY_PRODUCER = "read_by_producer"
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,37 @@ def submit_bibliography(
         )  # after the commit
     else:  # a sweep's child: its parent's step retries, and the re-drive finds it queued
         dispatcher.send(kind_record(JobKind.BIBLIOGRAPHY).first_step, job_id)
+    return job_id
+
+
+def submit_references(
+    runtime: Runtime,
+    dispatcher: Dispatcher,
+    entries: Sequence[CitedReference | InputProblem],
+    *,
+    input_description: dict[str, Any],
+    document_signals: Sequence[dict[str, Any]] = (),
+    submitted_by: str | None = None,
+) -> str:
+    """A bibliography job over references its producer has read itself (`aletheia verify` reads
+    files, folders and stdin with `inputs.iter_references`, so an unreadable input is refused
+    before any source is asked). Its items are the entries, in order, written here as the
+    expansion step would write them from documents; then the job runs the steps every bibliography
+    job runs (expand: the items are there, so it fans them out; verify each item; the writer)."""
+    job_id = runtime.jobs.create_job(
+        JobKind.BIBLIOGRAPHY, {**input_description, READ_BY_PRODUCER: True}, submitted_by=submitted_by
+    )
+    rows: list[tuple[int, str, str, dict[str, Any]]] = [
+        (position, f"problem-{position}", "problem", entry.model_dump(mode="json"))
+        if isinstance(entry, InputProblem)
+        else (position, entry.key, "reference", entry.model_dump(mode="json"))
+        for position, entry in enumerate(entries, 1)
+    ]
+    if document_signals:  # kept in the summary row, as the expansion keeps a document's
+        runtime.jobs.set_summary(job_id, {"document_signals": list(document_signals)})
+    runtime.jobs.add_items(job_id, rows)
+    runtime.jobs.settle_problem_items(job_id)  # problems are settled at once: nothing to verify
+    enqueue_first_step(runtime, dispatcher, kind_record(JobKind.BIBLIOGRAPHY).first_step, job_id)
     return job_id
 
 

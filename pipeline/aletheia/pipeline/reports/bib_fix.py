@@ -17,8 +17,8 @@ from aletheia.core.bibliography import InputProblem, iter_bibtex
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline import atomic_files
+from aletheia.pipeline.evidence.stream import DEFAULT_CONCURRENCY, remember_verified, verify_stream
 from aletheia.pipeline.runtime import Runtime
-from aletheia.pipeline.verify import DEFAULT_CONCURRENCY, remember_verified, verify_stream
 
 
 def read_bibtex(text: str, origin: str) -> tuple[list[CitedReference], list[InputProblem]]:
@@ -41,7 +41,7 @@ async def verify_references(
         ):
             results.append((outcome.cited, outcome.verdict))
             counts[outcome.verdict.status.value] += 1
-            await remember_verified(runtime, outcome)
+            await remember_verified(runtime.library, outcome)
     return results, dict(sorted(counts.items()))
 
 

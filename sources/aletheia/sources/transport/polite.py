@@ -52,6 +52,7 @@ from aletheia.sources.base import (
 )
 from aletheia.sources.transport.breaker import BreakerState, CircuitBreaker
 from aletheia.sources.transport.gcra import JITTER_ALLOWANCE
+from aletheia.sources.transport.item_stats import count, count_extra
 from aletheia.sources.transport.not_found import documented_not_found
 from aletheia.sources.transport.politeness import (
     PRIORITY,
@@ -188,7 +189,7 @@ class PoliteTransport:
             raise ValueError(f"attempts must be at least 1, got {attempts!r}")
         self.source = SourceName(source)
         self.base_url = base_url.rstrip("/")
-        self.stats = SourceStats(status="ok" if enabled else "disabled")
+        self.stats = SourceStats(status="ok" if enabled else "disabled", source=self.source.value)
         self.enabled = enabled
         self.limits = limits
         self.limiter = limiter
@@ -328,7 +329,7 @@ class PoliteTransport:
             except SourceUnavailableError as refused:
                 self.stats.status = "unavailable"
                 self.stats.last_error = str(refused)
-                self.stats.extra["circuit_refused"] = self.stats.extra.get("circuit_refused", 0) + 1
+                count_extra(self.stats, "circuit_refused")
                 raise
         margin = await self.limiter.send_delays.margin(self.source.value)
         bucket, rate, burst, window = request_pacing(
@@ -350,9 +351,8 @@ class PoliteTransport:
     ) -> T | None:
         async with self.limiter.slot(self.source.value, self.limits.concurrency):
             asked_at = await acquire_in_time(self.limiter, pacing, self.deadline, self.stats)
-            self.stats.requests += 1
-            counter = f"requests_{reported_kind(request.kind, request.params)}"
-            self.stats.extra[counter] = self.stats.extra.get(counter, 0) + 1
+            count(self.stats, "requests")
+            count_extra(self.stats, f"requests_{reported_kind(request.kind, request.params)}")
             sent = SentAt(SEND_GATE)
             try:
                 response = await self._http.request(
@@ -383,7 +383,7 @@ class PoliteTransport:
                     # help for a while, so the circuit opens at once and every caller fails fast.
                     if self.breaker is not None:
                         self.breaker.trip()
-                    self.stats.errors += 1
+                    count(self.stats, "errors")
                     self.stats.status = "unavailable"
                     self.stats.last_error = "host does not resolve"
                     raise SourceUnavailableError(
@@ -461,7 +461,7 @@ class PoliteTransport:
             raise error
         if status == 429:
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            self.stats.rate_limited += 1
+            count(self.stats, "rate_limited")
             # Every process holds off, for what the source asked or else one window, and slows down.
             await self.limiter.penalize(bucket, retry_after if retry_after is not None else window)
             self._record_answer()  # a 429 shows the source is up; the penalty does the slowing down
@@ -507,7 +507,7 @@ class PoliteTransport:
 
     def _failed(self, error: SourceError, *, source_failed: bool = False) -> SourceError:
         """Count a failed attempt; `source_failed` marks failures that count toward the breaker."""
-        self.stats.errors += 1
+        count(self.stats, "errors")
         self.stats.last_error = str(error)
         if source_failed and self.breaker is not None:
             self.breaker.record_failure()

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.transport.gcra import SEND_MARGIN
+from aletheia.sources.transport.item_stats import count_extra
 
 if TYPE_CHECKING:
     from aletheia.sources.base import SourceStats
@@ -230,7 +231,7 @@ async def acquire_in_time(
         if asked_at is None or (now - asked_at <= pacing.margin and not gate.decoding):
             return asked_at
         gate.end_send()
-        stats.extra["late_grants"] = stats.extra.get("late_grants", 0) + 1
+        count_extra(stats, "late_grants")
         if deadline is not None and now - started > deadline:
             raise RateLimitedError(
                 pacing.bucket.split(":", 1)[0],
