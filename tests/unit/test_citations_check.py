@@ -190,6 +190,10 @@ class FakeGateway:
     def retraction_notices(self, cited: Any, records: Any) -> list[RetractionNotice]:
         return []
 
+    def stats(self) -> dict[str, Any]:
+        """No source of this fake is turned off (what a bibliography item notes, `item_stats`)."""
+        return {}
+
 
 def drift_kinds(report: Any) -> list[str]:
     return [d.kind for a in report.artifacts for d in a.drifts]

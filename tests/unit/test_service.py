@@ -174,11 +174,29 @@ def test_a_running_item_delivered_again_is_verified_once_more_without_a_second_r
     job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\nb|real\n"))
     service.start_bibliography_job(ctx, job_id)
     first = runtime.jobs.items(job_id)[0]
-    runtime.jobs.mark_item(first.id, "running")  # a worker took it, then died
+    runtime.jobs.mark_item(first.id, "running")  # a worker took it
+    service.verify_item(ctx, first.id)  # a second delivery while its lease is live: not taken
+    assert verifier.calls["a"] == 0 and count(runtime, VerdictRow, item_id=first.id) == 0
+    age_lease(runtime, first.id)  # the worker died: its lease expired
     service.verify_item(ctx, first.id)
     service.verify_item(ctx, first.id)
+    assert verifier.calls["a"] == 1
     assert count(runtime, VerdictRow, item_id=first.id) == 1
     assert job_of(runtime, job_id).status == "running"  # the other item is still pending
+
+
+def age_lease(runtime: Runtime, item_id: str, seconds: float = 3600) -> None:
+    """As if the item's lease had last been renewed `seconds` ago."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    with runtime.jobs.sessions.begin() as s:
+        s.execute(
+            update(Item)
+            .where(Item.id == item_id)
+            .values(updated_at=datetime.now(UTC) - timedelta(seconds=seconds))
+        )
 
 
 def test_a_token_deferral_is_retried_not_recorded(

@@ -73,7 +73,7 @@ def predatory(csv: Path) -> None:
     from aletheia.config import get_settings
     from aletheia.core.signals import parse_predatory_csv
     from aletheia.storage.db import engine_for
-    from aletheia.storage.stores import PredatoryStore
+    from aletheia.storage.lists import PredatoryStore
 
     with csv.open(encoding="utf-8", errors="replace", newline="") as fh:
         entries, problems = parse_predatory_csv(fh)

@@ -50,8 +50,15 @@ class JobStatus(StrEnum):
 class ItemStatus(StrEnum):
     PENDING = "pending"
     RUNNING = "running"
+    # Its verification is over and the delivery that claimed it is writing the decision (events,
+    # then the verdict): no other delivery may claim it (`JobStore.claim_item`).
+    RECORDING = "recording"
     DONE = "done"
     FAILED = "failed"
+
+
+# An item not settled yet: its verdict is still to be recorded.
+UNSETTLED_ITEMS = (ItemStatus.PENDING, ItemStatus.RUNNING, ItemStatus.RECORDING)
 
 
 class Job(Base):

@@ -26,13 +26,12 @@ from aletheia.sources.base import CachedRaw, SourceRecord
 from aletheia.sources.cache import namespace_ttl
 from aletheia.storage.db import session_factory, upsert
 from aletheia.storage.models import (
+    UNSETTLED_ITEMS,
     Item,
     ItemStatus,
     Job,
     JobStatus,
     LibraryWork,
-    PredatoryVenueRow,
-    RetractionRow,
     SourceRecordRow,
     VerdictRow,
     new_id,
@@ -224,6 +223,48 @@ class JobStore:
 
     # --- verdicts ------------------------------------------------------------------------------
 
+    def claim_item(self, item_id: str, *, lease_cutoff: datetime) -> int | None:
+        """Take the item for one delivery of its step: a `pending` item, or a `running` one whose
+        lease was last renewed before `lease_cutoff` (its worker died). Compare-and-set: of two
+        deliveries at once, one gets it. Returns the claim (the item's attempt number, which the
+        delivery shows when it records), None when another delivery holds the item or it is
+        settled."""
+        with self.sessions.begin() as s:
+            taken = s.execute(
+                update(Item)
+                .where(
+                    Item.id == item_id,
+                    (Item.status == ItemStatus.PENDING)
+                    | ((Item.status == ItemStatus.RUNNING) & (Item.updated_at <= lease_cutoff)),
+                )
+                .values(status=ItemStatus.RUNNING, attempts=Item.attempts + 1, updated_at=utcnow())
+            )
+            if not taken.rowcount:  # type: ignore[attr-defined]
+                return None
+            return int(s.scalar(select(Item.attempts).where(Item.id == item_id)) or 0)
+
+    def begin_recording(self, item_id: str, claim: int) -> bool:
+        """The claiming delivery, its verification over, takes the item to `recording` before it
+        writes the decision: False when it no longer holds the claim (the re-drive gave the item
+        to another delivery after its lease expired), and then it must write nothing."""
+        with self.sessions.begin() as s:
+            moved = s.execute(
+                update(Item)
+                .where(Item.id == item_id, Item.status == ItemStatus.RUNNING, Item.attempts == claim)
+                .values(status=ItemStatus.RECORDING, updated_at=utcnow())
+            )
+            return bool(moved.rowcount)  # type: ignore[attr-defined]
+
+    def unsettled(self, job_id: str) -> int:
+        """How many of the job's items still wait for their verdict (the writer's fan-in)."""
+        with self.sessions() as s:
+            count = s.scalar(
+                select(func.count())
+                .select_from(Item)
+                .where(Item.job_id == job_id, Item.status.in_(UNSETTLED_ITEMS))
+            )
+            return int(count or 0)
+
     def record_verdict(
         self,
         job_id: str,
@@ -231,10 +272,23 @@ class JobStore:
         verdict: dict[str, Any],
         evidence: dict[str, Any],
         counters: dict[str, Any] | None = None,
-    ) -> None:
+        *,
+        claim: int | None = None,
+    ) -> bool:
         """Store the verdict and mark the item done, in one transaction (idempotent). `counters`:
-        the requests its verification made, per source (a queued job's summary adds them up)."""
+        the requests its verification made, per source (a queued job's summary adds them up).
+        `claim`: the delivery's (`claim_item`), which must still be recording the item; a delivery
+        that lost it records nothing and gets False (first finisher wins: the stored verdict is the
+        one whose decision events were written last)."""
         with self.sessions.begin() as s:
+            if claim is not None:
+                settled = s.execute(
+                    update(Item)
+                    .where(Item.id == item_id, Item.status == ItemStatus.RECORDING, Item.attempts == claim)
+                    .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
+                )
+                if not settled.rowcount:  # type: ignore[attr-defined]
+                    return False
             upsert(
                 s,
                 VerdictRow.__table__,
@@ -254,11 +308,13 @@ class JobStore:
                 conflict=["item_id", "logic_version"],
                 update=["status", "severity", "verdict", "evidence", "counters", "decided_at"],
             )
-            s.execute(
-                update(Item)
-                .where(Item.id == item_id)
-                .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
-            )
+            if claim is None:
+                s.execute(
+                    update(Item)
+                    .where(Item.id == item_id)
+                    .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
+                )
+            return True
 
     def verdicts(self, job_id: str) -> list[tuple[Item, VerdictRow | None]]:
         with self.sessions() as s:
@@ -311,7 +367,7 @@ class JobStore:
             total=total,
             done=counts.get(ItemStatus.DONE, 0),
             failed=counts.get(ItemStatus.FAILED, 0),
-            pending=counts.get(ItemStatus.PENDING, 0) + counts.get(ItemStatus.RUNNING, 0),
+            pending=sum(counts.get(status, 0) for status in UNSETTLED_ITEMS),
             by_verdict={str(k): int(v) for k, v in by_verdict.items()},
         )
 
@@ -477,90 +533,3 @@ class SqlLibrary:
                     update=["record", "raw", "fetched_at", "title_key", "doi", "arxiv_id", "pmid"],
                 )
         return len(rows)
-
-
-class RetractionStore:
-    """Retraction Watch rows, loaded once and indexed in memory by the pipeline."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.sessions = session_factory(engine)
-
-    def replace(self, rows: Iterable[dict[str, Any]]) -> int:
-        batch: list[dict[str, Any]] = []
-        n = 0
-        with self.sessions.begin() as s:
-            s.query(RetractionRow).delete()
-            for row in rows:
-                key = "|".join(str(row.get(k) or "") for k in ("doi", "pmid", "nature", "notice_doi"))
-                batch.append({**row, "row_key": key[:700], "loaded_at": utcnow()})
-                if len(batch) >= 1000:
-                    upsert(s, RetractionRow.__table__, batch, conflict=["row_key"], update=[])
-                    n += len(batch)
-                    batch = []
-            if batch:
-                upsert(s, RetractionRow.__table__, batch, conflict=["row_key"], update=[])
-                n += len(batch)
-        return n
-
-    def count(self) -> int:
-        with self.sessions() as s:
-            return int(s.scalar(select(func.count()).select_from(RetractionRow)) or 0)
-
-    def rows(self) -> list[dict[str, Any]]:
-        with self.sessions() as s:
-            return [
-                {"doi": r.doi, "pmid": r.pmid, "nature": r.nature, "notice_doi": r.notice_doi, "date": r.date}
-                for r in s.scalars(select(RetractionRow))
-            ]
-
-
-class PredatoryStore:
-    """The curated list of predatory or delisted venues (`predatory_venues`), replaced as a whole
-    by `aletheia library predatory FILE`; rows are `PredatoryEntry` fields."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.sessions = session_factory(engine)
-
-    def replace(self, rows: Iterable[dict[str, Any]]) -> int:
-        batch: dict[str, dict[str, Any]] = {}
-        for row in rows:
-            issn = list(row.get("issn") or ())
-            key = "|".join([";".join(issn), str(row.get("title") or ""), str(row.get("source") or "")])
-            batch[key[:700]] = {
-                "row_key": key[:700],
-                "issn": issn,
-                "title": str(row.get("title") or "")[:500],
-                "source": str(row["source"])[:300],
-                "date": row.get("date"),
-                "note": row.get("note"),
-                "loaded_at": utcnow(),
-            }
-        with self.sessions.begin() as s:
-            s.query(PredatoryVenueRow).delete()
-            values = list(batch.values())
-            for start in range(0, len(values), 1000):
-                upsert(
-                    s,
-                    PredatoryVenueRow.__table__,
-                    values[start : start + 1000],
-                    conflict=["row_key"],
-                    update=[],
-                )
-        return len(batch)
-
-    def count(self) -> int:
-        with self.sessions() as s:
-            return int(s.scalar(select(func.count()).select_from(PredatoryVenueRow)) or 0)
-
-    def rows(self) -> list[dict[str, Any]]:
-        with self.sessions() as s:
-            return [
-                {
-                    "issn": tuple(r.issn or ()),
-                    "title": r.title,
-                    "source": r.source,
-                    "date": r.date,
-                    "note": r.note,
-                }
-                for r in s.scalars(select(PredatoryVenueRow).order_by(PredatoryVenueRow.id))
-            ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -197,24 +197,37 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
         if item.status not in UNSETTLED:  # a second delivery of a settled item
             _maybe_finish(ctx, item.job_id)
             return
-        rt.jobs.mark_item(item_id, ItemStatus.RUNNING)
+        lease_cutoff = datetime.now(UTC) - timedelta(seconds=rt.settings.lease_seconds)
+        claim = rt.jobs.claim_item(item_id, lease_cutoff=lease_cutoff)
+        if claim is None:  # another delivery holds it: it records the verdict, or its lease expires
+            logger.info("item held by another delivery", extra={"item_id": item_id})
+            return
         cited = CitedReference.model_validate(item.payload)
-        with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked
+        with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked and it records
             outcome, counters = _verify(ctx, item.job_id, cited, fresh=bool(job.input.get(FRESH_SOURCES)))
-        wait = deferral_wait(outcome.evidence)
-        if wait is not None:
-            _requeue_item(rt, item_id)
-            raise TokenDeferred(wait)
-        # The decision events first: a crash between the two leaves events and no verdict, and the
-        # re-run appends nothing new (events are de-duplicated) before recording the verdict.
-        record_decision_events(audit_log_for(rt), item.job_id, item.key, outcome, position=item.position)
-        rt.jobs.record_verdict(
-            item.job_id,
-            item_id,
-            outcome.verdict.model_dump(mode="json"),
-            outcome.evidence.model_dump(mode="json"),
-            counters=item_stats.as_json(counters),
-        )
+            wait = deferral_wait(outcome.evidence)
+            if wait is not None:
+                _requeue_item(rt, item_id)
+                raise TokenDeferred(wait)
+            # First finisher wins, and only while it holds the claim: a delivery whose lease
+            # expired (the re-drive gave the item to another) writes neither events nor verdict,
+            # so the trail never logs one decision while the row stores another.
+            if not rt.jobs.begin_recording(item_id, claim):
+                logger.warning("item taken over after its lease expired", extra={"item_id": item_id})
+                return
+            # The decision events first: a crash between the two leaves events and no verdict, and
+            # the re-run appends its decision after them before recording its verdict.
+            record_decision_events(audit_log_for(rt), item.job_id, item.key, outcome, position=item.position)
+            recorded = rt.jobs.record_verdict(
+                item.job_id,
+                item_id,
+                outcome.verdict.model_dump(mode="json"),
+                outcome.evidence.model_dump(mode="json"),
+                counters=item_stats.as_json(counters),
+                claim=claim,
+            )
+        if not recorded:
+            return
         _run_in_job(ctx, item.job_id, remember_verified(rt.library, outcome))
         if ctx.on_verdict is not None:
             ctx.on_verdict(item.job_id, item.position, outcome)
@@ -285,5 +298,5 @@ def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *
 
 def _maybe_finish(ctx: ServiceContext, job_id: str) -> None:
     """Fan-in: once no item is unsettled, ask the writer for the report (twice is harmless)."""
-    if ctx.runtime.jobs.progress(job_id).pending == 0:
+    if ctx.runtime.jobs.unsettled(job_id) == 0:
         ctx.dispatcher.send(RENDER_REPORT, job_id)

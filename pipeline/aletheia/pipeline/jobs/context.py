@@ -26,12 +26,12 @@ from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.transport.limiter import RateLimiter
 from aletheia.sources.transport.ratelimit import build_rate_limiter
-from aletheia.storage.models import ItemStatus, Job, JobStatus, utcnow
+from aletheia.storage.models import UNSETTLED_ITEMS, Job, JobStatus, utcnow
 
 T = TypeVar("T")
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
-UNSETTLED = (ItemStatus.PENDING, ItemStatus.RUNNING)
+UNSETTLED = UNSETTLED_ITEMS
 
 
 class Dispatcher(Protocol):

@@ -79,7 +79,7 @@ def bundled_predatory_list() -> PredatoryList:
 
 def load_predatory_list(engine: Engine) -> PredatoryList:
     """The list stored in the database; the bundled one when none was loaded."""
-    from aletheia.storage.stores import PredatoryStore
+    from aletheia.storage.lists import PredatoryStore
 
     rows = PredatoryStore(engine).rows()
     if not rows:

@@ -1,0 +1,112 @@
+"""Two deliveries of one item (issue 22): the one that claimed it records the decision; one whose
+lease expired while it worked (the re-drive gave the item to another delivery) records nothing, so
+the audit trail never logs one verdict while the row stores another."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aletheia.core.evidence import Evidence
+from aletheia.core.records import CitedReference
+from aletheia.core.verdicts import Verdict, VerdictStatus
+from aletheia.pipeline import service
+from aletheia.pipeline.audit.events import VERDICT, audit_log_for
+from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.runtime import Runtime
+from aletheia.storage.models import ItemStatus, VerdictRow
+from tests.unit.test_service import ScriptedVerifier, age_lease, bib, count, inline, runtime, verifier
+
+__all__ = ["inline", "runtime", "verifier"]  # the fixtures of test_service, used here
+
+
+class SlowFirstDelivery(ScriptedVerifier):
+    """The first delivery of `a` waits for `release` and then finds it not found; every later one
+    finds it verified at once: the two deliveries decide differently."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    async def __call__(self, cited: CitedReference) -> ReferenceOutcome:
+        self.calls[cited.key] += 1
+        if self.calls[cited.key] == 1:
+            self.started.set()
+            await asyncio.to_thread(self.release.wait, 10)
+            status = VerdictStatus.NOT_FOUND
+        else:
+            status = VerdictStatus.VERIFIED
+        return ReferenceOutcome(cited=cited, verdict=Verdict(status=status), evidence=Evidence(), raw=[])
+
+
+def logged_verdicts(runtime: Runtime, job_id: str, key: str) -> list[str]:
+    return [
+        e.body["status"]
+        for e in audit_log_for(runtime).entries(job_id)
+        if e.event == VERDICT and e.body.get("item") == key
+    ]
+
+
+def test_a_delivery_that_lost_its_claim_records_nothing(runtime: Runtime, inline: Any) -> None:
+    dispatcher, ctx = inline
+    slow = SlowFirstDelivery()
+    ctx.verifier = slow
+    job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\n"))
+    service.start_bibliography_job(ctx, job_id)
+    item = runtime.jobs.items(job_id)[0]
+
+    first = threading.Thread(target=service.verify_item, args=(ctx, item.id))
+    first.start()
+    assert slow.started.wait(10)
+    # While the first delivery works, its lease expires and the re-drive hands the item on.
+    age_lease(runtime, item.id)
+    cutoff = datetime.now(UTC) - timedelta(seconds=runtime.settings.lease_seconds)
+    assert runtime.leases.take_abandoned_items(job_id, lease_cutoff=cutoff, waiting_cutoff=None) == [item.id]
+    service.verify_item(ctx, item.id)  # the second delivery claims it and records "verified"
+    slow.release.set()
+    first.join(10)
+    assert not first.is_alive()
+
+    assert count(runtime, VerdictRow, item_id=item.id) == 1
+    (stored,) = [row.verdict["status"] for it, row in runtime.jobs.verdicts(job_id) if row is not None]
+    assert stored == "verified"
+    assert logged_verdicts(runtime, job_id, "a") == ["verified"]  # the loser logged nothing
+    assert runtime.jobs.item(item.id).status == ItemStatus.DONE
+
+
+def test_of_two_deliveries_at_once_one_verifies(
+    runtime: Runtime, inline: Any, verifier: ScriptedVerifier
+) -> None:
+    dispatcher, ctx = inline
+    job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\n"))
+    service.start_bibliography_job(ctx, job_id)
+    item = runtime.jobs.items(job_id)[0]
+    threads = [threading.Thread(target=service.verify_item, args=(ctx, item.id)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert verifier.calls["a"] == 1
+    assert count(runtime, VerdictRow, item_id=item.id) == 1
+    assert logged_verdicts(runtime, job_id, "a") == ["verified"]
+
+
+def test_a_claim_is_a_compare_and_set(runtime: Runtime, inline: Any) -> None:
+    dispatcher, _ctx = inline
+    job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\n"))
+    service.start_bibliography_job(_ctx, job_id)
+    item = runtime.jobs.items(job_id)[0]
+    live = datetime.now(UTC) - timedelta(seconds=runtime.settings.lease_seconds)
+    claim = runtime.jobs.claim_item(item.id, lease_cutoff=live)
+    assert claim == 1
+    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) is None  # held, lease live
+    age_lease(runtime, item.id)
+    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 2  # the holder died
+    assert not runtime.jobs.begin_recording(item.id, claim)  # the first holder lost it
+    assert runtime.jobs.begin_recording(item.id, 2)
+    assert not runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=1)
+    assert runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=2)
+    assert runtime.jobs.item(item.id).status == ItemStatus.DONE
