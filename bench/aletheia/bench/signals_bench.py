@@ -273,8 +273,9 @@ def iclr_signals(seed: int = 10, concurrency: int = 32) -> dict[str, Any]:
     from aletheia.bench.iclr_reader import ICLR_DIR, read_all
     from aletheia.bench.iclr_universe import universe_for_iclr
     from aletheia.bench.noise import TitleIndex
+    from aletheia.pipeline.predatory import active_predatory_list
     from aletheia.pipeline.reports.formats import reference_json
-    from aletheia.pipeline.reports.signals import active_predatory_list, document_signals
+    from aletheia.pipeline.reports.signals import document_signals
     from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
     gold = read_all(ICLR_DIR)

@@ -19,7 +19,7 @@ __all__ = ["cited_text_signals"]
 def cited_text_signals(record: WorkRecord, paper: PaperText | None) -> list[dict[str, Any]]:
     """`ai_generated_suspect` of the cited work `record` whose text is `paper`, as JSON (empty:
     it did not fire)."""
-    from aletheia.pipeline.reports.signals import active_predatory_list
+    from aletheia.pipeline.predatory import active_predatory_list
 
     if paper is None:
         return []

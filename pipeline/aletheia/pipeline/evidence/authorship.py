@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from aletheia.core.authorship import AuthorshipCheck, AuthorWorks
 from aletheia.core.evidence import Evidence
+from aletheia.core.matched_work import matched_records, work_text
 from aletheia.core.paper_mill import other_indicators
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.signals import predatory_signals
 from aletheia.core.verdicts import Verdict
-from aletheia.pipeline.reports.signals import active_predatory_list, matched_records, work_text
+from aletheia.pipeline.predatory import active_predatory_list
 from aletheia.sources.base import SourceError
 
 if TYPE_CHECKING:

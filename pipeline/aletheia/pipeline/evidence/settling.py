@@ -29,11 +29,11 @@ from typing import Any, Protocol
 from aletheia.core.arxiv_versions import versions_to_fetch
 from aletheia.core.cs_scope import is_computing_venue
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer, VenueRecord
+from aletheia.core.matched_work import records_of_match
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.venue_registry import registry_query, venue_answers
 from aletheia.core.verdicts import Reason, Severity, Verdict
 from aletheia.pipeline.evidence.gateway import SourceGateway, first_author
-from aletheia.pipeline.reports.signals import records_of_match
 from aletheia.sources.base import SourceError
 
 # The verdict notes that more answers could settle.

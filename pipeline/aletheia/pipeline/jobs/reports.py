@@ -187,7 +187,8 @@ def reference_entry(cited: CitedReference, verdict: Verdict, evidence: Evidence)
 
 def job_document(runtime: Runtime, job_id: str) -> dict[str, Any]:
     """The report of a job, from its rows: `{"summary": ..., "references": [...]}`."""
-    from aletheia.pipeline.reports.signals import refresh_predatory_list, summary_with_signals
+    from aletheia.pipeline.predatory import refresh_predatory_list
+    from aletheia.pipeline.reports.signals import summary_with_signals
 
     # The writer builds the signals of each reference: it must see the list the operator loaded.
     refresh_predatory_list(runtime.jobs.engine)

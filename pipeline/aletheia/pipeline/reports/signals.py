@@ -2,50 +2,31 @@
 applied to a reference's outcome (its `signals` list) and to a document's references (the
 summary's `signals`: citation cohorts). A signal never changes a verdict.
 
-The predatory-venue list is the one loaded into the database (`aletheia library predatory FILE`,
-installed for the process with `install_predatory_list`) or, until one is, the list shipped in
-`aletheia/pipeline/data/predatory.csv` (see its README note).
+The predatory-venue list is the process's (`aletheia.pipeline.predatory`).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Sequence
-from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aletheia.core.authors import parse_name
-from aletheia.core.paper_mill import WorkText, ai_generated_signal
+from aletheia.core.matched_work import Outcome, matched_records, work_text
+from aletheia.core.paper_mill import ai_generated_signal
 from aletheia.core.questionable_venues import questionable_venue_signals, questionable_venues
-from aletheia.core.records import CitedReference, WorkRecord
+from aletheia.core.records import CitedReference
 from aletheia.core.signals import (
     CitedWork,
-    PredatoryEntry,
     PredatoryList,
     Signal,
     cohort_signal,
-    parse_predatory_csv,
     predatory_signals,
     standing_signals,
 )
+from aletheia.pipeline.predatory import active_predatory_list
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
-    from aletheia.core.evidence import Evidence, SourceAnswer
-    from aletheia.core.verdicts import Verdict
-
-
-class Outcome(Protocol):
-    """What the signals read of a reference's outcome (`pipeline.evidence.ReferenceOutcome`;
-    named structurally so that `evidence.py` can use this module without an import cycle)."""
-
-    @property
-    def verdict(self) -> Verdict: ...
-
-    @property
-    def evidence(self) -> Evidence: ...
+    pass
 
 
 class CitedOutcome(Outcome, Protocol):
@@ -55,83 +36,8 @@ class CitedOutcome(Outcome, Protocol):
     def cited(self) -> CitedReference: ...
 
 
-BUNDLED_PREDATORY = "predatory.csv"
 #: Verdicts whose references count for citation cohorts: the cited work exists and was matched.
 COHORT_VERDICTS = ("verified",)
-
-_lock = threading.Lock()
-_active: PredatoryList | None = None
-_bundled: PredatoryList | None = None
-
-
-def bundled_predatory_list() -> PredatoryList:
-    """The list shipped with the package (read once)."""
-    global _bundled
-    with _lock:
-        if _bundled is None:
-            data = resources.files("aletheia.pipeline").joinpath("data", BUNDLED_PREDATORY)
-            with resources.as_file(data) as path:
-                text = Path(path).read_text(encoding="utf-8") if Path(path).is_file() else ""
-            entries, _ = parse_predatory_csv(text.splitlines(keepends=True))
-            _bundled = PredatoryList(entries)
-        return _bundled
-
-
-def load_predatory_list(engine: Engine) -> PredatoryList:
-    """The list stored in the database; the bundled one when none was loaded."""
-    from aletheia.storage.lists import PredatoryStore
-
-    rows = PredatoryStore(engine).rows()
-    if not rows:
-        return bundled_predatory_list()
-    return PredatoryList(PredatoryEntry.model_validate(r) for r in rows)
-
-
-def install_predatory_list(listed: PredatoryList | None) -> None:
-    """Use `listed` for this process's reports (None: back to the bundled list)."""
-    global _active
-    with _lock:
-        _active = listed
-
-
-def active_predatory_list() -> PredatoryList:
-    return _active if _active is not None else bundled_predatory_list()
-
-
-def _same_work(a: WorkRecord, b: WorkRecord) -> bool:
-    return bool(
-        (a.doi and a.doi == b.doi)
-        or (a.arxiv_id and a.arxiv_id == b.arxiv_id)
-        or (a.pmid and a.pmid == b.pmid)
-    )
-
-
-def matched_records(outcome: Outcome) -> list[WorkRecord]:
-    """The records of the work the verdict matched: the match and every answer's record of it."""
-    return records_of_match(outcome.verdict.match, outcome.evidence.answers)
-
-
-def records_of_match(match: WorkRecord | None, answers: Sequence[SourceAnswer]) -> list[WorkRecord]:
-    """`match` and every answer's record of the same work (same DOI, arXiv id or PMID)."""
-    if match is None:
-        return []
-    records = [match]
-    for answer in answers:
-        records.extend(r for r in answer.records if r != match and _same_work(r, match))
-    return records
-
-
-def work_text(records: Sequence[WorkRecord]) -> WorkText:
-    """What the sources give of the matched work's text: its title and the first abstract. (No
-    full text of a cited work is fetched for signals, so no methods-section indicator here.)"""
-    parts: dict[str, str] = {}
-    title = next((r.title for r in records if r.title), None)
-    abstract = next((r.abstract for r in records if r.abstract), None)
-    if title:
-        parts["title"] = title
-    if abstract:
-        parts["abstract"] = abstract
-    return WorkText(parts=parts)
 
 
 def reference_signals(outcome: CitedOutcome, predatory: PredatoryList | None = None) -> list[Signal]:
@@ -294,19 +200,3 @@ def evidence_trust(reference: dict[str, Any]) -> str:
     unique = sorted({n for n in names if n}, key=lambda n: (trust_rank(n), n))
     table = trust_table()
     return ", ".join(f"{source_name(n)} ({table.level(n).replace('_', ' ')})" for n in unique)
-
-
-_refreshed: dict[str, float] = {}
-
-
-def refresh_predatory_list(engine: Engine, *, max_age: float = 60.0) -> PredatoryList:
-    """Install the database's list for this process, read again at most every `max_age` seconds:
-    the one call a verifier or a writer makes before building REFERENCE objects."""
-    import time
-
-    url = engine.url.render_as_string(hide_password=True)
-    now = time.monotonic()
-    if _active is None or now - _refreshed.get(url, -max_age - 1) > max_age:
-        install_predatory_list(load_predatory_list(engine))
-        _refreshed[url] = now
-    return active_predatory_list()
