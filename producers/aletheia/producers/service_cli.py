@@ -114,11 +114,16 @@ def sweep(paths: tuple[Path, ...], register: bool) -> None:
 @click.argument("job_id")
 def status(job_id: str) -> None:
     """Print the job's state and item counts as JSON."""
-    try:
-        click.echo(json.dumps(_client().status(job_id), indent=2))
-    except LookupError:
+    # The storage layer's read path alone, not the client's runtime (its stores, the ORM, the
+    # bundled snapshot): `aletheia status` must start fast (docs/benchmarks.md, "CLI start-up").
+    from aletheia.config import get_settings
+    from aletheia.pipeline.jobs.status import read_job_status
+
+    found = read_job_status(get_settings(), job_id)
+    if found is None:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
+    click.echo(json.dumps(found, indent=2))
 
 
 @click.command()

@@ -11,12 +11,15 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.sql.dml import Insert
+
+if TYPE_CHECKING:  # the ORM is imported by the stores that use sessions, not to open an engine:
+    # `aletheia status` reads through Core alone (`job_reads.py`; docs/benchmarks.md, "CLI start-up")
+    from sqlalchemy.orm import Session, sessionmaker
+    from sqlalchemy.sql.dml import Insert
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _REVISION_LINE = re.compile(r"^(revision|down_revision)\s*(?::[^=\n]*)?=\s*(.*?)\s*$", re.MULTILINE)
@@ -113,6 +116,8 @@ def engine_for(url: str) -> Engine:
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
+    from sqlalchemy.orm import sessionmaker
+
     return sessionmaker(engine, expire_on_commit=False)
 
 

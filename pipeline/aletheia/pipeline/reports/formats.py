@@ -11,6 +11,7 @@ wrong, how we know, what to change).
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -18,15 +19,37 @@ from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.transparency import transparency
 from aletheia.core.trust import trust_of
 from aletheia.pipeline.reports.base import VERDICT_STYLE, CollectingSink
-from aletheia.pipeline.reports.bibtex import BibtexSink
-from aletheia.pipeline.reports.ci import GithubSink, JunitSink, MarkdownSink, SarifSink
-from aletheia.pipeline.reports.html import HtmlSink, render_html
 from aletheia.pipeline.reports.signals import DocumentSignals, reference_signals
-from aletheia.pipeline.reports.table import TableSink
 
 if TYPE_CHECKING:
     from aletheia.core.signals import PredatoryList
     from aletheia.pipeline.evidence.gather import ReferenceOutcome
+    from aletheia.pipeline.reports.bibtex import BibtexSink
+    from aletheia.pipeline.reports.ci import GithubSink, JunitSink, MarkdownSink, SarifSink
+    from aletheia.pipeline.reports.html import HtmlSink, render_html
+    from aletheia.pipeline.reports.table import TableSink
+
+# The sinks written in modules of their own, imported when first asked for (`make_sink`, or
+# `from aletheia.pipeline.reports.formats import TableSink`): a report renders one format, and
+# `aletheia report --format json` need not load the BibTeX writer (with the artifacts' YAML) or the
+# CI formats (docs/benchmarks.md, "CLI start-up").
+_ELSEWHERE: dict[str, str] = {
+    "BibtexSink": "aletheia.pipeline.reports.bibtex",
+    "GithubSink": "aletheia.pipeline.reports.ci",
+    "JunitSink": "aletheia.pipeline.reports.ci",
+    "MarkdownSink": "aletheia.pipeline.reports.ci",
+    "SarifSink": "aletheia.pipeline.reports.ci",
+    "HtmlSink": "aletheia.pipeline.reports.html",
+    "render_html": "aletheia.pipeline.reports.html",
+    "TableSink": "aletheia.pipeline.reports.table",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ELSEWHERE:
+        return getattr(importlib.import_module(_ELSEWHERE[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FORMATS",
@@ -174,22 +197,25 @@ class CslJsonSink(CollectingSink):
         self.out.write("\n")
 
 
-SINKS: dict[str, Any] = {
-    "json": JsonSink,
-    "jsonl": JsonlSink,
-    "html": HtmlSink,
-    "bibtex": BibtexSink,
-    "csl-json": CslJsonSink,
-    "markdown": MarkdownSink,
-    "github": GithubSink,
-    "sarif": SarifSink,
-    "junit": JunitSink,
+# Each format's sink, by name (those of `_ELSEWHERE` are imported when their format is asked for).
+SINKS: dict[str, str] = {
+    "json": "JsonSink",
+    "jsonl": "JsonlSink",
+    "html": "HtmlSink",
+    "bibtex": "BibtexSink",
+    "csl-json": "CslJsonSink",
+    "markdown": "MarkdownSink",
+    "github": "GithubSink",
+    "sarif": "SarifSink",
+    "junit": "JunitSink",
 }
 
 
 def make_sink(fmt: str, out: TextIO, *, progress: bool = False) -> Any:
     if fmt == "table":
-        return TableSink(out, progress=progress)
+        return __getattr__("TableSink")(out, progress=progress)
     if fmt in SINKS:
-        return SINKS[fmt](out)
+        name = SINKS[fmt]
+        sink = globals()[name] if name in globals() else __getattr__(name)
+        return sink(out)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
