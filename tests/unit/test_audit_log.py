@@ -16,7 +16,7 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import FieldEvidence, Reason, Verdict, VerdictStatus
 from aletheia.pipeline.audit.events import decision_events, record_artifact_written, record_decision_events
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.storage.audit_log import AuditChainBroken, AuditLog
 from aletheia.storage.db import engine_for
 from aletheia.storage.models import AuditEvent, MerkleCommit

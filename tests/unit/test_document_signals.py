@@ -20,7 +20,7 @@ from aletheia.pipeline import service
 from aletheia.pipeline.documents import inputs, sandbox
 from aletheia.pipeline.documents.inputs import iter_references
 from aletheia.pipeline.documents.signals import DocumentCheck, body_of, document_signal
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.reports.html import render_html
 from aletheia.pipeline.reports.signals import summary_with_signals
 from aletheia.pipeline.runtime import Runtime

@@ -14,7 +14,7 @@ from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline import service
 from aletheia.pipeline.audit.events import VERDICT, audit_log_for
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import ItemStatus, VerdictRow
 from tests.unit.test_service import ScriptedVerifier, age_lease, bib, count, inline, runtime, verifier

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aletheia.config.settings import SourceLimits
-from aletheia.pipeline.evidence.gateway import request_figures, requests_by_kind
 from aletheia.sources.base import SourceStats
 from aletheia.sources.cache import SearchMemo
 from aletheia.sources.transport import item_stats
+from aletheia.sources.transport.figures import request_figures, requests_by_kind
 from aletheia.sources.transport.item_stats import COUNTERS, count, count_extra, counted
 from aletheia.sources.transport.polite import PoliteTransport
 from aletheia.sources.transport.ratelimit import LocalRateLimiter

@@ -19,7 +19,7 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline.evidence.authorship import author_ids, with_authorship
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.reports.signals import reference_signals
 from aletheia.sources.base import SourceError, SourceParseError
 from aletheia.sources.cache import MemoryRawCache

@@ -145,7 +145,7 @@ def test_reference_entry_carries_the_signal_and_the_verdict_stands() -> None:
     from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
     from aletheia.core.records import CitedReference, SourceName, WorkRecord
     from aletheia.core.verdicts import Verdict, VerdictStatus
-    from aletheia.pipeline.evidence.gather import ReferenceOutcome
+    from aletheia.pipeline.evidence.outcome import ReferenceOutcome
     from aletheia.pipeline.reports.formats import reference_json
 
     record = WorkRecord(source=SourceName.OPENALEX, title="Bosom peril location", doi="10.9/x", abstract=SPUN)

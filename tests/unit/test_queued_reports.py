@@ -21,7 +21,7 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
 from aletheia.pipeline import service
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
 from aletheia.pipeline.reports.advice import attention
 from aletheia.pipeline.runtime import Runtime

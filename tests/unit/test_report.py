@@ -10,7 +10,7 @@ import bibtexparser
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.reports.formats import BibtexSink, JsonlSink, JsonSink, reference_json
 
 REAL = WorkRecord(

@@ -13,7 +13,7 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import VerdictStatus
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs.tally import VerifySummary
 from aletheia.pipeline.reports.formats import BibtexSink, CslJsonSink, reference_json
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from aletheia.pipeline.evidence.gateway import request_figures
 from aletheia.sources.base import SourceStats
+from aletheia.sources.transport.figures import request_figures
 from aletheia.sources.transport.polite import reported_kind
 
 

@@ -184,7 +184,7 @@ def _outcome(key: str, match: WorkRecord, *, retraction: dict[str, object] | Non
     from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
     from aletheia.core.records import CitedReference
     from aletheia.core.verdicts import Verdict, VerdictStatus
-    from aletheia.pipeline.evidence.gather import ReferenceOutcome
+    from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 
     twin = match.model_copy(update={"source": SourceName.OPENALEX, "issn": ("1050012X",), "venue": None})
     answer = SourceAnswer(

@@ -18,7 +18,7 @@ from aletheia.core.evidence import Evidence
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import FieldEvidence, Verdict, VerdictStatus
 from aletheia.pipeline import service
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
 from aletheia.pipeline.reports.signals import evidence_trust
 from aletheia.pipeline.runtime import Runtime

@@ -304,3 +304,19 @@ def test_folded_forms_hold_no_punctuation_or_doubled_spaces(s: str) -> None:
 def test_normalize_title_and_fold_name_are_idempotent(s: str) -> None:
     assert normalize_title(normalize_title(s)) == normalize_title(s)
     assert fold_name(fold_name(s)) == fold_name(s)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_strip_accents_leaves_ascii_as_it_is(s: str) -> None:
+    """The ASCII shortcut gives what the full path gives (NFKD, marks dropped, NFC)."""
+    import unicodedata
+
+    from aletheia.core.text import _UNDECOMPOSED_LETTERS, _is_diacritic
+
+    full = unicodedata.normalize(
+        "NFC",
+        "".join(c for c in unicodedata.normalize("NFKD", s) if not _is_diacritic(c)).translate(
+            _UNDECOMPOSED_LETTERS
+        ),
+    )
+    assert strip_accents(s) == full == s

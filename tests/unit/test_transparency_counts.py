@@ -24,7 +24,7 @@ from aletheia.core.transparency import Tier, transparency
 from aletheia.core.transparency_counts import TransparencyCounts, tier_label
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 from aletheia.pipeline import service
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
 from aletheia.pipeline.jobs.tally import VerifySummary
 from aletheia.pipeline.reports.formats import make_sink

@@ -20,9 +20,10 @@ from aletheia.config.settings import Settings, SourceLimits
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import SourceName
 from aletheia.core.venue_registry import VENUE_REGISTRIES, VenueStanding, venue_standing
-from aletheia.pipeline.evidence.gateway import SourceGateway, request_figures
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.base import PermanentSourceError, SourceUnavailableError
 from aletheia.sources.cache import MemoryRawCache
+from aletheia.sources.transport.figures import request_figures
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from aletheia.sources.venue_registry import OPENALEX_FIELDS, VenueRegistry, venue_query
 from aletheia.storage.db import engine_for

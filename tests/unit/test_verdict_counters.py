@@ -21,8 +21,7 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
 from aletheia.pipeline import service
-from aletheia.pipeline.evidence.gateway import requests_by_kind
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
 from aletheia.pipeline.jobs.reports import bibliography_summary, measured_counters
 from aletheia.pipeline.runtime import Runtime
@@ -30,6 +29,7 @@ from aletheia.pipeline.service import InlineDispatcher, InputDocument, ServiceCo
 from aletheia.sources.base import SourceStats
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
 from aletheia.sources.transport import item_stats
+from aletheia.sources.transport.figures import requests_by_kind
 from aletheia.storage.db import MIGRATIONS_DIR, engine_for
 from aletheia.storage.models import VerdictRow
 from aletheia.storage.stores import JobStore

@@ -18,8 +18,9 @@ from aletheia.core.evidence import Outcome, QueryKind
 from aletheia.core.records import Author, CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Severity, VerdictStatus
 from aletheia.pipeline.evidence.gateway import SourceGateway
-from aletheia.pipeline.evidence.gather import ReferenceOutcome, verify_reference
+from aletheia.pipeline.evidence.gather import verify_reference
 from aletheia.pipeline.evidence.llm_fallback import ReferenceSuggester
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.llm_paced import PacedLLM
 from aletheia.pipeline.reports.formats import reference_json
 from aletheia.pipeline.reports.html import render_html

@@ -21,11 +21,12 @@ import httpx
 from aletheia.config import Settings
 from aletheia.core.bibliography import InputProblem, parse_text
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.evidence.gateway import SourceGateway, request_figures, user_agent
+from aletheia.pipeline.evidence.gateway import SourceGateway, user_agent
 from aletheia.sources.base import RawCache
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.io_thread import IoThreadClient
 from aletheia.sources.simulator import SimulatorConfig, env_for
+from aletheia.sources.transport.figures import request_figures
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 # <repo>/../shared/data, where the benchmark data sets live (never copied into the repo).

@@ -326,6 +326,8 @@ def strip_accents(s: str) -> str:
     decompose (ø, ł, đ, ß, æ, œ, ı...) are mapped to ASCII, and the result is recomposed (NFC) so that
     Hangul and kana come back whole. Case is kept.
     """
+    if s.isascii():  # nothing to strip: most titles and names (and the venue lists' index build)
+        return s
     decomposed = unicodedata.normalize("NFKD", s)
     stripped = "".join(char for char in decomposed if not _is_diacritic(char))
     return unicodedata.normalize("NFC", stripped.translate(_UNDECOMPOSED_LETTERS))

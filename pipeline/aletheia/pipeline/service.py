@@ -20,12 +20,9 @@ from aletheia.pipeline.jobs.bibliography import (
 from aletheia.pipeline.jobs.claims import CLAIM_PIPELINE_MISSING, verify_claim
 from aletheia.pipeline.jobs.context import (
     DEFERRED_MARK,
-    FINISHED,
-    UNSETTLED,
     AsyncRunner,
     DeferringLimiter,
     Dispatcher,
-    JobNotFound,
     LoopThread,
     ServiceContext,
     TokenDeferred,
@@ -64,6 +61,7 @@ from aletheia.pipeline.jobs.reports import (
     stored_reference_json,
     sweep_summary,
 )
+from aletheia.pipeline.jobs.rows import FINISHED, UNSETTLED, JobNotFound
 from aletheia.pipeline.jobs.status import job_status
 from aletheia.pipeline.jobs.submission import (
     InputDocument,

@@ -17,7 +17,7 @@ from typing import Any
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.documents.signals import DocumentCheck
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs.context import LoopThread, ServiceContext
 from aletheia.pipeline.jobs.documents import bibliography_exit_code
 from aletheia.pipeline.jobs.inline import InlineDispatcher

@@ -30,7 +30,7 @@ from aletheia.core.records import WorkRecord
 from aletheia.storage.audit_log import AuditLog
 
 if TYPE_CHECKING:
-    from aletheia.pipeline.evidence.gather import ReferenceOutcome
+    from aletheia.pipeline.evidence.outcome import ReferenceOutcome
     from aletheia.pipeline.runtime import Runtime
 
 SOURCE_CONSULTED = "source_consulted"

@@ -8,7 +8,7 @@ the gatherer can record each answer, including failures, without knowing any cli
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -81,18 +81,6 @@ def bibliographic_query(cited: CitedReference) -> str | None:
     if cited.raw and given_as_string(cited):
         return repair_pdf_text(cited.raw)
     return search_text(cited)
-
-
-REQUEST_KINDS = ("lookup", "batch", "search")
-
-
-def requests_by_kind(stats: SourceStats) -> dict[str, int]:
-    """HTTP requests of one source by kind (lookup, batch, search; fulltext when any)."""
-    out = {kind: stats.extra.get(f"requests_{kind}", 0) for kind in REQUEST_KINDS}
-    out.update(
-        {k.removeprefix("requests_"): n for k, n in stats.extra.items() if k.startswith("requests_") and n}
-    )
-    return out
 
 
 class WorksLibrary(Protocol):
@@ -435,30 +423,3 @@ class SourceGateway:
             out[source.value] = st
         out.update(self.web_tiers.stats())
         return out
-
-
-def request_figures(stats: Mapping[str, SourceStats], references: int) -> dict[str, Any]:
-    """HTTP requests made, per reference, per kind and per source (the report's and the benches'
-    `requests`): `total` counts every request sent, retries included; `by_kind` files them under
-    lookup (one identifier), batch (many identifiers in one request) and search; `cache_hits`
-    and `search_memo_hits` are answers that made no request."""
-    by_source: dict[str, dict[str, int]] = {}
-    by_kind: dict[str, int] = dict.fromkeys(REQUEST_KINDS, 0)
-    for name, st in stats.items():
-        kinds = requests_by_kind(st)
-        for kind, n in kinds.items():
-            by_kind[kind] = by_kind.get(kind, 0) + n
-        by_source[name] = {
-            "total": st.requests,
-            **kinds,
-            "cache_hits": st.cache_hits,
-            "search_memo_hits": st.extra.get("search_memo_hits", 0),
-        }
-    total = sum(st.requests for st in stats.values())
-    return {
-        "total": total,
-        "references": references,
-        "per_reference": round(total / references, 3) if references else 0.0,
-        "by_kind": by_kind,
-        "by_source": by_source,
-    }

@@ -27,6 +27,7 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.field_rules import NEAR_MISS_THRESHOLD
 from aletheia.core.identifiers import arxiv_id_from_doi
+from aletheia.core.matched_work import same_work
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.titles import title_similarity
 from aletheia.core.verdicts import Verdict, VerdictStatus
@@ -34,6 +35,7 @@ from aletheia.pipeline.evidence.authorship import with_authorship
 from aletheia.pipeline.evidence.books import gather_book_evidence
 from aletheia.pipeline.evidence.classical import verify_canonical
 from aletheia.pipeline.evidence.gateway import SourceGateway, search_text
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.evidence.settling import look_for_settling_evidence
 from aletheia.pipeline.evidence.web_tiers import (
     fetch_cited_url,
@@ -209,7 +211,7 @@ async def _second_source(verdict: Verdict, gw: SourceGateway, g: Gathered) -> bo
     seen |= {
         a.source
         for a in g.answers
-        if a.outcome is Outcome.FOUND and any(_same_id(r, match) for r in a.records)
+        if a.outcome is Outcome.FOUND and any(same_work(r, match) for r in a.records)
     }
     if len(seen - {SourceName.LIBRARY}) >= 2:
         return False
@@ -241,22 +243,6 @@ def _names(work: WorkRecord, kind: QueryKind, query: str) -> bool:
     """The lookup (kind, casefolded query) asked for this work's own identifier."""
     value = {QueryKind.DOI: work.doi, QueryKind.ARXIV: work.arxiv_id, QueryKind.PMID: work.pmid}.get(kind)
     return bool(value) and str(value).casefold() == query
-
-
-def _same_id(a: WorkRecord, b: WorkRecord) -> bool:
-    return bool(
-        (a.doi and a.doi == b.doi)
-        or (a.arxiv_id and a.arxiv_id == b.arxiv_id)
-        or (a.pmid and a.pmid == b.pmid)
-    )
-
-
-@dataclass
-class ReferenceOutcome:
-    cited: CitedReference
-    verdict: Verdict
-    evidence: Evidence
-    raw: list[SourceRecord]
 
 
 async def verify_reference(

@@ -17,7 +17,8 @@ from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline.evidence.gateway import SourceGateway
-from aletheia.pipeline.evidence.gather import ReferenceOutcome, verify_reference
+from aletheia.pipeline.evidence.gather import verify_reference
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.evidence.web_tiers import NOT_LIBRARY_SOURCES
 from aletheia.sources.base import SourceRecord
 

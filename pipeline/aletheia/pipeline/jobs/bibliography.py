@@ -19,21 +19,14 @@ from aletheia.pipeline.audit.events import (
     audit_log_for,
     record_decision_events,
 )
-from aletheia.pipeline.evidence.gather import ReferenceOutcome, verify_reference
+from aletheia.pipeline.evidence.gather import verify_reference
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.evidence.stream import remember_verified
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.context import (
-    FINISHED,
-    UNSETTLED,
-    ServiceContext,
-    TokenDeferred,
-    _job,
-    _run_in_job,
-    _transition,
-    deferral_wait,
-)
+from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred, _run_in_job, deferral_wait
 from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, RENDER_REPORT, VERIFY_ITEM
 from aletheia.pipeline.jobs.leases import Held
+from aletheia.pipeline.jobs.rows import FINISHED, UNSETTLED, _job, _transition
 from aletheia.pipeline.jobs.submission import InputDocument
 from aletheia.pipeline.jobs.sweeps import (
     _notify_parent,

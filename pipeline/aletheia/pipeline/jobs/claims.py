@@ -31,12 +31,9 @@ from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.pipeline.audit.events import audit_log_for
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import (
-    FINISHED,
     ServiceContext,
     TokenDeferred,
-    _job,
     _run_in_job,
-    _transition,
     collect_deferrals,
     deferred_wait_in,
 )
@@ -51,6 +48,7 @@ from aletheia.pipeline.jobs.kinds import (
     RENDER_REPORT,
 )
 from aletheia.pipeline.jobs.leases import Held
+from aletheia.pipeline.jobs.rows import FINISHED, _job, _transition
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import SourceError
 from aletheia.storage.claim_store import ClaimStageStore, StageRow

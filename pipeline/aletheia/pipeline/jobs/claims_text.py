@@ -20,10 +20,11 @@ from typing import Any
 
 from aletheia.pipeline.claims.cited import DEFAULT_MAX_JUDGEMENTS
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _run_in_job, _transition
+from aletheia.pipeline.jobs.context import ServiceContext, _run_in_job
 from aletheia.pipeline.jobs.enqueue import enqueue_first_step
 from aletheia.pipeline.jobs.kinds import JobKind, kind_record
 from aletheia.pipeline.jobs.leases import Held
+from aletheia.pipeline.jobs.rows import FINISHED, _job, _transition
 from aletheia.pipeline.jobs.submission import InputDocument, check_input_size
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import ItemStatus, Job, JobStatus

@@ -19,19 +19,15 @@ from aletheia.config import Settings
 from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.evidence.gateway import SourceGateway
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.leases import Held, LeaseKeeper
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.transport.limiter import RateLimiter
 from aletheia.sources.transport.ratelimit import build_rate_limiter
-from aletheia.storage.models import UNSETTLED_ITEMS, Job, JobStatus, utcnow
 
 T = TypeVar("T")
-
-FINISHED = (JobStatus.DONE, JobStatus.FAILED)
-UNSETTLED = UNSETTLED_ITEMS
 
 
 class Dispatcher(Protocol):
@@ -45,10 +41,6 @@ class AsyncRunner(Protocol):
 
 
 Verifier = Callable[[CitedReference], Awaitable[ReferenceOutcome]]
-
-
-class JobNotFound(LookupError):
-    pass
 
 
 class TokenDeferred(Exception):
@@ -239,20 +231,3 @@ def _run_in_job(ctx: ServiceContext, job_id: str, coro: Coroutine[Any, Any, T]) 
             return await coro
 
     return ctx.runner.run(wrapped())
-
-
-def _job(runtime: Runtime, job_id: str) -> Job:
-    job = runtime.jobs.job(job_id)
-    if job is None:
-        raise JobNotFound(job_id)
-    return job
-
-
-def _transition(runtime: Runtime, job_id: str, source: str, target: str) -> bool:
-    """Compare-and-set of the job's status: only one of two racing steps wins a transition."""
-    values: dict[str, Any] = {}
-    if target == JobStatus.RUNNING:
-        values["started_at"] = utcnow()
-    if target in FINISHED:
-        values["finished_at"] = utcnow()
-    return runtime.jobs.transition(job_id, source, target, **values)

@@ -11,7 +11,7 @@ import json
 from typing import IO, Any, TextIO, cast
 
 from aletheia.core.verdicts import VerdictStatus
-from aletheia.pipeline.jobs.context import _job
+from aletheia.pipeline.jobs.rows import _job
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import Job
 

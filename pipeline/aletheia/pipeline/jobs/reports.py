@@ -8,7 +8,7 @@ import io
 import json
 import logging
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.evidence import Evidence, Outcome
@@ -18,12 +18,11 @@ from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline.audit.events import (
     commit_job_trail,
 )
-from aletheia.pipeline.evidence.gateway import request_figures, requests_by_kind
-from aletheia.pipeline.evidence.gather import ReferenceOutcome
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _transition
 from aletheia.pipeline.jobs.files import repository_lock, write_artifact
 from aletheia.pipeline.jobs.kinds import kind_record, resolve
+from aletheia.pipeline.jobs.rows import FINISHED, _job, _transition
 from aletheia.pipeline.jobs.sweeps import (
     _notify_parent,
     children,
@@ -33,7 +32,11 @@ from aletheia.pipeline.reports.formats import reference_json
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import SourceStats
 from aletheia.sources.transport import item_stats
+from aletheia.sources.transport.figures import request_figures, requests_by_kind
 from aletheia.storage.models import Item, Job, JobStatus
+
+if TYPE_CHECKING:
+    from aletheia.pipeline.jobs.context import ServiceContext
 
 logger = logging.getLogger(__name__)
 

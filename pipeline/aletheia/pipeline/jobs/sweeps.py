@@ -8,16 +8,20 @@ import logging
 import os
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.context import FINISHED, ServiceContext, _job, _transition
 from aletheia.pipeline.jobs.kinds import RENDER_REPORT, START_BIBLIOGRAPHY, JobKind, kind_record
+from aletheia.pipeline.jobs.rows import FINISHED, _job, _transition
 from aletheia.pipeline.jobs.submission import (
     InputDocument,
     submit_bibliography,
 )
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import Job, JobStatus
+
+if TYPE_CHECKING:
+    from aletheia.pipeline.jobs.context import ServiceContext
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from aletheia.pipeline.reports.signals import DocumentSignals, reference_signals
 
 if TYPE_CHECKING:
     from aletheia.core.signals import PredatoryList
-    from aletheia.pipeline.evidence.gather import ReferenceOutcome
+    from aletheia.pipeline.evidence.outcome import ReferenceOutcome
     from aletheia.pipeline.reports.bibtex import BibtexSink
     from aletheia.pipeline.reports.ci import GithubSink, JunitSink, MarkdownSink, SarifSink
     from aletheia.pipeline.reports.html import HtmlSink, render_html
