@@ -1,6 +1,7 @@
-"""Two deliveries of one item (issue 22): the one that claimed it records the decision; one whose
-lease expired while it worked (the re-drive gave the item to another delivery) records nothing, so
-the audit trail never logs one verdict while the row stores another."""
+"""Two deliveries of one item (issue 22): only the delivery that holds the item's claim records
+the decision; one whose item was claimed since (a redelivery, the re-drive after its lease expired)
+records nothing, so the audit trail never logs one verdict while the row stores another. Once its
+holder is writing the decision (`recording`), no delivery takes the item until that lease expires."""
 
 from __future__ import annotations
 
@@ -89,9 +90,9 @@ def test_of_two_deliveries_at_once_one_verifies(
         thread.start()
     for thread in threads:
         thread.join(10)
-    assert verifier.calls["a"] == 1
+    assert verifier.calls["a"] >= 1  # a delivery may take the item over from a slower one
     assert count(runtime, VerdictRow, item_id=item.id) == 1
-    assert logged_verdicts(runtime, job_id, "a") == ["verified"]
+    assert logged_verdicts(runtime, job_id, "a") == ["verified"]  # one decision logged
 
 
 def test_a_claim_is_a_compare_and_set(runtime: Runtime, inline: Any) -> None:
@@ -100,13 +101,15 @@ def test_a_claim_is_a_compare_and_set(runtime: Runtime, inline: Any) -> None:
     service.start_bibliography_job(_ctx, job_id)
     item = runtime.jobs.items(job_id)[0]
     live = datetime.now(UTC) - timedelta(seconds=runtime.settings.lease_seconds)
-    claim = runtime.jobs.claim_item(item.id, lease_cutoff=live)
-    assert claim == 1
-    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) is None  # held, lease live
-    age_lease(runtime, item.id)
-    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 2  # the holder died
-    assert not runtime.jobs.begin_recording(item.id, claim)  # the first holder lost it
+    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 1
+    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 2  # a redelivery takes it over
+    assert not runtime.jobs.begin_recording(item.id, 1)  # the first holder lost it
     assert runtime.jobs.begin_recording(item.id, 2)
-    assert not runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=1)
-    assert runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=2)
+    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) is None  # its holder is writing
+    age_lease(runtime, item.id)  # ... and died doing so
+    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 3
+    assert not runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=2)
+    assert runtime.jobs.begin_recording(item.id, 3)
+    assert runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=3)
     assert runtime.jobs.item(item.id).status == ItemStatus.DONE
+    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) is None  # settled

@@ -224,18 +224,21 @@ class JobStore:
     # --- verdicts ------------------------------------------------------------------------------
 
     def claim_item(self, item_id: str, *, lease_cutoff: datetime) -> int | None:
-        """Take the item for one delivery of its step: a `pending` item, or a `running` one whose
-        lease was last renewed before `lease_cutoff` (its worker died). Compare-and-set: of two
-        deliveries at once, one gets it. Returns the claim (the item's attempt number, which the
-        delivery shows when it records), None when another delivery holds the item or it is
-        settled."""
+        """Take the item for this delivery of its step: a `pending` or `running` item (a running
+        one is taken over: the delivery that held it is dead, as when the broker redelivers a
+        killed worker's message, or is this delivery's own earlier attempt, as when a task retries
+        after a database outage, or is only slow; whichever it is, the one that held it can no
+        longer record), or a `recording` one whose lease was last renewed before `lease_cutoff`
+        (its worker died while writing). Compare-and-set: of two deliveries at once, one gets each
+        claim. Returns the claim (the item's attempt number, shown when it records), None when the
+        item is settled or its holder is writing its decision."""
         with self.sessions.begin() as s:
             taken = s.execute(
                 update(Item)
                 .where(
                     Item.id == item_id,
-                    (Item.status == ItemStatus.PENDING)
-                    | ((Item.status == ItemStatus.RUNNING) & (Item.updated_at <= lease_cutoff)),
+                    Item.status.in_((ItemStatus.PENDING, ItemStatus.RUNNING))
+                    | ((Item.status == ItemStatus.RECORDING) & (Item.updated_at <= lease_cutoff)),
                 )
                 .values(status=ItemStatus.RUNNING, attempts=Item.attempts + 1, updated_at=utcnow())
             )

@@ -192,8 +192,9 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
             return
         lease_cutoff = datetime.now(UTC) - timedelta(seconds=rt.settings.lease_seconds)
         claim = rt.jobs.claim_item(item_id, lease_cutoff=lease_cutoff)
-        if claim is None:  # another delivery holds it: it records the verdict, or its lease expires
-            logger.info("item held by another delivery", extra={"item_id": item_id})
+        if claim is None:  # settled, or its holder is writing the decision (or its lease expires)
+            logger.info("item settled or being recorded by another delivery", extra={"item_id": item_id})
+            _maybe_finish(ctx, item.job_id)
             return
         cited = CitedReference.model_validate(item.payload)
         with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked and it records
@@ -202,9 +203,9 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
             if wait is not None:
                 _requeue_item(rt, item_id)
                 raise TokenDeferred(wait)
-            # First finisher wins, and only while it holds the claim: a delivery whose lease
-            # expired (the re-drive gave the item to another) writes neither events nor verdict,
-            # so the trail never logs one decision while the row stores another.
+            # Only the claim's holder records: a delivery whose item was claimed since (a redelivery,
+            # the re-drive after its lease expired) writes neither events nor verdict, so the
+            # trail never logs one decision while the row stores another.
             if not rt.jobs.begin_recording(item_id, claim):
                 logger.warning("item taken over after its lease expired", extra={"item_id": item_id})
                 return
