@@ -354,3 +354,18 @@ def test_documents_are_read_by_the_real_parsers_under_their_own_names() -> None:
     assert ref.origin is not None and ref.origin.startswith("paper/refs.bib")
     problems = [e for e in entries if isinstance(e, InputProblem)]
     assert [p.origin for p in problems] == ["docs/citations/broken.md", "x.bib"]
+
+
+def test_the_inline_dispatcher_settles_a_reference_that_always_fails(
+    runtime: Runtime, inline: Any, verifier: ScriptedVerifier
+) -> None:
+    """As the Celery task does (the step's `on_error` in the registry): retried, then settled as
+    unverifiable after its attempts; the other references and the report are not lost."""
+    dispatcher, ctx = inline
+    verifier.fail_always.add("b")
+    job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\nb|real\n"))
+    dispatcher.drain(ctx)
+    assert verifier.calls["b"] == service.MAX_ITEM_ATTEMPTS
+    verdicts = {r["key"]: r["verdict"] for r in service.job_document(runtime, job_id)["references"]}
+    assert verdicts == {"a": "verified", "b": "unverifiable"}
+    assert job_of(runtime, job_id).status == "done"

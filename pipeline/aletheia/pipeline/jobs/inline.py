@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred
-from aletheia.pipeline.jobs.kinds import STEPS
+from aletheia.pipeline.jobs.kinds import STEPS, resolve
 
 
 def run_step(ctx: ServiceContext, task: str, *args: Any) -> None:
@@ -57,6 +57,14 @@ class InlineDispatcher:
                     except TokenDeferred as deferred:
                         (self._sleep or _sleep)(deferred.wait)
                         self.send(task, *args)
+                    except Exception as error:
+                        # As the step's Celery task: its error handler retries it or settles the
+                        # work (one reference that cannot be checked does not end the whole job).
+                        handler = STEPS[task].on_error
+                        if handler is None:
+                            raise
+                        if resolve(handler)(ctx, *args, error, final=False):
+                            self.send(task, *args)
 
 
 def _sleep(seconds: float) -> None:

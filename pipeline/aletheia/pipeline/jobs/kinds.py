@@ -80,6 +80,10 @@ class Step:
     pool: Pool
     function: str  # "module:attribute"
     time_limited: bool = False  # CPU-heavy conversion: the parsing time limit applies
+    # `on_error(ctx, *args, error, final=False) -> bool`: after an unexpected error, True to run the
+    # step again; else it has settled the work (an item unverifiable after its attempts). The
+    # inline dispatcher calls it as the step's Celery task does.
+    on_error: str | None = None
 
     def __post_init__(self) -> None:
         # The name says where it runs (`aletheia.<pool>.<verb>`): a log line or Flower names the pool.
@@ -121,7 +125,12 @@ STEPS: Final[Mapping[str, Step]] = MappingProxyType(
         for step in (
             Step(START_BIBLIOGRAPHY, Pool.CONTROL, f"{_JOBS}.bibliography:start_bibliography_job"),
             Step(EXPAND_DOCUMENTS, Pool.PARSING, f"{_JOBS}.bibliography:expand_documents", time_limited=True),
-            Step(VERIFY_ITEM, Pool.RETRIEVAL, f"{_JOBS}.bibliography:verify_item"),
+            Step(
+                VERIFY_ITEM,
+                Pool.RETRIEVAL,
+                f"{_JOBS}.bibliography:verify_item",
+                on_error=f"{_JOBS}.bibliography:item_failed",
+            ),
             Step(RENDER_REPORT, Pool.WRITER, f"{_JOBS}.reports:render_report"),
             # A claim job, stage by stage (jobs/claims.py), each on the pool its work needs.
             Step(VERIFY_CLAIM, Pool.EVIDENCE, f"{_JOBS}.claims:verify_claim"),
