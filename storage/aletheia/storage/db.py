@@ -31,12 +31,23 @@ def _sqlite_path(url: str) -> Path | None:
     return None
 
 
+SQLITE_POOL_SIZE = 32
+
+
 def make_engine(url: str) -> Engine:
     path = _sqlite_path(url)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        # A pool as large as the threads that use it at once (the inline dispatcher's, the
+        # database threads): an overflow connection is closed on return and a new one opened (and
+        # its pragmas run) at the next checkout, which under load was every few transactions.
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=SQLITE_POOL_SIZE,
+            max_overflow=SQLITE_POOL_SIZE,
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
