@@ -1,7 +1,7 @@
 """Two deliveries of one item (issue 22): only the delivery that holds the item's claim records
-the decision; one whose item was claimed since (a redelivery, the re-drive after its lease expired)
-records nothing, so the audit trail never logs one verdict while the row stores another. Once its
-holder is writing the decision (`recording`), no delivery takes the item until that lease expires."""
+the decision, its events and its verdict in one transaction; one whose item was claimed since (a
+redelivery, the re-drive after its lease expired) records nothing, so the audit trail never logs
+one verdict while the row stores another."""
 
 from __future__ import annotations
 
@@ -96,20 +96,29 @@ def test_of_two_deliveries_at_once_one_verifies(
 
 
 def test_a_claim_is_a_compare_and_set(runtime: Runtime, inline: Any) -> None:
-    dispatcher, _ctx = inline
+    dispatcher, ctx = inline
     job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\n"))
-    service.start_bibliography_job(_ctx, job_id)
+    service.start_bibliography_job(ctx, job_id)
     item = runtime.jobs.items(job_id)[0]
-    live = datetime.now(UTC) - timedelta(seconds=runtime.settings.lease_seconds)
-    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 1
-    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 2  # a redelivery takes it over
-    assert not runtime.jobs.begin_recording(item.id, 1)  # the first holder lost it
-    assert runtime.jobs.begin_recording(item.id, 2)
-    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) is None  # its holder is writing
-    age_lease(runtime, item.id)  # ... and died doing so
-    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) == 3
-    assert not runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=2)
-    assert runtime.jobs.begin_recording(item.id, 3)
-    assert runtime.jobs.record_verdict(job_id, item.id, {"status": "verified"}, {}, claim=3)
+    log = audit_log_for(runtime)
+    assert runtime.jobs.claim_item(item.id) == 1
+    assert runtime.jobs.claim_item(item.id) == 2  # a redelivery takes it over
+
+    def settle(claim: int, status: str) -> bool:
+        events = [("verdict", {"item": "a", "status": status})]
+        return log.append_if(
+            job_id,
+            events,
+            lambda s: runtime.jobs.settle(
+                s, job_id, item.id, claim=claim, verdict={"status": status}, evidence={}, counters=None
+            ),
+        )
+
+    assert not settle(1, "not_found")  # the first holder lost it: neither verdict nor event
+    assert count(runtime, VerdictRow, item_id=item.id) == 0 and logged_verdicts(runtime, job_id, "a") == []
+    assert settle(2, "verified")
+    assert logged_verdicts(runtime, job_id, "a") == ["verified"]
     assert runtime.jobs.item(item.id).status == ItemStatus.DONE
-    assert runtime.jobs.claim_item(item.id, lease_cutoff=live) is None  # settled
+    assert runtime.jobs.claim_item(item.id) is None  # settled
+    assert not settle(2, "not_found")  # settled: a late repeat writes nothing
+    assert logged_verdicts(runtime, job_id, "a") == ["verified"]

@@ -49,11 +49,16 @@ class InputOrder:
     whatever order the items finish (a reference waiting for a slow source holds back only the
     lines after it, not the work)."""
 
-    def __init__(self, sink: Any, positions: Iterable[int]) -> None:
+    def __init__(self, sink: Any) -> None:
         self.sink = sink
-        self.waiting = deque(sorted(positions))
+        self.waiting: deque[int] = deque()
         self.ready: dict[int, dict[str, Any]] = {}
         self.guard = threading.Lock()
+
+    def expect(self, positions: Iterable[int]) -> None:
+        """The positions of the references, in input order (known once the input is read)."""
+        with self.guard:
+            self.waiting.extend(sorted(positions))
 
     def __call__(self, job_id: str, position: int, outcome: ReferenceOutcome) -> None:
         entry = reference_entry(outcome.cited, outcome.verdict, outcome.evidence)
@@ -81,21 +86,21 @@ def verify_to_sink(
     `documents`: the check `refs` were read with, whose signals about the input papers join the
     summary."""
 
-    entries = list(refs)  # the input is read whole before any source is asked
-    problems = [e for e in entries if isinstance(e, InputProblem)]
-    order = InputOrder(sink, (i for i, e in enumerate(entries, 1) if not isinstance(e, InputProblem)))
+    order = InputOrder(sink)
     dispatcher = InlineDispatcher(concurrency=concurrency)
     ctx = ServiceContext(
         runtime=runtime, dispatcher=dispatcher, runner=LoopThread(), defer_tokens=False, on_verdict=order
     )
-    job_id = submit_references(
+    read = submit_references(
         runtime,
         dispatcher,
-        entries,
+        refs,
         input_description=input_description,
-        document_signals=list(documents.signals) if documents is not None else [],
+        document_signals=lambda: list(documents.signals) if documents is not None else [],
         submitted_by=submitted_by,
     )
+    job_id = read.job_id
+    order.expect(read.reference_positions)
     try:
         dispatcher.drain(ctx)
     except BaseException as exc:
@@ -105,4 +110,4 @@ def verify_to_sink(
         ctx.close()
     document = job_document(runtime, job_id)
     sink.summary(document["summary"])
-    return VerifyRun(job_id=job_id, summary=document["summary"], problems=problems)
+    return VerifyRun(job_id=job_id, summary=document["summary"], problems=read.problems)

@@ -20,7 +20,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from pathlib import Path
@@ -153,6 +153,32 @@ class AuditLog:
                 # Another writer took the next seq (or wrote the same event) first, or SQLite's
                 # writer lock was busy: read the new tail and try again. PostgreSQL being down is
                 # an OperationalError too; after the last attempt it propagates to the caller.
+                last_error = exc
+                time.sleep(min(0.01 * (2**attempt), 0.5))
+        assert last_error is not None
+        raise last_error
+
+    def append_if(
+        self,
+        job_id: str,
+        events: Sequence[tuple[str, Mapping[str, Any]]],
+        condition: Callable[[Session], bool],
+    ) -> bool:
+        """Append the events in the same transaction as `condition(session)`, and only if it holds:
+        a verdict and the events that explain it are written together or not at all (a process
+        that dies between them leaves neither; one that lost its item's claim writes neither).
+        False, and nothing written, when the condition did not hold."""
+        prepared = [(name, json.loads(canonical_json(dict(body)))) for name, body in events]
+        last_error: Exception | None = None
+        for attempt in range(_APPEND_ATTEMPTS):
+            try:
+                with self._local_lock(job_id), self.sessions() as s, s.begin():
+                    if not condition(s):
+                        s.rollback()  # leaves the `begin()` block with nothing to commit
+                        return False
+                    self._append_locked(s, job_id, prepared)
+                    return True
+            except (IntegrityError, OperationalError) as exc:  # as `append`: a busy tail, retried
                 last_error = exc
                 time.sleep(min(0.01 * (2**attempt), 0.5))
         assert last_error is not None

@@ -35,7 +35,7 @@ class LeaseStore:
             if items:
                 s.execute(
                     update(Item)
-                    .where(Item.id.in_(items), Item.status.in_((ItemStatus.RUNNING, ItemStatus.RECORDING)))
+                    .where(Item.id.in_(items), Item.status == ItemStatus.RUNNING)
                     .values(updated_at=now)
                 )
             if claims:
@@ -50,14 +50,15 @@ class LeaseStore:
     def take_abandoned_items(
         self, job_id: str, *, lease_cutoff: datetime, waiting_cutoff: datetime | None
     ) -> list[str]:
-        """The job's unsettled items nobody holds: `running` or `recording` ones whose lease was last
-        renewed before `lease_cutoff` (their worker died), and `pending` ones untouched since
+        """The job's unsettled items nobody holds: `running` ones whose lease was last renewed
+        before `lease_cutoff` (their worker died), and `pending` ones untouched since
         `waiting_cutoff` (their message was lost; None: they are taken to be still queued). They go
         back to `pending`, so the delivery sent for them can claim them (`JobStore.claim_item`) and
         a worker that was only slow, not dead, has lost its claim and records nothing; their clocks
         restart, so the next pass waits a whole lease again."""
-        held = Item.status.in_((ItemStatus.RUNNING, ItemStatus.RECORDING))
-        abandoned: ColumnElement[bool] = held & (Item.updated_at <= lease_cutoff)
+        abandoned: ColumnElement[bool] = (Item.status == ItemStatus.RUNNING) & (
+            Item.updated_at <= lease_cutoff
+        )
         if waiting_cutoff is not None:
             abandoned = or_(
                 abandoned, (Item.status == ItemStatus.PENDING) & (Item.updated_at <= waiting_cutoff)

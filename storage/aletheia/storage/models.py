@@ -50,15 +50,12 @@ class JobStatus(StrEnum):
 class ItemStatus(StrEnum):
     PENDING = "pending"
     RUNNING = "running"
-    # Its verification is over and the delivery that claimed it is writing the decision (events,
-    # then the verdict): no other delivery may claim it (`JobStore.claim_item`).
-    RECORDING = "recording"
     DONE = "done"
     FAILED = "failed"
 
 
 # An item not settled yet: its verdict is still to be recorded.
-UNSETTLED_ITEMS = (ItemStatus.PENDING, ItemStatus.RUNNING, ItemStatus.RECORDING)
+UNSETTLED_ITEMS = (ItemStatus.PENDING, ItemStatus.RUNNING)
 
 
 class Job(Base):
@@ -111,7 +108,11 @@ class ClaimDocumentRow(Base):
 
 class Item(Base):
     __tablename__ = "items"
-    __table_args__ = (UniqueConstraint("job_id", "position", name="uq_item_job_position"),)
+    __table_args__ = (
+        UniqueConstraint("job_id", "position", name="uq_item_job_position"),
+        # Whether a job still has unsettled items, after every verdict (the writer's fan-in).
+        Index("ix_items_job_status", "job_id", "status"),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)

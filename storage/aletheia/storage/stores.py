@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, case, func, select, update
 
@@ -25,6 +25,10 @@ from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.sources.base import CachedRaw, SourceRecord
 from aletheia.sources.cache import namespace_ttl
 from aletheia.storage.db import session_factory, upsert
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
 from aletheia.storage.models import (
     UNSETTLED_ITEMS,
     Item,
@@ -223,50 +227,65 @@ class JobStore:
 
     # --- verdicts ------------------------------------------------------------------------------
 
-    def claim_item(self, item_id: str, *, lease_cutoff: datetime) -> int | None:
-        """Take the item for this delivery of its step: a `pending` or `running` item (a running
-        one is taken over: the delivery that held it is dead, as when the broker redelivers a
+    def claim_item(self, item_id: str) -> int | None:
+        """Take the item for this delivery of its step: a `pending` or a `running` one (a running
+        item is taken over: the delivery that held it is dead, as when the broker redelivers a
         killed worker's message, or is this delivery's own earlier attempt, as when a task retries
-        after a database outage, or is only slow; whichever it is, the one that held it can no
-        longer record), or a `recording` one whose lease was last renewed before `lease_cutoff`
-        (its worker died while writing). Compare-and-set: of two deliveries at once, one gets each
-        claim. Returns the claim (the item's attempt number, shown when it records), None when the
-        item is settled or its holder is writing its decision."""
+        after a database outage, or is only slow; whichever, the one that held it can no longer
+        record). Returns the claim (the item's attempt number, shown when it records, `settle`),
+        None when the item is settled."""
         with self.sessions.begin() as s:
             taken = s.execute(
                 update(Item)
-                .where(
-                    Item.id == item_id,
-                    Item.status.in_((ItemStatus.PENDING, ItemStatus.RUNNING))
-                    | ((Item.status == ItemStatus.RECORDING) & (Item.updated_at <= lease_cutoff)),
-                )
+                .where(Item.id == item_id, Item.status.in_((ItemStatus.PENDING, ItemStatus.RUNNING)))
                 .values(status=ItemStatus.RUNNING, attempts=Item.attempts + 1, updated_at=utcnow())
             )
             if not taken.rowcount:  # type: ignore[attr-defined]
                 return None
             return int(s.scalar(select(Item.attempts).where(Item.id == item_id)) or 0)
 
-    def begin_recording(self, item_id: str, claim: int) -> bool:
-        """The claiming delivery, its verification over, takes the item to `recording` before it
-        writes the decision: False when it no longer holds the claim (the re-drive gave the item
-        to another delivery after its lease expired), and then it must write nothing."""
-        with self.sessions.begin() as s:
-            moved = s.execute(
-                update(Item)
-                .where(Item.id == item_id, Item.status == ItemStatus.RUNNING, Item.attempts == claim)
-                .values(status=ItemStatus.RECORDING, updated_at=utcnow())
-            )
-            return bool(moved.rowcount)  # type: ignore[attr-defined]
+    def settle(
+        self,
+        s: Session,
+        job_id: str,
+        item_id: str,
+        *,
+        claim: int,
+        verdict: dict[str, Any],
+        evidence: dict[str, Any],
+        counters: dict[str, Any] | None,
+    ) -> bool:
+        """In the caller's transaction (the one that appends the decision's events to the trail,
+        `AuditLog.append(within=...)`): the item `done` and its verdict stored, if `claim` (from
+        `claim_item`) is still the item's. False, and nothing written, when another delivery
+        claimed the item since or it is settled: the transaction then writes no event either."""
+        settled = s.execute(
+            update(Item)
+            .where(Item.id == item_id, Item.status == ItemStatus.RUNNING, Item.attempts == claim)
+            .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
+        )
+        if not settled.rowcount:  # type: ignore[attr-defined]
+            return False
+        self._upsert_verdict(s, job_id, item_id, verdict, evidence, counters)
+        return True
 
-    def unsettled(self, job_id: str) -> int:
-        """How many of the job's items still wait for their verdict (the writer's fan-in)."""
+    def has_unsettled(self, job_id: str) -> bool:
+        """Whether any of the job's items still waits for its verdict (the writer's fan-in, asked
+        after every verdict: one probe of the (job, status) index, whatever the job's size)."""
         with self.sessions() as s:
-            count = s.scalar(
-                select(func.count())
-                .select_from(Item)
-                .where(Item.job_id == job_id, Item.status.in_(UNSETTLED_ITEMS))
-            )
-            return int(count or 0)
+            probe = select(Item.id).where(Item.job_id == job_id, Item.status.in_(UNSETTLED_ITEMS)).limit(1)
+            return s.scalar(probe) is not None
+
+    def has_items(self, job_id: str) -> bool:
+        with self.sessions() as s:
+            return s.scalar(select(Item.id).where(Item.job_id == job_id).limit(1)) is not None
+
+    def unsettled_item_ids(self, job_id: str) -> list[str]:
+        """The ids of the job's unsettled items, in input order (what the expansion fans out),
+        without loading the items themselves."""
+        with self.sessions() as s:
+            q = select(Item.id).where(Item.job_id == job_id, Item.status.in_(UNSETTLED_ITEMS))
+            return list(s.scalars(q.order_by(Item.position)))
 
     def record_verdict(
         self,
@@ -275,49 +294,47 @@ class JobStore:
         verdict: dict[str, Any],
         evidence: dict[str, Any],
         counters: dict[str, Any] | None = None,
-        *,
-        claim: int | None = None,
-    ) -> bool:
-        """Store the verdict and mark the item done, in one transaction (idempotent). `counters`:
-        the requests its verification made, per source (a queued job's summary adds them up).
-        `claim`: the delivery's (`claim_item`), which must still be recording the item; a delivery
-        that lost it records nothing and gets False (first finisher wins: the stored verdict is the
-        one whose decision events were written last)."""
+    ) -> None:
+        """Store the verdict and mark the item done, in one transaction (idempotent), whoever holds
+        the item (a failure settled for good, `item_failed`; a step's own delivery settles with
+        `settle`). `counters`: the requests its verification made, per source (a job's summary adds
+        them up)."""
         with self.sessions.begin() as s:
-            if claim is not None:
-                settled = s.execute(
-                    update(Item)
-                    .where(Item.id == item_id, Item.status == ItemStatus.RECORDING, Item.attempts == claim)
-                    .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
-                )
-                if not settled.rowcount:  # type: ignore[attr-defined]
-                    return False
-            upsert(
-                s,
-                VerdictRow.__table__,
-                [
-                    {
-                        "item_id": item_id,
-                        "job_id": job_id,
-                        "status": verdict["status"],
-                        "severity": verdict.get("severity"),
-                        "logic_version": verdict.get("logic_version", LOGIC_VERSION),
-                        "verdict": verdict,
-                        "evidence": evidence,
-                        "counters": counters,
-                        "decided_at": utcnow(),
-                    }
-                ],
-                conflict=["item_id", "logic_version"],
-                update=["status", "severity", "verdict", "evidence", "counters", "decided_at"],
+            self._upsert_verdict(s, job_id, item_id, verdict, evidence, counters)
+            s.execute(
+                update(Item)
+                .where(Item.id == item_id)
+                .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
             )
-            if claim is None:
-                s.execute(
-                    update(Item)
-                    .where(Item.id == item_id)
-                    .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
-                )
-            return True
+
+    def _upsert_verdict(
+        self,
+        s: Session,
+        job_id: str,
+        item_id: str,
+        verdict: dict[str, Any],
+        evidence: dict[str, Any],
+        counters: dict[str, Any] | None,
+    ) -> None:
+        upsert(
+            s,
+            VerdictRow.__table__,
+            [
+                {
+                    "item_id": item_id,
+                    "job_id": job_id,
+                    "status": verdict["status"],
+                    "severity": verdict.get("severity"),
+                    "logic_version": verdict.get("logic_version", LOGIC_VERSION),
+                    "verdict": verdict,
+                    "evidence": evidence,
+                    "counters": counters,
+                    "decided_at": utcnow(),
+                }
+            ],
+            conflict=["item_id", "logic_version"],
+            update=["status", "severity", "verdict", "evidence", "counters", "decided_at"],
+        )
 
     def verdicts(self, job_id: str) -> list[tuple[Item, VerdictRow | None]]:
         with self.sessions() as s:

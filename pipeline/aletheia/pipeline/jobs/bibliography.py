@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,6 +17,7 @@ from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
 from aletheia.pipeline.audit.events import (
     audit_log_for,
+    decision_events,
     record_decision_events,
 )
 from aletheia.pipeline.evidence.gather import verify_reference
@@ -138,7 +139,7 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
         job = _job(rt, job_id)
         if job.status in FINISHED:
             return
-        if not rt.jobs.items(job_id):
+        if not rt.jobs.has_items(job_id):
             from aletheia.pipeline.documents.signals import DocumentCheck
 
             rt.leases.renew(jobs=[job_id])  # the re-drive sees the expansion held
@@ -166,10 +167,10 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
             rt.jobs.add_items(job_id, rows)
             rt.jobs.settle_problem_items(job_id)  # problems are settled at once: nothing to verify
         _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
-        pending = [it for it in rt.jobs.items(job_id) if it.status in UNSETTLED]
+        pending = rt.jobs.unsettled_item_ids(job_id)
         logger.info("job expanded", extra={"items": len(pending)})
-        for item in pending:
-            ctx.dispatcher.send(VERIFY_ITEM, item.id)
+        for pending_id in pending:
+            ctx.dispatcher.send(VERIFY_ITEM, pending_id)
         if not pending:
             ctx.dispatcher.send(RENDER_REPORT, job_id)
 
@@ -190,37 +191,36 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
         if item.status not in UNSETTLED:  # a second delivery of a settled item
             _maybe_finish(ctx, item.job_id)
             return
-        lease_cutoff = datetime.now(UTC) - timedelta(seconds=rt.settings.lease_seconds)
-        claim = rt.jobs.claim_item(item_id, lease_cutoff=lease_cutoff)
-        if claim is None:  # settled, or its holder is writing the decision (or its lease expires)
-            logger.info("item settled or being recorded by another delivery", extra={"item_id": item_id})
+        claim = rt.jobs.claim_item(item_id)
+        if claim is None:  # settled meanwhile by another delivery
             _maybe_finish(ctx, item.job_id)
             return
         cited = CitedReference.model_validate(item.payload)
-        with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked and it records
+        with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked
             outcome, counters = _verify(ctx, item.job_id, cited, fresh=bool(job.input.get(FRESH_SOURCES)))
-            wait = deferral_wait(outcome.evidence)
-            if wait is not None:
-                _requeue_item(rt, item_id)
-                raise TokenDeferred(wait)
-            # Only the claim's holder records: a delivery whose item was claimed since (a redelivery,
-            # the re-drive after its lease expired) writes neither events nor verdict, so the
-            # trail never logs one decision while the row stores another.
-            if not rt.jobs.begin_recording(item_id, claim):
-                logger.warning("item taken over after its lease expired", extra={"item_id": item_id})
-                return
-            # The decision events first: a crash between the two leaves events and no verdict, and
-            # the re-run appends its decision after them before recording its verdict.
-            record_decision_events(audit_log_for(rt), item.job_id, item.key, outcome, position=item.position)
-            recorded = rt.jobs.record_verdict(
+        wait = deferral_wait(outcome.evidence)
+        if wait is not None:
+            _requeue_item(rt, item_id)
+            raise TokenDeferred(wait)
+        # The decision's events and its verdict in one transaction, and only while this delivery
+        # still holds the item's claim: a delivery whose item was claimed since (a redelivery, the
+        # re-drive after its lease expired) writes neither, and a process that dies in between
+        # leaves neither, so the trail never logs one decision while the row stores another.
+        recorded = audit_log_for(rt).append_if(
+            item.job_id,
+            decision_events(item.key, outcome, position=item.position),
+            lambda session: rt.jobs.settle(
+                session,
                 item.job_id,
                 item_id,
-                outcome.verdict.model_dump(mode="json"),
-                outcome.evidence.model_dump(mode="json"),
-                counters=item_stats.as_json(counters),
                 claim=claim,
-            )
+                verdict=outcome.verdict.model_dump(mode="json"),
+                evidence=outcome.evidence.model_dump(mode="json"),
+                counters=item_stats.as_json(counters),
+            ),
+        )
         if not recorded:
+            logger.warning("item claimed by another delivery since: not recorded", extra={"item_id": item_id})
             return
         _run_in_job(ctx, item.job_id, remember_verified(rt.library, outcome))
         if ctx.on_verdict is not None:
@@ -292,5 +292,5 @@ def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *
 
 def _maybe_finish(ctx: ServiceContext, job_id: str) -> None:
     """Fan-in: once no item is unsettled, ask the writer for the report (twice is harmless)."""
-    if ctx.runtime.jobs.unsettled(job_id) == 0:
+    if not ctx.runtime.jobs.has_unsettled(job_id):
         ctx.dispatcher.send(RENDER_REPORT, job_id)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # The job and item states (`storage.models.JobStatus`, `ItemStatus`), spelled out: the models
 # import the ORM, which status does without.
 _FINISHED = ("done", "failed")
-_UNSETTLED = ("pending", "running", "recording")
+_UNSETTLED = ("pending", "running")
 
 
 def job_status(runtime: Runtime, job_id: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ the first step asked for.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from aletheia.pipeline.jobs.context import Dispatcher
 from aletheia.pipeline.jobs.enqueue import enqueue_first_step
 from aletheia.pipeline.jobs.kinds import JobKind, kind_record
 from aletheia.pipeline.runtime import Runtime
+from aletheia.storage.models import JobStatus
 
 # A job input flag: the producer read the references and wrote the items (`submit_references`).
 READ_BY_PRODUCER = "read_by_producer"
@@ -91,35 +92,63 @@ def submit_bibliography(
     return job_id
 
 
+@dataclass
+class ReadReferences:
+    """What `submit_references` took from the producer's reader: the job, and what the terminal
+    needs to follow it (the input problems, the positions of the references)."""
+
+    job_id: str
+    problems: list[InputProblem]
+    reference_positions: list[int]
+
+
+# Items written per transaction while the producer's reader is consumed: memory stays flat.
+SUBMIT_CHUNK = 500
+
+
 def submit_references(
     runtime: Runtime,
     dispatcher: Dispatcher,
-    entries: Sequence[CitedReference | InputProblem],
+    entries: Iterable[CitedReference | InputProblem],
     *,
     input_description: dict[str, Any],
-    document_signals: Sequence[dict[str, Any]] = (),
+    document_signals: Callable[[], Sequence[dict[str, Any]]] = lambda: (),
     submitted_by: str | None = None,
-) -> str:
-    """A bibliography job over references its producer has read itself (`aletheia verify` reads
+) -> ReadReferences:
+    """A bibliography job over references its producer reads itself (`aletheia verify` reads
     files, folders and stdin with `inputs.iter_references`, so an unreadable input is refused
-    before any source is asked). Its items are the entries, in order, written here as the
-    expansion step would write them from documents; then the job runs the steps every bibliography
-    job runs (expand: the items are there, so it fans them out; verify each item; the writer)."""
+    before any source is asked). Its items are the entries, in order, written here in chunks as
+    the reader yields them (as the expansion step would write them from documents); then the job
+    runs the steps every bibliography job runs (expand: the items are there, so it fans them out;
+    verify each item; the writer). `document_signals`: read once the entries are consumed."""
     job_id = runtime.jobs.create_job(
         JobKind.BIBLIOGRAPHY, {**input_description, READ_BY_PRODUCER: True}, submitted_by=submitted_by
     )
-    rows: list[tuple[int, str, str, dict[str, Any]]] = [
-        (position, f"problem-{position}", "problem", entry.model_dump(mode="json"))
-        if isinstance(entry, InputProblem)
-        else (position, entry.key, "reference", entry.model_dump(mode="json"))
-        for position, entry in enumerate(entries, 1)
-    ]
-    if document_signals:  # kept in the summary row, as the expansion keeps a document's
-        runtime.jobs.set_summary(job_id, {"document_signals": list(document_signals)})
-    runtime.jobs.add_items(job_id, rows)
+    read = ReadReferences(job_id=job_id, problems=[], reference_positions=[])
+    rows: list[tuple[int, str, str, dict[str, Any]]] = []
+    try:
+        for position, entry in enumerate(entries, 1):
+            if isinstance(entry, InputProblem):
+                read.problems.append(entry)
+                rows.append((position, f"problem-{position}", "problem", entry.model_dump(mode="json")))
+            else:
+                read.reference_positions.append(position)
+                rows.append((position, entry.key, "reference", entry.model_dump(mode="json")))
+            if len(rows) >= SUBMIT_CHUNK:
+                runtime.jobs.add_items(job_id, rows)
+                rows = []
+        runtime.jobs.add_items(job_id, rows)
+    except BaseException as exc:  # an unreadable input: the job never runs, and says why
+        runtime.jobs.set_job_status(
+            job_id, JobStatus.FAILED, error=f"input error: {type(exc).__name__}: {exc}"
+        )
+        raise
+    signals = list(document_signals())
+    if signals:  # kept in the summary row, as the expansion keeps a document's
+        runtime.jobs.set_summary(job_id, {"document_signals": signals})
     runtime.jobs.settle_problem_items(job_id)  # problems are settled at once: nothing to verify
     enqueue_first_step(runtime, dispatcher, kind_record(JobKind.BIBLIOGRAPHY).first_step, job_id)
-    return job_id
+    return read
 
 
 def submit_claim(
