@@ -269,6 +269,28 @@ class JobStore:
         self._upsert_verdict(s, job_id, item_id, verdict, evidence, counters)
         return True
 
+    def settle_failed(
+        self,
+        s: Session,
+        job_id: str,
+        item_id: str,
+        *,
+        verdict: dict[str, Any],
+        evidence: dict[str, Any],
+        error: str,
+    ) -> bool:
+        """In the caller's transaction (with the decision's events): an item that failed for good
+        `failed`, with its default-deny verdict, unless a delivery settled it meanwhile."""
+        settled = s.execute(
+            update(Item)
+            .where(Item.id == item_id, Item.status.in_(UNSETTLED_ITEMS))
+            .values(status=ItemStatus.FAILED, updated_at=utcnow(), error=error[:4000])
+        )
+        if not settled.rowcount:  # type: ignore[attr-defined]
+            return False
+        self._upsert_verdict(s, job_id, item_id, verdict, evidence, None)
+        return True
+
     def has_unsettled(self, job_id: str) -> bool:
         """Whether any of the job's items still waits for its verdict (the writer's fan-in, asked
         after every verdict: one probe of the (job, status) index, whatever the job's size)."""

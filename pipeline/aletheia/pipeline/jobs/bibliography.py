@@ -18,7 +18,6 @@ from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
 from aletheia.pipeline.audit.events import (
     audit_log_for,
     decision_events,
-    record_decision_events,
 )
 from aletheia.pipeline.evidence.gather import verify_reference
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
@@ -267,25 +266,26 @@ def item_failed(ctx: ServiceContext, item_id: str, error: BaseException | str, *
             reasons=(Reason.SOURCE_UNAVAILABLE,),
             notes=(f"verification failed after {item.attempts} attempt(s): {message}"[:500],),
         )
-        cited = CitedReference.model_validate(item.payload)
-        record_decision_events(
-            audit_log_for(rt),
+        failed = ReferenceOutcome(
+            cited=CitedReference.model_validate(item.payload), verdict=verdict, evidence=Evidence(), raw=[]
+        )
+        # Events and verdict together, and only if no delivery recorded a decision meanwhile.
+        settled = audit_log_for(rt).append_if(
             item.job_id,
-            item.key,
-            ReferenceOutcome(cited=cited, verdict=verdict, evidence=Evidence(), raw=[]),
-            position=item.position,
-        )
-        rt.jobs.record_verdict(
-            item.job_id, item_id, verdict.model_dump(mode="json"), Evidence().model_dump(mode="json")
-        )
-        rt.jobs.mark_item(item_id, ItemStatus.FAILED, error=message)
-        logger.error("item failed for good: %s", message, extra={"item_id": item_id})
-        if ctx.on_verdict is not None:
-            ctx.on_verdict(
+            decision_events(item.key, failed, position=item.position),
+            lambda session: rt.jobs.settle_failed(
+                session,
                 item.job_id,
-                item.position,
-                ReferenceOutcome(cited=cited, verdict=verdict, evidence=Evidence(), raw=[]),
-            )
+                item_id,
+                verdict=verdict.model_dump(mode="json"),
+                evidence=Evidence().model_dump(mode="json"),
+                error=message,
+            ),
+        )
+        if settled:
+            logger.error("item failed for good: %s", message, extra={"item_id": item_id})
+            if ctx.on_verdict is not None:
+                ctx.on_verdict(item.job_id, item.position, failed)
         _maybe_finish(ctx, item.job_id)
         return False
 
