@@ -24,6 +24,7 @@ from aletheia.pipeline import service
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs import bibliography as bibliography_jobs
 from aletheia.pipeline.reports.advice import attention
+from aletheia.pipeline.reports.signals import summary_with_signals
 from aletheia.pipeline.runtime import Runtime
 from aletheia.pipeline.service import InlineDispatcher, InputDocument, ServiceContext
 from tests.unit.test_service import ScriptedVerifier, fake_read_references
@@ -211,13 +212,14 @@ def test_aletheia_verify_is_a_job_whose_report_is_what_it_printed(runtime: Runti
     assert "requests" in in_process and in_process["sources"]
     document = service.job_document(runtime, in_process["job_id"])
     assert document["references"] == sink.references
-    assert document["summary"] == in_process
+    # The sink adds the document-level signals from the references it was given, as the report's do.
+    assert document["summary"] == summary_with_signals(in_process, sink.references)
     items = runtime.jobs.items(in_process["job_id"])
     verdicts = [row for _, row in runtime.jobs.verdicts(in_process["job_id"]) if row is not None]
     assert len(items) == len(verdicts) == 4  # expanded into items, every item verified
     job = runtime.jobs.job(in_process["job_id"])
-    assert job is not None and job.summary is not None  # the writer ran: the report files exist
-    assert any(Path(path).name == "report.json" and Path(path).is_file() for path in job.summary["artifacts"])
+    assert job is not None and job.summary is not None and job.status == "done"  # the writer ran
+    assert job.summary["artifacts"] == []  # no files: the terminal had the report
 
 
 def test_both_paths_tally_the_same_verdicts_alike(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -233,7 +235,7 @@ def test_both_paths_tally_the_same_verdicts_alike(runtime: Runtime, monkeypatch:
     )
     # Queued through the same gateway (offline here, as the in-process run's) and the same scripted
     # `verify_reference`: the same summary, sources block included.
-    queued = service.job_document(runtime, run_job(runtime, "a|one\nb|two\n", None))["summary"]
+    queued = service.job_summary(runtime, run_job(runtime, "a|one\nb|two\n", None))
     for summary in (queued, in_process):
         summary.pop("job_id")
         summary.pop("artifacts", None)

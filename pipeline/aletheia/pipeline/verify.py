@@ -21,7 +21,7 @@ from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.jobs.context import LoopThread, ServiceContext
 from aletheia.pipeline.jobs.documents import bibliography_exit_code
 from aletheia.pipeline.jobs.inline import InlineDispatcher
-from aletheia.pipeline.jobs.reports import job_document, reference_entry
+from aletheia.pipeline.jobs.reports import job_summary, reference_entry
 from aletheia.pipeline.jobs.submission import submit_references
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import JobStatus
@@ -108,6 +108,8 @@ def verify_to_sink(
         raise
     finally:
         ctx.close()
-    document = job_document(runtime, job_id)
-    sink.summary(document["summary"])
-    return VerifyRun(job_id=job_id, summary=document["summary"], problems=read.problems)
+    # The summary alone, from the rows (the sink adds the document-level signals from the
+    # references it was given, as `aletheia report` does): nothing holds the whole job at once.
+    summary = job_summary(runtime, job_id)
+    sink.summary(summary)
+    return VerifyRun(job_id=job_id, summary=summary, problems=read.problems)

@@ -223,11 +223,16 @@ def summary_files(runtime: Runtime, job_id: str) -> dict[str, str]:
 
 
 def bibliography_files(runtime: Runtime, job_id: str) -> dict[str, str]:
-    """report.json, report.html and, when there are references, corrected.bib."""
+    """report.json, report.html and, when there are references, corrected.bib; none for a job
+    whose producer printed its report as it ran (`aletheia verify`: the files would hold the
+    whole job in memory at once, and `aletheia report JOB` renders any format from the rows)."""
     # The writer's formats, imported here: `aletheia report` renders one (`reports/formats.py`).
+    from aletheia.pipeline.jobs.submission import READ_BY_PRODUCER
     from aletheia.pipeline.reports.bibtex import BibtexSink
     from aletheia.pipeline.reports.html import render_html
 
+    if _job(runtime, job_id).input.get(READ_BY_PRODUCER):
+        return {}
     doc = job_document(runtime, job_id)
     doc["summary"]["status"] = JobStatus.DONE  # what the job is once these files exist
     files = {"report.json": json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n"}
