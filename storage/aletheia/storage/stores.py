@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -369,6 +369,23 @@ class JobStore:
                 .order_by(Item.position)
             ).all()
             return [(r[0], r[1]) for r in rows]
+
+    def iter_verdicts(self, job_id: str, *, chunk: int = 500) -> Iterator[tuple[Item, VerdictRow | None]]:
+        """`verdicts`, read `chunk` rows at a time: a job's summary tallies 100,000 references
+        without holding their evidence all at once."""
+        with self.sessions() as s:
+            result = s.execute(
+                select(Item, VerdictRow)
+                .outerjoin(
+                    VerdictRow, (VerdictRow.item_id == Item.id) & (VerdictRow.logic_version == LOGIC_VERSION)
+                )
+                .where(Item.job_id == job_id)
+                .order_by(Item.position)
+                .execution_options(yield_per=chunk)
+            )
+            for row in result:
+                yield row[0], row[1]
+            s.expunge_all()
 
     def newest_verdicts(self, job_id: str) -> list[tuple[Item, VerdictRow | None]]:
         """Every item of the job with its newest stored verdict, whatever logic version decided it

@@ -8,6 +8,7 @@ import io
 import json
 import logging
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aletheia.core.bibliography.problems import InputProblem
@@ -56,27 +57,28 @@ def bibliography_summary(runtime: Runtime, job: Job) -> dict[str, Any]:
     (`item_stats`: a worker's gateway serves every job at once), or, for rows recorded before
     references kept counters, the stored gateway's or the evidence's."""
     summary = VerifySummary(job_id=job.id)
-    evidences: list[Evidence] = []
+    answers = AnswerTally()
     measured: list[dict[str, Any]] = []
-    for item, row in runtime.jobs.verdicts(job.id):
+    # Row by row, a chunk at a time: neither the evidence nor the verdicts are held all at once.
+    for item, row in runtime.jobs.iter_verdicts(job.id):
         if item.kind == "problem":
             summary.problems.append(InputProblem.model_validate(item.payload))
         elif row is not None:
             summary.add(Verdict.model_validate(row.verdict))
-            evidences.append(Evidence.model_validate(row.evidence))
+            answers.add(row.evidence)
             if row.counters is not None:
                 measured.append(row.counters)
     stored = job.summary or {}
     if measured:  # every reference's own counters, in process or queued
         totals = item_stats.summed(measured)
-        counters = measured_counters(totals, evidence_counters(evidences, summary.affected))
+        counters = measured_counters(totals, evidence_counters(answers, summary.affected))
         summary.requests = request_figures(totals, summary.total)
     elif stored.get("requests") and isinstance(stored.get("sources"), dict):
         # A job `aletheia verify` ran before references kept counters: its one gateway's.
         counters = {name: dict(entry) for name, entry in stored["sources"].items()}
         summary.requests = stored["requests"]
     else:  # rows recorded before references kept counters
-        counters = evidence_counters(evidences, summary.affected)
+        counters = evidence_counters(answers, summary.affected)
     summary.sources = sources_block(counters, summary.affected)
     out = summary.as_json()
     out["status"] = job.status
@@ -110,20 +112,27 @@ def measured_counters(
     return out
 
 
-def evidence_counters(
-    evidences: list[Evidence], affected: dict[str, Counter[str]]
-) -> dict[str, dict[str, Any]]:
-    """A queued job's counters for `verify.sources_block`, from the stored evidence (rows recorded
-    before references kept their own counters): every answer a source gave (or failed to give) is
-    in the evidence; `requests` counts answers, and the figures only a gateway sees (429s, cache
-    hits, requests by kind) are 0. A source is `unavailable` when it never answered, `degraded` when
+@dataclass
+class AnswerTally:
+    """Per source, the answers a job's stored evidence holds, and how many failed."""
+
+    answered: Counter[str] = field(default_factory=Counter)
+    failed: Counter[str] = field(default_factory=Counter)
+
+    def add(self, evidence: dict[str, Any]) -> None:
+        """One reference's stored evidence (`Evidence` as JSON), read without building the model."""
+        for answer in evidence.get("answers") or ():
+            bucket = self.failed if answer.get("outcome") == Outcome.FAILED.value else self.answered
+            bucket[str(answer.get("source"))] += 1
+
+
+def evidence_counters(tally: AnswerTally, affected: dict[str, Counter[str]]) -> dict[str, dict[str, Any]]:
+    """A job's counters for `sources_block`, from the stored evidence (rows recorded before
+    references kept their own counters): every answer a source gave (or failed to give) is in the
+    evidence; `requests` counts answers, and the figures only a gateway sees (429s, cache hits,
+    requests by kind) are 0. A source is `unavailable` when it never answered, `degraded` when
     some of its answers failed."""
-    answered: Counter[str] = Counter()
-    failed: Counter[str] = Counter()
-    for evidence in evidences:
-        for answer in evidence.answers:
-            bucket = failed if answer.outcome is Outcome.FAILED else answered
-            bucket[answer.source.value] += 1
+    answered, failed = tally.answered, tally.failed
     out: dict[str, dict[str, Any]] = {}
     for name in sorted(set(answered) | set(failed) | set(affected)):
         hit = affected.get(name, Counter())
