@@ -51,7 +51,7 @@ def test_an_answer_added_without_a_slot_goes_after_those_recorded() -> None:
     answer = {
         s: SourceAnswer(source=s, kind=QueryKind.DOI, query="q", outcome=Outcome.NOT_FOUND) for s in SOURCES
     }
-    gathered.answers.append(answer[SourceName.ARXIV])  # appended directly, as the library's are
+    gathered.add_answer(answer[SourceName.ARXIV])  # no slot, as the library's: asked now
     gathered.add_answer(answer[SourceName.OPENALEX], second)
     gathered.add_answer(answer[SourceName.CROSSREF], first)
     gathered.add_answer(answer[SourceName.SEMANTIC_SCHOLAR])

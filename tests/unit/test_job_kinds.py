@@ -26,6 +26,8 @@ def test_every_kind_has_a_record_and_every_name_it_gives_resolves() -> None:
         assert record.formats, record.kind
     for step in STEPS.values():
         assert callable(resolve(step.function)), step.name
+        if step.on_error is not None:
+            assert callable(resolve(step.on_error)), step.name
 
 
 def test_every_step_has_a_celery_task_and_a_route_and_every_task_a_step() -> None:
@@ -71,3 +73,12 @@ def test_inline_dispatcher_runs_the_registry_function() -> None:
     assert "STEPS" in source
     with pytest.raises(ValueError, match="unknown task"):
         inline.run_step(None, "aletheia.control.nothing")  # type: ignore[arg-type]
+
+
+def test_the_retrieval_task_and_the_inline_dispatcher_share_verify_items_error_handler() -> None:
+    """The registry names `verify_item`'s error handler; the Celery task calls that same function."""
+    from aletheia.pipeline.jobs import bibliography
+    from aletheia.pipeline.jobs.kinds import VERIFY_ITEM
+
+    assert STEPS[VERIFY_ITEM].on_error is not None
+    assert resolve(STEPS[VERIFY_ITEM].on_error) is bibliography.item_failed

@@ -142,21 +142,9 @@ class AuditLog:
         skipped. Returns how many were added. Safe from several threads and processes at once."""
         if not events:
             return 0
-        # What is stored is exactly what is hashed: the body after a canonical JSON round trip.
-        prepared = [(name, json.loads(canonical_json(dict(body)))) for name, body in events]
-        last_error: Exception | None = None
-        for attempt in range(_APPEND_ATTEMPTS):
-            try:
-                with self._local_lock(job_id), self.sessions.begin() as s:
-                    return self._append_locked(s, job_id, prepared)
-            except (IntegrityError, OperationalError) as exc:
-                # Another writer took the next seq (or wrote the same event) first, or SQLite's
-                # writer lock was busy: read the new tail and try again. PostgreSQL being down is
-                # an OperationalError too; after the last attempt it propagates to the caller.
-                last_error = exc
-                time.sleep(min(0.01 * (2**attempt), 0.5))
-        assert last_error is not None
-        raise last_error
+        added = self._append_retrying(job_id, events, None)
+        assert added is not None  # no condition: always appended
+        return added
 
     def append_if(
         self,
@@ -168,17 +156,30 @@ class AuditLog:
         a verdict and the events that explain it are written together or not at all (a process
         that dies between them leaves neither; one that lost its item's claim writes neither).
         False, and nothing written, when the condition did not hold."""
+        return self._append_retrying(job_id, events, condition) is not None
+
+    def _append_retrying(
+        self,
+        job_id: str,
+        events: Sequence[tuple[str, Mapping[str, Any]]],
+        condition: Callable[[Session], bool] | None,
+    ) -> int | None:
+        """One transaction: `condition` (when given; None returned, nothing written, when it does
+        not hold), then the events. Retried on a conflict."""
+        # What is stored is exactly what is hashed: the body after a canonical JSON round trip.
         prepared = [(name, json.loads(canonical_json(dict(body)))) for name, body in events]
         last_error: Exception | None = None
         for attempt in range(_APPEND_ATTEMPTS):
             try:
                 with self._local_lock(job_id), self.sessions() as s, s.begin():
-                    if not condition(s):
+                    if condition is not None and not condition(s):
                         s.rollback()  # leaves the `begin()` block with nothing to commit
-                        return False
-                    self._append_locked(s, job_id, prepared)
-                    return True
-            except (IntegrityError, OperationalError) as exc:  # as `append`: a busy tail, retried
+                        return None
+                    return self._append_locked(s, job_id, prepared)
+            except (IntegrityError, OperationalError) as exc:
+                # Another writer took the next seq (or wrote the same event) first, or SQLite's
+                # writer lock was busy: read the new tail and try again. PostgreSQL being down is
+                # an OperationalError too; after the last attempt it propagates to the caller.
                 last_error = exc
                 time.sleep(min(0.01 * (2**attempt), 0.5))
         assert last_error is not None

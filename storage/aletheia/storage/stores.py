@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Engine, case, func, select, update
+from sqlalchemy import ColumnElement, Engine, case, func, select, true, update
 
 from aletheia.core.authors import surname_key
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
@@ -25,6 +25,7 @@ from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.sources.base import CachedRaw, SourceRecord
 from aletheia.sources.cache import namespace_ttl
 from aletheia.storage.db import session_factory, upsert
+from aletheia.storage.job_reads import read_counts
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -256,18 +257,11 @@ class JobStore:
         counters: dict[str, Any] | None,
     ) -> bool:
         """In the caller's transaction (the one that appends the decision's events to the trail,
-        `AuditLog.append(within=...)`): the item `done` and its verdict stored, if `claim` (from
+        `AuditLog.append_if`): the item `done` and its verdict stored, if `claim` (from
         `claim_item`) is still the item's. False, and nothing written, when another delivery
         claimed the item since or it is settled: the transaction then writes no event either."""
-        settled = s.execute(
-            update(Item)
-            .where(Item.id == item_id, Item.status == ItemStatus.RUNNING, Item.attempts == claim)
-            .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
-        )
-        if not settled.rowcount:  # type: ignore[attr-defined]
-            return False
-        self._upsert_verdict(s, job_id, item_id, verdict, evidence, counters)
-        return True
+        held = (Item.status == ItemStatus.RUNNING) & (Item.attempts == claim)
+        return self._settle_if(s, job_id, item_id, held, ItemStatus.DONE, None, verdict, evidence, counters)
 
     def settle_failed(
         self,
@@ -281,14 +275,50 @@ class JobStore:
     ) -> bool:
         """In the caller's transaction (with the decision's events): an item that failed for good
         `failed`, with its default-deny verdict, unless a delivery settled it meanwhile."""
+        unsettled = Item.status.in_(UNSETTLED_ITEMS)
+        return self._settle_if(
+            s, job_id, item_id, unsettled, ItemStatus.FAILED, error, verdict, evidence, None
+        )
+
+    def _settle_if(
+        self,
+        s: Session,
+        job_id: str,
+        item_id: str,
+        held: ColumnElement[bool],
+        status: ItemStatus,
+        error: str | None,
+        verdict: dict[str, Any],
+        evidence: dict[str, Any],
+        counters: dict[str, Any] | None,
+    ) -> bool:
+        """The item to `status` and its verdict stored, if the item is still as `held` says."""
         settled = s.execute(
             update(Item)
-            .where(Item.id == item_id, Item.status.in_(UNSETTLED_ITEMS))
-            .values(status=ItemStatus.FAILED, updated_at=utcnow(), error=error[:4000])
+            .where(Item.id == item_id, held)
+            .values(status=status, updated_at=utcnow(), error=None if error is None else error[:4000])
         )
         if not settled.rowcount:  # type: ignore[attr-defined]
             return False
-        self._upsert_verdict(s, job_id, item_id, verdict, evidence, None)
+        upsert(
+            s,
+            VerdictRow.__table__,
+            [
+                {
+                    "item_id": item_id,
+                    "job_id": job_id,
+                    "status": verdict["status"],
+                    "severity": verdict.get("severity"),
+                    "logic_version": verdict.get("logic_version", LOGIC_VERSION),
+                    "verdict": verdict,
+                    "evidence": evidence,
+                    "counters": counters,
+                    "decided_at": utcnow(),
+                }
+            ],
+            conflict=["item_id", "logic_version"],
+            update=["status", "severity", "verdict", "evidence", "counters", "decided_at"],
+        )
         return True
 
     def has_unsettled(self, job_id: str) -> bool:
@@ -318,57 +348,15 @@ class JobStore:
         counters: dict[str, Any] | None = None,
     ) -> None:
         """Store the verdict and mark the item done, in one transaction (idempotent), whoever holds
-        the item (a failure settled for good, `item_failed`; a step's own delivery settles with
-        `settle`). `counters`: the requests its verification made, per source (a job's summary adds
-        them up)."""
+        the item (a step's own delivery settles with `settle`, under its claim). `counters`: the
+        requests its verification made, per source (a job's summary adds them up)."""
         with self.sessions.begin() as s:
-            self._upsert_verdict(s, job_id, item_id, verdict, evidence, counters)
-            s.execute(
-                update(Item)
-                .where(Item.id == item_id)
-                .values(status=ItemStatus.DONE, updated_at=utcnow(), error=None)
-            )
-
-    def _upsert_verdict(
-        self,
-        s: Session,
-        job_id: str,
-        item_id: str,
-        verdict: dict[str, Any],
-        evidence: dict[str, Any],
-        counters: dict[str, Any] | None,
-    ) -> None:
-        upsert(
-            s,
-            VerdictRow.__table__,
-            [
-                {
-                    "item_id": item_id,
-                    "job_id": job_id,
-                    "status": verdict["status"],
-                    "severity": verdict.get("severity"),
-                    "logic_version": verdict.get("logic_version", LOGIC_VERSION),
-                    "verdict": verdict,
-                    "evidence": evidence,
-                    "counters": counters,
-                    "decided_at": utcnow(),
-                }
-            ],
-            conflict=["item_id", "logic_version"],
-            update=["status", "severity", "verdict", "evidence", "counters", "decided_at"],
-        )
+            self._settle_if(s, job_id, item_id, true(), ItemStatus.DONE, None, verdict, evidence, counters)
 
     def verdicts(self, job_id: str) -> list[tuple[Item, VerdictRow | None]]:
-        with self.sessions() as s:
-            rows = s.execute(
-                select(Item, VerdictRow)
-                .outerjoin(
-                    VerdictRow, (VerdictRow.item_id == Item.id) & (VerdictRow.logic_version == LOGIC_VERSION)
-                )
-                .where(Item.job_id == job_id)
-                .order_by(Item.position)
-            ).all()
-            return [(r[0], r[1]) for r in rows]
+        """Every item of the job with its verdict under today's logic (None: not yet), in input
+        order."""
+        return list(self.iter_verdicts(job_id))
 
     def iter_verdicts(self, job_id: str, *, chunk: int = 500) -> Iterator[tuple[Item, VerdictRow | None]]:
         """`verdicts`, read `chunk` rows at a time: a job's summary tallies 100,000 references
@@ -403,31 +391,18 @@ class JobStore:
         return sorted(newest.values(), key=lambda pair: pair[0].position)
 
     def progress(self, job_id: str) -> JobProgress:
-        with self.sessions() as s:
-            job = s.get(Job, job_id)
-            if job is None:
-                raise KeyError(job_id)
-            counts = dict(
-                s.execute(
-                    select(Item.status, func.count()).where(Item.job_id == job_id).group_by(Item.status)
-                ).all()
-            )
-            by_verdict = dict(
-                s.execute(
-                    select(VerdictRow.status, func.count())
-                    .where(VerdictRow.job_id == job_id, VerdictRow.logic_version == LOGIC_VERSION)
-                    .group_by(VerdictRow.status)
-                ).all()
-            )
-        total = sum(counts.values())
+        job = self.job(job_id)
+        if job is None:
+            raise KeyError(job_id)
+        counts = read_counts(self.engine, job_id, logic_version=LOGIC_VERSION)  # as `aletheia status`
         return JobProgress(
             job_id=job_id,
             status=job.status,
-            total=total,
-            done=counts.get(ItemStatus.DONE, 0),
-            failed=counts.get(ItemStatus.FAILED, 0),
-            pending=sum(counts.get(status, 0) for status in UNSETTLED_ITEMS),
-            by_verdict={str(k): int(v) for k, v in by_verdict.items()},
+            total=sum(counts.items.values()),
+            done=counts.items.get(ItemStatus.DONE, 0),
+            failed=counts.items.get(ItemStatus.FAILED, 0),
+            pending=sum(counts.items.get(status, 0) for status in UNSETTLED_ITEMS),
+            by_verdict=counts.verdicts,
         )
 
 

@@ -100,16 +100,6 @@ def record_decision_events(
     return audit_log.append(job_id, decision_events(item_key, outcome, position=position))
 
 
-def record_decisions(
-    audit_log: AuditLog, job_id: str, decisions: list[tuple[int, str, ReferenceOutcome]]
-) -> int:
-    """Several references' decisions (position, key, outcome) in one append: one transaction."""
-    events: list[tuple[str, dict[str, Any]]] = []
-    for position, key, outcome in decisions:
-        events.extend(decision_events(key, outcome, position=position))
-    return audit_log.append(job_id, events)
-
-
 # One AuditLog per database engine: it holds the in-process per-job locks, which must be shared by
 # every thread appending to the same job.
 _LOGS: weakref.WeakKeyDictionary[Engine, AuditLog] = weakref.WeakKeyDictionary()

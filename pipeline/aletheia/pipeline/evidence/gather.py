@@ -61,21 +61,18 @@ class Gathered:
     # sources happened to reply, so the evidence (and every field's source in the report) is the
     # same whichever source was faster, in one process or across workers.
     _asked: int = 0
-    _answer_order: list[float] = field(default_factory=list)
+    _slots: list[int] = field(default_factory=list)  # each answer's slot, beside `answers`
 
     def ask_slot(self) -> int:
         self._asked += 1
         return self._asked
 
     def add_answer(self, answer: SourceAnswer, slot: int | None = None) -> None:
-        """Record an answer at its asking position (`slot` from `ask_slot`); without a slot, after
-        every answer recorded so far."""
-        order = self._answer_order
-        while len(order) < len(self.answers):  # answers appended directly (the library's)
-            order.append(order[-1] if order else 0.0)
-        key = float(slot) if slot is not None else (order[-1] if order else 0.0)
-        at = bisect.bisect_right(order, key)
-        self._answer_order.insert(at, key)
+        """Record an answer at its asking position (`slot` from `ask_slot`, taken when it was
+        asked); without one, it is asked now: after every answer asked so far."""
+        slot = self.ask_slot() if slot is None else slot
+        at = bisect.bisect_right(self._slots, slot)
+        self._slots.insert(at, slot)
         self.answers.insert(at, answer)
 
     def evidence(self, gateway: SourceGateway, cited: CitedReference) -> Evidence:
@@ -260,7 +257,10 @@ async def verify_reference(
         evidence = g.evidence(gw, cited)
         verdict = decide(cited, evidence, current_year=current_year)
         return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)
-    library_hit = await gw.library_lookup(cited, g.answers, g.raw)
+    from_library: list[SourceAnswer] = []
+    library_hit = await gw.library_lookup(cited, from_library, g.raw)
+    for answer in from_library:
+        g.add_answer(answer)
     book_settled = False
     if not library_hit:
         await _identifier_lookups(cited, gw, g)

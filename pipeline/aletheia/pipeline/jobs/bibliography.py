@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from aletheia.core.bibliography.problems import InputError, InputProblem
 from aletheia.core.evidence import Evidence
@@ -27,7 +27,7 @@ from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred, _run_i
 from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, RENDER_REPORT, VERIFY_ITEM
 from aletheia.pipeline.jobs.leases import Held
 from aletheia.pipeline.jobs.rows import FINISHED, UNSETTLED, _job, _transition
-from aletheia.pipeline.jobs.submission import InputDocument
+from aletheia.pipeline.jobs.submission import InputDocument, item_row
 from aletheia.pipeline.jobs.sweeps import (
     _notify_parent,
 )
@@ -155,12 +155,7 @@ def expand_job(ctx: ServiceContext, job_id: str) -> None:
                 )
                 _notify_parent(ctx, job)
                 return
-            rows: list[tuple[int, str, str, dict[str, Any]]] = []
-            for position, entry in enumerate(entries, 1):
-                if isinstance(entry, InputProblem):
-                    rows.append((position, f"problem-{position}", "problem", entry.model_dump(mode="json")))
-                else:
-                    rows.append((position, entry.key, "reference", entry.model_dump(mode="json")))
+            rows = [item_row(position, entry) for position, entry in enumerate(entries, 1)]
             if check.signals:
                 rt.jobs.set_summary(job_id, {"document_signals": check.signals})
             rt.jobs.add_items(job_id, rows)

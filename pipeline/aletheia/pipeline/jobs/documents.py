@@ -61,11 +61,9 @@ def render_claims(document: dict[str, Any], fmt: str, stream: IO[str]) -> None:
 
 
 def bibliography_exit_code(summary: dict[str, Any]) -> int:
-    if int(summary.get("flagged") or 0):
-        return 1
-    if summary.get("problems"):
-        return 2
-    return 3 if int((summary.get("by_verdict") or {}).get(UNVERIFIABLE, 0)) else 0
+    from aletheia.pipeline.jobs.tally import summary_exit_code
+
+    return summary_exit_code(summary)
 
 
 def sweep_exit_code(summary: dict[str, Any]) -> int:

@@ -102,6 +102,13 @@ class ReadReferences:
     reference_positions: list[int]
 
 
+def item_row(position: int, entry: CitedReference | InputProblem) -> tuple[int, str, str, dict[str, Any]]:
+    """A bibliography job's item for one entry of its input: (position, key, kind, payload)."""
+    if isinstance(entry, InputProblem):
+        return position, f"problem-{position}", "problem", entry.model_dump(mode="json")
+    return position, entry.key, "reference", entry.model_dump(mode="json")
+
+
 # Items written per transaction while the producer's reader is consumed: memory stays flat.
 SUBMIT_CHUNK = 500
 
@@ -130,10 +137,9 @@ def submit_references(
         for position, entry in enumerate(entries, 1):
             if isinstance(entry, InputProblem):
                 read.problems.append(entry)
-                rows.append((position, f"problem-{position}", "problem", entry.model_dump(mode="json")))
             else:
                 read.reference_positions.append(position)
-                rows.append((position, entry.key, "reference", entry.model_dump(mode="json")))
+            rows.append(item_row(position, entry))
             if len(rows) >= SUBMIT_CHUNK:
                 runtime.jobs.add_items(job_id, rows)
                 rows = []

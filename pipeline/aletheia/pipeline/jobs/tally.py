@@ -57,16 +57,21 @@ class VerifySummary:
         }
 
     def exit_code(self) -> int:
-        """1 something flagged (input problems too are listed: a duplicate key or a malformed
-        entry does not hide a flagged reference, issue 20); 2 input problems and nothing flagged;
-        3 only unverifiable doubts; 0 nothing flagged."""
-        if self.flagged:
-            return 1
-        if self.problems:
-            return 2
-        if self.by_verdict.get(VerdictStatus.UNVERIFIABLE.value, 0):
-            return 3
-        return 0
+        return summary_exit_code(
+            {"flagged": self.flagged, "problems": self.problems, "by_verdict": self.by_verdict}
+        )
+
+
+def summary_exit_code(summary: dict[str, Any]) -> int:
+    """`aletheia verify`'s and `aletheia report`'s exit code from a bibliography summary: 1
+    something flagged (input problems too are listed: a duplicate key or a malformed entry does not
+    hide a flagged reference, issue 20); 2 input problems and nothing flagged; 3 only unverifiable
+    doubts; 0 nothing flagged."""
+    if int(summary.get("flagged") or 0):
+        return 1
+    if summary.get("problems"):
+        return 2
+    return 3 if int((summary.get("by_verdict") or {}).get(VerdictStatus.UNVERIFIABLE.value, 0)) else 0
 
 
 # The counters of one source in `summary.sources`, besides the verdicts its absence affected.

@@ -32,6 +32,7 @@ def verify_item(self: Task, item_id: str) -> None:
         if is_outage(exc):  # the reference is not at fault: never counted, never settled
             raise
         logger.exception("verify_item failed")
+        # The step's error handler (`on_error` in jobs/kinds.py; the inline dispatcher calls it too).
         if jobs.item_failed(ctx, item_id, exc, final=False):
             backoff = min(300.0, 2.0 ** (self.request.retries % 9)) * (0.5 + random.random())
             raise self.retry(countdown=backoff) from None
