@@ -176,6 +176,23 @@ def realbib(
 
 
 @bench.command()
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N references.")
+@click.option(
+    "--flagged", type=click.Path(dir_okay=False, path_type=Path), help="Write the flagged references (TSV)."
+)
+@_JSON
+def realrecords(limit: int | None, flagged: Path | None, json_path: Path | None) -> None:
+    """Issue 28: precision on real source records, served verbatim (needs ../shared/data)."""
+    from aletheia.bench import realrecords_bench
+
+    try:
+        figures = realrecords_bench.run(limit=limit, report=flagged)
+    except realrecords_bench.DataMissing as error:
+        raise click.ClickException(str(error)) from None
+    _emit(figures, realrecords_bench.format_report(figures), json_path)
+
+
+@bench.command()
 @click.option("--iclr", is_flag=True, help="Also verify the ICLR 2026 references and count every signal.")
 @_JSON
 def signals(iclr: bool, json_path: Path | None) -> None:

@@ -355,6 +355,10 @@ def _update(doi: str, year: int | None, salt: str) -> dict[str, Any]:
 def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score: float) -> dict[str, Any]:
     """One Crossref work item, as `/works/{doi}` and `/works?` return it."""
     assert work.doi is not None
+    recorded = work.native.get("crossref")
+    if recorded is not None:
+        # The real service's item, verbatim; a search answer carries its relevance score.
+        return {**recorded, "score": score}
     month, day = month_day(work, "crossref")
     year = work.year
     registered_year = year or 2000

@@ -527,6 +527,9 @@ def inverted_index(text: str) -> dict[str, list[int]]:
 
 def render_work(work: SimWork) -> dict[str, Any]:
     """One OpenAlex work object, as `/works/{id}` and the `results` of `/works?` give it."""
+    recorded = work.native.get("openalex")
+    if recorded is not None:
+        return dict(recorded)  # the real service's work object, verbatim
     openalex_url = f"https://openalex.org/{work.derived_openalex_id}"
     doi_url = _doi_url(work)
     month, day = month_day(work, "openalex")

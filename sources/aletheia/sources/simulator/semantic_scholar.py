@@ -304,6 +304,10 @@ def _bibtex(work: SimWork, key: str) -> str:
 
 def render_paper(work: SimWork) -> dict[str, Any]:
     """Every field of one paper; `_project` keeps the requested ones."""
+    recorded = work.native.get("semantic_scholar")
+    if recorded is not None:
+        # The real service's paper, verbatim: a field it did not record is answered as null.
+        return {**recorded, "paperId": recorded.get("paperId") or work.derived_s2_id}
     arxiv_id = work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None)
     external: dict[str, Any] = {}
     if arxiv_id:

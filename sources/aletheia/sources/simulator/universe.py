@@ -29,6 +29,8 @@ _T = TypeVar("_T")
 
 WorkSource = Literal["crossref", "openalex", "semantic_scholar", "arxiv", "pubmed", "dblp", "acl_anthology"]
 WORK_SOURCES: Final[tuple[WorkSource, ...]] = get_args(WorkSource)
+# The sources whose recorded JSON records a work may carry under `native`, served verbatim.
+NativeSource = Literal["crossref", "openalex", "semantic_scholar"]
 
 # arXiv's DataCite prefix: a DOI under it is arXiv's own, never registered with Crossref.
 ARXIV_DOI_PREFIX: Final = "10.48550/"
@@ -148,7 +150,7 @@ class Related(BaseModel):
 
 
 # Fields an override may change: everything but the bookkeeping fields.
-_NOT_OVERRIDABLE: Final = frozenset({"sources", "overrides", "meta"})
+_NOT_OVERRIDABLE: Final = frozenset({"sources", "overrides", "native", "meta"})
 
 
 class SimWork(BaseModel):
@@ -201,6 +203,10 @@ class SimWork(BaseModel):
     s2_paper_id: str | None = None
     corpus_id: int | None = None
     overrides: dict[WorkSource, dict[str, Any]] = Field(default_factory=dict)
+    # A source's own record of the work, recorded from the real service: served verbatim (issue 28)
+    # instead of the record the simulator would render from the fields above. The fields above
+    # still index the work for lookups and searches; they should be the record's own values.
+    native: dict[NativeSource, dict[str, Any]] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)  # free-form, ignored by the simulator
 
     @field_validator("doi", "retraction_notice_doi")
@@ -243,6 +249,33 @@ class SimWork(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
+    def _recorded_work(cls, data: Any) -> Any:
+        """A work written from real recordings (`iclr2026-real-records`' universe) names its own
+        `id` and `venue_type`, kept under `meta`; the ids a native record carries become the work's
+        own, so a lookup by the OpenAlex W-id or the Semantic Scholar paperId it gives finds it."""
+        if not isinstance(data, Mapping) or not ({"id", "venue_type"} & set(data) or data.get("native")):
+            return data
+        updated = dict(data)
+        meta = dict(updated.get("meta") or {})
+        for name in ("id", "venue_type"):
+            if name in updated:
+                meta[name] = updated.pop(name)
+        updated["meta"] = meta
+        native = updated.get("native") or {}
+        openalex = native.get("openalex") if isinstance(native, Mapping) else None
+        if isinstance(openalex, Mapping) and openalex.get("id") and not updated.get("openalex_id"):
+            updated["openalex_id"] = openalex["id"]
+        paper = native.get("semantic_scholar") if isinstance(native, Mapping) else None
+        if isinstance(paper, Mapping):
+            if paper.get("paperId") and not updated.get("s2_paper_id"):
+                updated["s2_paper_id"] = paper["paperId"]
+            corpus = (paper.get("externalIds") or {}).get("CorpusId") or paper.get("corpusId")
+            if corpus is not None and updated.get("corpus_id") is None:
+                updated["corpus_id"] = int(corpus)
+        return updated
+
+    @model_validator(mode="before")
+    @classmethod
     def _arxiv_id_with_version(cls, data: Any) -> Any:
         # "2104.12255v2" names version 2: keep the bare id and, if no versions were listed, give
         # the work versions 1..2 (all in its year).
@@ -267,6 +300,9 @@ class SimWork(BaseModel):
             unknown = set(changes) - set(type(self).model_fields)
             if unknown:
                 raise ValueError(f"override for {source} names unknown fields {sorted(unknown)}")
+        unknown_native = set(self.native) - self.known_by
+        if unknown_native:
+            raise ValueError(f"native records of {sorted(unknown_native)}, which the work's sources do not list")
         versions = [v.version for v in self.arxiv_versions]
         if versions and sorted(versions) != list(range(1, len(versions) + 1)):
             raise ValueError("arxiv_versions must number 1..n")
