@@ -5,6 +5,12 @@ OpenAlex and Semantic Scholar record is the real service's own JSON (`native`), 
 the simulator renders only what the recording did not keep (arXiv and PubMed records of works whose
 `sources` name them, from the same real fields).
 
+A service that `sources` names without a recorded answer (arXiv and PubMed always, sometimes
+Crossref or OpenAlex) is served from the work's fields so that its lookups find the work, but what
+it would say about the authors (and, but for arXiv, whose year is the first appearance's, the year)
+is not known: its copy carries neither, so a copy of one recorded answer is never a second witness
+of an author list or a date (`copies_without_witness`).
+
 Nothing is derived from the citations, so the records disagree with them the way real records do:
 first-appearance years, preprint author lists, incomplete records, works no index holds yet. The
 recording holds no DBLP and no ACL Anthology answers, so those two sources are turned off (a
@@ -17,6 +23,7 @@ the 71 UNLINKED references are reported apart, by status, and left out of the ra
 
 from __future__ import annotations
 
+import asyncio
 import json
 import tempfile
 import time
@@ -55,6 +62,27 @@ def _labels(base: Path) -> dict[str, str]:
     return out
 
 
+def copies_without_witness(work: dict[str, Any]) -> dict[str, Any]:
+    """The work with each unrecorded source's copy stripped of what only a recording could say."""
+    recorded = set(work.get("native") or {})
+    overrides = dict(work.get("overrides") or {})
+    for source in work.get("sources") or ():
+        if source in recorded:
+            continue
+        blank: dict[str, Any] = {"authors": []} if source == "arxiv" else {"authors": [], "year": None}
+        overrides[source] = {**overrides.get(source, {}), **blank}
+    return {**work, "overrides": overrides} if overrides else work
+
+
+def _served_universe(base: Path, folder: Path) -> Path:
+    path = folder / "universe.jsonl"
+    with (base / "universe.jsonl").open(encoding="utf-8") as source, path.open("w", encoding="utf-8") as out:
+        for line in source:
+            if line.strip():
+                out.write(json.dumps(copies_without_witness(json.loads(line))) + "\n")
+    return path
+
+
 def disagreements(verdict: Any) -> str:
     """The fields a source contradicted: `name: cited=... found=... (source)`."""
     parts = []
@@ -83,14 +111,13 @@ def run(
     if limit is not None:
         refs = refs[:limit]
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-realrecords-") as tmp:
-        with SimulatorProcess(universe, SimulatorConfig.unlimited()) as sim:
+        served = _served_universe(base, Path(tmp))
+        with SimulatorProcess(served, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(
                 sim.base_url, data_dir=Path(tmp), disabled_sources=NOT_RECORDED, **unthrottled_limits()
             )
             requests: dict[str, Any] = {}
             started = time.perf_counter()
-            import asyncio
-
             outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests))
             elapsed = time.perf_counter() - started
     by_label: dict[str, Counter[str]] = {"VALID": Counter(), "UNLINKED": Counter()}

@@ -13,6 +13,14 @@ work gives some of the same people in another order. Of two sources that disagre
 the sorted one is the alphabetised copy: sources do not shuffle a byline, they sort it. A paper
 whose byline is alphabetical (theory, economics) comes sorted from every source and is left
 alone, and a lone sorted list is read as the publication order (nothing says otherwise).
+
+Crossref's and OpenAlex's lists of one DOI are one witness, not two: OpenAlex takes the list from
+the Crossref deposit (issue 28: the Curran deposit of the NeurIPS proceedings sorts "Chain-of-thought
+prompting" and "Embodied agent interface" by surname at both). So when every sorted list comes from
+that one lineage and the citation itself gives at least `MIN_SORTED_NAMES` of the same people in
+another, unsorted order, the citation is the other order: the sorted lists are the alphabetised
+copy. A sorted list from an independent lineage (Semantic Scholar, arXiv, DBLP, PubMed) is a byline
+that is alphabetical, and the citation's other order stays a fact to judge.
 """
 
 from __future__ import annotations
@@ -24,13 +32,15 @@ from typing import Final
 
 from aletheia.core.author_kinds import people_and_groups
 from aletheia.core.authors import surname_key
-from aletheia.core.records import Author, WorkRecord
+from aletheia.core.records import Author, SourceName, WorkRecord
 
 __all__ = ["MIN_SORTED_NAMES", "alphabetical_records", "is_sorted_by_family", "same_people_reordered"]
 
 # A sorted list this long is alphabetical against any other order of the people they share; a
 # shorter one only against the same people in another order (two names: the same two reversed).
 MIN_SORTED_NAMES: Final = 3
+# Sources that copy one DOI's author list from one deposit: one witness of its order.
+DEPOSIT_LINEAGE: Final = frozenset({SourceName.CROSSREF, SourceName.OPENALEX})
 
 
 def _family_keys(authors: Sequence[Author]) -> list[str]:
@@ -57,16 +67,33 @@ def _alphabetised_against(keys: list[str], other: list[str]) -> bool:
     return len(keys) >= MIN_SORTED_NAMES or Counter(keys) == Counter(other)
 
 
-def alphabetical_records(records: Sequence[WorkRecord]) -> tuple[WorkRecord, ...]:
+def alphabetical_records(
+    records: Sequence[WorkRecord], cited: Sequence[Author] = ()
+) -> tuple[WorkRecord, ...]:
     """The records of one work whose author list is sorted by family name while another
-    record gives some of the same people in another order (see the module's docstring)."""
+    record, or the citation when only the deposit lineage sorts (`DEPOSIT_LINEAGE`), gives some
+    of the same people in another order (see the module's docstring)."""
     keyed = [(r, _family_keys(r.authors)) for r in records if r.authors]
-    return tuple(
+    against_records = tuple(
         r
         for r, keys in keyed
         if is_sorted_by_family(keys)
         and any(o is not r and _alphabetised_against(keys, other) for o, other in keyed)
     )
+    sorted_lists = [(r, keys) for r, keys in keyed if is_sorted_by_family(keys)]
+    cited_keys = _family_keys(cited)
+    if not sorted_lists or is_sorted_by_family(cited_keys):
+        return against_records
+    if any(r.source not in DEPOSIT_LINEAGE for r, _ in sorted_lists):
+        return against_records
+    against_citation = tuple(
+        r
+        for r, keys in sorted_lists
+        if r not in against_records
+        and len(_order_of_shared(keys, cited_keys)[0]) >= MIN_SORTED_NAMES
+        and _alphabetised_against(keys, cited_keys)
+    )
+    return against_records + against_citation
 
 
 def same_people_reordered(a: Sequence[Author], b: Sequence[Author]) -> bool:

@@ -359,7 +359,7 @@ def _triangulate(case: Case) -> None:
     case.secondary = secondary
     # An alphabetised author list (`author_order`) says nothing about who is first, and a group
     # a source names before the people ("DeepSeek-AI", then Aixin Liu, ...) is not the first author.
-    alphabetical = alphabetical_records(work.records)
+    alphabetical = alphabetical_records(work.records, case.cited.authors)
 
     def gate_view(r: WorkRecord) -> WorkRecord:
         if any(r is x for x in alphabetical):

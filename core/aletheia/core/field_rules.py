@@ -145,7 +145,11 @@ def field_facts(
         facts.year_off_by_one = (
             not facts.year_agrees
             and abs(closest - cited.year) == 1
-            and (cited.year in version_years or _dates_unseen(facts))
+            and (
+                cited.year in version_years
+                or _dates_unseen(facts)
+                or (cited.year == closest + 1 and _venue_date_unseen(facts))
+            )
         )
     if cited.arxiv_id and cited.arxiv_version is not None:
         latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
@@ -184,6 +188,23 @@ def _dates_unseen(facts: FieldFacts) -> bool:
         return True
     registered = any(r.doi and arxiv_id_from_doi(r.doi) is None for r in records)
     return registered and not any(r.source is SourceName.CROSSREF and r.year is not None for r in records)
+
+
+# Sources whose year is the date of the version at the venue (a deposit, a proceedings or a
+# journal's index); Semantic Scholar, OpenAlex and arXiv often give the first appearance instead.
+_VENUE_DATING_SOURCES: Final = frozenset(
+    {SourceName.CROSSREF, SourceName.DBLP, SourceName.ACL_ANTHOLOGY, SourceName.PUBMED}
+)
+
+
+def _venue_date_unseen(facts: FieldFacts) -> bool:
+    """The cited venue is the one the sources name, and no source that dates the version
+    published there gave a year: the year one after the sources' is the venue's, out of sight
+    (issue 28: "Quantifying memorization across neural language models", ICLR 2023, whose Semantic
+    Scholar and OpenAlex records give 2022, its first appearance, with venue ICLR)."""
+    return facts.venue is VenueRelation.AGREES and not any(
+        r.source in _VENUE_DATING_SOURCES and r.year is not None for r in facts.assessment.work.records
+    )
 
 
 def _preprint_plausible(cited: CitedReference, names: Sequence[str]) -> bool:

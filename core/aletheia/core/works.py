@@ -181,7 +181,7 @@ def assess(cited: CitedReference, work: Work) -> Assessment:
                     exact = True
     comparisons: list[tuple[AuthorComparison, WorkRecord]] = []
     # Order and membership are judged only against lists in publication order.
-    alphabetical = alphabetical_records(work.records)
+    alphabetical = alphabetical_records(work.records, cited.authors)
     if cited.authors:
         for r in work.records:
             if not r.authors or any(r is x for x in alphabetical):
