@@ -46,7 +46,7 @@ from aletheia.sources.simulator import SimulatorConfig
 
 REAL_RECORDS_DIR = SHARED_DATA / "benchmarks" / "iclr2026-real-records"
 # The services the recording never asked: off, so that their silence is not read as absence.
-NOT_RECORDED = "dblp,acl_anthology"
+NOT_RECORDED = "arxiv,dblp,acl_anthology"
 
 
 class DataMissing(RuntimeError):

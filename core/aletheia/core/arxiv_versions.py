@@ -10,10 +10,19 @@ that were not fetched (the pipeline asks for them: `versions_to_fetch`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from aletheia.core.records import SourceName, WorkRecord
+from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
+
+
+def preprint_id(cited: CitedReference, work_ids: Collection[str], *, via_arxiv: bool) -> str | None:
+    """The arXiv paper whose versions could carry the cited title: the cited id, when arXiv
+    resolved it to this work; else the work's one arXiv id (a work linked to two preprints names
+    no single version history)."""
+    if cited.arxiv_id:
+        return cited.arxiv_id if via_arxiv and cited.arxiv_id in work_ids else None
+    return next(iter(work_ids)) if len(work_ids) == 1 else None
 
 
 def version_titles(arxiv_id: str, records: Sequence[WorkRecord]) -> dict[int, str]:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.arxiv_versions import version_title_evidence
+from aletheia.core.arxiv_versions import preprint_id, version_title_evidence
 from aletheia.core.authors import AuthorComparison
 from aletheia.core.book_rules import is_book_record, publisher_agrees
 from aletheia.core.cs_scope import is_computing_venue
@@ -91,19 +91,20 @@ def field_facts(
             not a.title_exact and a.best_title is not None and word_level_change(cited.title, a.best_title)
         )
         # The arXiv id resolved to this work, with the cited authors, under another title: the
-        # title changed between versions (arXiv serves only the current one).
+        # title changed between versions (arXiv serves only the current one). A citation without
+        # the id names the work's preprint all the same (issue 28: MathVista cited as its v1 was
+        # titled, found by title search): its one arXiv id is the paper whose versions are asked.
+        version_id = preprint_id(cited, work.arxiv_ids(), via_arxiv=QueryKind.ARXIV in work.via)
         facts.title_changed_between_versions = (
             not facts.title_agrees
             and a.title_similarity >= VERSION_TITLE_THRESHOLD
-            and bool(cited.arxiv_id)
-            and QueryKind.ARXIV in work.via
-            and cited.arxiv_id in work.arxiv_ids()
+            and version_id is not None
             and a.first_author_agrees is True
             and a.authors is not None
             and a.authors.matched_count >= max(1, (a.authors.cited_count + 1) // 2)
             # arXiv gives every version's title: a change is accepted only where a version could
             # have carried the cited title (`arxiv_versions.version_title_evidence`).
-            and version_title_evidence(cited.title, cited.arxiv_id, work.records) is not False
+            and version_title_evidence(cited.title, version_id, work.records) is not False
         )
         facts.title_cut_short = not facts.title_agrees and _cut_short(cited.title, a.best_title)
         if facts.title_agrees and not a.title_exact and a.best_title and misspelt(cited.title, a.best_title):

@@ -45,6 +45,8 @@ from aletheia.pipeline.evidence.web_tiers import (
 )
 from aletheia.sources.base import SourceError, SourceRecord
 
+# Rounds of settling evidence: arXiv's latest version says which earlier ones to ask for next.
+SETTLING_ROUNDS = 2
 # Verdicts that an identifier lookup alone has settled: no search needed.
 SETTLED_BY_IDENTIFIER = frozenset(
     {VerdictStatus.VERIFIED, VerdictStatus.METADATA_ERROR, VerdictStatus.RETRACTED, VerdictStatus.FABRICATED}
@@ -290,11 +292,13 @@ async def verify_reference(
         # A venue the sources left in doubt, under a DBLP key of that venue: DBLP's record settles it.
         await _ask(g, SourceName.DBLP, QueryKind.SEARCH, dblp_key, gw.cs.dblp_record(dblp_key))
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    if (
-        not library_hit
-        and verdict.match is not None
-        and await look_for_settling_evidence(cited, verdict, gw, g, ask)
-    ):
+    for _ in range(SETTLING_ROUNDS):
+        if (
+            library_hit
+            or verdict.match is None
+            or not await look_for_settling_evidence(cited, verdict, gw, g, ask)
+        ):
+            break
         # Issue 21: the registries, the publication-recording sources and arXiv's versions asked
         # for what would settle a venue, publication or version question left open.
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)

@@ -10,8 +10,9 @@ a minor note that more answers could settle:
 - `published_version_unconfirmed`: the witnesses that would show a published version are asked
   (Semantic Scholar by the arXiv id, DBLP's title search for a computing venue, OpenAlex's
   otherwise), so that "preprint only" is their answer, not our silence;
-- `title_changed_between_versions`: arXiv is asked for the paper's earlier versions, whose titles
-  say whether the cited title was ever the paper's;
+- `title_changed_between_versions`: arXiv is asked for the paper's latest version when its record
+  is not among the answers, then for the earlier versions, whose titles say whether the cited title
+  was ever the paper's (the caller asks again while answers come: `SETTLING_ROUNDS`);
 - one co-author left out, seen at one source only (the `one_coauthor_omitted` row, `single_source`):
   Semantic Scholar's title match is asked for a second author list, since one source's list may
   hold a wrong extra name and two agreeing lists confirm the omission.
@@ -26,7 +27,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
-from aletheia.core.arxiv_versions import versions_to_fetch
+from aletheia.core.arxiv_versions import version_titles, versions_to_fetch
 from aletheia.core.cs_scope import is_computing_venue
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer, VenueRecord
 from aletheia.core.matched_work import records_of_match
@@ -141,11 +142,18 @@ async def look_for_settling_evidence(
     arxiv_id = verdict.match.arxiv_id if verdict.match is not None else None
     if Reason.PUBLISHED_VERSION_UNCONFIRMED in reasons:
         calls += _preprint_witness_calls(cited, arxiv_id, records, gw, gathered, ask)
-    if Reason.TITLE_CHANGED_BETWEEN_VERSIONS in reasons and cited.arxiv_id:
-        for version in versions_to_fetch(cited.arxiv_id, records):
-            for source, call in gw.arxiv_lookups(cited.arxiv_id, version):
-                if source is SourceName.ARXIV:
-                    calls.append(ask(source, QueryKind.ARXIV, f"{cited.arxiv_id}v{version}", call))
+    version_id = cited.arxiv_id or arxiv_id
+    if Reason.TITLE_CHANGED_BETWEEN_VERSIONS in reasons and version_id:
+        # The latest version first when arXiv's record is not among the answers (a work found by
+        # title search): its number says which earlier versions to ask for next.
+        known = version_titles(version_id, records)
+        wanted: list[int | None] = list(versions_to_fetch(version_id, records)) if known else [None]
+        asked = {a.query for a in gathered.answers if a.source is SourceName.ARXIV}
+        for version in wanted:
+            query = f"{version_id}v{version}" if version else version_id
+            for source, call in gw.arxiv_lookups(version_id, version):
+                if source is SourceName.ARXIV and query not in asked:
+                    calls.append(ask(source, QueryKind.ARXIV, query, call))
     if (
         "one_coauthor_omitted" in rules_fired(verdict)
         and Reason.SINGLE_SOURCE in reasons
