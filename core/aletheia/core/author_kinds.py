@@ -187,6 +187,8 @@ def is_group_author(author: Author) -> bool:
 _ET_AL_TAIL: Final = re.compile(r"[\s,;]*(?<![A-Za-z])et\.?\s*al(?:ii|ia)?\.?\s*$", re.IGNORECASE)
 _MARKER_ONLY: Final = re.compile(r"^(?:and\s+|&\s*)?(?:et\.?\s*al(?:ii|ia)?\.?|others)$", re.IGNORECASE)
 _ET_WORD: Final = re.compile(r"\s*(?<![A-Za-z])et\.?$", re.IGNORECASE)
+# "et al. Wallace, Eric": a PDF extraction that put the marker before the name it followed.
+_ET_AL_HEAD: Final = re.compile(r"^(?:et\.?\s*al(?:ii|ia)?\.?)[\s,;]+(?=\S)", re.IGNORECASE)
 
 
 def _split_whole_name(text: str) -> Author | None:
@@ -222,6 +224,8 @@ def without_truncation_marker(author: Author) -> tuple[Author | None, bool]:
         return author.model_copy(update={"given": _ET_AL_TAIL.sub("", given).strip() or None}), True
     if _ET_AL_TAIL.search(family) and _ET_AL_TAIL.sub("", family).strip():
         return author.model_copy(update={"family": _ET_AL_TAIL.sub("", family).strip()}), True
+    if _ET_AL_HEAD.match(family):
+        return author.model_copy(update={"family": _ET_AL_HEAD.sub("", family).strip()}), True
     return author, False
 
 

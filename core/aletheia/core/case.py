@@ -236,6 +236,15 @@ def _registry_could_hold(cited: CitedReference, kind: QueryKind) -> bool:
     return kind is not QueryKind.ISBN
 
 
+def _doi_held_elsewhere(case: Case) -> tuple[SourceName, ...]:
+    """The sources whose records of any work carry the cited DOI, in the order first seen."""
+    doi = case.cited.doi
+    if not doi:
+        return ()
+    holders = (r.source for w in case.works for r in w.records if r.doi and same_doi(doi, r.doi))
+    return tuple(dict.fromkeys(holders))
+
+
 def _settle_identifiers(case: Case) -> None:
     cited, f = case.cited, case.findings
     for kind, resolved_reason, nf_reason, elsewhere_reason in _ID_KINDS:
@@ -243,6 +252,13 @@ def _settle_identifiers(case: Case) -> None:
         if outcome is None:
             continue
         if outcome is Outcome.NOT_FOUND:
+            holders = _doi_held_elsewhere(case) if kind is QueryKind.DOI else ()
+            if holders:
+                # A DOI that one registry did not answer but another index's record carries exists
+                # (issue 28: a WSDM DOI Crossref did not answer, held by Semantic Scholar): the
+                # work that carries it is found by the search, and nothing is invented.
+                f.notes.append("doi_held_elsewhere: " + ", ".join(s.value for s in holders))
+                continue
             if _registry_could_hold(cited, kind):
                 case.nowhere.append(kind)
             f.add(nf_reason)

@@ -36,6 +36,11 @@ class FieldFacts:
     sources_listing_omitted: int = 0
     year_agrees: bool | None = None
     year_off_by_one: bool = False
+    # Later than every year the sources give, for a published version none of them shows.
+    year_of_unseen_version: bool = False
+    # Independent lineages whose author list has the cited co-authors in another order
+    # (Crossref and OpenAlex of one DOI are one: `author_order.DEPOSIT_LINEAGE`).
+    lineages_reordering: int = 0
     arxiv_version_ahead: bool = False
     venue: VenueRelation | None = None
     venue_similarity: float = 0.0

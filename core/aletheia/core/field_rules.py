@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from aletheia.core.arxiv_versions import preprint_id, version_title_evidence
+from aletheia.core.author_order import DEPOSIT_LINEAGE
 from aletheia.core.authors import AuthorComparison
 from aletheia.core.book_rules import is_book_record, publisher_agrees
 from aletheia.core.cs_scope import is_computing_venue
@@ -97,7 +98,9 @@ def field_facts(
         version_id = preprint_id(cited, work.arxiv_ids(), via_arxiv=QueryKind.ARXIV in work.via)
         facts.title_changed_between_versions = (
             not facts.title_agrees
-            and a.title_similarity >= VERSION_TITLE_THRESHOLD
+            # A wholly different title is a version's only under the cited id, where arXiv's
+            # versions are asked and answer it (`version_title_evidence` is False when none had it).
+            and (a.title_similarity >= VERSION_TITLE_THRESHOLD or version_id == cited.arxiv_id)
             and version_id is not None
             and a.first_author_agrees is True
             and a.authors is not None
@@ -116,6 +119,8 @@ def field_facts(
         facts.sources_lacking_cited_authors = len(lacking - {SourceName.LIBRARY})
         omitting = {r.source for c, r in a.all_authors if omits_coauthors(c)}
         facts.sources_listing_omitted = len(omitting - {SourceName.LIBRARY})
+        reordering = {_lineage(r.source) for c, r in a.all_authors if c.swapped and c.first_author_agrees}
+        facts.lineages_reordering = len(reordering - {SourceName.LIBRARY.value})
     facts.low_trust_only = not any_decisive(r.source for r in work.records)
     facts.orcid_conflict = bool(orcid_conflicts(work.records))
     facts.book_edition = any(is_book_record(r) for r in work.records)
@@ -151,6 +156,15 @@ def field_facts(
                 or _dates_unseen(facts)
                 or (cited.year == closest + 1 and _venue_date_unseen(facts))
             )
+        )
+        facts.year_of_unseen_version = (
+            not facts.year_agrees
+            and not facts.year_off_by_one
+            and cited.year > max(years)
+            and facts.venue is not None
+            and facts.venue is not VenueRelation.AGREES
+            and not facts.published_visible
+            and facts.preprint_visible
         )
     if cited.arxiv_id and cited.arxiv_version is not None:
         latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
@@ -230,15 +244,22 @@ def _authors_fine(f: FieldFacts) -> bool:
     return f.authors is None or f.authors_agree_somewhere
 
 
+def _lineage(source: SourceName) -> str:
+    """Crossref and OpenAlex carry one deposit's author list: one witness of its order."""
+    return "deposit" if source in DEPOSIT_LINEAGE else source.value
+
+
 def _order_only(f: FieldFacts) -> bool:
-    """The same authors, the same first author, co-authors in another order: versions of a paper
-    reorder co-authors (an arXiv v1 and the proceedings), so this is reported, not flagged."""
+    """The same first author, co-authors in another order: versions of a paper reorder co-authors
+    (an arXiv v1 and the proceedings), so this is reported, not flagged, when the lists hold the
+    same people, or when one lineage alone shows the other order (issue 28: a survey's published
+    list, two co-authors longer with two of them exchanged, at OpenAlex only)."""
     c = f.authors
     return bool(
         c is not None
         and c.swapped
         and c.first_author_agrees is True
-        and not (c.extra or c.missing or c.truncated)
+        and (not (c.extra or c.missing or c.truncated) or f.lineages_reordering < 2)
     )
 
 
@@ -437,10 +458,19 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         _T + "test_year_off_by_one_versions",
     ),
     FieldRule(
+        "year_of_unseen_version",
+        Reason.YEAR_OF_UNSEEN_VERSION,
+        Severity.MINOR,
+        lambda f: f.year_of_unseen_version and not f.book_edition,
+        _T + "test_year_of_unseen_version",
+    ),
+    FieldRule(
         "year_mismatch",
         Reason.YEAR_MISMATCH,
         Severity.MAJOR,
-        lambda f: f.year_agrees is False and not f.year_off_by_one and not f.book_edition,
+        lambda f: (
+            f.year_agrees is False and not f.year_off_by_one and not f.year_of_unseen_version and not f.book_edition
+        ),
         _T + "test_year_mismatch",
     ),
     FieldRule(

@@ -452,6 +452,11 @@ class ExtractedIdentifiers:
 # character class with nothing after it), so a scan is linear in the input length.
 _URL_IN_TEXT = re.compile(r"\bhttps?://[^\s<>\"]+", re.IGNORECASE)
 _DOI_IN_TEXT = re.compile(r"(?<![0-9])10\.\d{4,9}/[^\s\"]+")
+# A publisher's page path after the DOI in its article URL (Frontiers' `.../10.3389/x.911679/full`,
+# Wiley's `/epdf`, `/abstract`): the view of the article, not part of its DOI (issue 28).
+_PUBLISHER_VIEW = re.compile(
+    r"/(?:full|abstract|pdf|epdf|fulltext|full\.pdf|html|summary|references|figures|meta)/?$", re.IGNORECASE
+)
 _ARXIV_IN_TEXT = re.compile(
     r"\barxiv(?:\s*[:.]\s*|\s+|\.org/(?:abs|pdf|html|format)/)"
     r"(?P<id>(?:\d{4}\.\d{4,5}|[a-z]{2,8}(?:-[a-z]{2,4})?(?:\.[a-z]{2,9}(?:-[a-z]{2,4})?)?/\d{7})"
@@ -523,7 +528,7 @@ def extract_identifiers(text: str) -> ExtractedIdentifiers:
             pmcids.add(match.start(), clean_pmcid(url))
 
     for match in _DOI_IN_TEXT.finditer(text):
-        doi = clean_doi(match.group())
+        doi = clean_doi(_PUBLISHER_VIEW.sub("", match.group()))
         dois.add(match.start(), doi)
         if doi is not None:
             arxiv_ids.add(match.start(), arxiv_id_from_doi(doi))

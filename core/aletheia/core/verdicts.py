@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.trust import trust_of
 
-LOGIC_VERSION = "2.4.0"
+LOGIC_VERSION = "2.5.0"
 
 
 class VerdictStatus(StrEnum):
@@ -77,6 +77,9 @@ class Reason(StrEnum):
     AUTHOR_LIST_DIFFERS = "author_list_differs"
     YEAR_MISMATCH = "year_mismatch"
     YEAR_OFF_BY_ONE_VERSIONS = "year_off_by_one_versions"
+    # a published venue is cited, the sources show only the preprint, and the cited year is after
+    # every year they give: the year of the version at the venue, which no record shows (minor)
+    YEAR_OF_UNSEEN_VERSION = "year_of_unseen_version"
     VENUE_MISMATCH = "venue_mismatch"
     VENUE_FORM = "venue_form"
     PREPRINT_CITED_AS_PUBLISHED = "preprint_cited_as_published"

@@ -218,9 +218,12 @@ def assess(cited: CitedReference, work: Work) -> Assessment:
 def word_level_change(cited: str, found: str) -> bool:
     """True when the titles differ by whole words (a substitution, insertion or deletion), not
     by spelling, hyphenation or LaTeX noise: the signature of a near-miss title."""
+    raw_a, raw_b = normalize_title(cited).split(), normalize_title(found).split()
+    if "".join(raw_a) == "".join(raw_b):  # "co-expression" vs "coexpression", before any folding
+        return False
     # Regional spellings first (optimise/optimize, behaviour/behavior): never a change of words.
-    a = [regional_form(w) for w in normalize_title(cited).split()]
-    b = [regional_form(w) for w in normalize_title(found).split()]
+    a = [regional_form(w) for w in raw_a]
+    b = [regional_form(w) for w in raw_b]
     if a == b:
         return False
     joined_a, joined_b = "".join(a), "".join(b)
