@@ -34,6 +34,7 @@ from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 # (books) and Tier 3 (canonical texts), pinned by the tests in their own modules.
 from tests.unit.decide_acl_cases import *  # noqa: F403
 from tests.unit.decide_author_cases import *  # noqa: F403
+from tests.unit.decide_real_record_cases import *  # noqa: F403
 from tests.unit.decide_tier_cases import *  # noqa: F403
 from tests.unit.decide_venue_cases import *  # noqa: F403
 
@@ -500,9 +501,11 @@ def test_year_off_by_one_versions() -> None:
     v = by_search(cite(year=2021, doi=None), rec(C, doi="10.1/x", other_years=(2021,)), rec(O, doi="10.1/x"))
     assert Reason.YEAR_OFF_BY_ONE_VERSIONS in v.reasons and not v.flagged
     # Issue 21: every version in view (the preprint and the published record, both 2020) and none
-    # has the cited year: no tolerance, the year is wrong.
+    # has the cited year: no tolerance, the year is wrong. The published record's year is the
+    # venue's only from a source that dates the version at the venue (issue 28: OpenAlex and
+    # Semantic Scholar often give the first appearance's), here DBLP's proceedings record.
     v1 = rec(A, arxiv_id="2005.14165", venue=None, is_preprint=True, year=2020)
-    v = by_search(cite(year=2021), rec(O, arxiv_id="2005.14165"), v1)
+    v = by_search(cite(year=2021), rec(O, arxiv_id="2005.14165"), v1, rec(SourceName.DBLP))
     assert Reason.YEAR_MISMATCH in v.reasons and v.flagged
     # A preprint the field makes plausible but no record shows: its date is out of sight, minor.
     v = by_search(cite(year=2019), rec(O), rec(S))

@@ -25,6 +25,11 @@ def preprint_id(cited: CitedReference, work_ids: Collection[str], *, via_arxiv: 
     return next(iter(work_ids)) if len(work_ids) == 1 else None
 
 
+def arxiv_answered(arxiv_id: str | None, records: Sequence[WorkRecord]) -> bool:
+    """Whether arXiv's own record of the paper is among the records."""
+    return any(r.source is SourceName.ARXIV and r.arxiv_id == arxiv_id for r in records)
+
+
 def version_titles(arxiv_id: str, records: Sequence[WorkRecord]) -> dict[int, str]:
     """Version number -> title, from the arXiv records of this paper."""
     out: dict[int, str] = {}

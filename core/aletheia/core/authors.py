@@ -415,14 +415,38 @@ def _order_swapped_match(a: Author, b: Author) -> bool:
 
 def authors_match(a: Author, b: Author) -> bool:
     """Whether two authors are the same person by the decisive rule: the surnames match, or one
-    name is the other written in the opposite order (romanised East Asian names)."""
+    name is the other written in the opposite order (romanised East Asian names), or the same
+    first name with a surname one letter apart (a slip of one side's hand or extraction)."""
     return (
         surnames_match(a, b)
         or _order_swapped_match(a, b)
         or _order_swapped_match(b, a)
         or _compound_surname_match(a, b)
         or _compound_surname_match(b, a)
+        or _one_letter_apart(a, b)
     )
+
+
+# Surnames at least this long may differ by one letter and still be one person's, given the same
+# full first name (issue 28: OpenAlex's "Xingrui Wong" for Xingrui Wang, a PDF's "Kristof T.
+# Schüttl" for Schütt, "Weichen Zhan" for Weichen Zhang).
+MIN_SURNAME_FOR_ONE_LETTER: Final = 4
+
+
+def _one_letter_apart(a: Author, b: Author) -> bool:
+    if not (a.family and b.family and a.given and b.given):
+        return False
+    first_a, first_b = _first_given_word(a.given), _first_given_word(b.given)
+    if len(first_a) < 2 or first_a != first_b:
+        return False
+    key_a, key_b = fold_name(a.family), fold_name(b.family)
+    if key_a == key_b or min(len(key_a), len(key_b)) < MIN_SURNAME_FOR_ONE_LETTER - 1:
+        return False
+    if max(len(key_a), len(key_b)) < MIN_SURNAME_FOR_ONE_LETTER:
+        return False
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein.distance(key_a, key_b) == 1
 
 
 def _compound_surname_match(a: Author, b: Author) -> bool:
@@ -522,6 +546,21 @@ def _matched_groups(cited: Sequence[Author], found: Sequence[Author]) -> int:
     return len(used)
 
 
+def _group_prefix_split(cited: Sequence[Author], found: Sequence[Author]) -> Sequence[Author]:
+    """A source's first author that is the cited first author's name followed by a person's
+    ("Gemma Team Aishwarya Kamath", "OpenAI Josh Achiam" at Semantic Scholar, where the citation
+    gives "Gemma Team", "OpenAI"): the group byline and its first member run together, read as two
+    authors (issue 28)."""
+    if not cited or not found or cited[0].given:
+        return found
+    lead = fold(cited[0].display).split()
+    words = found[0].display.split()
+    if not lead or len(words) < len(lead) + 2 or fold(" ".join(words[: len(lead)])).split() != lead:
+        return found
+    person = Author(given=" ".join(words[len(lead) : -1]) or None, family=words[-1])
+    return (Author(literal=" ".join(words[: len(lead)])), person, *found[1:])
+
+
 def compare_author_lists(
     cited: Sequence[Author],
     found: Sequence[Author],
@@ -537,6 +576,10 @@ def compare_author_lists(
     cuts the list there; a group author ("Qwen Team", "DeepSeek-AI") stands for members it does
     not name, so the other list's people it leaves unmatched are neither missing nor extra.
     """
+    split = _group_prefix_split(cited, found)
+    # The cited byline is a group's ("OpenAI"): it stands for the members it does not name.
+    cited_truncated = cited_truncated or split is not found
+    found = split
     cited, cited_groups, cited_cut = people_and_groups(cited)
     found, found_groups, found_cut = people_and_groups(found)
     groups_matched = _matched_groups(cited_groups, found_groups)

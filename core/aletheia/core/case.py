@@ -44,6 +44,9 @@ __all__ = ["Case", "establish"]
 # An identifier's record whose title is at least this close, with the same first author, is the
 # cited work with title errors; below it the identifier belongs to a different work.
 SAME_WORK_UNDER_IDENTIFIER: Final = 0.60
+# A title this much like the found one, by the same authors, may be an earlier arXiv version's
+# (`field_rules.VERSION_TITLE_THRESHOLD`, the same bar).
+VERSION_TITLE_SIMILARITY: Final = 0.50
 # Years beyond this many years from now are invented (accepted papers are cited "to appear").
 FUTURE_YEAR_MARGIN: Final = 1
 # A title this close (or identical once normalised), in the cited year, under other authors, is
@@ -341,6 +344,20 @@ def _search(case: Case) -> None:
     ]
     if contradicted or near:
         case.identity, case.via_search = (contradicted or near)[0], True
+        return
+    # The same authors' preprint under a title much like the cited one: the cited title may be an
+    # earlier version's (issue 28: MathVista cited as its v1 was titled). The work is matched, and
+    # the field rules ask arXiv's versions before calling the title wrong; never a chimera.
+    retitled = [
+        w
+        for w in ranked
+        if case.assessments[id(w)].title_similarity >= VERSION_TITLE_SIMILARITY
+        and case.assessments[id(w)].first_author_agrees is True
+        and _authors_overlap(case.assessments[id(w)])
+        and len(w.arxiv_ids()) == 1
+    ]
+    if retitled:
+        case.identity, case.via_search = retitled[0], True
         return
     if case.conflict is not None or case.has_identifier or not case.search_complete:
         return

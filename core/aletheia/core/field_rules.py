@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.arxiv_versions import preprint_id, version_title_evidence
+from aletheia.core.arxiv_versions import arxiv_answered, preprint_id, version_title_evidence
 from aletheia.core.author_order import DEPOSIT_LINEAGE
 from aletheia.core.authors import AuthorComparison
 from aletheia.core.book_rules import is_book_record, publisher_agrees
@@ -98,9 +98,14 @@ def field_facts(
         version_id = preprint_id(cited, work.arxiv_ids(), via_arxiv=QueryKind.ARXIV in work.via)
         facts.title_changed_between_versions = (
             not facts.title_agrees
-            # A wholly different title is a version's only under the cited id, where arXiv's
-            # versions are asked and answer it (`version_title_evidence` is False when none had it).
-            and (a.title_similarity >= VERSION_TITLE_THRESHOLD or version_id == cited.arxiv_id)
+            # A wholly different title may be a version's only under the cited id while arXiv has
+            # not answered for it (another index resolved the id): the versions are asked, and
+            # `version_title_evidence` is False when none had it. Under arXiv's own answer it is a
+            # title error, the signature of a fabricated title.
+            and (
+                a.title_similarity >= VERSION_TITLE_THRESHOLD
+                or (version_id == cited.arxiv_id and not arxiv_answered(version_id, work.records))
+            )
             and version_id is not None
             and a.first_author_agrees is True
             and a.authors is not None
