@@ -45,8 +45,12 @@ from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.sources.simulator import SimulatorConfig
 
 REAL_RECORDS_DIR = SHARED_DATA / "benchmarks" / "iclr2026-real-records"
-# The services the recording never asked: off, so that their silence is not read as absence.
+# The services the recording never asked: off, so that their silence is not read as absence. arXiv
+# too: its copy of a work would claim a one-version history (the current title only) that the real
+# arXiv does not have, and a "no such id" for every preprint the recording never looked up
+# (`--arxiv-copies` serves it anyway, to show what that does).
 NOT_RECORDED = "arxiv,dblp,acl_anthology"
+NOT_RECORDED_WITH_ARXIV = "dblp,acl_anthology"
 
 
 class DataMissing(RuntimeError):
@@ -100,11 +104,13 @@ def run(
     concurrency: int = 32,
     report: Path | None = None,
     keys: frozenset[str] | None = None,
+    arxiv_copies: bool = False,
 ) -> dict[str, Any]:
     universe = base / "universe.jsonl"
     if not universe.is_file():
         raise DataMissing(f"the ICLR 2026 real records are not at {base} (../shared/data/benchmarks)")
     labels = _labels(base)
+    disabled = NOT_RECORDED_WITH_ARXIV if arxiv_copies else NOT_RECORDED
     refs = parse_bibtex((base / "refs.bib").read_text(encoding="utf-8"), "refs.bib")
     if keys is not None:
         refs = [r for r in refs if r.key in keys]
@@ -114,7 +120,7 @@ def run(
         served = _served_universe(base, Path(tmp))
         with SimulatorProcess(served, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(
-                sim.base_url, data_dir=Path(tmp), disabled_sources=NOT_RECORDED, **unthrottled_limits()
+                sim.base_url, data_dir=Path(tmp), disabled_sources=disabled, **unthrottled_limits()
             )
             requests: dict[str, Any] = {}
             started = time.perf_counter()
@@ -147,7 +153,7 @@ def run(
         "logic_version": LOGIC_VERSION,
         "machine": machine(),
         "references": len(outcomes),
-        "disabled_sources": NOT_RECORDED,
+        "disabled_sources": disabled,
         "wall_seconds": round(elapsed, 2),
         "requests": requests,
         "valid": valid_total,

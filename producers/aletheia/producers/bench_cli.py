@@ -180,13 +180,18 @@ def realbib(
 @click.option(
     "--flagged", type=click.Path(dir_okay=False, path_type=Path), help="Write the flagged references (TSV)."
 )
+@click.option(
+    "--arxiv-copies",
+    is_flag=True,
+    help="Serve arXiv from the works' fields (a one-version history the recording does not hold).",
+)
 @_JSON
-def realrecords(limit: int | None, flagged: Path | None, json_path: Path | None) -> None:
+def realrecords(limit: int | None, flagged: Path | None, arxiv_copies: bool, json_path: Path | None) -> None:
     """Issue 28: precision on real source records, served verbatim (needs ../shared/data)."""
     from aletheia.bench import realrecords_bench
 
     try:
-        figures = realrecords_bench.run(limit=limit, report=flagged)
+        figures = realrecords_bench.run(limit=limit, report=flagged, arxiv_copies=arxiv_copies)
     except realrecords_bench.DataMissing as error:
         raise click.ClickException(str(error)) from None
     _emit(figures, realrecords_bench.format_report(figures), json_path)
