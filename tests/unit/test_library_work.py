@@ -153,11 +153,7 @@ def test_the_hit_never_depends_on_the_order_stored_and_never_mixes_works(
     hit = cited_library_work(cited, stored)
     expected = GOODFELLOW if how in ("isbn", "book") else LECUN
     assert sorted(hit, key=lambda r: r.source.value) == sorted(expected, key=lambda r: r.source.value)
-    assert all(
-        one_library_work(a, b) or any(one_library_work(a, c) for c in hit if c is not a)
-        for a in hit
-        for b in hit
-    )
+    assert len(library_works(hit)) == 1  # one work, whichever record came first
 
 
 @given(st.sampled_from(STORED), st.sampled_from(STORED))
