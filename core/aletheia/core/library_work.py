@@ -36,12 +36,18 @@ from aletheia.core.works import Work, assess, group_works, same_work
 __all__ = ["cited_library_work", "library_works", "records_to_remember"]
 
 
+def _doi_is(a: str, b: str) -> bool:
+    """The same DOI (`identifiers.same_doi`), or the same string where either is no well-formed
+    DOI (the library is keyed by the string it stored)."""
+    return a.casefold() == b.casefold() or same_doi(a, b)
+
+
 def _isbns(record: WorkRecord) -> set[str]:
     return {n for n in (normalise_isbn(i) for i in record.isbn) if n}
 
 
 def _share_identifier(a: WorkRecord, b: WorkRecord) -> bool:
-    if a.doi and b.doi and same_doi(a.doi, b.doi):
+    if a.doi and b.doi and _doi_is(a.doi, b.doi):
         return True
     if (a.doi and a.doi in b.related_dois) or (b.doi and b.doi in a.related_dois):
         return True
@@ -57,7 +63,7 @@ def _share_identifier(a: WorkRecord, b: WorkRecord) -> bool:
 def _identifiers_differ(a: WorkRecord, b: WorkRecord) -> bool:
     """Both carry an identifier of one kind and it is not the same: two works (a preprint and its
     published version are related by their records, which `_share_identifier` reads first)."""
-    if a.doi and b.doi and not same_doi(a.doi, b.doi):
+    if a.doi and b.doi and not _doi_is(a.doi, b.doi):
         return True
     if a.arxiv_id and b.arxiv_id and a.arxiv_id != b.arxiv_id:
         return True
@@ -94,7 +100,7 @@ def library_works(records: Iterable[WorkRecord]) -> list[list[WorkRecord]]:
 def _names_cited_identifier(work: Sequence[WorkRecord], cited: CitedReference) -> bool:
     cited_isbn = normalise_isbn(cited.isbn) if cited.isbn else None
     return any(
-        (cited.doi and r.doi and same_doi(cited.doi, r.doi))
+        (cited.doi and r.doi and _doi_is(cited.doi, r.doi))
         or (cited.doi and cited.doi in r.related_dois)
         or (cited.arxiv_id and (cited.arxiv_id == r.arxiv_id or cited.arxiv_id in r.related_arxiv_ids))
         or (cited.pmid and cited.pmid == r.pmid)
