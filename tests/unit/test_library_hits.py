@@ -10,7 +10,8 @@ up in the library by its exact title, met the article's records, and on the seco
 DOI brought the book's records with it.
 
 Each run is `aletheia verify` in process on one SQLite database (`run_embedded`), the second on
-the database the first left.
+the database the first left. A library hit whose verdict is left in doubt is a whole first run
+(before the fix its re-check skipped the second source, DBLP and the settling questions).
 """
 
 from __future__ import annotations
@@ -90,6 +91,14 @@ BIBTEX = f"""
 }}
 """
 
+JOURNAL_PAPER: dict[str, Any] = {
+    "title": "Tidal forcing of estuarine sediment plumes observed from orbit",
+    "authors": [{"given": "Marta", "family": "Quintero"}, {"given": "Lars", "family": "Ekdahl"}],
+    "year": 2021,
+    "venue": "Journal of Coastal Remote Sensing",
+    "doi": "10.5555/jcrs.2021.12",
+    "type": "journal-article",
+}
 WORKS = [
     {
         "title": "Urban heat islands and the night-time city",
@@ -106,6 +115,7 @@ WORKS = [
         "type": "proceedings-article",
         "sources": ["openalex", "semantic_scholar"],
     },
+    JOURNAL_PAPER,
 ]
 
 
@@ -199,3 +209,36 @@ def test_a_library_entry_is_one_work_never_its_namesake(sim: SimulatorServer, tm
     # The book's page snippet (a Google Books record holding only the quote) is no catalogue
     # record: never remembered as the book.
     assert all(not hit.record.abstract for hit in library.lookup_sync(book_by_isbn))
+
+
+def _journal_paper(key: str, venue: str) -> CitedReference:
+    return CitedReference(
+        key=key,
+        entry_type="article",
+        title=JOURNAL_PAPER["title"],
+        authors=tuple(Author(given=a["given"], family=a["family"]) for a in JOURNAL_PAPER["authors"]),
+        year=JOURNAL_PAPER["year"],
+        venue=venue,
+        doi=JOURNAL_PAPER["doi"],
+        origin=f"test:{key}",
+    )
+
+
+def test_a_library_hit_left_in_doubt_is_a_whole_first_run(sim: SimulatorServer, tmp_path: Path) -> None:
+    """A work the library holds, cited at a venue no registry knows: the library's records leave
+    the venue open, and what settles it on a first run (the venue registries, issue 21) is asked
+    as on a first run. Before the fix the re-check from a library hit skipped those questions and
+    left a minor note where a first run accuses an invented venue."""
+    invented = _journal_paper("invented", "Transactions on Oceanic Machine Cognition")
+    fresh = run_embedded(sim_settings(tmp_path / "fresh", sim), [invented]).references[0]
+    assert "nonexistent_venue" in fresh["reasons"] and fresh["severity"] == "major", fresh
+
+    settings = sim_settings(tmp_path / "library", sim)
+    first = run_embedded(settings, [_journal_paper("right", JOURNAL_PAPER["venue"])]).references[0]
+    assert first["verdict"] == "verified", first  # the library now holds the paper
+    again = run_embedded(settings, [invented]).references[0]
+    assert ("library", "doi", "found") in _asked(again), _asked(again)
+    assert {a[0] for a in _asked(again) if a[1] == "venue"} == {
+        a[0] for a in _asked(fresh) if a[1] == "venue"
+    }
+    assert _verdict_part(again) == _verdict_part(fresh), (_asked(fresh), _asked(again))
