@@ -190,7 +190,7 @@ def stored_reference_json(item: Item, verdict_row: Any) -> dict[str, Any]:
 def reference_entry(cited: CitedReference, verdict: Verdict, evidence: Evidence) -> dict[str, Any]:
     """The report entry of one reference from what is stored of it (the cited fields, verdict and
     evidence; not the raw payloads): the queued report's and `aletheia verify`'s stream's."""
-    # The match's sources come from the evidence's answers (`reference_json`), as in process.
+    # The match's sources are its work's, read from the evidence's answers (`reference_json`).
     return reference_json(ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=[]))
 
 
