@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from aletheia.core.author_kinds import people_and_groups
 from aletheia.core.author_order import alphabetical_records, same_people_reordered
 from aletheia.core.authors import AuthorComparison, compare_author_lists, surname_key
-from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
+from aletheia.core.evidence import OUTSIDE_WORKS, Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import same_doi
 from aletheia.core.orcid import same_person
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
@@ -155,6 +155,20 @@ def group_works(answers: Iterable[SourceAnswer]) -> list[Work]:
                 target.records.append(record)
             target.via.add(answer.kind)
     return works
+
+
+def matched_work_sources(
+    match: WorkRecord | None, secondary: WorkRecord | None, answers: Iterable[SourceAnswer]
+) -> tuple[SourceName, ...]:
+    """The sources of the work a verdict matched, as `decide` grouped the answers: never a source
+    that returned only another work (a search's namesake), which the report would otherwise name
+    as agreeing on it. Without the match among the works (a fetched web page): its own source."""
+    if match is None:
+        return ()
+    for work in group_works(a for a in answers if a.kind not in OUTSIDE_WORKS):
+        if any(r == match for r in work.records):
+            return work.sources
+    return tuple(dict.fromkeys(r.source for r in (match, secondary) if r is not None))
 
 
 def work_years(work: Work) -> set[int]:

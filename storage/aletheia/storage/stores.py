@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy import ColumnElement, Engine, case, func, select, true, update
 
 from aletheia.core.authors import surname_key
+from aletheia.core.library_work import cited_library_work
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.core.verdicts import LOGIC_VERSION
@@ -524,7 +525,7 @@ class SqlLibrary:
                 )
                 seen = {r.id for r in rows}
                 rows.extend(r for r in more if r.id not in seen)
-        return [
+        found = [
             SourceRecord(
                 record=WorkRecord.model_validate(r.record),
                 raw=r.raw,
@@ -533,6 +534,10 @@ class SqlLibrary:
             )
             for r in rows
         ]
+        # The rows sharing a title or an identifier may hold namesakes: a hit is the one work the
+        # citation names (`core.library_work`), or nothing.
+        work = cited_library_work(cited, [f.record for f in found])
+        return [f for f in found if any(f.record is r for r in work)]
 
     async def remember(self, records: Sequence[SourceRecord], *, origin: str = "verified") -> None:
         await _off_loop(self.threads, functools.partial(self.remember_sync, origin=origin), records)

@@ -361,16 +361,22 @@ class SourceGateway:
         hits = await self.library.lookup(cited)
         if not hits:
             return False
-        kind = (
-            QueryKind.DOI
-            if cited.doi
-            else QueryKind.ARXIV
-            if cited.arxiv_id
-            else QueryKind.PMID
-            if cited.pmid
-            else QueryKind.LIBRARY
+        # The hit is the work the cited identifier names (`core.library_work`), answered under
+        # that identifier's kind as its lookup was on the first run (`isbn_resolved` again, not
+        # `matched_by_search`); a hit by title is a search's.
+        kind, query = next(
+            (
+                (k, value)
+                for k, value in (
+                    (QueryKind.DOI, cited.doi),
+                    (QueryKind.ARXIV, cited.arxiv_id),
+                    (QueryKind.PMID, cited.pmid),
+                    (QueryKind.ISBN, cited.isbn),
+                )
+                if value
+            ),
+            (QueryKind.LIBRARY, cited.title or cited.key),
         )
-        query = cited.doi or cited.arxiv_id or cited.pmid or cited.title or cited.key
         raw.extend(hits)
         # One answer per original source, so triangulation sees the independent sources it had.
         by_source: dict[SourceName, list[WorkRecord]] = {}

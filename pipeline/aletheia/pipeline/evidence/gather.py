@@ -32,6 +32,7 @@ from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.titles import title_similarity
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline.evidence.authorship import with_authorship
+from aletheia.pipeline.evidence.book_quotes import ask_book_quote
 from aletheia.pipeline.evidence.books import gather_book_evidence
 from aletheia.pipeline.evidence.classical import verify_canonical
 from aletheia.pipeline.evidence.gateway import SourceGateway, search_text
@@ -263,15 +264,29 @@ async def verify_reference(
     library_hit = await gw.library_lookup(cited, from_library, g.raw)
     for answer in from_library:
         g.add_answer(answer)
+    if (
+        library_hit
+        and not gw.offline
+        and decide(cited, g.evidence(gw, cited), current_year=current_year).status
+        is not VerdictStatus.VERIFIED
+    ):
+        # The library is a cache of verified works, not an oracle: a mismatch is asked of the
+        # sources as on a first run, every step of it.
+        library_hit = False
     book_settled = False
-    if not library_hit:
+    # Offline, a library hit is all there is: nothing more is asked of it.
+    live = not (library_hit and gw.offline)
+    if library_hit and live:
+        # A hit stands for the look-ups that find the work (identifiers, catalogues, searches),
+        # never for what is checked of it: the library holds no book's pages, so a quote cited
+        # from a book is searched inside it as on a first run (docs/sources.md, Tier 0).
+        await ask_book_quote(cited, gw, g, ask, current_year=current_year)
+    elif not library_hit:
         await _identifier_lookups(cited, gw, g)
         # Tier 1: a book is asked of the catalogues (ISBN, then title/author) before the searches.
         book_settled = await gather_book_evidence(cited, gw, g, ask, current_year=current_year)
     verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    identity_from_identifier = (
-        verdict.match is not None and verdict.status in SETTLED_BY_IDENTIFIER and not library_hit
-    )
+    identity_from_identifier = verdict.match is not None and verdict.status in SETTLED_BY_IDENTIFIER
     if (
         not identity_from_identifier
         and not book_settled
@@ -280,33 +295,29 @@ async def verify_reference(
     ):
         await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    # From here on a library hit is treated as a first run: the questions below are asked only
+    # when the verdict leaves them open, as they were when the work was first verified.
     if (
-        verdict.match is not None
+        live
+        and verdict.match is not None
         and verdict.secondary is None
-        and not library_hit
         and await _second_source(verdict, gw, g)
     ):
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    dblp_key = None if library_hit else dblp_key_to_confirm(cited, verdict, g.answers)
+    dblp_key = dblp_key_to_confirm(cited, verdict, g.answers) if live else None
     if dblp_key is not None:
         # A venue the sources left in doubt, under a DBLP key of that venue: DBLP's record settles it.
         await _ask(g, SourceName.DBLP, QueryKind.SEARCH, dblp_key, gw.cs.dblp_record(dblp_key))
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     for _ in range(SETTLING_ROUNDS):
         if (
-            library_hit
+            not live
             or verdict.match is None
             or not await look_for_settling_evidence(cited, verdict, gw, g, ask)
         ):
             break
         # Issue 21: the registries, the publication-recording sources and arXiv's versions asked
         # for what would settle a venue, publication or version question left open.
-        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    if library_hit and verdict.status is not VerdictStatus.VERIFIED and not gw.offline:
-        # The library is a cache of verified works, not an oracle: a mismatch is re-checked live.
-        await _identifier_lookups(cited, gw, g)
-        await gather_book_evidence(cited, gw, g, ask, current_year=current_year)
-        await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if nothing_found(verdict):
         # Tiers 4 and 5 (`web_tiers`): candidates from a web search, looked up by identifier; then

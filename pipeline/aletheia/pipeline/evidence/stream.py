@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from aletheia.core.bibliography import InputProblem
+from aletheia.core.library_work import records_to_remember
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline.evidence.gateway import SourceGateway
@@ -94,7 +95,13 @@ async def remember_verified(library: WorkLibrary, outcome: ReferenceOutcome) -> 
     verdict: Verdict = outcome.verdict
     if verdict.status is not VerdictStatus.VERIFIED or verdict.match is None:
         return
-    # Web pages, web search results and LLM suggestions are no scholarly works for the library.
-    fresh = [r for r in outcome.raw if not r.from_cache and r.source not in NOT_LIBRARY_SOURCES]
+    # Only the matched work's records (never a namesake a search returned, nor a book's page
+    # snippets); web pages, web search results and LLM suggestions are no scholarly works.
+    work = records_to_remember(verdict, outcome.evidence)
+    fresh = [
+        r
+        for r in outcome.raw
+        if not r.from_cache and r.source not in NOT_LIBRARY_SOURCES and any(r.record == w for w in work)
+    ]
     if fresh:
         await library.remember(fresh)

@@ -190,11 +190,8 @@ def stored_reference_json(item: Item, verdict_row: Any) -> dict[str, Any]:
 def reference_entry(cited: CitedReference, verdict: Verdict, evidence: Evidence) -> dict[str, Any]:
     """The report entry of one reference from what is stored of it (the cited fields, verdict and
     evidence; not the raw payloads): the queued report's and `aletheia verify`'s stream's."""
-    outcome = ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=[])
-    entry = reference_json(outcome)
-    if entry["match"] is not None:
-        entry["match"]["sources"] = sorted({r.source.value for a in evidence.answers for r in a.records})
-    return entry
+    # The match's sources are its work's, read from the evidence's answers (`reference_json`).
+    return reference_json(ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=[]))
 
 
 def job_document(runtime: Runtime, job_id: str) -> dict[str, Any]:

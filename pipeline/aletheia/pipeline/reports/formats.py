@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.transparency import transparency
 from aletheia.core.trust import trust_of
+from aletheia.core.works import matched_work_sources
 from aletheia.pipeline.reports.base import VERDICT_STYLE, CollectingSink
 from aletheia.pipeline.reports.signals import DocumentSignals, reference_signals
 
@@ -107,7 +108,8 @@ def reference_json(outcome: ReferenceOutcome, *, predatory: PredatoryList | None
     """The REFERENCE object of docs/report-schema.md; `signals` are computed here, after the
     verdict, with `predatory` (default: the process's active list, `report_signals`)."""
     v = outcome.verdict
-    sources = sorted({r.record.source.value for r in outcome.raw})
+    # The matched work's sources, not every source that returned a record (a namesake's).
+    sources = sorted({s.value for s in matched_work_sources(v.match, v.secondary, outcome.evidence.answers)})
     trace = [
         {
             "source": a.source.value,
