@@ -27,6 +27,8 @@ __all__ = [
     "test_a_title_search_match_may_carry_an_earlier_versions_title",
     "test_a_wrong_arxiv_id_is_still_flagged",
     "test_one_lineage_reordering_co_authors_is_not_evidence",
+    "test_too_recent_for_the_indexes",
+    "test_an_early_book_chapter_is_unverifiable_not_missing",
     "test_year_of_unseen_version",
 ]
 
@@ -260,3 +262,38 @@ def test_a_wrong_arxiv_id_is_still_flagged() -> None:
     answers = (_answer(S, QueryKind.ARXIV, elsewhere), _answer(S, QueryKind.SEARCH, tablet))
     v = decide(cited, Evidence(answers=answers), current_year=YEAR)
     assert v.status is VerdictStatus.IDENTIFIER_CONFLICT
+
+
+def test_too_recent_for_the_indexes() -> None:
+    # A real ICLR 2026 paper no index holds yet, cited in 2026 without an identifier; its first
+    # author's other work is found (what made it a "chimera").
+    authors = _people("Alex Su", "Haozhe Wang", "Wenhu Chen")
+    cited = CitedReference(
+        key="su2026", title="Pixel reasoner: curiosity-driven pixel-space reasoning", authors=authors, year=2026, venue="ICLR"
+    )
+    other = WorkRecord(source=S, title="A Different Benchmark of Tables", authors=authors, year=2024)
+    v = _searched(cited, other)
+    assert v.status is VerdictStatus.UNVERIFIABLE and Reason.NOT_YET_INDEXED in v.reasons, v.reasons
+    assert _searched(cited).status is VerdictStatus.UNVERIFIABLE
+    # Two years old, the same silence is evidence again; an identifier is checked as always.
+    older = cited.model_copy(update={"year": 2024})
+    assert _searched(older, other).status is VerdictStatus.FABRICATED
+    assert _searched(older).status is VerdictStatus.NOT_FOUND
+    # A sign of invention (placeholder authors) still flags a recent reference.
+    doe = cited.model_copy(update={"authors": _people("John Doe", "Jane Smith")})
+    assert _searched(doe).flagged
+
+
+def test_an_early_book_chapter_is_unverifiable_not_missing() -> None:
+    chapter = CitedReference(
+        key="marr1976",
+        entry_type="incollection",
+        title="Early processing of visual information",
+        authors=_people("David Marr"),
+        year=1976,
+        venue="The Psychology of Computer Vision",
+    )
+    v = _searched(chapter)
+    assert v.status is VerdictStatus.UNVERIFIABLE and Reason.UNINDEXED_KIND in v.reasons
+    # A chapter of the DOI era is a kind the indexes hold: their silence is not excused by kind.
+    assert Reason.UNINDEXED_KIND not in _searched(chapter.model_copy(update={"year": 2012})).reasons

@@ -82,6 +82,9 @@ class Case:
     search_failed: bool = False
     search_complete: bool = False
     chimera: bool = False
+    # Cited as this year's (or next year's) work with no identifier: the indexes may not hold it
+    # yet, so their silence (or a title by its authors they lack) is no evidence (issue 28).
+    too_recent: bool = False
     standing: RetractionKind = RetractionKind.NONE
     retraction: dict[str, Any] = field(default_factory=dict)
     sources_agree: bool = True  # triangulation found no conflict (or had one source only)
@@ -469,6 +472,7 @@ def establish(cited: CitedReference, evidence: Evidence, *, current_year: int) -
     case = Case(cited=cited, evidence=evidence)
     case.kind = classify_kind(cited)
     case.signals = _fabrication_signals(cited, current_year)
+    case.too_recent = cited.year is not None and cited.year >= current_year and not case.has_identifier
     for s in case.signals:
         case.findings.add(s, Severity.MAJOR)
     if case.kind is not None and case.kind.out_of_scope and not case.signals:

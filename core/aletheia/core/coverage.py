@@ -29,6 +29,10 @@ ARXIV_FIRST_YEAR: Final = 1991
 # Before this year the indexes' coverage of conference papers, reports and books is thin: a work
 # they do not have is not evidence of invention (works before 1970 in the issue's false alarms).
 INDEX_COVERAGE_YEAR: Final = 1970
+# Book chapters from before this year were mostly never given a DOI or deposited: a chapter the
+# indexes lack is no evidence either (issue 28: a 1976 chapter called `not_found`).
+CHAPTER_COVERAGE_YEAR: Final = 1995
+_CHAPTER_TYPES: Final = frozenset({"incollection", "inbook"})
 
 # Venue words of the life sciences: PubMed could hold the work.
 _BIOMEDICAL: Final = re.compile(
@@ -322,6 +326,13 @@ def classify_kind(cited: CitedReference) -> Kind | None:
             return Kind("web or software resource", False, named, outside_indexes=True)
     if cited.year is not None and cited.year < INDEX_COVERAGE_YEAR and not (cited.doi or scholarly_id):
         return Kind("early work", False, f"published in {cited.year}, before the indexes' coverage")
+    if (
+        entry_type in _CHAPTER_TYPES
+        and cited.year is not None
+        and cited.year < CHAPTER_COVERAGE_YEAR
+        and not (cited.doi or scholarly_id)
+    ):
+        return Kind("book chapter", False, f"a chapter of {cited.year}, before the indexes held chapters")
     return None
 
 

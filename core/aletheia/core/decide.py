@@ -183,6 +183,16 @@ STATUS_RULES: Final[tuple[StatusRule, ...]] = (
         lambda c: c.conflict is not None and (c.identity is None or c.via_search),
         _T + "test_identifier_points_elsewhere",
     ),
+    # A title by real authors that no index holds is a chimera only where the indexes would hold
+    # it: a work cited as this year's, without an identifier, may simply be too new (issue 28: a
+    # real ICLR 2026 paper called `fabricated: title_chimera`).
+    StatusRule(
+        "too_recent_for_a_chimera",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.NOT_YET_INDEXED,
+        lambda c: _no_match(c) and c.chimera and not c.signals and c.too_recent,
+        _T + "test_too_recent_for_the_indexes",
+    ),
     StatusRule(
         "signs_of_invention",
         VerdictStatus.FABRICATED,
@@ -239,6 +249,13 @@ STATUS_RULES: Final[tuple[StatusRule, ...]] = (
         Reason.SEARCH_INCOMPLETE,
         lambda c: _no_match(c) and not c.search_complete,
         _T + "test_not_found_needs_every_source_searched",
+    ),
+    StatusRule(
+        "too_recent_for_the_indexes",
+        VerdictStatus.UNVERIFIABLE,
+        Reason.NOT_YET_INDEXED,
+        lambda c: _no_match(c) and c.too_recent,
+        _T + "test_too_recent_for_the_indexes",
     ),
     StatusRule(
         "no_source_has_it",

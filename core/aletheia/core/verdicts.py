@@ -124,6 +124,8 @@ class Reason(StrEnum):
     # a kind of work the scholarly indexes do not cover well (a book, a report, a thesis, a work
     # before the indexes' coverage): not found there is no evidence of invention
     UNINDEXED_KIND = "unindexed_kind"
+    # cited as this year's work, with no identifier: the indexes may not hold it yet (issue 28)
+    NOT_YET_INDEXED = "not_yet_indexed"
     OUT_OF_SCOPE_TYPE = "out_of_scope_type"
     # the web tier (docs/sources.md): the cited URL answers with the cited title (a web resource,
     # not a scholarly record); answers with another title (minor: pages are renamed); does not
