@@ -28,6 +28,7 @@ __all__ = [
     "test_a_wrong_arxiv_id_is_still_flagged",
     "test_one_lineage_reordering_co_authors_is_not_evidence",
     "test_too_recent_for_the_indexes",
+    "test_the_arxiv_id_dates_the_first_version",
     "test_an_early_book_chapter_is_unverifiable_not_missing",
     "test_year_of_unseen_version",
 ]
@@ -297,3 +298,17 @@ def test_an_early_book_chapter_is_unverifiable_not_missing() -> None:
     assert v.status is VerdictStatus.UNVERIFIABLE and Reason.UNINDEXED_KIND in v.reasons
     # A chapter of the DOI era is a kind the indexes hold: their silence is not excused by kind.
     assert Reason.UNINDEXED_KIND not in _searched(chapter.model_copy(update={"year": 2012})).reasons
+
+
+def test_the_arxiv_id_dates_the_first_version() -> None:
+    # arXiv 2504.05786 was submitted in April 2025; Semantic Scholar's record says 2024.
+    authors = _people("Jirong Zha", "Yuxuan Fan", "Xiao Yang", "Chen Gao", "Xinlei Chen")
+    title = "How to Enable LLM with 3D Capacity? A Survey of Spatial Reasoning in LLM"
+    cited = CitedReference(key="zha2025", title=title, authors=authors, year=2025, arxiv_id="2504.05786")
+    s2 = WorkRecord(source=S, title=title, authors=authors, year=2024, arxiv_id="2504.05786")
+    v = decide(cited, Evidence(answers=(_answer(S, QueryKind.ARXIV, s2),)), current_year=YEAR)
+    assert Reason.YEAR_MISMATCH not in v.reasons and not v.flagged, v.reasons
+    # Two years before the id's own date is wrong whatever the record says.
+    early = cited.model_copy(update={"year": 2022})
+    v = decide(early, Evidence(answers=(_answer(S, QueryKind.ARXIV, s2),)), current_year=YEAR)
+    assert Reason.YEAR_MISMATCH in v.reasons

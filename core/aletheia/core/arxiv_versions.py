@@ -10,7 +10,9 @@ that were not fetched (the pipeline asks for them: `versions_to_fetch`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
+from typing import Final
 
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
@@ -23,6 +25,21 @@ def preprint_id(cited: CitedReference, work_ids: Collection[str], *, via_arxiv: 
     if cited.arxiv_id:
         return cited.arxiv_id if via_arxiv and cited.arxiv_id in work_ids else None
     return next(iter(work_ids)) if len(work_ids) == 1 else None
+
+
+_NEW_STYLE_ID: Final = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}$")
+
+
+def arxiv_id_years(arxiv_ids: Collection[str]) -> set[int]:
+    """The years the new-style arXiv ids say their first versions were submitted (`YYMM.NNNNN`,
+    since April 2007): a date no index can get wrong (issue 28: an April 2025 preprint whose
+    Semantic Scholar record says 2024)."""
+    years: set[int] = set()
+    for arxiv_id in arxiv_ids:
+        match = _NEW_STYLE_ID.match(arxiv_id)
+        if match is not None and 1 <= int(match.group(2)) <= 12 and 7 <= int(match.group(1)) <= 69:
+            years.add(2000 + int(match.group(1)))
+    return years
 
 
 def arxiv_answered(arxiv_id: str | None, records: Sequence[WorkRecord]) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.arxiv_versions import arxiv_answered, preprint_id, version_title_evidence
+from aletheia.core.arxiv_versions import arxiv_answered, arxiv_id_years, preprint_id, version_title_evidence
 from aletheia.core.author_order import DEPOSIT_LINEAGE
 from aletheia.core.authors import AuthorComparison
 from aletheia.core.book_rules import is_book_record, publisher_agrees
@@ -141,7 +141,7 @@ def field_facts(
             facts.venue_finding = venue_standing(cited.venue, venue_answers, _cited_issns(cited))
             facts.preprint_witnesses = preprint_witnesses(work.records, venue_answers)
             facts.computing_venue = is_computing_venue(cited.venue or "")
-    years = work_years(work)
+    years = work_years(work) | arxiv_id_years(work.arxiv_ids())
     if cited.year is not None and years:
         # The year of the version cited: a year the sources' name of the cited venue gives agrees
         # ("... Learning Representations, San Diego, 2015" on Adam's arXiv preprint of 2014).
