@@ -23,5 +23,6 @@ bench:
 	aletheia bench sources
 	aletheia bench hallmark
 	aletheia bench realbib
+	aletheia bench realrecords
 	aletheia bench speed
 	aletheia bench claims
