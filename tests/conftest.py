@@ -10,8 +10,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, settings
 
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
+
+# Properties are judged by what they find, not by how fast a shared machine draws examples: no
+# deadline and no "too slow" health check (both failed under a load average of 15 with nothing
+# wrong in the code).
+settings.register_profile("aletheia", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("aletheia")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
