@@ -24,6 +24,7 @@ __all__ = ["record_reference", "bibtex_name", "first_year", "join_pages"]
 # Fields kept as written (identifiers and links): BibTeX's reader takes them verbatim.
 _VERBATIM: Final = frozenset({"doi", "url", "isbn", "issn", "eprint", "archiveprefix", "pmid", "pmcid"})
 _LATEX_SPECIAL = re.compile(r"([{}%&#_$])")
+_LIGATURE = re.compile(r"-{2,}|`{2,}|'{2,}|[!?]`")
 _TRUNCATION = re.compile(r"^\s*(?:et\.?\s*al\.?|others|\.\.\.|…)\s*$", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1\d{3}|2\d{3})(?!\d)")
 
@@ -32,7 +33,9 @@ def _escaped(text: str) -> str:
     """Text as a BibTeX value that LaTeX decoding gives back unchanged."""
     text = text.replace("\\", "\x00")
     text = _LATEX_SPECIAL.sub(r"\\\1", text)
-    text = text.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+    text = text.replace("~", r"\textasciitilde{}").replace("^", "{^}")
+    # TeX's ligatures (`--` a dash, ``` `` ``` a quote) are text here: broken by an empty group.
+    text = _LIGATURE.sub(lambda m: "{}".join(m.group(0)), text)
     return text.replace("\x00", r"\textbackslash{}")
 
 

@@ -76,7 +76,7 @@ def _people(item: Element, role: str) -> list[str]:
         for person in group.iter():
             if person.tag == _q(FOAF, "Person"):
                 family = _text(person.find(_q(FOAF, "surname")))
-                given = _text(person.find(_q(FOAF, "givenName")) or person.find(_q(FOAF, "givenname")))
+                given = _text(person.find(_q(FOAF, "givenName"))) or _text(person.find(_q(FOAF, "givenname")))
                 if family and given:
                     out.append(f"{family}, {given}")
                 elif family or given:
