@@ -9,11 +9,12 @@ refused the same way whatever its extension:
   has a NUL in every second byte; binary data has NULs anywhere): Windows tools save so;
 - anything else is UTF-8; a byte sequence that is not UTF-8 is read as Windows-1252 (the bytes
   Windows-1252 leaves undefined, as Latin-1), and the input gets one problem naming the first
-  such byte. Windows-1252 is Latin-1 with printable characters where Latin-1 has C1 controls
+  such byte. Bytes that do form UTF-8 are read as UTF-8, so a UTF-8 file with one stray byte reads
+  right (and Windows-1252 text reads right unless it holds UTF-8's own pairs, like "Ã©"). Windows-1252 is Latin-1 with printable characters where Latin-1 has C1 controls
   (curly quotes, dashes), so it reads Latin-1 files the same and Windows files right.
 
 Binary data is refused (`InputError`): a NUL character in the decoded text, or an input read with
-the fallback whose head is more than `_CONTROL_SHARE` control characters (random bytes are about
+the fallback whose first decoded chunk is more than `_CONTROL_SHARE` control characters (random bytes are about
 11% C0 controls; text has none but tabs and line ends).
 """
 
@@ -41,6 +42,7 @@ _BOMS: Final = (
 _PAIRS_SAMPLED: Final = 2048
 _UTF16_SHARE: Final = 0.6
 _CONTROL_SHARE: Final = 0.02
+_MIN_CONTROLS: Final = 8
 _ALLOWED_CONTROLS: Final = frozenset("\t\n\r\f\v\x1a")  # \x1a: DOS's end-of-file mark
 
 
@@ -144,7 +146,7 @@ class TextDecoder:
         if self.first_invalid is not None and not self._checked_controls and text:
             self._checked_controls = True
             controls = sum(1 for c in text if (c < " " or "\x7f" <= c < "\xa0") and c not in _ALLOWED_CONTROLS)
-            if controls > _CONTROL_SHARE * len(text):
+            if controls > _MIN_CONTROLS and controls > _CONTROL_SHARE * len(text):
                 raise InputError(
                     self.origin,
                     f"binary data, not text ({controls} control characters in {len(text)}; "
