@@ -1,6 +1,6 @@
 """Report formats: the JSON document (docs/report-schema.md), JSONL, a terminal table
 (report_table), a self-contained HTML page (report_html), the corrected BibTeX bibliography
-(report_bibtex), CSL-JSON, and the formats of the places people already look (report_ci): a
+(report_bibtex), CSL-JSON, a CSV table for spreadsheets (csv_report), and the formats of the places people already look (report_ci): a
 Markdown pull-request comment, GitHub workflow annotations, SARIF and JUnit XML.
 
 Every sink takes references one at a time (`reference(obj)`) and the summary last (`summary(obj)`),
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from aletheia.pipeline.evidence.outcome import ReferenceOutcome
     from aletheia.pipeline.reports.bibtex import BibtexSink
     from aletheia.pipeline.reports.ci import GithubSink, JunitSink, MarkdownSink, SarifSink
+    from aletheia.pipeline.reports.csv_report import CsvSink
     from aletheia.pipeline.reports.html import HtmlSink, render_html
     from aletheia.pipeline.reports.table import TableSink
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 # CI formats (docs/benchmarks.md, "CLI start-up").
 _ELSEWHERE: dict[str, str] = {
     "BibtexSink": "aletheia.pipeline.reports.bibtex",
+    "CsvSink": "aletheia.pipeline.reports.csv_report",
     "GithubSink": "aletheia.pipeline.reports.ci",
     "JunitSink": "aletheia.pipeline.reports.ci",
     "MarkdownSink": "aletheia.pipeline.reports.ci",
@@ -57,6 +59,7 @@ __all__ = [
     "BibtexSink",
     "CollectingSink",
     "CslJsonSink",
+    "CsvSink",
     "GithubSink",
     "HtmlSink",
     "JsonSink",
@@ -70,7 +73,9 @@ __all__ = [
     "render_html",
 ]
 
-FORMATS = ("table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit")
+FORMATS = (
+    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
+)  # fmt: skip
 
 
 def _match_json(record: WorkRecord | None, sources: list[str]) -> dict[str, Any] | None:
@@ -208,6 +213,7 @@ SINKS: dict[str, str] = {
     "github": "GithubSink",
     "sarif": "SarifSink",
     "junit": "JunitSink",
+    "csv": "CsvSink",
 }
 
 
