@@ -41,14 +41,16 @@ def _escaped(text: str) -> str:
 
 def bibtex_name(name: str) -> str | None:
     """One person as a BibTeX name: "Family, Given" (and "Family, Given, Jr.") as written, a name
-    without a comma that holds " and " (an organisation) braced; "et al." -> None (truncated)."""
+    without a comma braced (one field: an organisation); "et al." -> "others"; blank -> None."""
     name = " ".join(name.split()).strip(" ;")
     if not name:
         return None
     if _TRUNCATION.match(name):
         return "others"
     escaped = _escaped(name)
-    if "," not in name and (" and " in f" {name.lower()} " or len(name.split()) > 4):
+    if "," not in name:
+        # The managers write a person "Family, Given"; a name without a comma is one field (an
+        # organisation, a mononym), as Zotero reads it on import: kept whole.
         return "{" + escaped + "}"
     return escaped
 
