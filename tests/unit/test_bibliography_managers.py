@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aletheia.core.bibliography import InputError, InputFormat, InputProblem, detect_format, parse_text
-from aletheia.core.bibliography.manager_fields import bibtex_name, _escaped
+from aletheia.core.bibliography.manager_fields import _escaped, bibtex_name
 from aletheia.core.records import CitedReference
 from aletheia.core.text import latex_to_unicode
 from aletheia.pipeline.documents.inputs import iter_references
@@ -79,20 +79,25 @@ RIS = (
 ENDNOTE = """<?xml version="1.0" encoding="UTF-8"?>
 <xml><records>
 <record><rec-number>1</rec-number><ref-type name="Conference Paper">47</ref-type>
-<contributors><authors><author><style face="normal" font="default" size="100%">Vaswani, Ashish</style></author>
+<contributors><authors>
+<author><style face="normal" font="default" size="100%">Vaswani, Ashish</style></author>
 <author>Shazeer, Noam</author><author>Parmar, Niki</author></authors></contributors>
-<titles><title><style face="normal" font="default" size="100%">Attention Is </style><style face="italic">All You Need</style></title>
+<titles><title><style face="normal" font="default" size="100%">Attention Is </style>
+<style face="italic">All You Need</style></title>
 <secondary-title>Advances in Neural Information Processing Systems</secondary-title></titles>
-<dates><year>2017</year></dates><urls><related-urls><url>https://arxiv.org/abs/1706.03762</url></related-urls></urls>
+<dates><year>2017</year></dates>
+<urls><related-urls><url>https://arxiv.org/abs/1706.03762</url></related-urls></urls>
 </record>
 <record><rec-number>2</rec-number><ref-type name="Journal Article">17</ref-type>
 <contributors><authors><author>He, Kaiming</author><author>Zhang, Xiangyu</author></authors></contributors>
-<titles><title>Deep Residual Learning: 50% Fewer Errors</title><secondary-title>Journal of Examples</secondary-title></titles>
+<titles><title>Deep Residual Learning: 50% Fewer Errors</title>
+<secondary-title>Journal of Examples</secondary-title></titles>
 <periodical><full-title>Journal of Examples</full-title></periodical>
 <dates><year>2016</year></dates><electronic-resource-num>10.1109/CVPR.2016.90</electronic-resource-num>
 </record>
 <record><rec-number>3</rec-number><ref-type name="Book">6</ref-type>
-<contributors><authors><author>Goodfellow, Ian</author><author>Bengio, Yoshua</author><author>Courville, Aaron</author></authors></contributors>
+<contributors><authors><author>Goodfellow, Ian</author><author>Bengio, Yoshua</author>
+<author>Courville, Aaron</author></authors></contributors>
 <titles><title>Deep Learning</title></titles><dates><year>2016</year></dates>
 <publisher>MIT Press</publisher><isbn>9780262035613</isbn>
 </record>
@@ -109,7 +114,9 @@ ZOTERO_RDF = """<rdf:RDF
  xmlns:prism="http://prismstandard.org/namespaces/1.2/basic/">
     <rdf:Description rdf:about="#item_1">
         <z:itemType>conferencePaper</z:itemType>
-        <dcterms:isPartOf><bib:Proceedings><dc:title>Advances in Neural Information Processing Systems</dc:title></bib:Proceedings></dcterms:isPartOf>
+        <dcterms:isPartOf><bib:Proceedings>
+            <dc:title>Advances in Neural Information Processing Systems</dc:title>
+        </bib:Proceedings></dcterms:isPartOf>
         <bib:authors><rdf:Seq>
             <rdf:li><foaf:Person><foaf:surname>Vaswani</foaf:surname><foaf:givenName>Ashish</foaf:givenName></foaf:Person></rdf:li>
             <rdf:li><foaf:Person><foaf:surname>Shazeer</foaf:surname><foaf:givenName>Noam</foaf:givenName></foaf:Person></rdf:li>
@@ -235,7 +242,6 @@ def test_arxiv_and_pubmed_accessions_in_ris() -> None:
 
 @pytest.mark.parametrize("text", [ENDNOTE, ZOTERO_RDF])
 def test_xml_exports_with_entities_or_a_dtd_are_refused(text: str) -> None:
-    head, _, rest = text.partition(">")
     hostile = '<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">]>\n' + (
         text.split("?>", 1)[1] if text.startswith("<?xml") else text
     )

@@ -43,10 +43,10 @@ def build_docx(body: str, *, extra: dict[str, bytes] | None = None) -> bytes:
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(
             "[Content_Types].xml",
-            '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
-            'content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/'
-            'document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.'
-            'main+xml"/></Types>',
+            '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/'
+            '2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override '
+            'PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+            'wordprocessingml.document.main+xml"/></Types>',
         )
         archive.writestr(
             "_rels/.rels",
@@ -79,7 +79,7 @@ MANUSCRIPT = "".join(
         ),
         _paragraph(_run("References"), style="Heading1"),
         # The bibliography in a content control, as Mendeley writes it; one entry split over runs.
-        '<w:sdt><w:sdtContent>'
+        "<w:sdt><w:sdtContent>"
         + _paragraph(
             _run("[1] A. Vaswani, N. Shazeer, and N. Parmar, "),
             _run("“Attention is all you need,”"),
@@ -130,14 +130,18 @@ def test_claims_read_a_docx_manuscript_and_its_citations() -> None:
         "Attention is all you need",
         "Deep residual learning for image recognition",
     ]
-    markers = [key for finding in find_claims(text, fmt=fmt) for mark in finding.citations for key in mark.keys]
+    markers = [
+        key for finding in find_claims(text, fmt=fmt) for mark in finding.citations for key in mark.keys
+    ]
     assert {"1", "2"} <= set(markers)
 
 
 def test_a_legacy_doc_is_refused_with_the_formats_read(tmp_path: Path) -> None:
     path = tmp_path / "paper.doc"
     path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 512)
-    with pytest.raises(InputError, match=r"legacy Word \.doc .* save it as \.docx .*RIS \(\.ris\).*Word \(\.docx\)"):
+    with pytest.raises(
+        InputError, match=r"legacy Word \.doc .* save it as \.docx .*RIS \(\.ris\).*Word \(\.docx\)"
+    ):
         list(iter_references([path], max_bytes=MB))
     with pytest.raises(InputError, match=r"legacy Word \.doc"):
         document_text(InputDocument(name="paper.doc", data=path.read_bytes()), get_settings())
@@ -149,7 +153,9 @@ def test_other_archives_and_bombs_are_refused(tmp_path: Path) -> None:
         archive.writestr("content.xml", "<office:document-content/>")
     path = tmp_path / "paper.docx"
     path.write_bytes(odt.getvalue())
-    with pytest.raises(InputError, match=r"without word/document\.xml, so not a Word document; Aletheia reads"):
+    with pytest.raises(
+        InputError, match=r"without word/document\.xml, so not a Word document; Aletheia reads"
+    ):
         list(iter_references([path], max_bytes=MB))
     big = build_docx(_paragraph(_run("x" * 200_000)))  # compresses to a few hundred bytes
     assert len(big) < 10_000

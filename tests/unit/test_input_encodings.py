@@ -50,7 +50,11 @@ def test_a_windows_1252_txt_is_read_as_a_latin1_bib_is(tmp_path: Path) -> None:
     # The same caveat, worded the same, for both.
     (txt_problem,) = _problems(items)
     (bib_problem,) = _problems(bib_items)
-    assert txt_problem.split(";")[1] == bib_problem.split(";")[1] == " invalid bytes were read as Windows-1252 (Latin-1)"
+    assert (
+        txt_problem.split(";")[1]
+        == bib_problem.split(";")[1]
+        == " invalid bytes were read as Windows-1252 (Latin-1)"
+    )
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
@@ -89,7 +93,7 @@ def test_the_claims_document_is_decoded_by_the_same_rule() -> None:
     text, fmt, own = document_text(InputDocument(name="paper.txt", data=data), get_settings())
     assert "Café culture – a survey" in text and fmt == "plain"
     assert decode_bytes(data, "paper.txt")[0] == text
-    assert [r.title for r in own if isinstance(r, CitedReference)][0] == "Café culture – a survey"
+    assert next(r.title for r in own if isinstance(r, CitedReference)) == "Café culture – a survey"
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=200))

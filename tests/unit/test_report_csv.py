@@ -53,7 +53,11 @@ def test_o_csv_writes_a_table_with_the_references_that_need_attention_first(tmp_
     by_position = {int(r["position"]): r for r in rows}
     for position, ref in enumerate(references, start=1):
         row = by_position[position]
-        assert (row["key"], row["verdict"], row["severity"]) == (ref["key"], ref["verdict"], ref["severity"] or "")
+        assert (row["key"], row["verdict"], row["severity"]) == (
+            ref["key"],
+            ref["verdict"],
+            ref["severity"] or "",
+        )
     attention = [r["needs_attention"] for r in rows]
     assert attention == sorted(attention, reverse=True) and attention[0] == "yes"  # "yes" rows first
     flagged = [r for r in rows if r["verdict"] not in ("verified", "metadata_error", "unverifiable")]
@@ -79,7 +83,7 @@ def test_every_extension_names_a_format_that_exists() -> None:
     assert format_for(None, Path("OUT.CSV"), tty=True) == "csv"
 
 
-@pytest.mark.parametrize("value", ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)", "\tx"])
+@pytest.mark.parametrize("value", ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "\tx"])
 def test_a_cell_that_would_start_a_formula_is_quoted(value: str) -> None:
     assert _cell(value) == "'" + value
     assert _cell(["a", None, "b"]) == "a; b" and _cell(None) == ""

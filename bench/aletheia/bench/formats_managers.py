@@ -135,7 +135,10 @@ def write_ris(items: Sequence[dict[str, Any]]) -> str:
         parts = _date_parts(item)
         if parts:
             tag("PY", parts[0])
-            tag("DA", "/".join(f"{p:02d}" if i else str(p) for i, p in enumerate(parts)) + "/" * (4 - len(parts)))
+            tag(
+                "DA",
+                "/".join(f"{p:02d}" if i else str(p) for i, p in enumerate(parts)) + "/" * (4 - len(parts)),
+            )
         tag("VL", item.get("volume"))
         tag("IS", item.get("issue"))
         start, end = _pages(item)
@@ -237,8 +240,8 @@ def _people(item_node: ET.Element, role: str, people: list[dict[str, Any]] | Non
 
 def write_zotero_rdf(items: Sequence[dict[str, Any]]) -> str:
     """Zotero RDF as Zotero's exporter writes it: one node per item, its container nested."""
-    for prefix, uri in _NS.items():
-        ET.register_namespace(prefix, uri)
+    for prefix, namespace in _NS.items():
+        ET.register_namespace(prefix, namespace)
     root = ET.Element(_q("rdf:RDF"))
     for position, item in enumerate(items, start=1):
         item_type, node_name, container_name = _ZOTERO_TYPE.get(
@@ -300,7 +303,9 @@ def _docx(bib: Path, csl: Path | None, run: Any) -> tuple[Path, list[str], str]:
     return out, keys, done.stderr
 
 
-def render_manager(bib: Path, fmt: str, csl: Path | None, run: Any) -> tuple[Path, dict[str, str], list[str], str]:
+def render_manager(
+    bib: Path, fmt: str, csl: Path | None, run: Any
+) -> tuple[Path, dict[str, str], list[str], str]:
     """(the rendered file, reader key -> `.bib` key, the `.docx`'s keys in order, the tool log)."""
     if fmt == "docx":
         path, keys, log = _docx(bib, csl, run)

@@ -30,7 +30,7 @@ from typing import Any
 from aletheia.core.records import Author, CitedReference
 
 # The formats, in report order; `bib` is the baseline the others are compared with.
-FORMATS = ("bib", "bbl-plain", "bbl-ieeetr", "pandoc-txt", "pandoc-md")
+FORMATS: tuple[str, ...] = ("bib", "bbl-plain", "bbl-ieeetr", "pandoc-txt", "pandoc-md")
 BBL_STYLES = {"bbl-plain": "plain", "bbl-ieeetr": "ieeetr"}
 PANDOC_WRITERS = {"pandoc-txt": ("plain", ".txt"), "pandoc-md": ("markdown_strict", ".md")}
 # Issue 30: reference managers' exports and a Word manuscript, rendered through pandoc

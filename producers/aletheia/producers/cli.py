@@ -68,7 +68,19 @@ def main() -> None:
     "--format",
     "fmt",
     type=click.Choice(
-        ["table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv"]
+        [
+            "table",
+            "json",
+            "jsonl",
+            "html",
+            "bibtex",
+            "csl-json",
+            "markdown",
+            "github",
+            "sarif",
+            "junit",
+            "csv",
+        ]
     ),
     default=None,
     help="Output format (default: from the -o extension, else table on a terminal, json otherwise). "
@@ -91,8 +103,9 @@ def verify(
     """Verify every reference in INPUTS (files, directories, or - for stdin).
 
     Formats are detected from content: BibTeX/biblatex, .bbl/LaTeX, Markdown, plain reference
-    lists, HTML, JATS/TEI XML, CSL-JSON, RIS, EndNote XML, Zotero RDF, Word .docx, PDF. Exit codes: 0 nothing flagged; 1 something flagged; 2 usage or input
-    error; 3 nothing flagged but some references could not be checked.
+    lists, HTML, JATS/TEI XML, CSL-JSON, RIS, EndNote XML, Zotero RDF, Word .docx, PDF. Exit
+    codes: 0 nothing flagged; 1 something flagged; 2 usage or input error; 3 nothing flagged but
+    some references could not be checked.
     """
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError

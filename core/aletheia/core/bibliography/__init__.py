@@ -44,9 +44,9 @@ from aletheia.core.bibliography.zotero_rdf import iter_zotero_rdf
 from aletheia.core.records import CitedReference
 
 __all__ = [
+    "SUPPORTED",
     "InputError",
     "InputFormat",
-    "SUPPORTED",
     "InputProblem",
     "detect_format",
     "detect_format_bytes",
@@ -119,7 +119,8 @@ def parse_text(
         return _eager_errors(iter_zotero_rdf(text, origin=origin))
     if fmt in (InputFormat.PDF, InputFormat.DOCX):
         raise InputError(
-            origin, f"a {fmt.value.upper()} is read from its bytes, not as text (aletheia.pipeline.documents.inputs)"
+            origin,
+            f"a {fmt.value.upper()} is read from its bytes, not as text (aletheia.pipeline.documents.inputs)",
         )
     if fmt is InputFormat.DOC:
         raise InputError(origin, unsupported_doc_message())

@@ -10,12 +10,13 @@ refused the same way whatever its extension:
 - anything else is UTF-8; a byte sequence that is not UTF-8 is read as Windows-1252 (the bytes
   Windows-1252 leaves undefined, as Latin-1), and the input gets one problem naming the first
   such byte. Bytes that do form UTF-8 are read as UTF-8, so a UTF-8 file with one stray byte reads
-  right (and Windows-1252 text reads right unless it holds UTF-8's own pairs, like "Ã©"). Windows-1252 is Latin-1 with printable characters where Latin-1 has C1 controls
-  (curly quotes, dashes), so it reads Latin-1 files the same and Windows files right.
+  right (and Windows-1252 text reads right unless it holds UTF-8's own pairs, like "Ã©").
+  Windows-1252 is Latin-1 with printable characters where Latin-1 has C1 controls (curly quotes,
+  dashes), so it reads Latin-1 files the same and Windows files right.
 
 Binary data is refused (`InputError`): a NUL character in the decoded text, or an input read with
-the fallback whose first decoded chunk is more than `_CONTROL_SHARE` control characters (random bytes are about
-11% C0 controls; text has none but tabs and line ends).
+the fallback whose first decoded chunk is more than `_CONTROL_SHARE` control characters (random
+bytes are about 11% C0 controls; text has none but tabs and line ends).
 """
 
 from __future__ import annotations
@@ -51,8 +52,12 @@ def _windows_1252_fallback(error: UnicodeError) -> tuple[str, int]:
         raise error
     chunk = error.object[error.start : error.end]
     # Windows-1252 leaves five bytes undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D): Latin-1 reads them.
-    return "".join(bytes([b]).decode("cp1252", errors="strict") if b not in b"\x81\x8d\x8f\x90\x9d"
-                   else bytes([b]).decode("latin-1") for b in chunk), error.end
+    return "".join(
+        bytes([b]).decode("cp1252", errors="strict")
+        if b not in b"\x81\x8d\x8f\x90\x9d"
+        else bytes([b]).decode("latin-1")
+        for b in chunk
+    ), error.end
 
 
 codecs.register_error(_FALLBACK, _windows_1252_fallback)
@@ -145,7 +150,9 @@ class TextDecoder:
             raise InputError(self.origin, "binary data, not text (a NUL character)", offset=self.offset)
         if self.first_invalid is not None and not self._checked_controls and text:
             self._checked_controls = True
-            controls = sum(1 for c in text if (c < " " or "\x7f" <= c < "\xa0") and c not in _ALLOWED_CONTROLS)
+            controls = sum(
+                1 for c in text if (c < " " or "\x7f" <= c < "\xa0") and c not in _ALLOWED_CONTROLS
+            )
             if controls > _MIN_CONTROLS and controls > _CONTROL_SHARE * len(text):
                 raise InputError(
                     self.origin,

@@ -37,7 +37,8 @@ _ENDNOTE_ROOT = re.compile(r"^(?:\s*<\?xml[^>]*\?>)?(?:\s*<!--.*?-->)*\s*<xml>\s
 # EndNote reference types (the `name` of `ref-type`) -> BibTeX entry types; unknown -> misc.
 ENDNOTE_TYPES: Final = {
     **dict.fromkeys(
-        ("journal article", "electronic article", "magazine article", "newspaper article", "serial"), "article"
+        ("journal article", "electronic article", "magazine article", "newspaper article", "serial"),
+        "article",
     ),
     **dict.fromkeys(("conference paper", "conference proceedings"), "inproceedings"),
     **dict.fromkeys(("book", "edited book", "electronic book", "classical work"), "book"),
@@ -61,7 +62,8 @@ def parse_xml_safely(text: str, origin: str, what: str) -> Element:
     # The text is already decoded: an encoding named in the declaration no longer applies.
     body = _DECLARATION.sub("", text, count=1)
     try:
-        return SafeET.fromstring(body, forbid_dtd=True)
+        root: Element = SafeET.fromstring(body, forbid_dtd=True)
+        return root
     except DefusedXmlException as error:
         raise InputError(origin, f"{what} with a DTD or entity declarations is not read ({error})") from None
     except SafeET.ParseError as error:
@@ -130,7 +132,10 @@ def _reference(record: Element, *, key: str, origin: str) -> CitedReference:
     accession = _first(record, "accession-num")
     arxiv = clean_arxiv_id(accession) if accession else None
     if arxiv is not None:
-        values |= {"eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""), "archiveprefix": "arXiv"}
+        values |= {
+            "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
+            "archiveprefix": "arXiv",
+        }
     return record_reference(
         key=key,
         entry_type=entry_type,
@@ -155,7 +160,9 @@ def iter_endnote_xml(text: str, *, origin: str) -> Iterator[CitedReference | Inp
         reference = _reference(record, key=key, origin=where)
         if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
             yield InputProblem(
-                origin=origin, key=key, message=f"record {position} has neither a title nor an identifier; skipped"
+                origin=origin,
+                key=key,
+                message=f"record {position} has neither a title nor an identifier; skipped",
             )
             continue
         yield reference

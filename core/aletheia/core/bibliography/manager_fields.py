@@ -19,7 +19,7 @@ from typing import Final
 from aletheia.core.bibliography.bibtex_fields import reference_from_fields
 from aletheia.core.records import CitedReference
 
-__all__ = ["record_reference", "bibtex_name", "first_year", "join_pages"]
+__all__ = ["bibtex_name", "first_year", "join_pages", "record_reference"]
 
 # Fields kept as written (identifiers and links): BibTeX's reader takes them verbatim.
 _VERBATIM: Final = frozenset({"doi", "url", "isbn", "issn", "eprint", "archiveprefix", "pmid", "pmcid"})

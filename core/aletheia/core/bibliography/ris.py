@@ -86,7 +86,9 @@ def _records(text: str, origin: str) -> Iterator[tuple[int, list[str]] | InputPr
         elif raw.strip():
             current.append(raw.strip())  # a continuation line of the tag above
     if current is not None:
-        yield InputProblem(origin=origin, line=start, message="RIS record without an ER line at the end; read")
+        yield InputProblem(
+            origin=origin, line=start, message="RIS record without an ER line at the end; read"
+        )
         yield start, current
     elif stray is not None:
         yield InputProblem(origin=origin, line=stray, message="text outside a RIS record; skipped")
@@ -159,7 +161,10 @@ def _reference(record: dict[str, Any], *, key: str, origin: str) -> CitedReferen
         arxiv = clean_arxiv_id(accession)
         database = " ".join(_many(record, "name_of_database", "database_provider")).lower()
         if arxiv is not None:
-            values |= {"eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""), "archiveprefix": "arXiv"}
+            values |= {
+                "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
+                "archiveprefix": "arXiv",
+            }
         elif "pubmed" in database or "medline" in database:
             values["pmid"] = clean_pmid(accession)
     return record_reference(
@@ -192,7 +197,10 @@ def iter_ris(text: str, *, origin: str) -> Iterator[CitedReference | InputProble
         reference = _reference(record, key=key, origin=f"{origin}:{line}")
         if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
             yield InputProblem(
-                origin=origin, line=line, key=key, message="RIS record with neither a title nor an identifier; skipped"
+                origin=origin,
+                line=line,
+                key=key,
+                message="RIS record with neither a title nor an identifier; skipped",
             )
             continue
         yield reference

@@ -154,7 +154,10 @@ def _reference(item: Element, nodes: dict[str, Element], *, key: str, origin: st
     for candidate in (_text(item.find(_q(Z, "archiveID"))), values["number"]):
         arxiv = clean_arxiv_id(candidate) if candidate else None
         if arxiv is not None:
-            values |= {"eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""), "archiveprefix": "arXiv"}
+            values |= {
+                "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
+                "archiveprefix": "arXiv",
+            }
             break
     return record_reference(
         key=key,
@@ -183,7 +186,9 @@ def iter_zotero_rdf(text: str, *, origin: str) -> Iterator[CitedReference | Inpu
         reference = _reference(node, nodes, key=key, origin=f"{origin}:item {position}")
         if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
             yield InputProblem(
-                origin=origin, key=key, message=f"item {position} has neither a title nor an identifier; skipped"
+                origin=origin,
+                key=key,
+                message=f"item {position} has neither a title nor an identifier; skipped",
             )
             continue
         yield reference

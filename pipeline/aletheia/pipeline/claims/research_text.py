@@ -33,9 +33,9 @@ from aletheia.core.bibliography import (
     parse_text,
     unsupported_doc_message,
 )
+from aletheia.core.bibliography.bbl import iter_bbl
 from aletheia.core.bibliography.encoding import decode_bytes, sniff_encoding
 from aletheia.core.bibliography.formats import SNIFF_BYTES
-from aletheia.core.bibliography.bbl import iter_bbl
 from aletheia.core.bibliography.markdown import iter_markdown
 from aletheia.core.bibliography.plain import iter_plain
 from aletheia.core.claim_rules import REFERENCE_HEADINGS, RULES_VERSION

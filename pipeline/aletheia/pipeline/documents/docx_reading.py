@@ -36,7 +36,9 @@ _TEXT: Final = f"{_W}t"
 _BREAKS: Final = frozenset({f"{_W}br", f"{_W}cr"})
 _TAB: Final = f"{_W}tab"
 _HYPHEN: Final = f"{_W}noBreakHyphen"
-_SKIPPED: Final = frozenset({f"{_W}moveFrom", f"{_W}del", f"{_W}instrText", f"{_W}delText", f"{_W}rPr", f"{_W}pPr"})
+_SKIPPED: Final = frozenset(
+    {f"{_W}moveFrom", f"{_W}del", f"{_W}instrText", f"{_W}delText", f"{_W}rPr", f"{_W}pPr"}
+)
 _TEXT_BOX: Final = f"{_W}txbxContent"
 
 
@@ -125,6 +127,8 @@ def docx_text(data: bytes, *, origin: str, max_bytes: int) -> str:
         try:
             text = xml.decode("utf-16")
         except UnicodeDecodeError as error:
-            raise InputError(origin, f"{DOCUMENT_PART} is neither UTF-8 nor UTF-16 XML ({error.reason})") from None
+            raise InputError(
+                origin, f"{DOCUMENT_PART} is neither UTF-8 nor UTF-16 XML ({error.reason})"
+            ) from None
     root = parse_xml_safely(text, origin, "a Word document")
     return "\n\n".join(_paragraphs(root)) + "\n"

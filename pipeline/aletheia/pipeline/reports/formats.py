@@ -1,7 +1,8 @@
 """Report formats: the JSON document (docs/report-schema.md), JSONL, a terminal table
 (report_table), a self-contained HTML page (report_html), the corrected BibTeX bibliography
-(report_bibtex), CSL-JSON, a CSV table for spreadsheets (csv_report), and the formats of the places people already look (report_ci): a
-Markdown pull-request comment, GitHub workflow annotations, SARIF and JUnit XML.
+(report_bibtex), CSL-JSON, a CSV table for spreadsheets (csv_report), and the formats of the places
+people already look (report_ci): a Markdown pull-request comment, GitHub workflow annotations, SARIF
+and JUnit XML.
 
 Every sink takes references one at a time (`reference(obj)`) and the summary last (`summary(obj)`),
 so the streaming formats (jsonl, bibtex, github) write as results arrive. The words of every
