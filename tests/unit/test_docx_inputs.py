@@ -161,6 +161,9 @@ def test_other_archives_and_bombs_are_refused(tmp_path: Path) -> None:
     assert len(big) < 10_000
     with pytest.raises(InputError, match=r"word/document\.xml uncompresses to more than 100000 bytes"):
         docx_text(big, origin="bomb.docx", max_bytes=100_000)
+    deep = build_docx("<w:p>" + "<w:ins>" * 50_000 + _run("x") + "</w:ins>" * 50_000 + "</w:p>")
+    with pytest.raises(InputError, match=r"^deep\.docx: word/document\.xml is nested too deeply"):
+        docx_text(deep, origin="deep.docx", max_bytes=10 * MB)
     with pytest.raises(InputError, match=r"^broken\.docx: a ZIP archive that cannot be opened"):
         docx_text(b"PK\x03\x04 truncated", origin="broken.docx", max_bytes=MB)
 

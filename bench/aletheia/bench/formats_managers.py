@@ -233,8 +233,15 @@ def _people(item_node: ET.Element, role: str, people: list[dict[str, Any]] | Non
             node = _add(li, "foaf:Person")
             _add(node, "foaf:surname", person.get("literal") or _person(person))
         else:
+            # Zotero has no particle fields: "von", "de" go with the last name ("von Luxburg").
             node = _add(li, "foaf:Person")
-            _add(node, "foaf:surname", _person({**person, "given": None}))
+            particles = (
+                person.get("dropping-particle"),
+                person.get("non-dropping-particle"),
+                person.get("family"),
+            )
+            surname = " ".join(str(p) for p in particles if p)
+            _add(node, "foaf:surname", f"{surname}, {person['suffix']}" if person.get("suffix") else surname)
             _add(node, "foaf:givenName", person.get("given"))
 
 

@@ -131,4 +131,9 @@ def docx_text(data: bytes, *, origin: str, max_bytes: int) -> str:
                 origin, f"{DOCUMENT_PART} is neither UTF-8 nor UTF-16 XML ({error.reason})"
             ) from None
     root = parse_xml_safely(text, origin, "a Word document")
-    return "\n\n".join(_paragraphs(root)) + "\n"
+    try:
+        paragraphs = _paragraphs(root)
+    except RecursionError:
+        # Word nests a few levels (tables in tables, content controls); thousands are an attack.
+        raise InputError(origin, f"{DOCUMENT_PART} is nested too deeply to be a Word document") from None
+    return "\n\n".join(paragraphs) + "\n"
