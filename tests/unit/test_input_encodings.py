@@ -3,6 +3,7 @@ Latin-1 `.bib` was read with a warning, and UTF-16 LE without a byte-order mark 
 
 from __future__ import annotations
 
+import codecs
 import io
 import random
 from pathlib import Path
@@ -122,3 +123,13 @@ def test_ascii_text_saved_as_utf16_is_told_by_its_nuls(text: str) -> None:
     assert sniff_encoding(text.encode("utf-16-le")).codec == "utf-16-le"
     assert sniff_encoding(text.encode("utf-16-be")).codec == "utf-16-be"
     assert decode_bytes(text.encode("utf-16-le"), "x") == (text, None)
+
+
+def test_fix_reads_and_writes_back_in_the_encoding_every_input_is_told_by() -> None:
+    from aletheia.pipeline.reports.bib_fix import decode
+
+    assert decode(BIB.encode("cp1252")) == (BIB, "cp1252")
+    assert decode(BIB.encode("utf-16-le")) == (BIB, "utf-16-le")
+    text, codec = decode(codecs.BOM_UTF16_BE + BIB.encode("utf-16-be"))
+    assert text.encode(codec) == codecs.BOM_UTF16_BE + BIB.encode("utf-16-be")
+    assert decode(b"caf\x81 \xe9") == ("caf\x81 \xe9", "latin-1")  # 0x81: undefined in Windows-1252
