@@ -127,7 +127,7 @@ def test_a_directory_is_read_recursively_skipping_hidden_and_foreign_files(tmp_p
         "## References\n\n- Doe, J. (2001). Bee. Venue.\n", encoding="utf-8"
     )
     (tmp_path / "sub" / "paper.pdf").write_bytes(_paper())
-    (tmp_path / "notes.docx").write_bytes(b"PK\x03\x04 not read")
+    (tmp_path / "notes.odt").write_bytes(b"PK\x03\x04 not read")
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "c.bib").write_text("@article{hidden, title={H}}\n", encoding="utf-8")
     (tmp_path / ".d.bib").write_text("@article{hidden2, title={H}}\n", encoding="utf-8")
@@ -183,10 +183,14 @@ def test_size_limit_binary_and_encoding(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"refs\.md \(byte 14\): binary data"):
         list(iter_references([binary], max_bytes=MB))
 
+    # Issue 30: a .txt that is not UTF-8 is read as Windows-1252, as a .bib is, with a problem.
     bad_utf8 = tmp_path / "refs.txt"
-    bad_utf8.write_bytes("[1] A. Author, “T,” V, 2001.\n".encode() + b"[2] Caf\xe9 au lait.\n")
-    with pytest.raises(InputError, match=r"refs\.txt \(byte \d+\): not UTF-8 text"):
-        list(iter_references([bad_utf8], max_bytes=MB))
+    bad_utf8.write_bytes(
+        "[1] A. Author, “T,” V, 2001.\n".encode() + b"[2] B. Caf\xe9, \x93Au lait,\x94 Venue, 2002.\n"
+    )
+    results = list(iter_references([bad_utf8], max_bytes=MB))
+    assert "B. Café, “Au lait,” Venue, 2002." in [r.raw for r in _refs(results)]
+    assert any("Windows-1252" in r.message for r in results if isinstance(r, InputProblem))
 
     latin1 = tmp_path / "old.bib"
     latin1.write_bytes(

@@ -58,6 +58,7 @@ from aletheia.bench.formats_evidence import (
 from aletheia.bench.formats_render import (
     BBL_STYLES,
     FORMATS,
+    MANAGER_FORMATS,
     PANDOC_WRITERS,
     Rendered,
     ToolMissing,
@@ -457,7 +458,9 @@ def run(
 
 
 def _tool_versions(formats: Sequence[str]) -> dict[str, str]:
-    need = {"bibtex" for f in formats if f in BBL_STYLES} | {"pandoc" for f in formats if f in PANDOC_WRITERS}
+    need = {"bibtex" for f in formats if f in BBL_STYLES} | {
+        "pandoc" for f in formats if f in PANDOC_WRITERS or f in MANAGER_FORMATS
+    }
     versions = {}
     for tool in sorted(need):
         done = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False, timeout=30)

@@ -30,9 +30,13 @@ from typing import Any
 from aletheia.core.records import Author, CitedReference
 
 # The formats, in report order; `bib` is the baseline the others are compared with.
-FORMATS = ("bib", "bbl-plain", "bbl-ieeetr", "pandoc-txt", "pandoc-md")
+FORMATS: tuple[str, ...] = ("bib", "bbl-plain", "bbl-ieeetr", "pandoc-txt", "pandoc-md")
 BBL_STYLES = {"bbl-plain": "plain", "bbl-ieeetr": "ieeetr"}
 PANDOC_WRITERS = {"pandoc-txt": ("plain", ".txt"), "pandoc-md": ("markdown_strict", ".md")}
+# Issue 30: reference managers' exports and a Word manuscript, rendered through pandoc
+# (`formats_managers`).
+MANAGER_FORMATS = ("ris", "endnote-xml", "zotero-rdf", "docx")
+FORMATS = (*FORMATS, *MANAGER_FORMATS)
 TOOL_TIMEOUT_SECONDS = 300
 _BIBITEM = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
 _LINE_SUFFIX = re.compile(r":(\d+)$")
@@ -70,7 +74,8 @@ def missing_tools(formats: Iterable[str]) -> list[str]:
             timeout=60,
         ).stdout.split()
         missing += [f"{s}.bst" for s in styles if not any(p.endswith(f"/{s}.bst") for p in found)]
-    if any(f in PANDOC_WRITERS for f in formats) and shutil.which("pandoc") is None:
+    needs_pandoc = any(f in PANDOC_WRITERS or f in MANAGER_FORMATS for f in formats)
+    if needs_pandoc and shutil.which("pandoc") is None:
         missing.append("pandoc")
     return missing
 
@@ -83,6 +88,8 @@ class Rendered:
     path: Path
     starts: tuple[tuple[int, str], ...]
     log: str = ""
+    # The reader's key of each entry -> its .bib key, where the format keys records by position.
+    key_map: tuple[tuple[str, str], ...] = ()
 
     def entry_at(self, line: int) -> str | None:
         lines = [start for start, _ in self.starts]
@@ -258,6 +265,8 @@ def render(bib: Path, keys: Sequence[str], fmt: str, csl: Path | None = None) ->
         return render_bbl(bib, BBL_STYLES[fmt], fmt)
     if fmt in PANDOC_WRITERS:
         return render_pandoc(bib, fmt, csl)
+    if fmt in MANAGER_FORMATS:
+        return render_manager_format(bib, fmt, csl)
     raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
 
 
@@ -265,7 +274,28 @@ def entry_of(ref: CitedReference, rendered: Rendered, keys: frozenset[str]) -> s
     """The `.bib` key a parsed reference stands for: its own key where the format keeps it
     (`.bib`, `.bbl`), else the entry whose rendered text holds the reference's first line (a plain
     list's keys are positions, which could collide with a numeric .bib key)."""
-    if rendered.fmt not in PANDOC_WRITERS and ref.key in keys:
+    if rendered.key_map:
+        return dict(rendered.key_map).get(ref.key)
+    if rendered.fmt not in PANDOC_WRITERS and rendered.fmt != "docx" and ref.key in keys:
         return ref.key
     m = _LINE_SUFFIX.search(ref.origin or "")
     return rendered.entry_at(int(m.group(1))) if m else None
+
+
+def render_manager_format(bib: Path, fmt: str, csl: Path | None = None) -> Rendered:
+    """A reference manager's export (RIS, EndNote XML, Zotero RDF) or a Word manuscript of `bib`
+    (`formats_managers`). The Word document's entries are found in the text Aletheia reads from
+    it: the paragraphs after its References heading, in the order of pandoc's tree."""
+    from aletheia.bench.formats_managers import render_manager
+
+    path, key_map, keys, log = render_manager(bib, fmt, csl, _run)
+    if fmt != "docx":
+        return Rendered(fmt, path, (), log=log, key_map=tuple(key_map.items()))
+    from aletheia.pipeline.documents.docx_reading import docx_text
+
+    lines = docx_text(path.read_bytes(), origin=path.name, max_bytes=1 << 30).splitlines()
+    heading = max(number for number, line in enumerate(lines, start=1) if line.strip() == "References")
+    starts = [number for number, line in enumerate(lines, start=1) if number > heading and line.strip()]
+    if len(starts) != len(keys):
+        raise RuntimeError(f"pandoc wrote {len(starts)} paragraphs for {len(keys)} entries ({path.name})")
+    return Rendered(fmt, path, tuple(zip(starts, keys, strict=True)), log=log)

@@ -271,7 +271,7 @@ def claims(split: str, limit: int | None, misses: Path | None, json_path: Path |
 )
 @click.option(
     "--formats",
-    default="bib,bbl-plain,bbl-ieeetr,pandoc-txt,pandoc-md",
+    default="bib,bbl-plain,bbl-ieeetr,pandoc-txt,pandoc-md,ris,endnote-xml,zotero-rdf,docx",
     show_default=True,
     help="Comma-separated; bib (the baseline) always runs.",
 )
@@ -303,7 +303,8 @@ def formats(
     json_path: Path | None,
 ) -> None:
     """Issue 20: the same references as .bib, .bbl (bibtex plain, ieeetr) and a pandoc --citeproc
-    list get the same verdicts (needs bibtex, pandoc and ../shared/data/benchmarks)."""
+    list get the same verdicts (needs bibtex, pandoc and ../shared/data/benchmarks). Issue 30: and
+    as RIS, EndNote XML, Zotero RDF (written from pandoc's CSL-JSON) and a Word .docx."""
     from aletheia.bench import formats_bench, formats_render
 
     try:

@@ -68,19 +68,32 @@ def main() -> None:
     "--format",
     "fmt",
     type=click.Choice(
-        ["table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit"]
+        [
+            "table",
+            "json",
+            "jsonl",
+            "html",
+            "bibtex",
+            "csl-json",
+            "markdown",
+            "github",
+            "sarif",
+            "junit",
+            "csv",
+        ]
     ),
     default=None,
     help="Output format (default: from the -o extension, else table on a terminal, json otherwise). "
     "markdown: a pull-request comment; github: workflow annotations on the .bib lines; "
-    "sarif: code-scanning upload; junit: CI test reports.",
+    "sarif: code-scanning upload; junit: CI test reports; csv: a table for a spreadsheet.",
 )
 @click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the report here; without --format, its extension names the format (.html, .json, "
-    ".jsonl, .bib, .csl.json, .md, .sarif, .xml for JUnit, .txt for the table).",
+    ".jsonl, .bib, .csl.json, .md, .sarif, .xml for JUnit, .txt for the table, .csv); another "
+    "extension is refused.",
 )
 @click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=32, show_default=True)
@@ -90,8 +103,9 @@ def verify(
     """Verify every reference in INPUTS (files, directories, or - for stdin).
 
     Formats are detected from content: BibTeX/biblatex, .bbl/LaTeX, Markdown, plain reference
-    lists, CSL-JSON, PDF. Exit codes: 0 nothing flagged; 1 something flagged; 2 usage or input
-    error; 3 nothing flagged but some references could not be checked.
+    lists, HTML, JATS/TEI XML, CSL-JSON, RIS, EndNote XML, Zotero RDF, Word .docx, PDF. Exit
+    codes: 0 nothing flagged; 1 something flagged; 2 usage or input error; 3 nothing flagged but
+    some references could not be checked.
     """
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
@@ -105,8 +119,8 @@ def verify(
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
-    chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
     try:
+        chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
         target = ReportOutput(output, chosen)
     except (OutputError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)

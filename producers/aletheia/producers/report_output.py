@@ -33,6 +33,7 @@ EXTENSION_FORMATS: Final[tuple[tuple[str, str], ...]] = (
     (".sarif", "sarif"),
     (".xml", "junit"),
     (".txt", "table"),
+    (".csv", "csv"),
 )
 # Formats written as they are decided, one whole line at a time: streamed, never held back.
 STREAMED: Final = frozenset({"jsonl", "github"})
@@ -45,6 +46,9 @@ class OutputError(Exception):
 
 
 def format_for(fmt: str | None, output: Path | None, *, tty: bool) -> str:
+    """`--format` when given, else the format the `-o` file's extension names, else a table on a
+    terminal and JSON otherwise. An `-o` extension no format owns is refused (`OutputError`):
+    `-o out.csv` once wrote JSON under a spreadsheet's name (issue 30)."""
     if fmt:
         return fmt
     if output is not None:
@@ -52,6 +56,12 @@ def format_for(fmt: str | None, output: Path | None, *, tty: bool) -> str:
         for suffix, known in EXTENSION_FORMATS:
             if name.endswith(suffix):
                 return known
+        if output.suffix:
+            known_suffixes = ", ".join(suffix for suffix, _ in EXTENSION_FORMATS)
+            raise OutputError(
+                f"cannot tell the report format from {output.name!r}: {output.suffix} is not an extension "
+                f"a format owns ({known_suffixes}); name the format with --format"
+            )
     return "table" if tty else "json"
 
 

@@ -28,6 +28,7 @@ REPORT_FORMATS = (
     "github",
     "sarif",
     "junit",
+    "csv",
 )
 
 
@@ -210,7 +211,11 @@ def report(job_id: str, fmt: str | None, output: Path | None) -> None:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
     record = kind_record(job.kind)
-    chosen = format_for(fmt, output, tty=True)  # as `verify` does, but a table by default
+    try:
+        chosen = format_for(fmt, output, tty=True)  # as `verify` does, but a table by default
+    except OutputError as exc:
+        click.echo(f"aletheia: {exc}", err=True)
+        sys.exit(2)
     if fmt is None and output is None and chosen not in record.formats:
         chosen = record.formats[0]  # a claim's or a sweep's report is its JSON
     if chosen not in record.formats:

@@ -114,7 +114,7 @@ def claims(
     project_root: Path | None,
     offline: bool,
 ) -> None:
-    """Find the claims in FILE (Markdown, LaTeX, plain text or PDF) that need a citation, check the
+    """Find the claims in FILE (Markdown, LaTeX, plain text, PDF, Word .docx) that need a citation, check the
     citations they carry, judge every cited sentence against the paper it cites (supported,
     contradicted, unsupported: with the excerpt) and suggest a verified citation for the claims
     that have none.

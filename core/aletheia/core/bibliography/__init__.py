@@ -11,7 +11,14 @@ The formats (`InputFormat`) and how each is read:
 |           |              | section of a paper; a text that is no list gives none)         |
 | html, xml | `documents`  | an item of the page's references section; a JATS/TEI reference |
 | csl_json  | `csl_json`   | an item                                                        |
+| ris       | `ris`        | a `TY`...`ER` record (read by rispy)                           |
+| endnote_xml | `endnote_xml` | a `<record>`                                                |
+| zotero_rdf | `zotero_rdf` | an item (a node with a `z:itemType`)                          |
 | pdf       | (pipeline)   | the text of a PDF's reference section, read as plain text      |
+| docx      | (pipeline)   | the text of a Word document, read as a plain-text document     |
+
+The reference managers' records (RIS, EndNote XML, Zotero RDF) are read as the BibTeX entry the
+same reference would be (`manager_fields`), so they get the `.bib`'s verdicts.
 
 Readers yield `CitedReference`s and `InputProblem`s in one stream: a malformed entry is a problem
 at its position, and reading continues. A whole input that cannot be read raises `InputError`.
@@ -27,13 +34,17 @@ from aletheia.core.bibliography.bbl import iter_bbl
 from aletheia.core.bibliography.bibtex import iter_bibtex
 from aletheia.core.bibliography.csl_json import iter_csl_json
 from aletheia.core.bibliography.documents import iter_html, iter_text_document, iter_xml
+from aletheia.core.bibliography.endnote_xml import iter_endnote_xml
 from aletheia.core.bibliography.formats import InputFormat, detect_format, detect_format_bytes
 from aletheia.core.bibliography.markdown import iter_markdown
 from aletheia.core.bibliography.plain import iter_plain, parse_reference_string
 from aletheia.core.bibliography.problems import InputError, InputProblem
+from aletheia.core.bibliography.ris import iter_ris
+from aletheia.core.bibliography.zotero_rdf import iter_zotero_rdf
 from aletheia.core.records import CitedReference
 
 __all__ = [
+    "SUPPORTED",
     "InputError",
     "InputFormat",
     "InputProblem",
@@ -42,12 +53,24 @@ __all__ = [
     "iter_bibtex",
     "parse_reference_string",
     "parse_text",
+    "unsupported_doc_message",
 ]
 
 # BibTeX given as one string is still fed to the streaming reader in pieces of this size.
 _CHUNK_CHARS: Final = 64 * 1024
 
-SUPPORTED: Final = "BibTeX/biblatex, .bbl, LaTeX, Markdown, plain text, HTML, JATS/TEI XML, CSL-JSON or PDF"
+SUPPORTED: Final = (
+    "BibTeX/biblatex (.bib), .bbl, LaTeX (.tex), Markdown, plain text, HTML, JATS/TEI XML, CSL-JSON, "
+    "RIS (.ris), EndNote XML, Zotero RDF (.rdf), Word (.docx) or PDF"
+)
+
+
+def unsupported_doc_message() -> str:
+    """Why a legacy binary Word file is refused, and what to give instead."""
+    return (
+        "a legacy Word .doc (binary) file is not read: save it as .docx (or PDF) and give that; "
+        f"Aletheia reads {SUPPORTED}"
+    )
 
 
 def _chunks(text: str) -> Iterator[str]:
@@ -88,10 +111,19 @@ def parse_text(
         return _eager_errors(iter_xml(text, origin=origin))
     if fmt is InputFormat.CSL_JSON:
         return _eager_errors(iter_csl_json(text, origin=origin))
-    if fmt is InputFormat.PDF:
+    if fmt is InputFormat.RIS:
+        return iter_ris(text, origin=origin)
+    if fmt is InputFormat.ENDNOTE_XML:
+        return _eager_errors(iter_endnote_xml(text, origin=origin))
+    if fmt is InputFormat.ZOTERO_RDF:
+        return _eager_errors(iter_zotero_rdf(text, origin=origin))
+    if fmt in (InputFormat.PDF, InputFormat.DOCX):
         raise InputError(
-            origin, "a PDF is read from its bytes, not as text (aletheia.pipeline.documents.inputs)"
+            origin,
+            f"a {fmt.value.upper()} is read from its bytes, not as text (aletheia.pipeline.documents.inputs)",
         )
+    if fmt is InputFormat.DOC:
+        raise InputError(origin, unsupported_doc_message())
     raise InputError(origin, f"not a bibliography format Aletheia reads ({SUPPORTED})")
 
 

@@ -13,6 +13,10 @@ import re
 from enum import StrEnum
 from typing import Final
 
+from aletheia.core.bibliography.endnote_xml import looks_like_endnote_xml
+from aletheia.core.bibliography.ris import looks_like_ris
+from aletheia.core.bibliography.zotero_rdf import looks_like_zotero_rdf
+
 __all__ = ["SNIFF_BYTES", "SNIFF_CHARS", "InputFormat", "detect_format", "detect_format_bytes"]
 
 # How much of the input detection looks at. BibTeX files often open with a long comment or a block
@@ -21,6 +25,8 @@ SNIFF_CHARS: Final = 64 * 1024
 SNIFF_BYTES: Final = 4 * SNIFF_CHARS  # UTF-8 needs at most four bytes a character
 # The PDF specification lets a header follow up to 1024 bytes of junk; readers accept that.
 _PDF_MAGIC_WINDOW: Final = 1024
+_ZIP_MAGIC: Final = b"PK\x03\x04"
+_OLE2_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy Office files (.doc, .xls)
 
 
 class InputFormat(StrEnum):
@@ -33,6 +39,14 @@ class InputFormat(StrEnum):
     PDF = "pdf"
     HTML = "html"  # a web page or an HTML paper: its references section only (`documents`)
     XML = "xml"  # JATS or TEI: its reference list only (`documents`)
+    # Reference managers' exports (issue 30).
+    RIS = "ris"
+    ENDNOTE_XML = "endnote_xml"
+    ZOTERO_RDF = "zotero_rdf"
+    # Word: a .docx manuscript is read from its bytes (its text, then as a plain document); a
+    # legacy binary .doc is recognised to be refused with the formats that are read.
+    DOCX = "docx"
+    DOC = "doc"
     UNKNOWN = "unknown"
 
 
@@ -55,6 +69,11 @@ _EXTENSIONS: Final = {
     "xml": InputFormat.XML,
     "nxml": InputFormat.XML,
     "tei": InputFormat.XML,
+    "ris": InputFormat.RIS,
+    "rdf": InputFormat.ZOTERO_RDF,
+    "docx": InputFormat.DOCX,
+    "docm": InputFormat.DOCX,
+    "doc": InputFormat.DOC,
 }
 
 # A BibTeX entry or macro at the start of a line: `@article{`, `@String (`, `@inproceedings {`.
@@ -97,6 +116,7 @@ def extension_format(filename: str | None) -> InputFormat | None:
 _LEADING_COMMENTS = re.compile(r"^(?:\s*<!--.*?-->)*\s*", re.DOTALL)
 _HTML_START = re.compile(r"<!doctype\s+html\b|<html[\s>]", re.IGNORECASE)
 _XML_START = re.compile(r"<\?xml\b|<(?:article|TEI|tei|ref-list|listBibl)[\s>]")
+_RIS_ANYWHERE = re.compile(r"^TY  - ", re.MULTILINE)
 _JSON_START = re.compile(r"[\[{]\s*(?:[\[{\"\]}\d-]|true|false|null|$)")
 _FENCED_BLOCK = re.compile(r"^[ \t]{0,3}(```|~~~).*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 
@@ -121,7 +141,8 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     bbl (latex when it is a whole LaTeX document); biblatex's `\\entry` records -> bbl; a JSON value
     with CSL vocabulary -> csl_json; Markdown headings, footnotes, links or bullet lists -> markdown;
     `<!doctype html>`/`<html>` -> html; `<?xml`, a JATS `<article>` or a TEI root -> xml; any other
-    text -> plain. NUL characters (binary data) -> unknown; `%PDF-` -> pdf.
+    text -> plain. NUL characters (binary data) -> unknown; `%PDF-` -> pdf. A first line `TY  - `
+    -> ris; `<xml><records>` -> endnote_xml; an `rdf:RDF` in Zotero's namespace -> zotero_rdf.
     """
     head = head[:SNIFF_CHARS].lstrip("\ufeff")
     by_name = extension_format(filename)
@@ -133,7 +154,13 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     if not stripped:
         # Nothing to sniff: an empty .bib is still a (empty) bibliography.
         return by_name if by_name not in (None, InputFormat.PDF) else InputFormat.PLAIN
+    if looks_like_ris(stripped) or (by_name is InputFormat.RIS and _RIS_ANYWHERE.search(head)):
+        return InputFormat.RIS
     markup = _LEADING_COMMENTS.sub("", stripped[:4096], count=1)
+    if looks_like_endnote_xml(markup):
+        return InputFormat.ENDNOTE_XML
+    if looks_like_zotero_rdf(markup):
+        return InputFormat.ZOTERO_RDF
     if _HTML_START.match(markup) or (by_name is InputFormat.HTML and markup.startswith("<")):
         return InputFormat.HTML
     if _XML_START.match(markup):
@@ -196,11 +223,18 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
 
 
 def detect_format_bytes(head: bytes, filename: str | None = None) -> InputFormat:
-    """The format of an input given as bytes: `%PDF-` near the start -> pdf, NUL bytes -> unknown,
+    """The format of an input given as bytes: `%PDF-` near the start -> pdf, a ZIP archive -> docx,
+    an OLE2 compound file -> doc (legacy Word), NUL bytes -> unknown,
     otherwise the text is sniffed by `detect_format` (invalid UTF-8 is replaced for sniffing only:
     whether the input decodes is the reader's question, not the detector's)."""
     if b"%PDF-" in head[:_PDF_MAGIC_WINDOW]:
         return InputFormat.PDF
+    if head.startswith(_ZIP_MAGIC):
+        # A Word document is a ZIP archive; whether it holds word/document.xml is the reader's
+        # question (another archive is refused there, with what it is).
+        return InputFormat.DOCX
+    if head.startswith(_OLE2_MAGIC):
+        return InputFormat.DOC
     sample = head[:SNIFF_BYTES]
     if b"\x00" in sample:
         # UTF-16 text also has NULs; it is not a format we read, and saying "binary" is honest.

@@ -25,8 +25,17 @@ from pathlib import Path
 from typing import Any, Final
 
 from aletheia.config import Settings
-from aletheia.core.bibliography import InputError, InputProblem, parse_text
+from aletheia.core.bibliography import (
+    InputError,
+    InputFormat,
+    InputProblem,
+    detect_format_bytes,
+    parse_text,
+    unsupported_doc_message,
+)
 from aletheia.core.bibliography.bbl import iter_bbl
+from aletheia.core.bibliography.encoding import decode_bytes, sniff_encoding
+from aletheia.core.bibliography.formats import SNIFF_BYTES
 from aletheia.core.bibliography.markdown import iter_markdown
 from aletheia.core.bibliography.plain import iter_plain
 from aletheia.core.claim_rules import REFERENCE_HEADINGS, RULES_VERSION
@@ -107,12 +116,17 @@ def document_text(
             on_text=lambda _origin, text: texts.append(text),
         )
         return "".join(texts).replace("\f", "\n\n"), "plain", own
-    try:
-        text = doc.data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = doc.data.decode("latin-1")
-    if "\x00" in text:
-        raise InputError(doc.name, "binary data, not text")
+    fmt_of_bytes = detect_format_bytes(doc.data[:SNIFF_BYTES], doc.name)
+    if fmt_of_bytes is InputFormat.DOCX and sniff_encoding(doc.data[:SNIFF_BYTES]).codec == "utf-8":
+        from aletheia.pipeline.documents.docx_reading import docx_text
+
+        # A Word manuscript: its paragraphs as plain text (markers, claims and References alike).
+        text = docx_text(doc.data, origin=doc.name, max_bytes=settings.max_input_bytes)
+        return text, "plain", _own_references(text, "plain", doc.name)
+    if fmt_of_bytes is InputFormat.DOC:
+        raise InputError(doc.name, unsupported_doc_message())
+    # One encoding rule for every input (`core.bibliography.encoding`); binary data is refused.
+    text, _problem = decode_bytes(doc.data, doc.name)
     fmt = text_format(text, doc.name)
     return text, fmt, _own_references(text, fmt, doc.name)
 
@@ -141,7 +155,9 @@ def bibliography_references(
     refs: list[CitedReference] = []
     problems: list[InputProblem] = []
     for doc in documents:
-        text = doc.data.decode("utf-8", errors="replace")
+        text, problem = decode_bytes(doc.data, doc.name)
+        if problem is not None:
+            problems.append(problem)
         for item in parse_text(text, origin=doc.name):
             (problems if isinstance(item, InputProblem) else refs).append(item)  # type: ignore[arg-type]
     return refs, problems

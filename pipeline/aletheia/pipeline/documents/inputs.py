@@ -7,10 +7,12 @@ entries are yielded as they are parsed, so a 100,000-entry file costs no more me
 one. `@string` macros carry over from one .bib file to the next within a call, as
 `\\bibliography{strings,refs}` does.
 
-Text must be UTF-8 (a BOM is allowed). LaTeX-family files (.bib, .bbl, .tex) that are not valid
-UTF-8 are old Latin-1 files more often than garbage: their invalid bytes are read as Latin-1 and a
-problem names the first one. Any other invalid or binary input (a NUL byte) is refused with an
-`InputError` naming the file and the byte offset.
+Every text input is decoded by one function, whatever its format (`core.bibliography.encoding`,
+issue 30): a byte-order mark names the encoding; UTF-16 without one is told by its NUL bytes;
+anything else is UTF-8, whose invalid bytes are read as Windows-1252 with a problem naming the
+first. Binary data (a NUL byte, mostly control characters) is refused with an `InputError` naming
+the file and the byte offset. A Word .docx is read from its bytes (`docx_reading`): its text, as a
+plain-text document; a legacy .doc is refused with the formats that are read.
 
 PDFs: `pdf_text` (aletheia.pipeline.documents.pdf_reading) renders the text with pypdfium2 (no models),
 keeping each line's indentation relative to its column (hanging indents are how author-year
@@ -21,7 +23,6 @@ list. `pdf_text` is the boundary a Docling-based reader can replace.
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
 import sys
@@ -31,6 +32,7 @@ from typing import BinaryIO, Final, TextIO
 
 from aletheia.config import get_settings
 from aletheia.core.bibliography import (
+    SUPPORTED,
     InputError,
     InputFormat,
     InputProblem,
@@ -38,7 +40,9 @@ from aletheia.core.bibliography import (
     detect_format_bytes,
     iter_bibtex,
     parse_text,
+    unsupported_doc_message,
 )
+from aletheia.core.bibliography.encoding import TextDecoder, sniff_encoding
 from aletheia.core.bibliography.formats import SNIFF_BYTES, SNIFF_CHARS
 from aletheia.core.bibliography.plain import reference_from_string, split_references
 from aletheia.core.records import CitedReference
@@ -54,11 +58,8 @@ __all__ = [
 
 CHUNK_BYTES: Final = 64 * 1024
 BIBLIOGRAPHY_SUFFIXES: Final = frozenset(
-    {".bib", ".bbl", ".tex", ".md", ".markdown", ".txt", ".json", ".pdf"}
+    {".bib", ".bbl", ".tex", ".md", ".markdown", ".txt", ".json", ".pdf", ".ris", ".rdf", ".docx"}
 )
-# Files whose invalid UTF-8 is read as Latin-1 (with a problem noted) rather than refused.
-_LATIN1_TOLERANT: Final = frozenset({".bib", ".bbl", ".tex", ".bibtex"})
-_LATIN1_FALLBACK: Final = "aletheia-latin1-fallback"
 STDIN_ORIGIN: Final = "<stdin>"
 # Called with (origin, text) for each named input whose whole text was read (a PDF's extracted
 # text, a decoded text file): the document-level signals read it instead of reading it again.
@@ -103,66 +104,6 @@ def _required(
         yield from held
     elif not found:
         raise NoReferencesFound(origin, "; ".join(problem.message for problem in held) or None)
-
-
-def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
-    if not isinstance(error, UnicodeDecodeError):
-        raise error
-    return error.object[error.start : error.end].decode("latin-1"), error.end
-
-
-codecs.register_error(_LATIN1_FALLBACK, _latin1_fallback)
-
-
-# --- decoding -----------------------------------------------------------------------------------------
-
-
-class _Decoder:
-    """Incremental UTF-8 decoding that knows the absolute byte offset of the first invalid byte,
-    refuses NUL bytes, and (for LaTeX-family files) falls back to Latin-1 for invalid bytes."""
-
-    def __init__(self, origin: str, *, latin1_tolerant: bool) -> None:
-        self.origin = origin
-        self.latin1_tolerant = latin1_tolerant
-        self.offset = 0  # bytes consumed before the current chunk
-        self.first_invalid: int | None = None
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
-        self._started = False
-
-    def decode(self, data: bytes, *, final: bool = False) -> str:
-        nul = data.find(b"\x00")
-        if nul >= 0:
-            raise InputError(self.origin, "binary data, not text (a NUL byte)", offset=self.offset + nul)
-        if not self._started and data:
-            self._started = True
-            if data.startswith(codecs.BOM_UTF8):
-                data = data[len(codecs.BOM_UTF8) :]
-                self.offset += len(codecs.BOM_UTF8)
-        try:
-            text = self._decoder.decode(data, final)
-        except UnicodeDecodeError as error:
-            pending = len(self._decoder.getstate()[0])
-            position = self.offset - pending + error.start
-            if not self.latin1_tolerant:
-                raise InputError(
-                    self.origin, f"not UTF-8 text ({error.reason})", offset=max(position, 0)
-                ) from None
-            if self.first_invalid is None:
-                self.first_invalid = max(position, 0)
-            self._decoder = codecs.getincrementaldecoder("utf-8")(errors=_LATIN1_FALLBACK)
-            text = (error.object[: error.start]).decode("utf-8", _LATIN1_FALLBACK)
-            text += self._decoder.decode(error.object[error.start :], final)
-        self.offset += len(data)
-        return text
-
-    def problem(self) -> InputProblem | None:
-        if self.first_invalid is None:
-            return None
-        return InputProblem(
-            origin=self.origin,
-            message=f"not valid UTF-8 (first invalid byte at offset {self.first_invalid}); "
-            "invalid bytes were read as Latin-1",
-        )
 
 
 # --- files and directories ------------------------------------------------------------------------------
@@ -214,56 +155,87 @@ def _file_references(
     except OSError as error:
         raise InputError(origin, f"cannot read: {error.strerror or error}") from None
     _check_size(origin, size, max_bytes)
-    suffix = path.suffix.lower()
     try:
         handle = path.open("rb")
     except OSError as error:
         raise InputError(origin, f"cannot read: {error.strerror or error}") from None
     with handle:
-        head = handle.read(SNIFF_BYTES)
-        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-            # UTF-16 with its byte-order mark (Windows editors save .bib files so): text whose
-            # every other byte is NUL, not binary (issue 20). Read whole; the BOM names the order.
+        yield from _binary_references(
+            handle,
+            origin=origin,
+            name=path.name,
+            max_bytes=max_bytes,
+            max_pdf_pages=max_pdf_pages,
+            macros=macros,
+            on_text=on_text,
+        )
+
+
+def _binary_references(
+    handle: BinaryIO,
+    *,
+    origin: str,
+    name: str | None,
+    max_bytes: int,
+    max_pdf_pages: int,
+    macros: dict[str, str],
+    on_text: TextObserver | None = None,
+) -> Iterator[CitedReference | InputProblem]:
+    """The references of one input given as a stream of bytes (a file, stdin's bytes)."""
+    decoder = TextDecoder(origin)
+    head = handle.read(SNIFF_BYTES)
+    if sniff_encoding(head).codec == "utf-8":
+        fmt = detect_format_bytes(head, name)
+        if fmt in (InputFormat.PDF, InputFormat.DOCX):
             data = head + _read_limited(handle, origin, max_bytes - len(head))
-            try:
-                text = data.decode("utf-16")
-            except UnicodeDecodeError as error:
-                raise InputError(origin, f"not UTF-16 text ({error.reason})", offset=error.start) from None
-            if on_text is not None:
-                on_text(origin, text)
-            if detect_format(text, path.name) is InputFormat.BIBTEX:
-                yield from iter_bibtex([text], origin=origin, macros=macros)
+            if fmt is InputFormat.PDF:
+                yield from extract_pdf_references(
+                    data, origin=origin, max_pages=max_pdf_pages, on_text=on_text
+                )
             else:
-                yield from parse_text(text, origin=origin)
+                yield from docx_references(data, origin=origin, max_bytes=max_bytes, on_text=on_text)
             return
-        fmt = detect_format_bytes(head, path.name)
-        if fmt is InputFormat.PDF:
-            data = head + _read_limited(handle, origin, max_bytes - len(head))
-            yield from extract_pdf_references(data, origin=origin, max_pages=max_pdf_pages, on_text=on_text)
-            return
+        if fmt is InputFormat.DOC:
+            raise InputError(origin, unsupported_doc_message())
         if fmt is InputFormat.UNKNOWN:
             nul = head.find(b"\x00")
             if nul >= 0:
                 raise InputError(origin, "binary data, not text (a NUL byte)", offset=nul)
-            raise InputError(origin, "not a bibliography format Aletheia reads")
-        decoder = _Decoder(origin, latin1_tolerant=suffix in _LATIN1_TOLERANT)
+            raise InputError(origin, f"not a bibliography format Aletheia reads ({SUPPORTED})")
         if fmt is InputFormat.BIBTEX:
             yield from _stream_bibtex(handle, head, decoder, origin=origin, macros=macros)
             return
-        data = head + _read_limited(handle, origin, max_bytes - len(head))
+    # UTF-16 and UTF-32 (with or without a byte-order mark) are read whole and sniffed as text.
+    data = head + _read_limited(handle, origin, max_bytes - len(head))
     text = decoder.decode(data, final=True)
     if on_text is not None:
         on_text(origin, text)
     problem = decoder.problem()
     if problem is not None:
         yield problem
+    if detect_format(text, name) is InputFormat.BIBTEX:
+        yield from iter_bibtex([text], origin=origin, macros=macros)
+        return
     # The format is sniffed again on the decoded text (the head may have cut a marker in two), by
     # `parse_text` itself, so that a plain text is read as a document (its References section).
     yield from parse_text(text, origin=origin)
 
 
+def docx_references(
+    data: bytes, *, origin: str, max_bytes: int, on_text: TextObserver | None = None
+) -> Iterator[CitedReference | InputProblem]:
+    """The references of a Word document: its text (`docx_reading.docx_text`), read as a plain-text
+    document (its References section)."""
+    from aletheia.pipeline.documents.docx_reading import docx_text
+
+    text = docx_text(data, origin=origin, max_bytes=max_bytes)
+    if on_text is not None:
+        on_text(origin, text)
+    yield from parse_text(text, origin=origin, fmt=None)
+
+
 def _stream_bibtex(
-    handle: BinaryIO, head: bytes, decoder: _Decoder, *, origin: str, macros: dict[str, str]
+    handle: BinaryIO, head: bytes, decoder: TextDecoder, *, origin: str, macros: dict[str, str]
 ) -> Iterator[CitedReference | InputProblem]:
     def chunks() -> Iterator[str]:
         data = head
@@ -278,9 +250,36 @@ def _stream_bibtex(
         yield problem
 
 
+class _LimitedReader:
+    """stdin's bytes, refused once more than `max_bytes` were read."""
+
+    def __init__(self, raw: BinaryIO, max_bytes: int) -> None:
+        self.raw = raw
+        self.max_bytes = max_bytes
+        self.consumed = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        self.consumed += len(data)
+        _check_size(STDIN_ORIGIN, self.consumed, self.max_bytes)
+        return data
+
+
 def _stdin_references(
-    stdin: TextIO, *, max_bytes: int, macros: dict[str, str]
+    stdin: TextIO, *, max_bytes: int, max_pdf_pages: int, macros: dict[str, str]
 ) -> Iterator[CitedReference | InputProblem]:
+    raw = getattr(stdin, "buffer", None)
+    if raw is not None:
+        # The real stdin: its bytes, decoded as a file's are (one encoding rule for every input).
+        yield from _binary_references(
+            _LimitedReader(raw, max_bytes),  # type: ignore[arg-type]
+            origin=STDIN_ORIGIN,
+            name=None,
+            max_bytes=max_bytes,
+            max_pdf_pages=max_pdf_pages,
+            macros=macros,
+        )
+        return
     consumed = 0
 
     def take(size: int) -> str:
@@ -336,7 +335,9 @@ def iter_references(
     macros: dict[str, str] = {}
     for path in paths:
         if str(path) == "-":
-            stream = _stdin_references(stdin or sys.stdin, max_bytes=max_bytes, macros=macros)
+            stream = _stdin_references(
+                stdin or sys.stdin, max_bytes=max_bytes, max_pdf_pages=pages, macros=macros
+            )
             yield from _required(stream, STDIN_ORIGIN)
             continue
         candidate = Path(path)

@@ -116,7 +116,7 @@ class KindRecord:
 
 
 BIBLIOGRAPHY_FORMATS: Final = (
-    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit",
+    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
 )  # fmt: skip
 
 STEPS: Final[Mapping[str, Step]] = MappingProxyType(

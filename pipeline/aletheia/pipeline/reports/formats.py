@@ -1,7 +1,8 @@
 """Report formats: the JSON document (docs/report-schema.md), JSONL, a terminal table
 (report_table), a self-contained HTML page (report_html), the corrected BibTeX bibliography
-(report_bibtex), CSL-JSON, and the formats of the places people already look (report_ci): a
-Markdown pull-request comment, GitHub workflow annotations, SARIF and JUnit XML.
+(report_bibtex), CSL-JSON, a CSV table for spreadsheets (csv_report), and the formats of the places
+people already look (report_ci): a Markdown pull-request comment, GitHub workflow annotations, SARIF
+and JUnit XML.
 
 Every sink takes references one at a time (`reference(obj)`) and the summary last (`summary(obj)`),
 so the streaming formats (jsonl, bibtex, github) write as results arrive. The words of every
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from aletheia.pipeline.evidence.outcome import ReferenceOutcome
     from aletheia.pipeline.reports.bibtex import BibtexSink
     from aletheia.pipeline.reports.ci import GithubSink, JunitSink, MarkdownSink, SarifSink
+    from aletheia.pipeline.reports.csv_report import CsvSink
     from aletheia.pipeline.reports.html import HtmlSink, render_html
     from aletheia.pipeline.reports.table import TableSink
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 # CI formats (docs/benchmarks.md, "CLI start-up").
 _ELSEWHERE: dict[str, str] = {
     "BibtexSink": "aletheia.pipeline.reports.bibtex",
+    "CsvSink": "aletheia.pipeline.reports.csv_report",
     "GithubSink": "aletheia.pipeline.reports.ci",
     "JunitSink": "aletheia.pipeline.reports.ci",
     "MarkdownSink": "aletheia.pipeline.reports.ci",
@@ -58,6 +61,7 @@ __all__ = [
     "BibtexSink",
     "CollectingSink",
     "CslJsonSink",
+    "CsvSink",
     "GithubSink",
     "HtmlSink",
     "JsonSink",
@@ -71,7 +75,9 @@ __all__ = [
     "render_html",
 ]
 
-FORMATS = ("table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit")
+FORMATS = (
+    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
+)  # fmt: skip
 
 
 def _match_json(record: WorkRecord | None, sources: list[str]) -> dict[str, Any] | None:
@@ -210,6 +216,7 @@ SINKS: dict[str, str] = {
     "github": "GithubSink",
     "sarif": "SarifSink",
     "junit": "JunitSink",
+    "csv": "CsvSink",
 }
 
 

@@ -1,0 +1,168 @@
+"""EndNote XML (EndNote's "XML" export, also written by Zotero and Mendeley):
+`<xml><records><record>...</record></records></xml>`.
+
+Each `<record>` holds `ref-type` (its `name` attribute: "Journal Article", "Conference Paper", ...),
+`contributors/authors/author` (and `secondary-authors`: editors), `titles/title`,
+`titles/secondary-title` or `periodical/full-title` (the journal or proceedings),
+`dates/year`, `electronic-resource-num` (the DOI), `urls/related-urls/url`, `isbn` (ISBN or
+ISSN), `accession-num`, `volume`, `number`, `pages`, `publisher`, `pub-location`, `notes`,
+`label`. Every text may be wrapped in EndNote's `<style face=...>` runs: an element's text is the
+concatenation of all its text. The record becomes the BibTeX entry the same reference would be
+(`manager_fields`); its key is the `label` when EndNote holds a citation key there, else its
+`rec-number`, else its position.
+
+The XML is parsed by defusedxml (no entity expansion, no external entities or DTDs fetched): the
+file is the user's, and XML is how a small file expands without bound.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Final
+
+from aletheia.core.bibliography.manager_fields import first_year, record_reference
+from aletheia.core.bibliography.problems import InputError, InputProblem
+from aletheia.core.identifiers import clean_arxiv_id, clean_isbn
+from aletheia.core.records import CitedReference
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+__all__ = ["ENDNOTE_TYPES", "iter_endnote_xml", "looks_like_endnote_xml", "parse_xml_safely"]
+
+_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_ENDNOTE_ROOT = re.compile(r"^(?:\s*<\?xml[^>]*\?>)?(?:\s*<!--.*?-->)*\s*<xml>\s*<records[\s>]", re.DOTALL)
+
+# EndNote reference types (the `name` of `ref-type`) -> BibTeX entry types; unknown -> misc.
+ENDNOTE_TYPES: Final = {
+    **dict.fromkeys(
+        ("journal article", "electronic article", "magazine article", "newspaper article", "serial"),
+        "article",
+    ),
+    **dict.fromkeys(("conference paper", "conference proceedings"), "inproceedings"),
+    **dict.fromkeys(("book", "edited book", "electronic book", "classical work"), "book"),
+    **dict.fromkeys(("book section", "electronic book section"), "incollection"),
+    **dict.fromkeys(("report", "government document"), "techreport"),
+    "thesis": "phdthesis",
+    **dict.fromkeys(("manuscript", "unpublished work"), "unpublished"),
+}
+
+
+def looks_like_endnote_xml(head: str) -> bool:
+    return _ENDNOTE_ROOT.match(head) is not None
+
+
+def parse_xml_safely(text: str, origin: str, what: str) -> Element:
+    """The root element of a user's XML file, parsed by defusedxml; `InputError` for XML that is
+    not well-formed or declares entities or a DTD."""
+    import defusedxml.ElementTree as SafeET  # imported here: only XML inputs need it
+    from defusedxml import DefusedXmlException
+
+    # The text is already decoded: an encoding named in the declaration no longer applies.
+    body = _DECLARATION.sub("", text, count=1)
+    try:
+        root: Element = SafeET.fromstring(body, forbid_dtd=True)
+        return root
+    except DefusedXmlException as error:
+        raise InputError(origin, f"{what} with a DTD or entity declarations is not read ({error})") from None
+    except SafeET.ParseError as error:
+        raise InputError(origin, f"not well-formed XML ({error})") from None
+
+
+def _text(element: Element | None) -> str | None:
+    if element is None:
+        return None
+    text = " ".join("".join(element.itertext()).split())
+    return text or None
+
+
+def _first(record: Element, *paths: str) -> str | None:
+    for path in paths:
+        for element in record.iterfind(path):
+            text = _text(element)
+            if text:
+                return text
+    return None
+
+
+def _all(record: Element, path: str) -> list[str]:
+    return [t for t in (_text(e) for e in record.iterfind(path)) if t]
+
+
+def _reference(record: Element, *, key: str, origin: str) -> CitedReference:
+    ref_type = record.find("ref-type")
+    type_name = (ref_type.get("name") if ref_type is not None else None) or ""
+    entry_type = ENDNOTE_TYPES.get(type_name.strip().lower(), "misc")
+    container = _first(
+        record,
+        "titles/secondary-title",
+        "periodical/full-title",
+        "secondary-title",
+        "periodical/abbr-1",
+        "titles/alt-title",
+    )
+    publisher = _first(record, "publisher")
+    serial = _first(record, "isbn")
+    values: dict[str, str | None] = {
+        "title": _first(record, "titles/title", "title"),
+        "year": first_year(_first(record, "dates/year"), _first(record, "dates/pub-dates/date")),
+        "doi": _first(record, "electronic-resource-num"),
+        "url": _first(record, "urls/related-urls/url", "urls/web-urls/url", "urls/url"),
+        "volume": _first(record, "volume"),
+        "number": _first(record, "number"),
+        "pages": _first(record, "pages"),
+        "address": _first(record, "pub-location"),
+        "note": " ".join(_all(record, "notes") + _all(record, "custom1")) or None,
+    }
+    if serial:
+        values["isbn" if serial and clean_isbn(serial.split()[0]) else "issn"] = serial
+    if entry_type == "article":
+        values |= {"journal": container, "publisher": publisher}
+    elif entry_type in ("inproceedings", "incollection"):
+        values |= {"booktitle": container, "publisher": publisher}
+    elif entry_type == "book":
+        values |= {"series": container, "publisher": publisher}
+    elif entry_type == "techreport":
+        values["institution"] = publisher or container
+    elif entry_type == "phdthesis":
+        values["school"] = publisher or container
+    else:
+        values["howpublished"] = container or publisher
+    accession = _first(record, "accession-num")
+    arxiv = clean_arxiv_id(accession) if accession else None
+    if arxiv is not None:
+        values |= {
+            "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
+            "archiveprefix": "arXiv",
+        }
+    return record_reference(
+        key=key,
+        entry_type=entry_type,
+        values=values,
+        authors=_all(record, "contributors/authors/author"),
+        editors=_all(record, "contributors/secondary-authors/author"),
+        origin=origin,
+    )
+
+
+def iter_endnote_xml(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
+    """Read EndNote XML (see the module docstring); raises `InputError` for XML that is not
+    well-formed or is not EndNote's."""
+    root = parse_xml_safely(text, origin, "EndNote XML")
+    if root.tag != "xml" or root.find("records") is None:
+        raise InputError(origin, "XML, but not EndNote XML (expected <xml><records><record>...)")
+    for position, record in enumerate(root.iterfind("records/record"), start=1):
+        label = _first(record, "label")
+        number = _first(record, "rec-number")
+        key = label if label and " " not in label else number or str(position)
+        where = f"{origin}:record {position}"
+        reference = _reference(record, key=key, origin=where)
+        if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
+            yield InputProblem(
+                origin=origin,
+                key=key,
+                message=f"record {position} has neither a title nor an identifier; skipped",
+            )
+            continue
+        yield reference

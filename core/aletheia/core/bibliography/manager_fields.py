@@ -1,0 +1,97 @@
+"""What the reference managers' formats (RIS, EndNote XML, Zotero RDF) have in common: a record of
+typed fields, read as the BibTeX entry the same reference would be in a `.bib` (issue 30).
+
+Each reader collects a record's values under BibTeX's field names (`title`, `author`, `journal`,
+`booktitle`, `publisher`, `year`, `doi`, `url`, ...) and its type as a BibTeX entry type, and
+`record_reference` hands them to the BibTeX field reader (`bibtex_fields.reference_from_fields`):
+one set of rules for which field is the venue, how a year is vouched for and where identifiers
+hide, so a reference exported from Zotero as RIS gets the verdict the `.bib` export gets. The
+values are escaped for LaTeX first (a title's `50%` or `~` is text, not a comment or a space),
+which also makes the kept `fields` a valid BibTeX entry for the corrected-bibliography export.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+from aletheia.core.bibliography.bibtex_fields import reference_from_fields
+from aletheia.core.records import CitedReference
+
+__all__ = ["bibtex_name", "first_year", "join_pages", "record_reference"]
+
+# Fields kept as written (identifiers and links): BibTeX's reader takes them verbatim.
+_VERBATIM: Final = frozenset({"doi", "url", "isbn", "issn", "eprint", "archiveprefix", "pmid", "pmcid"})
+_LATEX_SPECIAL = re.compile(r"([{}%&#_$])")
+_LIGATURE = re.compile(r"-{2,}|`{2,}|'{2,}|[!?]`")
+_TRUNCATION = re.compile(r"^\s*(?:et\.?\s*al\.?|others|\.\.\.|…)\s*$", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(1\d{3}|2\d{3})(?!\d)")
+
+
+def _escaped(text: str) -> str:
+    """Text as a BibTeX value that LaTeX decoding gives back unchanged."""
+    text = text.replace("\\", "\x00")
+    text = _LATEX_SPECIAL.sub(r"\\\1", text)
+    text = text.replace("~", r"\textasciitilde{}").replace("^", "{^}")
+    # TeX's ligatures (`--` a dash, ``` `` ``` a quote) are text here: broken by an empty group.
+    text = _LIGATURE.sub(lambda m: "{}".join(m.group(0)), text)
+    return text.replace("\x00", r"\textbackslash{}")
+
+
+def bibtex_name(name: str) -> str | None:
+    """One person as a BibTeX name: "Family, Given" (and "Family, Given, Jr.") as written, a name
+    without a comma braced (one field: an organisation); "et al." -> "others"; blank -> None."""
+    name = " ".join(name.split()).strip(" ;")
+    if not name:
+        return None
+    if _TRUNCATION.match(name):
+        return "others"
+    escaped = _escaped(name)
+    if "," not in name:
+        # The managers write a person "Family, Given"; a name without a comma is one field (an
+        # organisation, a mononym), as Zotero reads it on import: kept whole.
+        return "{" + escaped + "}"
+    return escaped
+
+
+def first_year(*values: str | None) -> str | None:
+    """The first four-digit year in the first value that has one ("2017///", "2017/12/05")."""
+    for value in values:
+        if value:
+            match = _YEAR.search(value)
+            if match is not None:
+                return match.group(1)
+    return None
+
+
+def join_pages(start: str | None, end: str | None) -> str | None:
+    start, end = (start or "").strip(), (end or "").strip()
+    if start and end and end != start:
+        return f"{start}--{end}"
+    return start or end or None
+
+
+def record_reference(
+    *,
+    key: str,
+    entry_type: str,
+    values: Mapping[str, str | None],
+    authors: Iterable[str] = (),
+    editors: Iterable[str] = (),
+    origin: str,
+) -> CitedReference:
+    """One record as a `CitedReference`: `values` under BibTeX field names (unescaped text),
+    `authors` and `editors` as the record writes each person."""
+    fields: dict[str, str] = {}
+    for name, value in values.items():
+        text = " ".join((value or "").split())
+        if text:
+            fields[name] = text if name in _VERBATIM else _escaped(text)
+    for field_name, people in (("author", authors), ("editor", editors)):
+        names = [n for n in (bibtex_name(p) for p in people) if n]
+        if names and names != ["others"]:
+            # "others" only ends a list (BibTeX's form of "et al.").
+            ordered = [n for n in names if n != "others"] + (["others"] if "others" in names else [])
+            fields[field_name] = " and ".join(ordered)
+    return reference_from_fields(key, entry_type, fields, origin=origin)

@@ -1,0 +1,89 @@
+"""Issue 30: `-o out.csv` silently wrote JSON. Now `.csv` is a table for a spreadsheet, and an
+`-o` extension no format owns is refused with the extensions that are known."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aletheia.pipeline.reports.csv_report import CSV_COLUMNS, _cell
+from aletheia.pipeline.reports.formats import FORMATS
+from aletheia.producers.cli import main
+from aletheia.producers.report_output import EXTENSION_FORMATS, OutputError, format_for
+from tests.conftest import REPO_ROOT
+
+SAMPLE = REPO_ROOT / "examples" / "sample.bib"
+
+
+def _verify(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true"}
+    env.pop("ALETHEIA_DATABASE_URL", None)
+    env.pop("ALETHEIA_BROKER_URL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "aletheia.producers", "verify", str(SAMPLE), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        cwd=REPO_ROOT,
+    )
+
+
+def test_o_csv_writes_a_table_with_the_references_that_need_attention_first(tmp_path: Path) -> None:
+    out = tmp_path / "report.csv"
+    done = _verify(tmp_path, "-o", str(out))
+    assert done.returncode == 1, done.stderr
+    data = out.read_bytes()
+    assert data.startswith("\ufeff".encode()) and not data.lstrip(b"\xef\xbb\xbf").startswith(b"{")
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+    assert tuple(rows[0].keys()) == CSV_COLUMNS
+    json_out = tmp_path / "report.json"
+    _verify(tmp_path, "-o", str(json_out))
+    references = json.loads(json_out.read_text(encoding="utf-8"))["references"]
+    assert sorted(int(r["position"]) for r in rows) == list(range(1, len(references) + 1))
+    by_position = {int(r["position"]): r for r in rows}
+    for position, ref in enumerate(references, start=1):
+        row = by_position[position]
+        assert (row["key"], row["verdict"], row["severity"]) == (
+            ref["key"],
+            ref["verdict"],
+            ref["severity"] or "",
+        )
+    attention = [r["needs_attention"] for r in rows]
+    assert attention == sorted(attention, reverse=True) and attention[0] == "yes"  # "yes" rows first
+    flagged = [r for r in rows if r["verdict"] not in ("verified", "metadata_error", "unverifiable")]
+    assert flagged and all(r["needs_attention"] == "yes" and r["suggested_fix"] for r in flagged)
+    assert all(r["file"] == str(SAMPLE) and r["line"].isdigit() for r in rows)
+
+
+def test_an_extension_no_format_owns_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["verify", str(SAMPLE), "--offline", "-o", str(tmp_path / "out.xlsx")])
+    assert result.exit_code == 2
+    assert "cannot tell the report format from 'out.xlsx'" in result.output
+    assert ".csv" in result.output and ".html" in result.output and "--format" in result.output
+    assert not (tmp_path / "out.xlsx").exists()
+    with pytest.raises(OutputError):
+        format_for(None, Path("report.docx"), tty=False)
+    # --format names it; an output without an extension keeps the default.
+    assert format_for("json", Path("report.data"), tty=False) == "json"
+    assert format_for(None, Path("report"), tty=False) == "json"
+
+
+def test_every_extension_names_a_format_that_exists() -> None:
+    assert {fmt for _, fmt in EXTENSION_FORMATS} <= set(FORMATS)
+    assert format_for(None, Path("OUT.CSV"), tty=True) == "csv"
+
+
+@pytest.mark.parametrize("value", ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "\tx"])
+def test_a_cell_that_would_start_a_formula_is_quoted(value: str) -> None:
+    assert _cell(value) == "'" + value
+    assert _cell(["a", None, "b"]) == "a; b" and _cell(None) == ""
