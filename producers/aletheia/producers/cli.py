@@ -100,13 +100,15 @@ def verify(
     from aletheia.pipeline.reports.formats import make_sink
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.verify import verify_to_sink
-    from aletheia.producers.report_output import OutputError, ReportOutput, format_for
+    from aletheia.producers.report_output import OutputError, ReportOutput, check_not_an_input, format_for
 
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
     chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
     try:
+        if output is not None:
+            check_not_an_input(output, inputs)
         target = ReportOutput(output, chosen)
     except (OutputError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)

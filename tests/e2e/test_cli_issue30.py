@@ -1,0 +1,68 @@
+"""Issue 30, "Data loss and wrong answers" and "Outputs and exits", through the real command line
+(a subprocess, its own data directory): an output never replaces an input, an outage is not a
+refusal, Ctrl-C is 130, a database that is down is one line, a bad universe line is one line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+SAMPLE = REPO_ROOT / "examples" / "sample.bib"
+
+
+def run(tmp_path: Path, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true", **env}
+    for name in ("ALETHEIA_DATABASE_URL", "ALETHEIA_BROKER_URL"):
+        if name not in env:
+            environ.pop(name, None)
+    return subprocess.run(
+        [sys.executable, "-m", "aletheia.producers", *args],
+        env=environ,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        cwd=tmp_path,
+    )
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+AUTHORED = (
+    '@string{nips = "Advances in Neural Information Processing Systems"}\n'
+    '@preamble{"\\newcommand{\\noop}[1]{}"}\n'
+    "@comment{kept by hand}\n"
+    "@article{vaswani2017, title={Attention Is All You Need}, author={Vaswani, Ashish}, "
+    "journal=nips, year={2017}}\n"
+)
+
+
+def test_verify_refuses_to_write_its_report_over_an_input(tmp_path: Path) -> None:
+    bib = tmp_path / "in.bib"
+    bib.write_text(AUTHORED, encoding="utf-8")
+    proc = run(tmp_path, "verify", str(bib), "-o", str(bib))
+    assert proc.returncode == 2
+    assert "refusing to write the report over the input" in one_line_error(proc)
+    assert bib.read_text(encoding="utf-8") == AUTHORED
+    # The same file by another name, and a file read from an input folder, are inputs too.
+    proc = run(tmp_path, "verify", str(tmp_path), "-o", "./in.bib")
+    assert proc.returncode == 2 and "in.bib" in one_line_error(proc)
+    assert bib.read_text(encoding="utf-8") == AUTHORED
+    # Any other output is written.
+    proc = run(tmp_path, "verify", str(bib), "-o", str(tmp_path / "out.bib"))
+    assert proc.returncode in (1, 3), proc.stderr
+    assert (tmp_path / "out.bib").is_file() and bib.read_text(encoding="utf-8") == AUTHORED
