@@ -66,3 +66,41 @@ def test_verify_refuses_to_write_its_report_over_an_input(tmp_path: Path) -> Non
     proc = run(tmp_path, "verify", str(bib), "-o", str(tmp_path / "out.bib"))
     assert proc.returncode in (1, 3), proc.stderr
     assert (tmp_path / "out.bib").is_file() and bib.read_text(encoding="utf-8") == AUTHORED
+
+
+NUMBERED = (
+    "# Notes\n\n"
+    "Transformers replaced recurrence in translation models [1]. Residual connections let very deep "
+    "networks train [2]. Quantum attention halves the energy of every transformer [3].\n\n"
+    "## References\n\n"
+    "1. Vaswani, A., Shazeer, N. (2017). Attention Is All You Need. NeurIPS.\n"
+    "2. He, K., Zhang, X. (2016). Deep Residual Learning for Image Recognition. CVPR.\n"
+    "3. Smith, J. (2024). Quantum Attention Halves Transformer Energy. Journal of Imagined Results.\n"
+)
+UNRELATED_BIB = (
+    "@article{lecun1998, title={Gradient-based learning applied to document recognition}, "
+    "author={LeCun, Yann}, year={1998}}\n"
+    "@article{graves2013, title={Speech recognition with deep recurrent neural networks}, "
+    "author={Graves, Alex}, year={2013}}\n"
+    "@article{hochreiter1997, title={Long Short-Term Memory}, author={Hochreiter, Sepp}, year={1997}}\n"
+)
+
+
+def test_claims_resolve_numbered_markers_against_the_documents_own_list(tmp_path: Path) -> None:
+    import json
+
+    (tmp_path / "num.md").write_text(NUMBERED, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(UNRELATED_BIB, encoding="utf-8")
+    proc = run(tmp_path, "claims", "num.md", "--no-check", "--no-suggest", "--format", "json")
+    assert proc.returncode == 3, proc.stderr  # found and resolved, not checked
+    report = json.loads(proc.stdout)
+    assert report["bibliography"]["origins"] == ["num.md (its own reference list)"]
+    assert report["bibliography"]["found_by"] == "own_list"
+    keys = {c["key"]: c["reference_key"] for claim in report["claims"] for c in claim["citations"]}
+    assert set(keys) == {"1", "2", "3"}
+    assert all(key and "refs.bib" not in key for key in keys.values()), keys
+    # Without a list of its own, the .bib beside the document is used, and the output names it.
+    (tmp_path / "bare.md").write_text(NUMBERED.split("## References")[0], encoding="utf-8")
+    proc = run(tmp_path, "claims", "bare.md", "--no-check", "--no-suggest", "--format", "text")
+    assert proc.returncode == 3, proc.stderr
+    assert "citations resolved against refs.bib (found beside the document" in proc.stdout
