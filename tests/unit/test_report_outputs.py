@@ -317,3 +317,34 @@ def test_bibtex_and_csl_json_render_one_corrected_record() -> None:
         assert entry["title"] == item["title"], key
     assert items["kingma2015"]["issued"] == {"date-parts": [[2015]]}
     assert items["vaswani2017"]["DOI"] == entries["vaswani2017"]["doi"] == "10.5555/right.2"
+
+
+def test_sources_that_affected_no_verdict_make_no_partial_run() -> None:
+    """A default run with a reference not found: the LLM fallback and the web search were skipped
+    (no key) and affected nothing; the sources that answered are `ok`."""
+    from aletheia.pipeline.reports.advice import attention
+    from aletheia.pipeline.reports.formats import GithubSink
+
+    sources = {
+        "crossref": {"status": "ok", "affected": 0, "affected_verdicts": {}},
+        "llm": {"status": "unavailable", "affected": 0, "affected_verdicts": {}},
+        "tavily": {"status": "unavailable", "affected": 0, "affected_verdicts": {}},
+        "openalex": {"status": "degraded", "affected": 0, "affected_verdicts": {}},
+    }
+    summary = {
+        "total": 1,
+        "by_verdict": {"not_found": 1},
+        "flagged": 1,
+        "sources": sources,
+        "logic_version": "x",
+    }
+    att = attention(summary, [])
+    assert not att.partial and att.sources_line() == "Every source answered."
+    out = io.StringIO()
+    GithubSink(out).summary(summary)
+    assert "::warning" not in out.getvalue(), out.getvalue()
+    # A source whose absence a verdict needed is still named.
+    sources["tavily"] = {"status": "unavailable", "affected": 1, "affected_verdicts": {"unverifiable": 1}}
+    assert (
+        attention(summary, []).sources_line().startswith("Partial run — sources not fully available: Tavily")
+    )
