@@ -104,3 +104,30 @@ def test_claims_resolve_numbered_markers_against_the_documents_own_list(tmp_path
     proc = run(tmp_path, "claims", "bare.md", "--no-check", "--no-suggest", "--format", "text")
     assert proc.returncode == 3, proc.stderr
     assert "citations resolved against refs.bib (found beside the document" in proc.stdout
+
+
+# Every source's base URL on a loopback port nobody listens on: the network is down, not off.
+NO_NETWORK = {
+    f"ALETHEIA_{name}_URL": "http://127.0.0.1:9"
+    for name in (
+        "CROSSREF", "OPENALEX", "SEMANTIC_SCHOLAR", "ARXIV_API", "ARXIV", "PUBMED", "DBLP", "ACL_ANTHOLOGY",
+        "EUROPE_PMC", "OPEN_LIBRARY", "GOOGLE_BOOKS", "PERSEUS", "CCEL", "TAVILY", "BRAVE_SEARCH",
+    )
+}  # fmt: skip
+
+
+def test_cite_without_network_is_an_outage_not_a_refusal(tmp_path: Path) -> None:
+    proc = run(
+        tmp_path,
+        "cite",
+        "Transformers dispense with recurrence entirely",
+        "--project-root",
+        str(tmp_path),
+        ALETHEIA_OFFLINE="false",
+        **NO_NETWORK,
+    )
+    assert proc.returncode == 4, (proc.returncode, proc.stdout, proc.stderr)
+    assert "refused" not in proc.stdout + proc.stderr and proc.stdout == ""
+    lines = [line for line in proc.stderr.splitlines() if line.strip() and not line.startswith("job: ")]
+    assert len(lines) == 1 and "could not reach the sources" in lines[0], proc.stderr
+    assert "http://" not in lines[0]
