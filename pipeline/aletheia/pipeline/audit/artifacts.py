@@ -41,7 +41,7 @@ from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.triangulate import triangulate
-from aletheia.sources.base import SourceError
+from aletheia.sources.base import SourceError, SourceRecord
 
 __all__ = [
     "DEFAULT_MAX_AGE_DAYS",
@@ -367,7 +367,9 @@ _FIELD_DRIFT: Final[dict[str, DriftKind]] = {
 }
 
 
-async def _audit_one(gateway: Any, path: Path, relative: str) -> ArtifactAudit:
+async def _audit_one(
+    gateway: Any, path: Path, relative: str, learnt: list[SourceRecord] | None = None
+) -> ArtifactAudit:
     slug = path.name[: -len(".md")]
     audit = ArtifactAudit(path=relative, slug=slug)
     try:
@@ -403,6 +405,8 @@ async def _audit_one(gateway: Any, path: Path, relative: str) -> ArtifactAudit:
             continue
         fresh = found.record
         found_records.append(fresh)
+        if learnt is not None:
+            learnt.append(found)
         result = triangulate(recorded, fresh)
         for conflict in result.conflicts:
             kind = _FIELD_DRIFT.get(conflict.field, "identifier_changed")
@@ -449,16 +453,19 @@ def _artifact_files(root: Path) -> tuple[Path, list[Path]]:
     return base, sorted(p for p in found if not p.is_symlink())
 
 
-async def audit_existing_citations(root: Path | str, gateway: Any, *, concurrency: int = 4) -> AuditReport:
+async def audit_existing_citations(
+    root: Path | str, gateway: Any, *, concurrency: int = 4, learnt: list[SourceRecord] | None = None
+) -> AuditReport:
     """Re-check every artifact in `root/docs/citations/` against the sources (see the module
-    docstring). The weekly beat task calls this with the worker's gateway."""
+    docstring). The weekly beat task calls this with the worker's gateway; every record the
+    sources gave is appended to `learnt` (the audit keeps them in the Tier-0 library)."""
     base, paths = await asyncio.to_thread(_artifact_files, Path(root))
     report = AuditReport(root=str(base))
     gate = asyncio.Semaphore(concurrency)
 
     async def one(path: Path) -> ArtifactAudit:
         async with gate:
-            return await _audit_one(gateway, path, "/".join(CITATIONS_DIR) + "/" + path.name)
+            return await _audit_one(gateway, path, "/".join(CITATIONS_DIR) + "/" + path.name, learnt)
 
     report.artifacts = list(await asyncio.gather(*(one(p) for p in paths)))
     return report
