@@ -348,3 +348,16 @@ def test_sources_that_affected_no_verdict_make_no_partial_run() -> None:
     assert (
         attention(summary, []).sources_line().startswith("Partial run — sources not fully available: Tavily")
     )
+
+
+def test_the_table_starts_with_the_summary_and_lists_what_needs_attention_first() -> None:
+    """Issue 30: the table printed its summary last and its rows in input order."""
+    from tests.unit.test_report_ci import render
+
+    lines = [line for line in render("table").splitlines() if line.strip()]
+    assert lines[0].startswith("3 of 4 references need attention"), lines[:3]
+    assert "Partial run" in lines[1] + lines[2]
+    text = "\n".join(lines)
+    # Input order: kingma (metadata error), ghost (not found), fine (verified), twin (ambiguous).
+    where = {key: text.index(key) for key in ("ghost", "kingma", "twin", "fine")}
+    assert where["ghost"] < where["kingma"] < where["twin"] < where["fine"], where

@@ -17,6 +17,9 @@ from aletheia.pipeline.reports.transparency import transparency_phrase
 
 REPLACE, REMOVE, CHECK, OPTIONAL, NOTHING = "replace", "remove", "check", "optional", "nothing"
 ATTENTION = (REMOVE, REPLACE, CHECK)  # fix kinds that ask for a change (in this order)
+# The order of the references in a report meant for people (table, HTML, Markdown): what needs a
+# change first, then optional fixes, then the rest; input order within each (issue 30).
+PEOPLE_ORDER = (*ATTENTION, OPTIONAL, NOTHING)
 FIX_TITLES = {
     REMOVE: "remove",
     REPLACE: "correct",
@@ -295,3 +298,9 @@ def attention(summary: Mapping[str, Any], explanations: Iterable[Explanation]) -
         unasked=unasked,
         offline=offline,
     )
+
+
+def attention_rank(ex: Explanation) -> int:
+    """Where a reference goes in a report meant for people (`PEOPLE_ORDER`); a sort by it is
+    stable, so input order holds within a kind."""
+    return PEOPLE_ORDER.index(ex.fix.kind) if ex.fix.kind in PEOPLE_ORDER else len(PEOPLE_ORDER)
