@@ -131,3 +131,35 @@ def test_cite_without_network_is_an_outage_not_a_refusal(tmp_path: Path) -> None
     lines = [line for line in proc.stderr.splitlines() if line.strip() and not line.startswith("job: ")]
     assert len(lines) == 1 and "could not reach the sources" in lines[0], proc.stderr
     assert "http://" not in lines[0]
+
+
+def _waits_on_stdin(pid: int) -> bool:
+    """The process's main thread is blocked reading fd 0 (Linux: /proc/PID/syscall, `read` is 0)."""
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        pytest.skip("/proc/PID/syscall is not readable here")
+    return fields[:2] == ["0", "0x0"]
+
+
+def test_ctrl_c_exits_130_not_the_flagged_code(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    environ = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "aletheia.producers", "verify", "-", "--format", "json"],
+        env=environ,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        deadline = time.monotonic() + 120
+        while not _waits_on_stdin(proc.pid):  # the command is running, reading its input
+            assert proc.poll() is None and time.monotonic() < deadline, proc.poll()
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert err.strip() == "aletheia: interrupted" and out == ""

@@ -48,6 +48,17 @@ class LazyGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
         return self.commands.get(cmd_name)
 
+    def invoke(self, ctx: click.Context) -> object:
+        # Ctrl-C is 130, as a shell reports a process ended by SIGINT, never click's "Aborted!"
+        # and 1, the code of a flagged reference (issue 30; `exits.py`).
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            from aletheia.producers.exits import INTERRUPTED
+
+            click.echo("aletheia: interrupted", err=True)
+            sys.exit(INTERRUPTED)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="aletheia-citations")
