@@ -58,6 +58,16 @@ class LazyGroup(click.Group):
 
             click.echo("aletheia: interrupted", err=True)
             sys.exit(INTERRUPTED)
+        except Exception as exc:
+            # The database down is one line and exit 5, not a traceback and 1 ("job failed").
+            from aletheia.producers.database_down import database_down_line, is_database_down
+
+            if not is_database_down(exc):
+                raise
+            from aletheia.producers.exits import DATABASE_UNREACHABLE
+
+            click.echo(f"aletheia: {database_down_line(exc)}; try again when it is back", err=True)
+            sys.exit(DATABASE_UNREACHABLE)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
