@@ -98,6 +98,6 @@ def test_wait_keeps_waiting_through_a_database_restart(
         assert proc.poll() is None  # still waiting, not failed
         postgres.start()
         _set_status(url, job_id, "done")
-        out, err = proc.communicate(timeout=120)
+        _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, (proc.returncode, err)
     assert "Traceback" not in err
