@@ -163,3 +163,17 @@ def test_ctrl_c_exits_130_not_the_flagged_code(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (proc.returncode, err)
     assert err.strip() == "aletheia: interrupted" and out == ""
+
+
+def test_a_bad_universe_line_is_one_line_naming_file_line_and_problem(tmp_path: Path) -> None:
+    universe = tmp_path / "works.jsonl"
+    good = (REPO_ROOT / "tests" / "fixtures" / "simulator" / "universe.jsonl").read_text(encoding="utf-8")
+    first = next(line for line in good.splitlines() if line.startswith("{"))
+    universe.write_text(
+        first + "\n" + '{"title": "Bad", "arxiv_id": "not-an-id", "year": 2020}\n', encoding="utf-8"
+    )
+    proc = run(tmp_path, "simulator", "serve", "--universe", str(universe), "--port", "0")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    line = one_line_error(proc)
+    assert f"{universe}:2:" in line and "not an arXiv id: 'not-an-id'" in line, line
+    assert "errors.pydantic.dev" not in line and "input_value" not in line, line
