@@ -361,3 +361,15 @@ def test_the_table_starts_with_the_summary_and_lists_what_needs_attention_first(
     # Input order: kingma (metadata error), ghost (not found), fine (verified), twin (ambiguous).
     where = {key: text.index(key) for key in ("ghost", "kingma", "twin", "fine")}
     assert where["ghost"] < where["kingma"] < where["twin"] < where["fine"], where
+
+
+def test_the_exports_keep_a_cited_middle_initial_the_source_leaves_out() -> None:
+    from aletheia.pipeline.reports.corrected import corrected_values
+
+    ref = {
+        "verdict": "metadata_error",
+        "input": {"author": "Schütze, Hinrich and Manning, Christopher D."},
+        "fields": {"authors": {"cited": ["Hinrich Schütze", "Christopher D. Manning"]}},
+        "corrected": {"authors": ["Christopher Manning", "Hinrich Schütze"]},
+    }
+    assert corrected_values(ref)["authors"] == ["Christopher D. Manning", "Hinrich Schütze"]

@@ -42,8 +42,18 @@ def matched_values(ref: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def corrections(ref: Mapping[str, Any]) -> dict[str, Any]:
-    """The values the decision put right, by the REFERENCE object's field names."""
-    return {name: value for name, value in (ref.get("corrected") or {}).items() if _present(value)}
+    """The values the decision put right, by the REFERENCE object's field names. An author list
+    is the source's, each author as fully as either side names them (a cited middle initial the
+    source leaves out is kept, as `aletheia fix` keeps it: `core.bib_fix.with_cited_detail`)."""
+    out = {name: value for name, value in (ref.get("corrected") or {}).items() if _present(value)}
+    cited = ((ref.get("fields") or {}).get("authors") or {}).get("cited")
+    if isinstance(out.get("authors"), list) and isinstance(cited, list):
+        from aletheia.core.authors import parse_name
+        from aletheia.core.bib_fix import with_cited_detail
+
+        found = [parse_name(str(name)) for name in out["authors"]]
+        out["authors"] = [a.display for a in with_cited_detail(found, [parse_name(str(n)) for n in cited])]
+    return out
 
 
 def corrected_values(ref: Mapping[str, Any]) -> dict[str, Any]:
