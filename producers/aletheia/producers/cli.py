@@ -112,7 +112,8 @@ def verify(
 
     Formats are detected from content: BibTeX/biblatex, .bbl/LaTeX, Markdown, plain reference
     lists, CSL-JSON, PDF. Exit codes: 0 nothing flagged; 1 something flagged; 2 usage or input
-    error; 3 nothing flagged but some references could not be checked.
+    error (an -o that is one of the inputs too); 3 nothing flagged but some references could not
+    be checked; 5 the database does not answer; 130 interrupted.
     """
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
