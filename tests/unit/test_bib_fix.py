@@ -251,3 +251,38 @@ def test_placeholder_authors_of_a_real_work_are_replaced() -> None:
     assert "Smith" not in fixed and "Doe" not in fixed
     assert "doi = {10.5555/cir.2021.88}" in fixed and "Sparse Attention Kernels" in fixed
     assert [c.field for c in plan.changes] == ["author"]
+
+
+def test_reordering_authors_keeps_the_cited_middle_initials() -> None:
+    """Issue 30: "Manning, Christopher D." became "Manning, Christopher" when `fix` put the
+    authors in the source's order (the source writes no middle initial)."""
+    text = (
+        "@book{irbook, title={Introduction to Information Retrieval},\n"
+        '  author={Sch{\\"u}tze, Hinrich and Manning, Christopher D. and Raghavan, P.},\n  year={2008}}\n'
+    )
+    (ref,) = _refs(text)
+    record = _record(
+        "Introduction to Information Retrieval",
+        [("Christopher", "Manning"), ("Prabhakar", "Raghavan"), ("Hinrich", "Schütze")],
+        2008,
+    )
+    found = [a.display for a in record.authors]
+    verdict = Verdict(
+        status=VerdictStatus.METADATA_ERROR,
+        severity=Severity.MAJOR,
+        reasons=(Reason.AUTHOR_LIST_DIFFERS,),
+        match=record,
+        fields={
+            "authors": FieldEvidence(
+                cited=[a.display for a in ref.authors], found=found, source=SourceName.CROSSREF, agrees=False
+            )
+        },
+        corrected={"authors": found},
+    )
+    plan = plan_fix(text, [(ref, verdict)])
+    fixed = apply_edits(text, plan.edits)
+    # The source's order; each person as fully as either side names them (the source's full
+    # "Prabhakar" over the cited initial, the cited "D." kept).
+    assert "author={Manning, Christopher D. and Raghavan, Prabhakar and Schütze, Hinrich}" in fixed, fixed
+    (change,) = plan.changes
+    assert change.new == ["Christopher D. Manning", "Prabhakar Raghavan", "Hinrich Schütze"]

@@ -330,3 +330,38 @@ def test_good_entries_survive_any_mix_of_bad_ones(kinds: list[str]) -> None:
     good = sorted(r.key for r in refs if r.key.startswith("good"))
     assert good == sorted(f"good{i}" for i, kind in enumerate(kinds) if kind == "good")
     assert sum(1 for r in refs if r.key == "dup") == kinds.count("dup")
+
+
+# --- issue 30: a big legitimate field is read; an unclosed brace is still said clearly -----------
+
+
+def _chunks(text: str, size: int = 64 * 1024) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def test_a_field_of_a_few_megabytes_is_read() -> None:
+    abstract = ("Lichens grow about half a millimetre per year on granite. " * 30_000)[:1_700_000]
+    text = (
+        "@article{big, title={Lichen Growth Rates on Granite}, author={Nowicka, Ewa}, year={2018},\n"
+        f"  abstract={{{abstract}}}}}\n"
+        "@article{next, title={The Entry After}, author={Ortega, Sam}, year={2019}}\n"
+    )
+    results = list(iter_bibtex(_chunks(text), origin="big.bib"))
+    assert [type(r).__name__ for r in results] == ["CitedReference", "CitedReference"], results[:1]
+    big = results[0]
+    assert isinstance(big, CitedReference) and len(big.fields["abstract"]) == 1_700_000
+
+
+def test_an_unclosed_brace_is_still_refused_clearly_however_long() -> None:
+    filler = "x" * 1_500_000
+    before_next = (
+        f"@article{{broken, title={{Never closed, author={{Doe, Jane}}, note={{{filler}}}\n"
+        "@article{ok, title={Closed}, author={Roe, Rick}, year={2020}}\n"
+    )
+    problem, ok = list(iter_bibtex(_chunks(before_next), origin="b.bib"))
+    assert isinstance(problem, InputProblem) and isinstance(ok, CitedReference)
+    assert "no closing '}' before the next entry at line 2" in problem.message
+    at_the_end = f"@article{{broken, title={{Never closed, note={{{filler}}}\n"
+    (problem,) = list(iter_bibtex(_chunks(at_the_end), origin="b.bib"))
+    assert isinstance(problem, InputProblem)
+    assert "the input ended before its closing '}'" in problem.message

@@ -58,12 +58,14 @@ def test_discover_bibliographies(tmp_path: Path) -> None:
     tex = tmp_path / "paper.tex"
     (tmp_path / "refs.bib").write_text(BIB)
     (tmp_path / "other.bib").write_text(BIB)
-    assert discover_bibliographies(tex, "\\bibliography{refs}") == [tmp_path / "refs.bib"]
+    assert discover_bibliographies(tex, "\\bibliography{refs}") == ([tmp_path / "refs.bib"], [])
     md = tmp_path / "paper.md"
-    assert discover_bibliographies(md, "---\nbibliography: other.bib\n---\n# T\n") == [tmp_path / "other.bib"]
-    assert discover_bibliographies(md, "# T\n") == []  # two candidates: neither is taken
+    front = "---\nbibliography: other.bib\n---\n# T\n"
+    assert discover_bibliographies(md, front) == ([tmp_path / "other.bib"], [])
+    assert discover_bibliographies(md, "# T\n") == ([], [])  # two candidates: neither is taken
     (tmp_path / "paper.bib").write_text(BIB)
-    assert discover_bibliographies(md, "# T\n") == [tmp_path / "paper.bib"]
+    # Only beside the document: used when it has no reference list of its own.
+    assert discover_bibliographies(md, "# T\n") == ([], [tmp_path / "paper.bib"])
 
 
 async def _refusing(claim: str, **_: Any) -> tuple[None, NoCandidates]:

@@ -218,3 +218,158 @@ def test_the_html_report_says_no_adr_and_never_breaks_a_word_of_a_verdict_or_bad
     css = page.split("</style>")[0]
     for rule in re.findall(r"(\.badge\s*\{[^}]*\}|\.v\s*\{[^}]*\})", css):
         assert "anywhere" not in rule and "break-all" not in rule, rule
+
+
+ADAM = "Adam: A Method for Stochastic Optimization"
+KINGMA_BA = (Author(given="Diederik P.", family="Kingma"), Author(given="Jimmy", family="Ba"))
+
+
+def _conflicting_doi() -> dict[str, object]:
+    """A real work cited with a DOI that belongs to another paper: `identifier_conflict`, the
+    work's own DOI in `corrected`."""
+    cited = CitedReference(
+        key="vaswani2017",
+        entry_type="article",
+        fields={
+            "title": TITLE,
+            "author": "Vaswani, Ashish and Shazeer, Noam",
+            "journal": "NeurIPS",
+            "year": "2017",
+            "doi": "10.1000/wrong.1",
+        },
+        title=TITLE,
+        authors=AUTHORS,
+        year=2017,
+        venue="NeurIPS",
+        doi="10.1000/wrong.1",
+    )
+    elsewhere = WorkRecord(
+        source=SourceName.CROSSREF,
+        title="Soil Moisture Dynamics in Semi-Arid Grasslands",
+        authors=(Author(given="Xu", family="Yang"),),
+        year=2001,
+        doi="10.1000/wrong.1",
+    )
+    answers = (
+        SourceAnswer(
+            source=SourceName.CROSSREF,
+            kind=QueryKind.DOI,
+            query="10.1000/wrong.1",
+            outcome=Outcome.FOUND,
+            records=(elsewhere,),
+        ),
+        *(
+            SourceAnswer(
+                source=source,
+                kind=QueryKind.SEARCH,
+                query="q",
+                outcome=Outcome.FOUND,
+                records=(record(source, doi="10.5555/right.2"),),
+            )
+            for source in (SourceName.SEMANTIC_SCHOLAR, SourceName.OPENALEX)
+        ),
+    )
+    evidence = Evidence(answers=answers)
+    verdict = decide(cited, evidence, current_year=2026)
+    return reference_json(ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=[]))
+
+
+def test_bibtex_and_csl_json_render_one_corrected_record() -> None:
+    adam = CitedReference(
+        key="kingma2015",
+        entry_type="inproceedings",
+        fields={
+            "title": ADAM,
+            "author": "Kingma, Diederik P. and Ba, Jimmy",
+            "booktitle": "ICLR",
+            "year": "2015",
+        },
+        title=ADAM,
+        authors=KINGMA_BA,
+        year=2015,
+        venue="ICLR",
+    )
+    preprint = {"title": ADAM, "authors": KINGMA_BA, "year": 2014, "arxiv_id": "1412.6980", "venue": "arXiv"}
+    verified = obj(
+        adam,
+        record(SourceName.ARXIV, **preprint),
+        record(SourceName.SEMANTIC_SCHOLAR, **preprint),
+        record(SourceName.DBLP, title=ADAM, authors=KINGMA_BA, year=2015, venue="ICLR", arxiv_id=None),
+    )
+    # The matched record is the 2014 preprint; the decision accepted the cited 2015.
+    assert verified["verdict"] == "verified" and verified["match"]["year"] == 2014  # type: ignore[index]
+    conflict = _conflicting_doi()
+    assert conflict["verdict"] == "identifier_conflict"
+    assert conflict["corrected"]["doi"] == "10.5555/right.2"  # type: ignore[index]
+    bib, csl = io.StringIO(), io.StringIO()
+    for sink in (BibtexSink(bib), CslJsonSink(csl)):
+        sink.reference(verified)
+        sink.reference(conflict)
+        sink.summary({"total": 2, "logic_version": "x"})
+    entries = {e.key: e for e in bibtexparser.parse_string(bib.getvalue()).entries}
+    items = {i["id"]: i for i in json.loads(csl.getvalue())}
+    assert set(entries) == set(items) == {"kingma2015", "vaswani2017"}
+    for key, entry in entries.items():
+        item = items[key]
+        assert int(entry["year"]) == item["issued"]["date-parts"][0][0], key
+        assert entry.fields_dict.get("doi") is None or entry["doi"] == item.get("DOI"), key
+        assert ("doi" in entry.fields_dict) == ("DOI" in item), key
+        assert entry["title"] == item["title"], key
+    assert items["kingma2015"]["issued"] == {"date-parts": [[2015]]}
+    assert items["vaswani2017"]["DOI"] == entries["vaswani2017"]["doi"] == "10.5555/right.2"
+
+
+def test_sources_that_affected_no_verdict_make_no_partial_run() -> None:
+    """A default run with a reference not found: the LLM fallback and the web search were skipped
+    (no key) and affected nothing; the sources that answered are `ok`."""
+    from aletheia.pipeline.reports.advice import attention
+    from aletheia.pipeline.reports.formats import GithubSink
+
+    sources = {
+        "crossref": {"status": "ok", "affected": 0, "affected_verdicts": {}},
+        "llm": {"status": "unavailable", "affected": 0, "affected_verdicts": {}},
+        "tavily": {"status": "unavailable", "affected": 0, "affected_verdicts": {}},
+        "openalex": {"status": "degraded", "affected": 0, "affected_verdicts": {}},
+    }
+    summary = {
+        "total": 1,
+        "by_verdict": {"not_found": 1},
+        "flagged": 1,
+        "sources": sources,
+        "logic_version": "x",
+    }
+    att = attention(summary, [])
+    assert not att.partial and att.sources_line() == "Every source answered."
+    out = io.StringIO()
+    GithubSink(out).summary(summary)
+    assert "::warning" not in out.getvalue(), out.getvalue()
+    # A source whose absence a verdict needed is still named.
+    sources["tavily"] = {"status": "unavailable", "affected": 1, "affected_verdicts": {"unverifiable": 1}}
+    assert (
+        attention(summary, []).sources_line().startswith("Partial run — sources not fully available: Tavily")
+    )
+
+
+def test_the_table_starts_with_the_summary_and_lists_what_needs_attention_first() -> None:
+    """Issue 30: the table printed its summary last and its rows in input order."""
+    from tests.unit.test_report_ci import render
+
+    lines = [line for line in render("table").splitlines() if line.strip()]
+    assert lines[0].startswith("3 of 4 references need attention"), lines[:3]
+    assert "Partial run" in lines[1] + lines[2]
+    text = "\n".join(lines)
+    # Input order: kingma (metadata error), ghost (not found), fine (verified), twin (ambiguous).
+    where = {key: text.index(key) for key in ("ghost", "kingma", "twin", "fine")}
+    assert where["ghost"] < where["kingma"] < where["twin"] < where["fine"], where
+
+
+def test_the_exports_keep_a_cited_middle_initial_the_source_leaves_out() -> None:
+    from aletheia.pipeline.reports.corrected import corrected_values
+
+    ref = {
+        "verdict": "metadata_error",
+        "input": {"author": "Schütze, Hinrich and Manning, Christopher D."},
+        "fields": {"authors": {"cited": ["Hinrich Schütze", "Christopher D. Manning"]}},
+        "corrected": {"authors": ["Christopher Manning", "Hinrich Schütze"]},
+    }
+    assert corrected_values(ref)["authors"] == ["Christopher D. Manning", "Hinrich Schütze"]

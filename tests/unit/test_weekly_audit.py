@@ -138,3 +138,75 @@ def test_a_claim_jobs_report_folder_is_not_audited(runtime: Runtime, audit_ctx: 
         s.add(ArtifactRow(repository=str(folder), path=str(folder / "docs/citations/x.md"), kind="citation",
                           content_hash="0" * 64))  # fmt: skip
     assert start_audit(audit_ctx) is None  # nothing to audit: a job's output is no repository
+
+
+def _library_verdict(runtime: Runtime) -> str:
+    """What a later job answered from the Tier-0 library decides for the artifact's work."""
+    from aletheia.core.decide import decide
+    from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
+    from aletheia.core.records import CitedReference
+
+    cited = CitedReference(
+        key="nowicka", title=WORK.title, authors=WORK.authors, year=WORK.year, doi=WORK.doi
+    )
+    records = runtime.library.lookup_sync(cited)
+    answers = tuple(
+        SourceAnswer(source=r.source, kind=QueryKind.DOI, query=WORK.doi or "", outcome=Outcome.FOUND,
+                     records=(r.record,))
+        for r in records
+    )  # fmt: skip
+    return decide(cited, Evidence(answers=answers), current_year=2026).status.value
+
+
+def _remember(runtime: Runtime, *records: Any) -> None:
+    from datetime import UTC, datetime
+
+    from aletheia.sources.base import SourceRecord
+
+    runtime.library.remember_sync(
+        [SourceRecord(record=r, raw={}, fetched_at=datetime.now(UTC)) for r in records]
+    )
+
+
+def test_what_the_audit_learns_reaches_the_library(
+    runtime: Runtime, audit_ctx: ServiceContext, repo: Path
+) -> None:
+    """Issue 30: the audit found the work retracted, yet later jobs answered `verified` from the
+    library, which still held the records of before."""
+    _remember(runtime, WORK.model_copy(update={"source": SourceName.OPENALEX}), UNCHANGED)
+    assert _library_verdict(runtime) == "verified"
+    service.register_repositories(runtime, [str(repo)])
+    job_id = start_audit(audit_ctx)
+    assert job_id is not None and isinstance(audit_ctx.dispatcher, InlineDispatcher)
+    audit_ctx.dispatcher.drain(audit_ctx)
+    assert _library_verdict(runtime) == "retracted"
+
+
+def test_a_found_works_fresh_records_reach_the_library(runtime: Runtime) -> None:
+    from datetime import UTC, datetime
+
+    from aletheia.core.evidence import Evidence
+    from aletheia.core.records import CitedReference
+    from aletheia.core.verdicts import Verdict, VerdictStatus
+    from aletheia.pipeline.evidence.outcome import ReferenceOutcome
+    from aletheia.pipeline.evidence.stream import remember_found
+    from aletheia.sources.base import SourceRecord
+
+    _remember(runtime, WORK.model_copy(update={"source": SourceName.OPENALEX}), UNCHANGED)
+    cited = CitedReference(key="nowicka", title=WORK.title, doi=WORK.doi)
+    fresh = [SourceRecord(record=RETRACTED, raw={}, fetched_at=datetime.now(UTC))]
+
+    def outcome(status: VerdictStatus) -> ReferenceOutcome:
+        verdict = Verdict(status=status, match=RETRACTED)
+        return ReferenceOutcome(cited=cited, verdict=verdict, evidence=Evidence(), raw=fresh)
+
+    # A metadata error on an ordinary run is not kept; on the audit, what it learnt is.
+    asyncio.run(remember_found(runtime.library, outcome(VerdictStatus.METADATA_ERROR)))
+    assert _library_verdict(runtime) == "verified"
+    asyncio.run(remember_found(runtime.library, outcome(VerdictStatus.METADATA_ERROR), audit=True))
+    assert _library_verdict(runtime) == "retracted"
+    # A retraction found on any run replaces the library's record.
+    _remember(runtime, WORK.model_copy(update={"source": SourceName.OPENALEX}))
+    assert _library_verdict(runtime) == "verified"
+    asyncio.run(remember_found(runtime.library, outcome(VerdictStatus.RETRACTED)))
+    assert _library_verdict(runtime) == "retracted"

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from aletheia.core.authors import parse_name
+from aletheia.core.authors import authors_match, given_names_compatible, parse_name
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.bibtex_edit import (
     Edit,
@@ -27,6 +27,7 @@ from aletheia.core.bibtex_edit import (
 )
 from aletheia.core.records import Author, CitedReference, WorkRecord
 from aletheia.core.render import bibtex_escape, bibtex_name
+from aletheia.core.text import fold_name
 from aletheia.core.verdicts import Verdict, VerdictStatus
 
 # The fields `fix` may replace: the verdict's field name -> the BibTeX field.
@@ -124,13 +125,51 @@ def _authors_from(verdict: Verdict, names: Sequence[str], source: str | None) ->
     return [parse_name(n) for n in names]
 
 
-def _written(name: str, value: Any, verdict: Verdict, source: str | None) -> str:
+def _given_words(given: str | None) -> list[str]:
+    return [fold_name(w) for w in re.split(r"[\s.]+", given or "") if w.strip("-")]
+
+
+def _names_more(fuller: str | None, other: str | None) -> bool:
+    """`fuller` names the same given names as `other` and more of them, or spells out what
+    `other` gives as initials ("Christopher D." over "Christopher", "Prabhakar" over "P.")."""
+    long, short = _given_words(fuller), _given_words(other)
+    if len(long) < len(short) or (len(long), sum(map(len, long))) <= (len(short), sum(map(len, short))):
+        return False
+    return all(a == b or (len(b) == 1 and a.startswith(b)) for a, b in zip(long, short, strict=False))
+
+
+def with_cited_detail(found: Sequence[Author], cited: Sequence[Author]) -> list[Author]:
+    """The source's author list, each author given as fully as either side names them (issue 30:
+    putting the authors in the source's order dropped a cited middle initial the source leaves
+    out, "Manning, Christopher D." -> "Manning, Christopher")."""
+    out: list[Author] = []
+    taken: set[int] = set()
+
+    def same_person(index: int, author: Author) -> bool:
+        other = cited[index]
+        return authors_match(other, author) and given_names_compatible(other.given, author.given)
+
+    for author in found:
+        same = next((i for i in range(len(cited)) if i not in taken and same_person(i, author)), None)
+        if same is not None:
+            taken.add(same)
+            if _names_more(cited[same].given, author.given):
+                author = author.model_copy(update={"given": cited[same].given})
+        out.append(author)
+    return out
+
+
+def _written(
+    name: str, value: Any, verdict: Verdict, source: str | None, cited: CitedReference
+) -> tuple[Any, str]:
+    """(the new value as reported, as written into the file)."""
     if name == "authors":
-        parts = [bibtex_name(a) for a in _authors_from(verdict, value, source)]
-        return " and ".join(p for p in parts if p)
+        authors = with_cited_detail(_authors_from(verdict, value, source), cited.authors)
+        parts = [bibtex_name(a) for a in authors]
+        return [a.display for a in authors], " and ".join(p for p in parts if p)
     if name == "year":
-        return str(int(value))
-    return bibtex_escape(str(value))
+        return value, str(int(value))
+    return value, bibtex_escape(str(value))
 
 
 def _mark_text(verdict: Verdict) -> str:
@@ -191,7 +230,7 @@ def plan_fix(
                 plan.not_applied.append(NotApplied(cited.key, line, bib_field, why))
                 continue
             source = evidence.source.value if evidence.source else None
-            written = _written(name, new, verdict, source)
+            new, written = _written(name, new, verdict, source, cited)
             original = text[span.start : span.end]
             plan.edits.append(
                 Edit(span.start, span.end, render_value(span.delimiter, written, original=original))

@@ -60,7 +60,8 @@ def cite(
 
     Exit codes: 0 a citation and its artifact; 1 refused (the report says why, e.g. the excerpt
     that contradicts the claim); 2 usage error, offline (it needs the network), or the job failed
-    (the error is printed); 124 timed out waiting for the queue.
+    (the error is printed); 4 the sources or the model could not be reached (an outage: nothing
+    was decided; one line on stderr); 124 timed out waiting for the queue; 130 interrupted.
     """
     from aletheia.producers.client import AletheiaClient, JobTimeout
 
@@ -134,6 +135,18 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
                 click.echo("note: full text unavailable; the excerpts are the abstract's own sentences")
         sys.exit(0)
     report: Any = TypeAdapter(ConflictReport).validate_python(summary["conflict"])
+    if report.kind == "RetriesExhausted":
+        # An outage decides nothing about the claim: not a refusal (exit 1), one line of its own.
+        from aletheia.producers.exits import SOURCES_UNREACHABLE, outage_line
+
+        if fmt == "json":
+            _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
+        click.echo(
+            f"aletheia cite: could not reach the sources: {outage_line(report.error)}; nothing was "
+            "decided about the claim, try again when they answer",
+            err=True,
+        )
+        sys.exit(SOURCES_UNREACHABLE)
     if fmt == "json":
         _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
     else:

@@ -48,6 +48,27 @@ class LazyGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
         return self.commands.get(cmd_name)
 
+    def invoke(self, ctx: click.Context) -> object:
+        # Ctrl-C is 130, as a shell reports a process ended by SIGINT, never click's "Aborted!"
+        # and 1, the code of a flagged reference (issue 30; `exits.py`).
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            from aletheia.producers.exits import INTERRUPTED
+
+            click.echo("aletheia: interrupted", err=True)
+            sys.exit(INTERRUPTED)
+        except Exception as exc:
+            # The database down is one line and exit 5, not a traceback and 1 ("job failed").
+            from aletheia.producers.database_down import database_down_line, is_database_down
+
+            if not is_database_down(exc):
+                raise
+            from aletheia.producers.exits import DATABASE_UNREACHABLE
+
+            click.echo(f"aletheia: {database_down_line(exc)}; try again when it is back", err=True)
+            sys.exit(DATABASE_UNREACHABLE)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="aletheia-citations")
@@ -104,8 +125,9 @@ def verify(
 
     Formats are detected from content: BibTeX/biblatex, .bbl/LaTeX, Markdown, plain reference
     lists, HTML, JATS/TEI XML, CSL-JSON, RIS, EndNote XML, Zotero RDF, Word .docx, PDF. Exit
-    codes: 0 nothing flagged; 1 something flagged; 2 usage or input error; 3 nothing flagged but
-    some references could not be checked.
+    codes: 0 nothing flagged; 1 something flagged; 2 usage or input error (an -o that is one of
+    the inputs too); 3 nothing flagged but some references could not be checked; 5 the database
+    does not answer; 130 interrupted.
     """
     from aletheia.config import get_settings
     from aletheia.core.bibliography import InputError
@@ -114,13 +136,15 @@ def verify(
     from aletheia.pipeline.reports.formats import make_sink
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.verify import verify_to_sink
-    from aletheia.producers.report_output import OutputError, ReportOutput, format_for
+    from aletheia.producers.report_output import OutputError, ReportOutput, check_not_an_input, format_for
 
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
     try:
         chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
+        if output is not None:
+            check_not_an_input(output, inputs)
         target = ReportOutput(output, chosen)
     except (OutputError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)

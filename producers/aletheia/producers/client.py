@@ -230,17 +230,31 @@ class AletheiaClient:
         poll: float = 0.5,
         on_stall: Callable[[dict[str, Any], float], None] | None = None,
         stall_after: float = 10.0,
+        on_database_down: Callable[[Exception], None] | None = None,
     ) -> dict[str, Any]:
         """Poll until the job is done or failed; raise `JobTimeout` after `timeout` seconds.
         `on_stall(status, seconds)` is called each time the job's progress (its status, item
         counts, claim stage, finished children) has not moved for another `stall_after` seconds:
-        the caller can then ask whether any worker is there to move it (`aletheia wait` does)."""
+        the caller can then ask whether any worker is there to move it (`aletheia wait` does).
+        With `on_database_down`, a database that does not answer is waited through: it is called
+        with the error at each failed poll, and the error is raised only at the deadline."""
         deadline = None if timeout is None else time.monotonic() + timeout
         pause = min(poll, 0.1)
         progress: tuple[Any, ...] | None = None
         moved_at = next_stall = time.monotonic()
         while True:
-            status = self.status(job_id)
+            try:
+                status = self.status(job_id)
+            except Exception as exc:
+                from aletheia.producers.database_down import is_database_down
+
+                if on_database_down is None or not is_database_down(exc):
+                    raise
+                on_database_down(exc)
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+                time.sleep(poll)
+                continue
             if status["status"] in FINISHED:
                 return status
             now = time.monotonic()

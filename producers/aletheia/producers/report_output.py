@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Final, TextIO
 
@@ -72,6 +73,29 @@ def check_output(output: Path) -> None:
         raise OutputError(f"cannot write {output}: the folder {folder} does not exist")
     if output.is_dir():
         raise OutputError(f"cannot write {output}: it is a folder")
+
+
+def check_not_an_input(output: Path, inputs: Sequence[str]) -> None:
+    """Refuse an output that is one of the inputs: the report would replace what it was read from
+    (`@string`, `@preamble`, comments and every hand-written line of a .bib gone; issue 30).
+    `aletheia fix` refuses the same without --in-place. An input folder counts by the files in it
+    a run would read."""
+    if not output.exists():
+        return
+    from aletheia.pipeline.documents.inputs import files_in_folder
+
+    for name in inputs:
+        if name == "-":
+            continue
+        given = Path(name)
+        candidates = files_in_folder(given) if given.is_dir() else [given]
+        for candidate in candidates:
+            with contextlib.suppress(OSError):
+                if Path(candidate).samefile(output):
+                    raise OutputError(
+                        f"refusing to write the report over the input {candidate} "
+                        "(choose another -o; `aletheia fix` rewrites a .bib in place)"
+                    )
 
 
 class ReportOutput:

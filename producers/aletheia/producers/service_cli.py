@@ -85,20 +85,14 @@ def submit(
         click.echo(f"aletheia: {exc}: nothing was queued{failed}", err=True)
         sys.exit(3)
     except OperationalError as exc:
-        click.echo(f"aletheia: {_database_unreachable(client, exc)}: nothing was queued", err=True)
+        from aletheia.producers.database_down import database_down_line
+
+        click.echo(f"aletheia: {database_down_line(exc)}: nothing was queued", err=True)
         sys.exit(3)
     except (ValueError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
         sys.exit(2)
     click.echo(job_id)
-
-
-def _database_unreachable(client: AletheiaClient, exc: Exception) -> str:
-    from sqlalchemy.engine import make_url
-
-    url = make_url(client.settings.sqlalchemy_url()).render_as_string(hide_password=True)
-    reason = (str(getattr(exc, "orig", exc)) or type(exc).__name__).strip().splitlines()[0]
-    return f"the database at {url} does not answer ({reason})"
 
 
 @click.command()
@@ -143,7 +137,9 @@ def wait(job_id: str, timeout: float | None, quiet: bool, notice_after: float) -
     """Wait until the job is done (exit 0) or failed (exit 1); exit 124 after --timeout.
 
     A queued job that nobody picks up (no worker running, a pool missing) is said on stderr once
-    it has not moved for --notice-after seconds; the wait goes on until --timeout."""
+    it has not moved for --notice-after seconds; the wait goes on until --timeout. A database that
+    does not answer is said once on stderr and waited through (a restart); still down at
+    --timeout, the wait ends with that line and exit 5."""
     from aletheia.producers.client import JobTimeout
 
     client = _client()
@@ -161,9 +157,22 @@ def wait(job_id: str, timeout: float | None, quiet: bool, notice_after: float) -
                 err=True,
             )
 
+    down: list[bool] = []
+
+    def tell_the_database_is_down(exc: Exception) -> None:
+        from aletheia.producers.database_down import database_down_line
+
+        if not down:  # said once; the wait goes on through a restart
+            down.append(True)
+            click.echo(f"aletheia: {database_down_line(exc)}; still waiting", err=True)
+
     try:
         final = client.wait(
-            job_id, timeout=timeout, on_stall=tell_if_nobody_is_there, stall_after=notice_after
+            job_id,
+            timeout=timeout,
+            on_stall=tell_if_nobody_is_there,
+            stall_after=notice_after,
+            on_database_down=tell_the_database_is_down,
         )
     except LookupError:
         click.echo(f"aletheia: no job {job_id}", err=True)

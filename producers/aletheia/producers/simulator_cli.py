@@ -19,7 +19,9 @@ def simulator() -> None:
 @click.option("--unlimited", is_flag=True, help="Do not enforce the documented rate limits.")
 def serve(universe: Path, host: str, port: int, unlimited: bool) -> None:
     """Serve the universe; prints the ALETHEIA_*_URL settings that point the clients at it."""
-    from aletheia.sources.simulator import SimulatorConfig, env_for
+    import sys
+
+    from aletheia.sources.simulator import SimulatorConfig, UniverseError, env_for
     from aletheia.sources.simulator import serve as run
 
     def ready(base_url: str) -> None:
@@ -31,4 +33,11 @@ def serve(universe: Path, host: str, port: int, unlimited: bool) -> None:
         click.echo("(Ctrl-C stops it)", err=True)
 
     config = SimulatorConfig.unlimited() if unlimited else SimulatorConfig()
-    run(universe, host, port, config, ready=ready)
+    try:
+        run(universe, host, port, config, ready=ready)
+    except UniverseError as exc:  # one line naming the file, the line and the problem (issue 30)
+        click.echo(f"aletheia: bad universe: {exc}", err=True)
+        sys.exit(2)
+    except (OSError, UnicodeDecodeError) as exc:
+        click.echo(f"aletheia: cannot serve {universe}: {exc}", err=True)
+        sys.exit(2)

@@ -40,6 +40,11 @@ def _judgement_text(judgement: dict[str, Any] | None, out: Any) -> None:
 
 
 def _claims_text(report: dict[str, Any], out: Any) -> None:
+    bibliography = report.get("bibliography") or {}
+    origins = "; ".join(bibliography.get("origins") or []) or "no bibliography"
+    if bibliography.get("found_by") == "beside":  # not named by anyone: say where it came from
+        origins += " (found beside the document, which has no reference list of its own)"
+    out.write(f"aletheia claims: citations resolved against {origins}\n")
     for claim in report["claims"]:
         # A verified claim is shown when its paper was read: the excerpt that bears it out is the proof.
         judged = (claim.get("judgement") or {}).get("status")
@@ -73,8 +78,8 @@ def _claims_text(report: dict[str, Any], out: Any) -> None:
     "bibs",
     multiple=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The bibliography (repeatable). Default: the files the document names, FILE's stem .bib, "
-    "the only .bib beside it, else the document's own reference list.",
+    help="The bibliography (repeatable). Default: the files the document names, else the document's "
+    "own reference list, else FILE's stem .bib or the only .bib beside it (named in the report).",
 )
 @click.option(
     "--format",
@@ -152,7 +157,7 @@ def claims(
             click.echo(f"aletheia: {exc}", err=True)
             sys.exit(2)
     data = file.read_bytes()
-    found = list(bibs) or discover_bibliographies(file, data.decode("utf-8", errors="replace"))
+    found = discover_bibliographies(file, data.decode("utf-8", errors="replace"))
     runtime = Runtime.open(settings)
     inline = InlineDispatcher()
     ctx = ServiceContext(runtime=runtime, dispatcher=inline, runner=LoopThread(), defer_tokens=False)
@@ -161,7 +166,8 @@ def claims(
             runtime,
             inline,
             InputDocument(name=str(file), data=data),
-            [InputDocument.read(p) for p in found],
+            [InputDocument.read(p) for p in (bibs or found.named)],
+            beside=[] if bibs else [InputDocument.read(p) for p in found.beside],
             suggest=not no_suggest,
             check=not no_check,
             max_suggestions=max_suggestions,

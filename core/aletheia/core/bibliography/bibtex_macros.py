@@ -11,13 +11,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from aletheia.core.bibliography.bibtex_scan import MAX_ENTRY_CHARS
-
 # `@string` macros may use each other, so a few lines can double a value forty times (BibTeX's
-# "billion laughs": 1.5 KB of input, terabytes expanded). An expanded value is held to the size of
-# an entry, and all macros together to a few entries' worth; beyond that they are reported.
-MAX_EXPANDED_CHARS: Final = MAX_ENTRY_CHARS
-_MAX_MACRO_CHARS_TOTAL: Final = 8 * MAX_ENTRY_CHARS
+# "billion laughs": 1.5 KB of input, terabytes expanded). What macros add to a value is held to
+# this (a value written out in full is bounded by the input's size limit alone), and all macros
+# together to a few times it; beyond that they are reported.
+MAX_EXPANDED_CHARS: Final = 1_000_000
+_MAX_MACRO_CHARS_TOTAL: Final = 8 * MAX_EXPANDED_CHARS
 
 MONTH_MACROS: Final = {
     "jan": "January",
@@ -67,7 +66,7 @@ def _split_concatenation(value: str) -> list[str]:
 
 
 class _ExpansionTooLong(ValueError):
-    """A value whose macros expand beyond `MAX_EXPANDED_CHARS`."""
+    """A value whose macros add more than `MAX_EXPANDED_CHARS`."""
 
 
 def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
@@ -75,7 +74,7 @@ def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
 
     Returns the value and the names of undefined macros (kept as their own name, which is what a
     user meant more often than BibTeX's empty string: `journal = JMLR`). Raises
-    `_ExpansionTooLong` past `MAX_EXPANDED_CHARS`.
+    `_ExpansionTooLong` when macros add more than `MAX_EXPANDED_CHARS`.
     """
     pieces: list[str] = []
     undefined: list[str] = []
@@ -100,7 +99,8 @@ def _expand(value: str, macros: dict[str, str]) -> tuple[str, list[str]]:
             pieces.append(expansion)
         else:
             pieces.append(piece)
-        length += len(pieces[-1])
+        if not (braced or quoted):
+            length += len(pieces[-1])  # a macro's expansion (a written value costs nothing more)
         if length > MAX_EXPANDED_CHARS:
             raise _ExpansionTooLong(f"expands to more than {MAX_EXPANDED_CHARS} characters")
     return "".join(pieces), undefined

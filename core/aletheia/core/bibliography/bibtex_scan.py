@@ -3,8 +3,11 @@
 `_BlockScanner` counts braces (and the `)` of a `(`-delimited block), skips `@` on `%` comment lines
 and stray `@`s, and notes where each block starts (1-based line and column). A block that never
 closes is cut where the next `@type{` starts a line, the way bibtexparser and BibTeX itself
-recover, and one longer than `MAX_ENTRY_CHARS` is abandoned; both come out as blocks with an
-`error`. What a block holds is read by `bibtex._BibtexReader`.
+recover, or where the input ends; both come out as blocks with an `error` that says so. A block
+has no length limit of its own (issue 30: a legitimate 1.7 MB abstract was refused as "an unclosed
+brace?"): the input is bounded by the file size limit (`ALETHEIA_MAX_INPUT_BYTES`, checked by
+the readers), and a long block is gathered in chunks whose total doubles, so reading it stays
+linear. What a block holds is read by `bibtex._BibtexReader`.
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-# An entry longer than this is not a bibliography entry but a runaway (an unclosed brace swallowing
-# the file); it is reported and skipped, so one broken entry cannot hold the whole input in memory.
-MAX_ENTRY_CHARS: Final = 1_000_000
+# An open block longer than this gathers the chunks that follow until they are as long as it, then
+# scans them at once (so the buffer's copies add up to linear time, not quadratic).
+_GATHER: Final = 1 << 20
 # Braces nested deeper than this are no entry a person wrote (real titles nest three or four deep:
 # `{{\"{o}}}`): such a block is reported and skipped (issue 20: 100,000 nested braces were read as
 # a title and handed to the LaTeX decoder).
@@ -65,13 +68,31 @@ class _BlockScanner:
         self._depth = 0
         self._too_deep = False  # the current block nests braces past MAX_BRACE_DEPTH
         self._closer = "}"
+        self._pending: list[str] = []  # chunks not yet added to _buf (a long open block)
+        self._pending_chars = 0
 
     def feed(self, chunk: str) -> Iterator[_Block]:
+        if self._in_block and len(self._buf) >= _GATHER:
+            # Inside a long block, `_buf += chunk` would copy the whole block per chunk: gather
+            # the chunks until they are as long as the buffer, then add them at once.
+            self._pending.append(chunk)
+            self._pending_chars += len(chunk)
+            if self._pending_chars < len(self._buf):
+                return
+            chunk = self._take_pending()
         self._buf += chunk
         yield from self._scan(final=False)
         self._trim()
 
+    def _take_pending(self) -> str:
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._pending_chars = 0
+        return text
+
     def finish(self) -> Iterator[_Block]:
+        if self._pending:
+            self._buf += self._take_pending()
         yield from self._scan(final=True)
         if self._in_block:
             self._in_block = False
@@ -134,8 +155,6 @@ class _BlockScanner:
             mark = _INSIDE.search(buf, self._pos)
             if mark is None or mark.start() >= limit:
                 self._pos = max(self._pos, limit)
-                if self._pos - self._block_start > MAX_ENTRY_CHARS:
-                    yield from self._abandon_runaway()
                 return
             mark_text = mark.group()
             self._pos = mark.end()
@@ -163,21 +182,6 @@ class _BlockScanner:
                     error=f"unterminated @{self._block_type} block: no closing {self._closer!r} "
                     f"before the next entry at line {self._line}",
                 )
-            if self._in_block and self._pos - self._block_start > MAX_ENTRY_CHARS:
-                yield from self._abandon_runaway()
-
-    def _abandon_runaway(self) -> Iterator[_Block]:
-        self._in_block = False
-        self._too_deep = False
-        block = _Block(
-            self._buf[self._block_start : self._block_start + 200],
-            self._block_line,
-            self._block_column,
-            self._block_type,
-            f"@{self._block_type} block longer than {MAX_ENTRY_CHARS} characters (an unclosed brace?); "
-            "skipped up to the next entry",
-        )
-        yield block
 
     def _trim(self) -> None:
         if self._in_block:

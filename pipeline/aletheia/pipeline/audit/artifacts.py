@@ -7,7 +7,8 @@ model. Every reference to `docs/citations/<slug>.md` in the repository's text fi
 symlink, parses against the schema, was verified within `max_age_days` (365) and is not retracted.
 A `research:` comment must be followed, within three lines, by such a link. Every artifact in
 `docs/citations/` must parse, referenced or not. A line holding `aletheia-check: ignore` is skipped
-(for documentation that shows example links).
+(for documentation that shows example links), and so is syntax shown rather than used: a Markdown
+code span or fenced block, a Python string literal (`citable_text.py`).
 
 `audit_existing_citations(root, gateway)` (tier 4): re-asks the sources for every artifact's
 identifiers and reports drift: a DOI now resolving to a different work, a retraction, a corrected
@@ -41,7 +42,8 @@ from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.triangulate import triangulate
-from aletheia.sources.base import SourceError
+from aletheia.pipeline.audit.citable_text import citable_text
+from aletheia.sources.base import SourceError, SourceRecord
 
 __all__ = [
     "DEFAULT_MAX_AGE_DAYS",
@@ -250,10 +252,14 @@ def check_citations(
 def _check_file(
     relative: str, text: str, report: CheckReport, verdict_for: Callable[[str], _ArtifactVerdict]
 ) -> None:
+    if not _REFERENCE.search(text) and not _RESEARCH_COMMENT.search(text):
+        return  # nothing that looks like a link or a comment: no need to find the prose
+    original = text.splitlines()
+    text = citable_text(relative, text)  # prose and comments: never a code span or a string
     lines = text.splitlines()
     linked_lines: set[int] = set()
     for number, line in enumerate(lines, start=1):
-        if "docs/citations/" not in line or IGNORE_MARKER in line:
+        if "docs/citations/" not in line or IGNORE_MARKER in original[number - 1]:
             continue
         for match in _REFERENCE.finditer(line):
             slug = match.group(1)
@@ -272,7 +278,7 @@ def _check_file(
         return
     for match in _RESEARCH_COMMENT.finditer(text):
         number = text.count("\n", 0, match.start()) + 1
-        if IGNORE_MARKER in lines[number - 1]:
+        if IGNORE_MARKER in original[number - 1]:
             continue
         if not any(n in linked_lines for n in range(number, number + _RESEARCH_WINDOW + 1)):
             report.problems.append(
@@ -367,7 +373,9 @@ _FIELD_DRIFT: Final[dict[str, DriftKind]] = {
 }
 
 
-async def _audit_one(gateway: Any, path: Path, relative: str) -> ArtifactAudit:
+async def _audit_one(
+    gateway: Any, path: Path, relative: str, learnt: list[SourceRecord] | None = None
+) -> ArtifactAudit:
     slug = path.name[: -len(".md")]
     audit = ArtifactAudit(path=relative, slug=slug)
     try:
@@ -403,6 +411,8 @@ async def _audit_one(gateway: Any, path: Path, relative: str) -> ArtifactAudit:
             continue
         fresh = found.record
         found_records.append(fresh)
+        if learnt is not None:
+            learnt.append(found)
         result = triangulate(recorded, fresh)
         for conflict in result.conflicts:
             kind = _FIELD_DRIFT.get(conflict.field, "identifier_changed")
@@ -449,16 +459,19 @@ def _artifact_files(root: Path) -> tuple[Path, list[Path]]:
     return base, sorted(p for p in found if not p.is_symlink())
 
 
-async def audit_existing_citations(root: Path | str, gateway: Any, *, concurrency: int = 4) -> AuditReport:
+async def audit_existing_citations(
+    root: Path | str, gateway: Any, *, concurrency: int = 4, learnt: list[SourceRecord] | None = None
+) -> AuditReport:
     """Re-check every artifact in `root/docs/citations/` against the sources (see the module
-    docstring). The weekly beat task calls this with the worker's gateway."""
+    docstring). The weekly beat task calls this with the worker's gateway; every record the
+    sources gave is appended to `learnt` (the audit keeps them in the Tier-0 library)."""
     base, paths = await asyncio.to_thread(_artifact_files, Path(root))
     report = AuditReport(root=str(base))
     gate = asyncio.Semaphore(concurrency)
 
     async def one(path: Path) -> ArtifactAudit:
         async with gate:
-            return await _audit_one(gateway, path, "/".join(CITATIONS_DIR) + "/" + path.name)
+            return await _audit_one(gateway, path, "/".join(CITATIONS_DIR) + "/" + path.name, learnt)
 
     report.artifacts = list(await asyncio.gather(*(one(p) for p in paths)))
     return report

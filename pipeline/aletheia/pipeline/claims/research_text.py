@@ -4,14 +4,14 @@ suggestion (or "no verified citation found") for each claim that has none.
     report = await check_claims_text(document, bibliographies, gateway=gw, settings=s, project_root=p)
 
 Steps: the text (PDF through the same reading path as `verify`), the claims and their citation
-markers (`aletheia.core.claim_text`, pure), the bibliography (the `.bib` files given or found next
-to the document, else the document's own reference list), each marker resolved to a reference,
-each resolved reference verified as `aletheia verify` does, each cited claim judged against the
-paper it cites (`cited_claims.py`: supported, contradicted, unsupported, with the deciding excerpt),
-and each unsupported claim given to `verify_and_cite`, whose answer is either a citation proven by
-excerpts and triangulation or a refusal. A suggestion is never a citation the pipeline did not
-verify. Every judgement's and every suggestion's `ClaimTrail` is handed to the caller (`trails=`):
-the job appends them to its audit log.
+markers (`aletheia.core.claim_text`, pure), the bibliography (the `.bib` files given or named by
+the document, else the document's own reference list, else a `.bib` found next to it), each marker
+resolved to a reference, each resolved reference verified as `aletheia verify` does, each cited
+claim judged against the paper it cites (`cited_claims.py`: supported, contradicted, unsupported,
+with the deciding excerpt), and each unsupported claim given to `verify_and_cite`, whose answer is
+either a citation proven by excerpts and triangulation or a refusal. A suggestion is never a
+citation the pipeline did not verify. Every judgement's and every suggestion's `ClaimTrail` is
+handed to the caller (`trails=`): the job appends them to its audit log.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from aletheia.config import Settings
 from aletheia.core.bibliography import (
@@ -68,9 +68,18 @@ _DOUBTFUL = (
 # --- the producer's side: which files make up the document ---------------------------------------
 
 
-def discover_bibliographies(path: Path, text: str) -> list[Path]:
+class FoundBibliographies(NamedTuple):
+    """The bibliographies of a document found on disk: those it names, and those only beside it."""
+
+    named: list[Path]
+    beside: list[Path]
+
+
+def discover_bibliographies(path: Path, text: str) -> FoundBibliographies:
     """The bibliography files a document names (`\\bibliography{refs}`, `\\addbibresource`,
-    pandoc's `bibliography:`), else `STEM.bib` beside it, else the only `.bib` in its folder."""
+    pandoc's `bibliography:`); else, only beside it, `STEM.bib` or the only `.bib` in its folder.
+    A file only beside the document is used when the document has no reference list of its own
+    (issue 30: an unrelated `refs.bib` in the folder took over a Markdown paper's `[1]`-`[3]`)."""
     folder = path.parent
     named: list[str] = []
     for m in _BIB_COMMAND.finditer(text):
@@ -88,12 +97,12 @@ def discover_bibliographies(path: Path, text: str) -> list[Path]:
         if candidate.is_file():
             found.append(candidate)
     if found:
-        return found
+        return FoundBibliographies(found, [])
     beside = path.with_suffix(".bib")
     if beside.is_file() and beside != path:
-        return [beside]
+        return FoundBibliographies([], [beside])
     others = sorted(p for p in folder.glob("*.bib") if p.is_file() and p != path)
-    return others if len(others) == 1 else []
+    return FoundBibliographies([], others if len(others) == 1 else [])
 
 
 # --- reading the document --------------------------------------------------------------------------
@@ -223,6 +232,7 @@ async def check_claims_text(
     gateway: Any,
     settings: Settings,
     project_root: Path,
+    beside: Sequence[InputDocument] = (),
     suggest: bool = True,
     check: bool = True,
     max_suggestions: int = DEFAULT_MAX_SUGGESTIONS,
@@ -232,18 +242,25 @@ async def check_claims_text(
     reasoner: Any = None,
     trails: list[ClaimTrail] | None = None,
 ) -> dict[str, Any]:
-    """The claims report of docs/report-schema.md ("The claims report"). Every claim's audit trail
+    """The claims report of docs/report-schema.md ("The claims report"). The markers resolve
+    against `bibliographies` (given or named by the document), else the document's own reference
+    list, else `beside` (files only found next to it). Every claim's audit trail
     (its judgements, then the suggestions' searches) is appended to `trails` when it is given."""
     trails = trails if trails is not None else []
     text, fmt, own = document_text(document, settings)
     findings = find_claims(text, fmt=fmt)
+    own_refs = [r for r in own if isinstance(r, CitedReference)]
     if bibliographies:
         refs, problems = bibliography_references(bibliographies)
-        bib_origin = [d.name for d in bibliographies]
-    else:
-        refs = [r for r in own if isinstance(r, CitedReference)]
+        bib_origin, found_by = [d.name for d in bibliographies], "given"
+    elif own_refs or not beside:
+        refs = own_refs
         problems = [p for p in own if isinstance(p, InputProblem)]
         bib_origin = [f"{document.name} (its own reference list)"] if refs else []
+        found_by = "own_list" if refs else "none"
+    else:
+        refs, problems = bibliography_references(beside)
+        bib_origin, found_by = [d.name for d in beside], "beside"
     index = ReferenceIndex(refs)
     claims = [_claim_json(n, f, index) for n, f in enumerate(findings, 1)]
     references: dict[str, dict[str, Any]] = {}
@@ -276,6 +293,7 @@ async def check_claims_text(
         "format": fmt,
         "bibliography": {
             "origins": bib_origin,
+            "found_by": found_by,
             "references": len(refs),
             "problems": [p.model_dump(mode="json") for p in problems],
         },

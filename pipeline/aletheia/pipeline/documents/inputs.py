@@ -109,7 +109,7 @@ def _required(
 # --- files and directories ------------------------------------------------------------------------------
 
 
-def _bibliography_files(directory: Path) -> list[Path]:
+def files_in_folder(directory: Path) -> list[Path]:
     """Every bibliography file under `directory`, sorted, skipping hidden files and directories
     and symbolic links that lead out of the directory."""
     root = directory.resolve()
@@ -350,7 +350,7 @@ def iter_references(
         # A file of a folder without references is passed over (a README among .bib files); a
         # folder without any is an input error, as a file without any is.
         found = False
-        for file in _bibliography_files(candidate):
+        for file in files_in_folder(candidate):
             try:
                 for item in _file_references(file, max_bytes=max_bytes, max_pdf_pages=pages, macros=macros):
                     found = found or isinstance(item, CitedReference)

@@ -11,7 +11,7 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Final, Protocol
 
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.library_work import records_to_remember
@@ -29,7 +29,7 @@ LOOKAHEAD = 4
 
 
 class WorkLibrary(Protocol):
-    """The Tier-0 library as `remember_verified` uses it (`storage.stores.SqlLibrary`)."""
+    """The Tier-0 library as `remember_found` uses it (`storage.stores.SqlLibrary`)."""
 
     async def remember(self, records: Sequence[SourceRecord]) -> None: ...
 
@@ -90,10 +90,20 @@ async def verify_stream(
             task.cancel()
 
 
-async def remember_verified(library: WorkLibrary, outcome: ReferenceOutcome) -> None:
-    """A verified reference's fresh scholarly records, kept in the Tier-0 library for reuse."""
+# A work found with one of these verdicts has its fresh records kept in the Tier-0 library on any
+# run: verified works for reuse, retracted ones so the library never answers `verified` for them.
+REMEMBERED: Final = frozenset({VerdictStatus.VERIFIED, VerdictStatus.RETRACTED})
+
+
+async def remember_found(library: WorkLibrary, outcome: ReferenceOutcome, *, audit: bool = False) -> None:
+    """A found work's fresh scholarly records, kept in the Tier-0 library (a row per source and
+    work, replaced by the newer record): a verified or retracted reference's on any run, and on
+    the weekly audit (`audit`: every source asked afresh) every matched work's, whatever its
+    verdict. Whatever the audit learns of a work (a retraction notice, a corrected title) reaches
+    the library the later jobs answer from (issue 30: a work the audit found retracted kept coming
+    back `verified` from the library, which the audit had not updated)."""
     verdict: Verdict = outcome.verdict
-    if verdict.status is not VerdictStatus.VERIFIED or verdict.match is None:
+    if verdict.match is None or not (audit or verdict.status in REMEMBERED):
         return
     # Only the matched work's records (never a namesake a search returned, nor a book's page
     # snippets); web pages, web search results and LLM suggestions are no scholarly works.

@@ -6,7 +6,10 @@ repository's bibliographies and artifacts — with every source asked afresh, no
 library record read (`fresh_sources`) — it runs the drift audit of the citation artifacts
 (`audit_existing_citations`, on a fresh gateway), marks every artifact found retracted or
 withdrawn (its `retraction_status`, so `aletheia check` fails wherever it is cited), and runs the
-mechanical link check (`check_citations`); both land in the audit's summary (`audits`).
+mechanical link check (`check_citations`); both land in the audit's summary (`audits`). Every
+record the audit fetched (the drift audit's, and the re-verification's of every work it matched)
+replaces the Tier-0 library's record of the same work, so the jobs that follow answer from what
+the audit learnt (issue 30).
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ from aletheia.core.records import RetractionKind
 from aletheia.pipeline.audit.events import (
     audit_log_for,
 )
+from aletheia.pipeline.evidence.web_tiers import NOT_LIBRARY_SOURCES
 from aletheia.pipeline.jobs.context import ServiceContext, _run_in_job
 from aletheia.pipeline.jobs.kinds import JobKind
 from aletheia.pipeline.jobs.submission import (
     submit_sweep,
 )
 from aletheia.pipeline.runtime import Runtime
+from aletheia.sources.base import SourceRecord
 from aletheia.storage.models import Job
 
 logger = logging.getLogger(__name__)
@@ -84,7 +89,15 @@ def audit_repository(ctx: ServiceContext, job_id: str, root: Path) -> dict[str, 
 
     if not root.is_dir():
         return {"repository": str(root), "error": "not a directory"}
-    drift = _run_in_job(ctx, job_id, audit_existing_citations(root, ctx.source_gateway(fresh=True)))
+    learnt: list[SourceRecord] = []
+    drift = _run_in_job(
+        ctx, job_id, audit_existing_citations(root, ctx.source_gateway(fresh=True), learnt=learnt)
+    )
+    # What the sources now say of each artifact's work replaces what the library held: a later
+    # job answered from the library sees the retraction the audit found (issue 30).
+    fresh = [r for r in learnt if not r.from_cache and r.record.source not in NOT_LIBRARY_SOURCES]
+    if fresh:
+        _run_in_job(ctx, job_id, ctx.runtime.library.remember(fresh, origin="audit"))
     marked = []
     for artifact in drift.artifacts:
         for found in artifact.drifts:

@@ -21,7 +21,7 @@ from aletheia.pipeline.audit.events import (
 )
 from aletheia.pipeline.evidence.gather import verify_reference
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
-from aletheia.pipeline.evidence.stream import remember_verified
+from aletheia.pipeline.evidence.stream import remember_found
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred, _run_in_job, deferral_wait
 from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, RENDER_REPORT, VERIFY_ITEM
@@ -190,8 +190,9 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
             _maybe_finish(ctx, item.job_id)
             return
         cited = CitedReference.model_validate(item.payload)
+        fresh = bool(job.input.get(FRESH_SOURCES))
         with ctx.hold(Held.ITEM, item_id):  # renewed while the sources are asked
-            outcome, counters = _verify(ctx, item.job_id, cited, fresh=bool(job.input.get(FRESH_SOURCES)))
+            outcome, counters = _verify(ctx, item.job_id, cited, fresh=fresh)
         wait = deferral_wait(outcome.evidence)
         if wait is not None:
             _requeue_item(rt, item_id)
@@ -216,7 +217,7 @@ def verify_item(ctx: ServiceContext, item_id: str) -> None:
         if not recorded:
             logger.warning("item claimed by another delivery since: not recorded", extra={"item_id": item_id})
             return
-        _run_in_job(ctx, item.job_id, remember_verified(rt.library, outcome))
+        _run_in_job(ctx, item.job_id, remember_found(rt.library, outcome, audit=fresh))
         if ctx.on_verdict is not None:
             ctx.on_verdict(item.job_id, item.position, outcome)
         _maybe_finish(ctx, item.job_id)

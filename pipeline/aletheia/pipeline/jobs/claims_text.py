@@ -44,13 +44,16 @@ def submit_claims_text(
     max_suggestions: int = 20,
     max_judgements: int = DEFAULT_MAX_JUDGEMENTS,
     repository: str | Path | None = None,
+    beside: Sequence[InputDocument] = (),
 ) -> str:
     """A claims-text job over `document`; its suggestions' artifacts go to `repository`/docs/citations
-    (default: the job's report folder)."""
-    check_input_size(runtime, [document, *bibliographies])
+    (default: the job's report folder). `beside`: bibliographies only found next to the document,
+    used when it has no reference list of its own."""
+    check_input_size(runtime, [document, *bibliographies, *beside])
     job_input: dict[str, Any] = {
         "document": document.as_json(),
         "bibliographies": [d.as_json() for d in bibliographies],
+        "beside": [d.as_json() for d in beside],
         "suggest": suggest,
         "check": check,
         "max_suggestions": max_suggestions,
@@ -109,6 +112,7 @@ def _check(ctx: ServiceContext, job: Job) -> None:
                 gateway=ctx.source_gateway(),
                 settings=rt.settings,
                 project_root=root,
+                beside=[InputDocument.from_json(d) for d in spec.get("beside", [])],
                 suggest=bool(spec.get("suggest", True)),
                 check=bool(spec.get("check", True)),
                 max_suggestions=int(spec.get("max_suggestions", 20)),

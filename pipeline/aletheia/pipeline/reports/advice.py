@@ -17,6 +17,9 @@ from aletheia.pipeline.reports.transparency import transparency_phrase
 
 REPLACE, REMOVE, CHECK, OPTIONAL, NOTHING = "replace", "remove", "check", "optional", "nothing"
 ATTENTION = (REMOVE, REPLACE, CHECK)  # fix kinds that ask for a change (in this order)
+# The order of the references in a report meant for people (table, HTML, Markdown): what needs a
+# change first, then optional fixes, then the rest; input order within each (issue 30).
+PEOPLE_ORDER = (*ATTENTION, OPTIONAL, NOTHING)
 FIX_TITLES = {
     REMOVE: "remove",
     REPLACE: "correct",
@@ -242,8 +245,8 @@ class Attention:
         return text + "."
 
     def sources_line(self, *, codes: bool = False) -> str:
-        """Which sources could not be asked (named as in the JSON report when `codes`). A source
-        that was off (offline, turned off) and affected no verdict is not listed one by one."""
+        """Which sources could not be asked when a verdict needed them (named as in the JSON report
+        when `codes`). A source that affected no verdict is not listed (docs/report-schema.md)."""
         lead = "Offline: only the local library was asked. " if self.offline else ""
         if not self.unasked:
             return lead + ("No verdict needed another source." if self.offline else "Every source answered.")
@@ -269,10 +272,6 @@ class Attention:
         }
 
 
-# Source states that are a choice, not a failure: listed only when a verdict needed the source.
-_OFF = ("offline", "disabled")
-
-
 def attention(summary: Mapping[str, Any], explanations: Iterable[Explanation]) -> Attention:
     counts: Counter[str] = Counter(e.fix.kind for e in explanations)
     unasked = [
@@ -284,9 +283,11 @@ def attention(summary: Mapping[str, Any], explanations: Iterable[Explanation]) -
             "affected_verdicts": dict(s.get("affected_verdicts") or {}),
         }
         for name, s in (summary.get("sources") or {}).items()
-        # A source that was off and affected no verdict says nothing (issue 20: an offline run
-        # listed twelve sources with "0 verdicts affected"); the offline lead says it once.
-        if s.get("affected") or s.get("status") not in ("ok", None, *_OFF)
+        # A source that affected no verdict says nothing, whatever its state (issue 20: an offline
+        # run listed twelve sources with "0 verdicts affected"; issue 30: every default run with a
+        # reference not found listed the LLM fallback and Tavily, skipped for want of a key, and
+        # `--format github` raised a warning); the offline lead says offline once.
+        if s.get("affected")
     ]
     offline = any(s.get("status") == "offline" for s in (summary.get("sources") or {}).values())
     return Attention(
@@ -297,3 +298,9 @@ def attention(summary: Mapping[str, Any], explanations: Iterable[Explanation]) -
         unasked=unasked,
         offline=offline,
     )
+
+
+def attention_rank(ex: Explanation) -> int:
+    """Where a reference goes in a report meant for people (`PEOPLE_ORDER`); a sort by it is
+    stable, so input order holds within a kind."""
+    return PEOPLE_ORDER.index(ex.fix.kind) if ex.fix.kind in PEOPLE_ORDER else len(PEOPLE_ORDER)

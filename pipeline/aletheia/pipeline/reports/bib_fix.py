@@ -17,7 +17,7 @@ from aletheia.core.bibliography import InputProblem, iter_bibtex
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline import atomic_files
-from aletheia.pipeline.evidence.stream import DEFAULT_CONCURRENCY, remember_verified, verify_stream
+from aletheia.pipeline.evidence.stream import DEFAULT_CONCURRENCY, remember_found, verify_stream
 from aletheia.pipeline.runtime import Runtime
 
 
@@ -41,7 +41,7 @@ async def verify_references(
         ):
             results.append((outcome.cited, outcome.verdict))
             counts[outcome.verdict.status.value] += 1
-            await remember_verified(runtime.library, outcome)
+            await remember_found(runtime.library, outcome)
     return results, dict(sorted(counts.items()))
 
 

@@ -7,6 +7,7 @@ from typing import Any, ClassVar, TextIO
 
 from aletheia.core.records import Author
 from aletheia.core.render import bibtex_escape
+from aletheia.pipeline.reports.corrected import corrections, matched_values
 from aletheia.pipeline.reports.entry import citation_key, entry_type_of
 from aletheia.pipeline.reports.fields import shorten
 
@@ -52,21 +53,20 @@ def _venue_field(entry_type: str) -> str:
 
 
 def _plain_fields(obj: dict[str, Any], entry_type: str) -> dict[str, str]:
-    """A plain reference's fields as standard BibTeX, with the matched record's values when the
-    work was found (title, authors, year, DOI: the sources'; the cited venue kept)."""
+    """A plain reference's fields as standard BibTeX, rebuilt from the matched record when the work
+    was found (`corrected.matched_values`: title, authors, DOI; the cited year and venue kept)."""
     cited = obj["input"]
     fields = {PLAIN_FIELDS[k]: bibtex_escape(str(v)) for k, v in cited.items() if k in PLAIN_FIELDS and v}
-    match = obj.get("match")
-    if match and obj["verdict"] in ("verified", "metadata_error"):
-        fields["title"] = bibtex_escape(match["title"] or "")
-        fields["author"] = _authors_bibtex(match["authors"])
-        fields["year"] = str(match["year"] or "")
-        if match.get("doi"):
-            fields["doi"] = bibtex_escape(match["doi"])
-    venue = cited.get("venue") or (match or {}).get("venue")
+    matched = matched_values(obj)  # the record every export rebuilds it from (`corrected.py`)
+    for name in ("title", "year", "doi"):
+        if name in matched:
+            fields[name] = bibtex_escape(str(matched[name]))
+    if "authors" in matched:
+        fields["author"] = _authors_bibtex(matched["authors"])
+    venue = cited.get("venue") or matched.get("venue")
     if venue:
         fields[_venue_field(entry_type)] = bibtex_escape(str(venue))
-    arxiv = cited.get("arxiv_id") or (match or {}).get("arxiv_id")
+    arxiv = cited.get("arxiv_id") or matched.get("arxiv_id")
     if arxiv:
         fields["eprint"], fields["archiveprefix"] = bibtex_escape(str(arxiv)), "arXiv"
     if cited.get("pmid"):
@@ -88,12 +88,10 @@ def corrected_entry(obj: dict[str, Any], *, key: str | None = None) -> tuple[lis
         fields = _plain_fields(obj, entry_type)
     lines = [f"% aletheia: {obj['verdict']}" + (f" ({obj['severity']})" if obj.get("severity") else "")]
     changes = 0
-    if raw_text is not None and obj.get("match") and obj["verdict"] in ("verified", "metadata_error"):
+    if raw_text is not None and matched_values(obj):
         original = shorten(" ".join(raw_text.split()), 200)
         lines.append("% aletheia: entry built from the matched record; original: " + original)
-    for name, value in (obj.get("corrected") or {}).items():
-        if value in (None, "", []):
-            continue
+    for name, value in corrections(obj).items():
         target = FIELD_FOR.get(name, name)
         if name == "venue":
             target = "booktitle" if "booktitle" in fields else "journal"

@@ -2,9 +2,10 @@
 
 Every cited field is kept (issue 20: a flagged entry came out as id, type, title and note only),
 decoded from LaTeX and named as CSL names it (`CSL_FIELDS`); the type follows the entry type
-(`report_entry.CSL_TYPES`: a conference paper is `paper-conference`). For a work the sources found
-(`verified`, `metadata_error`) the sources' title, authors, year and DOI replace the cited ones,
-as in the corrected BibTeX; any other verdict keeps the cited values and says so in `note`.
+(`report_entry.CSL_TYPES`: a conference paper is `paper-conference`). The values of the one
+corrected record (`corrected.py`: what the decision put right; a plain reference rebuilt from its
+matched record) replace the cited ones, exactly as in the corrected BibTeX; a verdict other than
+`verified` or `metadata_error` says in `note` that the work is not verified.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from aletheia.pipeline.reports.corrected import FOUND, corrected_values
 from aletheia.pipeline.reports.entry import CSL_TYPES, citation_key, entry_type_of
 from aletheia.pipeline.reports.fields import decode_value, decoded_cited
 
@@ -93,19 +95,21 @@ def csl_item(ref: Mapping[str, Any], key: str) -> dict[str, Any]:
         item["DOI"] = cited["doi"]
     if cited.get("arxiv_id"):
         item["archive"], item["archive_location"] = "arXiv", cited["arxiv_id"]
-    match = ref.get("match")
-    if ref.get("verdict") in ("verified", "metadata_error") and match:
-        if match.get("title"):
-            item["title"] = match["title"]
-        if match.get("authors"):
-            item["author"] = _names(list(match["authors"]))
-        if match.get("year"):
-            item["issued"] = {"date-parts": [[int(match["year"])]]}
-        if match.get("doi"):
-            item["DOI"] = match["doi"]
-        if match.get("venue") and "container-title" not in item:
-            item["container-title"] = match["venue"]
-    else:
+    # The corrected record every export renders (`corrected.py`): the same values as the BibTeX.
+    for name, value in corrected_values(ref).items():
+        if name == "title":
+            item["title"] = value
+        elif name == "authors":
+            item["author"] = _names(list(value))
+        elif name == "year" and str(value)[:4].isdigit():
+            item["issued"] = {"date-parts": [[int(str(value)[:4])]]}
+        elif name == "doi":
+            item["DOI"] = value
+        elif name == "venue" and "container-title" not in item:
+            item["container-title"] = value
+        elif name == "arxiv_id":
+            item["archive"], item["archive_location"] = "arXiv", value
+    if ref.get("verdict") not in FOUND:
         item["note"] = "; ".join(
             n for n in (item.get("note"), f"aletheia: {ref.get('verdict')} — not verified") if n
         )

@@ -1,6 +1,7 @@
 """The HTML report: one self-contained page (no network), the summary first — how many references
 need attention, by kind, and which sources could not be asked — then every reference with what is
-wrong, how we know and what to change (the corrected entry with a copy button)."""
+wrong, how we know and what to change (the corrected entry with a copy button): those that need a
+change first, then the rest (`advice.PEOPLE_ORDER`; a control sorts them by input order)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import html
 import json
 from typing import Any, TextIO
 
-from aletheia.pipeline.reports.advice import FIX_TITLES, attention, explain
+from aletheia.pipeline.reports.advice import FIX_TITLES, attention, attention_rank, explain
 from aletheia.pipeline.reports.base import VERDICT_STYLE, CollectingSink
 from aletheia.pipeline.reports.signals import evidence_trust, signal_text, summary_with_signals
 from aletheia.pipeline.reports.transparency import (
@@ -48,6 +49,12 @@ def render_html(doc: dict[str, Any]) -> str:
     doc = {**doc, "summary": summary_with_signals(doc.get("summary", {}), doc.get("references", []))}
     explained = [(ref, explain(ref)) for ref in doc.get("references", [])]
     att = attention(doc.get("summary", {}), [ex for _, ex in explained])
+    # Rows: the references that need a change first, then the rest (the page re-sorts them by
+    # input order on request: each row carries its position).
+    rows = sorted(
+        ((position, ref, ex) for position, (ref, ex) in enumerate(explained, 1)),
+        key=lambda row: attention_rank(row[2]),
+    )
     return env.get_template("report.html").render(
-        doc=doc, styles=VERDICT_STYLE, rows=explained, attention=att, fix_titles=FIX_TITLES
+        doc=doc, styles=VERDICT_STYLE, rows=rows, attention=att, fix_titles=FIX_TITLES
     )

@@ -379,6 +379,17 @@ class UniverseError(ValueError):
     """A universe file that cannot be read: the line number and what is wrong."""
 
 
+def validation_problems(exc: ValidationError) -> str:
+    """pydantic's errors as one line: `field: problem; ...` (issue 30: its multi-line message,
+    with the whole input and a link per error, ended a 40-line traceback)."""
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in error.get("loc", ()))
+        message = str(error.get("msg", "")).removeprefix("Value error, ")
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems) or str(exc).splitlines()[0]
+
+
 def _retraction_notice(work: SimWork) -> SimWork | None:
     """The Crossref notice that retracts `work` (synthesised when the universe does not list it)."""
     if not work.retracted or not work.doi:
@@ -562,7 +573,7 @@ class Universe:
                 try:
                     works.append(SimWork.model_validate_json(text))
                 except ValidationError as exc:
-                    raise UniverseError(f"{file}:{number}: {exc}") from exc
+                    raise UniverseError(f"{file}:{number}: {validation_problems(exc)}") from exc
         return cls(works, base_dir=file.resolve().parent)
 
     @classmethod
@@ -584,7 +595,7 @@ def _validated(records: Iterable[Mapping[str, Any] | SimWork]) -> list[SimWork]:
         try:
             works.append(SimWork.model_validate(record))
         except ValidationError as exc:
-            raise UniverseError(f"record {number}: {exc}") from exc
+            raise UniverseError(f"record {number}: {validation_problems(exc)}") from exc
     return works
 
 
