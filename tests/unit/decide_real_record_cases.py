@@ -26,10 +26,10 @@ __all__ = [
     "test_a_publisher_view_path_is_not_part_of_the_doi",
     "test_a_title_search_match_may_carry_an_earlier_versions_title",
     "test_a_wrong_arxiv_id_is_still_flagged",
-    "test_one_lineage_reordering_co_authors_is_not_evidence",
-    "test_too_recent_for_the_indexes",
-    "test_the_arxiv_id_dates_the_first_version",
     "test_an_early_book_chapter_is_unverifiable_not_missing",
+    "test_one_lineage_reordering_co_authors_is_not_evidence",
+    "test_the_arxiv_id_dates_the_first_version",
+    "test_too_recent_for_the_indexes",
     "test_year_of_unseen_version",
 ]
 
@@ -47,7 +47,9 @@ def _people(*names: str) -> tuple[Author, ...]:
     return tuple(Author(given=" ".join(n.split()[:-1]), family=n.split()[-1]) for n in names)
 
 
-def _answer(source: SourceName, kind: QueryKind, *records: WorkRecord, outcome: Outcome = Outcome.FOUND) -> SourceAnswer:
+def _answer(
+    source: SourceName, kind: QueryKind, *records: WorkRecord, outcome: Outcome = Outcome.FOUND
+) -> SourceAnswer:
     return SourceAnswer(source=source, kind=kind, query="q", outcome=outcome, records=records)
 
 
@@ -66,7 +68,12 @@ def _major(v: Verdict) -> bool:
 
 MEMORIZATION = "Quantifying Memorization Across Neural Language Models"
 MEMORIZATION_AUTHORS = _people(
-    "Nicholas Carlini", "Daphne Ippolito", "Matthew Jagielski", "Katherine Lee", "Florian Tramer", "Chiyuan Zhang"
+    "Nicholas Carlini",
+    "Daphne Ippolito",
+    "Matthew Jagielski",
+    "Katherine Lee",
+    "Florian Tramer",
+    "Chiyuan Zhang",
 )
 
 
@@ -125,7 +132,14 @@ def test_year_of_unseen_version() -> None:
 
 COT = "Chain-of-Thought Prompting Elicits Reasoning in Large Language Models"
 COT_BYLINE = _people(
-    "Jason Wei", "Xuezhi Wang", "Dale Schuurmans", "Maarten Bosma", "Fei Xia", "Ed Chi", "Quoc V Le", "Denny Zhou"
+    "Jason Wei",
+    "Xuezhi Wang",
+    "Dale Schuurmans",
+    "Maarten Bosma",
+    "Fei Xia",
+    "Ed Chi",
+    "Quoc V Le",
+    "Denny Zhou",
 )
 COT_SORTED = _people(
     "Maarten Bosma",
@@ -158,10 +172,28 @@ def test_a_lone_deposit_lineage_sorted_list_is_an_alphabetised_copy() -> None:
 
 def test_one_lineage_reordering_co_authors_is_not_evidence() -> None:
     # A survey's published list at OpenAlex: two co-authors more, two of the cited ones exchanged.
-    cited_names = ("Xi Fang", "Weijie Xu", "Fiona Tan", "Ziqing Hu", "Jiani Zhang", "Yanjun Qi", "Christos Faloutsos")
-    published = ("Xi Fang", "Weijie Xu", "Fiona Tan", "Jiani Zhang", "Ziqing Hu", "Yanjun Qi", "Scott Nickleach")
+    cited_names = (
+        "Xi Fang",
+        "Weijie Xu",
+        "Fiona Tan",
+        "Ziqing Hu",
+        "Jiani Zhang",
+        "Yanjun Qi",
+        "Christos Faloutsos",
+    )
+    published = (
+        "Xi Fang",
+        "Weijie Xu",
+        "Fiona Tan",
+        "Jiani Zhang",
+        "Ziqing Hu",
+        "Yanjun Qi",
+        "Scott Nickleach",
+    )
     title = "Large Language Models on Tabular Data: A Survey"
-    cited = CitedReference(key="fang2024", title=title, authors=_people(*cited_names), year=2024, venue="TMLR")
+    cited = CitedReference(
+        key="fang2024", title=title, authors=_people(*cited_names), year=2024, venue="TMLR"
+    )
     openalex = WorkRecord(
         source=O, title=title, authors=_people(*published, "Christos Faloutsos"), year=2024, venue="TMLR"
     )
@@ -171,7 +203,14 @@ def test_one_lineage_reordering_co_authors_is_not_evidence() -> None:
 
 def test_a_one_letter_surname_slip_is_the_same_person() -> None:
     title = "Super-CLEVR: A Virtual Benchmark to Diagnose Domain Robustness in Visual Reasoning"
-    names = ("Zhuowan Li", "Xingrui Wang", "Elias Stengel-Eskin", "Adam Kortylewski", "Wufei Ma", "Alan Yuille")
+    names = (
+        "Zhuowan Li",
+        "Xingrui Wang",
+        "Elias Stengel-Eskin",
+        "Adam Kortylewski",
+        "Wufei Ma",
+        "Alan Yuille",
+    )
     cited = CitedReference(key="li2023", title=title, authors=_people(*names), year=2023, venue="CVPR")
     slipped = ("Zhuowan Li", "Xingrui Wong", *names[2:])
     openalex = WorkRecord(source=O, title=title, authors=_people(*slipped), year=2023, venue="CVPR")
@@ -225,7 +264,10 @@ def test_a_title_search_match_may_carry_an_earlier_versions_title() -> None:
     authors = _people("Pan Lu", "Hritik Bansal", "Tony Xia", "Jiacheng Liu")
     cited = CitedReference(
         key="lu2024",
-        title="MathVista: Evaluating Math Reasoning in Visual Contexts with GPT-4V, Bard, and Other Large Multimodal Models",
+        title=(
+            "MathVista: Evaluating Math Reasoning in Visual Contexts with GPT-4V, Bard, "
+            "and Other Large Multimodal Models"
+        ),
         authors=authors,
         year=2024,
         venue="ICLR",
@@ -258,7 +300,11 @@ def test_a_wrong_arxiv_id_is_still_flagged() -> None:
     )
     tablet = WorkRecord(source=S, title=cited.title or "", authors=authors, year=2023, arxiv_id="2304.13188")
     elsewhere = WorkRecord(
-        source=S, title="A Different Paper on Robots", authors=_people("Ann Other"), year=2023, arxiv_id="2305.00029"
+        source=S,
+        title="A Different Paper on Robots",
+        authors=_people("Ann Other"),
+        year=2023,
+        arxiv_id="2305.00029",
     )
     answers = (_answer(S, QueryKind.ARXIV, elsewhere), _answer(S, QueryKind.SEARCH, tablet))
     v = decide(cited, Evidence(answers=answers), current_year=YEAR)
@@ -270,7 +316,11 @@ def test_too_recent_for_the_indexes() -> None:
     # author's other work is found (what made it a "chimera").
     authors = _people("Alex Su", "Haozhe Wang", "Wenhu Chen")
     cited = CitedReference(
-        key="su2026", title="Pixel reasoner: curiosity-driven pixel-space reasoning", authors=authors, year=2026, venue="ICLR"
+        key="su2026",
+        title="Pixel reasoner: curiosity-driven pixel-space reasoning",
+        authors=authors,
+        year=2026,
+        venue="ICLR",
     )
     other = WorkRecord(source=S, title="A Different Benchmark of Tables", authors=authors, year=2024)
     v = _searched(cited, other)

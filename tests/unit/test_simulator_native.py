@@ -38,7 +38,10 @@ OPENALEX_WORK: dict[str, Any] = {
     "publication_year": 2021,
     "type": "article",
     "authorships": [
-        {"author_position": "first", "author": {"id": "https://openalex.org/A1", "display_name": "Maria Alvarez"}},
+        {
+            "author_position": "first",
+            "author": {"id": "https://openalex.org/A1", "display_name": "Maria Alvarez"},
+        },
         {"author_position": "last", "author": {"id": "https://openalex.org/A2", "display_name": "Chen Zhou"}},
     ],
     "primary_location": None,
@@ -89,7 +92,9 @@ def test_native_records_are_served_verbatim(native_sim: SimulatorServer, client:
     doi = WORK["doi"]
     crossref = client.get(f"{native_sim.url_for('crossref')}/works/{doi}").json()["message"]
     assert {k: v for k, v in crossref.items() if k != "score"} == CROSSREF_ITEM
-    listed = client.get(f"{native_sim.url_for('crossref')}/works", params={"query.bibliographic": "sorted bylines"})
+    listed = client.get(
+        f"{native_sim.url_for('crossref')}/works", params={"query.bibliographic": "sorted bylines"}
+    )
     assert listed.json()["message"]["items"][0]["author"] == CROSSREF_ITEM["author"]
     openalex = client.get(f"{native_sim.url_for('openalex')}/works/doi:{doi}").json()
     assert openalex == OPENALEX_WORK

@@ -174,6 +174,7 @@ def format_report(f: dict[str, Any]) -> str:
             f"VALID: {f['valid_flagged']} of {f['valid']} flagged ({f['valid_flagged_rate']:.1%})  "
             f"statuses: {f['valid_statuses']}",
             f"VALID flagged by reason: {f['valid_flagged_by_reason']}",
-            f"UNLINKED (not in the rate): {f['unlinked_flagged']} flagged  statuses: {f['unlinked_statuses']}",
+            f"UNLINKED (not in the rate): {f['unlinked_flagged']} flagged  "
+            f"statuses: {f['unlinked_statuses']}",
         ]
     )

@@ -474,7 +474,10 @@ FIELD_RULES: Final[tuple[FieldRule, ...]] = (
         Reason.YEAR_MISMATCH,
         Severity.MAJOR,
         lambda f: (
-            f.year_agrees is False and not f.year_off_by_one and not f.year_of_unseen_version and not f.book_edition
+            f.year_agrees is False
+            and not f.year_off_by_one
+            and not f.year_of_unseen_version
+            and not f.book_edition
         ),
         _T + "test_year_mismatch",
     ),

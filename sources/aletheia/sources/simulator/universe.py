@@ -302,7 +302,9 @@ class SimWork(BaseModel):
                 raise ValueError(f"override for {source} names unknown fields {sorted(unknown)}")
         unknown_native = set(self.native) - self.known_by
         if unknown_native:
-            raise ValueError(f"native records of {sorted(unknown_native)}, which the work's sources do not list")
+            raise ValueError(
+                f"native records of {sorted(unknown_native)}, which the work's sources do not list"
+            )
         versions = [v.version for v in self.arxiv_versions]
         if versions and sorted(versions) != list(range(1, len(versions) + 1)):
             raise ValueError("arxiv_versions must number 1..n")
