@@ -17,6 +17,7 @@ import click
 # Every subcommand but `verify` (below): its name -> "module:attribute" of its click command.
 COMMAND_PATHS: dict[str, str] = {
     "library": "aletheia.producers.library_cli:library",
+    "mirror": "aletheia.producers.mirror_cli:mirror",
     "admin": "aletheia.producers.admin_cli:admin",
     "simulator": "aletheia.producers.simulator_cli:simulator",
     "submit": "aletheia.producers.service_cli:submit",
