@@ -4,7 +4,6 @@ live answer goes through."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import zlib
 from collections.abc import Iterator
@@ -44,7 +43,9 @@ class DumpError(Exception):
 class DumpStream:
     """A dump file opened for reading: `read` gives decompressed bytes, `offset` counts them,
     `file_offset` is how far into the file itself (gzip: compressed bytes) the reader is, for the
-    progress bar. A gzip stream that ends early or does not decompress is a `DumpError`."""
+    progress bar. Decompressed with zlib directly, not `gzip.GzipFile`: a truncated stream then
+    still gives every byte before the cut (GzipFile drops the whole read that hits the end), and
+    the end of the file before the end of the gzip stream is a `DumpError`."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -52,7 +53,7 @@ class DumpStream:
         self.size = path.stat().st_size
         self.gzipped = self._file.read(2) == _GZIP_MAGIC
         self._file.seek(0)
-        self._data: IO[bytes] = gzip.GzipFile(fileobj=self._file, mode="rb") if self.gzipped else self._file
+        self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if self.gzipped else None
         self.offset = 0
 
     @property
@@ -65,12 +66,27 @@ class DumpStream:
         )
 
     def read(self, size: int = CHUNK_BYTES) -> bytes:
-        try:
-            chunk = self._data.read(size)
-        except EOFError as exc:  # gzip: "Compressed file ended before the end-of-stream marker"
-            raise self.error(f"truncated gzip stream ({exc})") from exc
-        except (gzip.BadGzipFile, zlib.error) as exc:
-            raise self.error(f"corrupt gzip stream ({exc})") from exc
+        """The next bytes of data (at most about `size` bytes of the file decompressed); b"" at the end."""
+        while True:
+            raw = self._file.read(size)
+            if self._inflate is None:
+                chunk = raw
+                break
+            if not raw:
+                if not self._inflate.eof:
+                    raise self.error("truncated gzip stream (the file ends inside it)")
+                return b""
+            try:
+                chunk = self._inflate.decompress(raw)
+                # A gzip file may hold several members one after the other (as `cat a.gz b.gz`).
+                while self._inflate.eof and self._inflate.unused_data:
+                    rest = self._inflate.unused_data
+                    self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    chunk += self._inflate.decompress(rest)
+            except zlib.error as exc:
+                raise self.error(f"corrupt gzip stream ({exc})") from exc
+            if chunk:
+                break
         self.offset += len(chunk)
         return chunk
 
@@ -79,7 +95,6 @@ class DumpStream:
             yield chunk
 
     def close(self) -> None:
-        self._data.close()
         self._file.close()
 
     def __enter__(self) -> DumpStream:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from aletheia.core.records import SourceName
-from aletheia.sources.dumps.common import DumpItem, DumpStream
+from aletheia.sources.dumps.common import DumpError, DumpItem, DumpStream
 
 _OPENING: Final = re.compile(rb'\A\s*\{\s*"items"\s*:\s*\[')
 # One work's JSON is a few kilobytes (references included, rarely a megabyte): a buffer this much
@@ -43,15 +43,19 @@ class CrossrefDumpReader:
         seen = 0
         eof = False
         closed = False
+        broken: DumpError | None = None
 
         utf8 = codecs.getincrementaldecoder("utf-8")()
 
         def more() -> bool:
             """Append the next chunk to the buffer, dropping what was decoded; False at the end."""
-            nonlocal buffer, pos, consumed, undecoded, eof
+            nonlocal buffer, pos, consumed, undecoded, eof, broken
             if eof:
                 return False
-            chunk = undecoded + stream.read()
+            try:
+                chunk = undecoded + stream.read()
+            except DumpError as exc:  # the items before the break are still read
+                broken, chunk = exc, undecoded
             undecoded = b""
             eof = not chunk
             consumed += len(buffer[:pos].encode("utf-8"))
@@ -77,6 +81,8 @@ class CrossrefDumpReader:
                 item, end = decoder.raw_decode(buffer, pos)
             except json.JSONDecodeError as exc:
                 if len(buffer) - pos > MAX_ITEM_BYTES or not more():
+                    if broken is not None:
+                        raise broken from exc
                     offset = consumed + len(buffer[:pos].encode("utf-8"))
                     raise stream.error(f"an item that is not complete JSON ({exc.msg})", offset=offset) from exc
                 continue
@@ -87,5 +93,7 @@ class CrossrefDumpReader:
             if seen > skip:
                 yield DumpItem(raw=buffer[pos:end], payload=item)
             pos = end
+        if broken is not None:
+            raise broken
         if not closed:
             raise stream.error("the items list ends before its closing `]` (a truncated file)")
