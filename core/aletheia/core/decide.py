@@ -400,4 +400,5 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         sources_consulted=evidence.sources_consulted,
         sources_unavailable=failed,
         notes=tuple(f.notes),
+        mirror=evidence.mirror_snapshots,
     )

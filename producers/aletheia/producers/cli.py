@@ -84,9 +84,19 @@ def main() -> None:
     ".jsonl, .bib, .csl.json, .md, .sarif, .xml for JUnit, .txt for the table).",
 )
 @click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
+@click.option(
+    "--no-mirror",
+    is_flag=True,
+    help="Do not consult the local snapshot mirror (`aletheia mirror load`): ask the APIs alone.",
+)
 @click.option("--concurrency", type=click.IntRange(1, 512), default=32, show_default=True)
 def verify(
-    inputs: tuple[str, ...], fmt: str | None, output: Path | None, offline: bool, concurrency: int
+    inputs: tuple[str, ...],
+    fmt: str | None,
+    output: Path | None,
+    offline: bool,
+    no_mirror: bool,
+    concurrency: int,
 ) -> None:
     """Verify every reference in INPUTS (files, directories, or - for stdin).
 
@@ -106,6 +116,8 @@ def verify(
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
+    if no_mirror:
+        settings = settings.model_copy(update={"mirror": False})
     chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
     try:
         target = ReportOutput(output, chosen)

@@ -1,0 +1,117 @@
+"""The mirror tier (issue 32): the sources' dumps, loaded at home, asked before their APIs.
+
+What the mirror answers, without a request:
+- an identifier the mirror holds: OpenAlex by DOI, DBLP by key;
+- a title search of a mirrored source (OpenAlex, Crossref, DBLP) that finds the work in it (a
+  title matching under the verdict rules' threshold);
+- a title search of a source whose mirror is complete (a whole dump was loaded, `aletheia mirror
+  load --complete`) and fresh (`ALETHEIA_MIRROR_MAX_AGE_DAYS`): what the mirror holds near the
+  title is then the source's whole answer, "nothing" included.
+What stays live: whatever the mirror lacks (an identifier or a title it does not hold, in a mirror
+that is not complete), and what changes after a snapshot: a work's standing. Crossref's record by
+DOI carries its retractions and corrections (`updated-by`), so Crossref DOI lookups always go to
+the API (many DOIs a request), as the Retraction Watch data is read as loaded.
+
+Each answer from the mirror carries its snapshot's day (`SourceAnswer.mirror_snapshot`), and the
+verdict names the sources read from the mirror with those days (`Verdict.mirror`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from aletheia.core.field_rules import VERSION_TITLE_THRESHOLD
+from aletheia.core.records import SourceName
+from aletheia.core.titles import titles_match
+
+if TYPE_CHECKING:
+    from aletheia.sources.base import SourceRecord
+    from aletheia.storage.mirror import MirrorHit, MirrorSnapshot, MirrorStore
+
+Lookup = Callable[[], Awaitable[Any]]
+# The sources whose title searches the mirror can answer (their dumps are the ones loaded).
+TITLE_SOURCES: Final = frozenset({SourceName.OPENALEX, SourceName.CROSSREF, SourceName.DBLP})
+SEARCH_RESULTS: Final = 5
+
+
+@dataclass(frozen=True)
+class MirrorAnswer:
+    """A lookup answered from the mirror: the records (none: absent from a complete mirror) and
+    the day of the snapshot they are a copy of."""
+
+    records: list[SourceRecord]
+    snapshot_date: date
+
+
+class MirrorTier:
+    def __init__(self, store: MirrorStore, snapshots: dict[str, MirrorSnapshot], *, max_age_days: int) -> None:
+        self.store = store
+        self.snapshots = snapshots
+        self.max_age = timedelta(days=max_age_days)
+        # Counted for the benchmarks and `aletheia mirror status`: answers given at home.
+        self.answered = 0
+
+    @classmethod
+    def open(cls, store: MirrorStore, *, max_age_days: int) -> MirrorTier | None:
+        """The tier over `store`, or None when nothing was ever loaded into it."""
+        snapshots = store.snapshots()
+        return cls(store, snapshots, max_age_days=max_age_days) if snapshots else None
+
+    def holds(self, source: SourceName) -> bool:
+        return source.value in self.snapshots
+
+    def proves_absence(self, source: SourceName, *, today: date | None = None) -> bool:
+        """A complete mirror of `source`, fresh enough that a title it lacks is absent there."""
+        snapshot = self.snapshots.get(source.value)
+        if snapshot is None or not snapshot.complete:
+            return False
+        today = today or datetime.now(UTC).date()
+        return today - snapshot.as_of <= self.max_age
+
+    def _answer(self, source: SourceName, hits: list[MirrorHit]) -> MirrorAnswer:
+        self.answered += 1
+        day = min((h.snapshot_date for h in hits), default=self.snapshots[source.value].as_of)
+        return MirrorAnswer([h.record for h in hits], day)
+
+    def by_doi(self, source: SourceName, doi: str, live: Lookup) -> Lookup:
+        """`source`'s record of `doi` from the mirror, else the live lookup."""
+        if not self.holds(source) or source is SourceName.CROSSREF:
+            return live
+
+        async def lookup() -> Any:
+            hits = await self.store.run(self.store.by_doi, doi, source.value)
+            return self._answer(source, hits) if hits else await live()
+
+        return lookup
+
+    def by_record_id(self, source: SourceName, record_id: str, live: Lookup) -> Lookup:
+        """`source`'s record under its own id (DBLP's key) from the mirror, else the live lookup."""
+        if not self.holds(source):
+            return live
+
+        async def lookup() -> Any:
+            hits = await self.store.run(self.store.by_record_id, source.value, record_id)
+            return self._answer(source, hits) if hits else await live()
+
+        return lookup
+
+    def title_search(self, source: SourceName, title: str, live: Lookup) -> Lookup:
+        """`source`'s title search from the mirror when the mirror finds the work, or holds the
+        whole source (then what it finds near the title, nothing included, is the answer); else
+        the live search."""
+        if source not in TITLE_SOURCES or not self.holds(source):
+            return live
+
+        async def lookup() -> Any:
+            hits = await self.store.run(self.store.search_title, title, source.value, limit=SEARCH_RESULTS)
+            near = [h for h in hits if h.similarity >= VERSION_TITLE_THRESHOLD]
+            if any(titles_match(title, h.record.record.title or "") for h in near):
+                return self._answer(source, near)
+            if self.proves_absence(source):
+                return self._answer(source, near)
+            return await live()
+
+        return lookup
