@@ -214,6 +214,7 @@ class Settings(BaseSettings):
     # --- service -----------------------------------------------------------------------------
     audit_schedule: str = "0 3 * * 1"  # crontab: Mondays 03:00 UTC
     retraction_refresh_schedule: str = "0 4 * * *"
+    mirror_update_schedule: str = "30 4 * * *"  # crontab: the mirror's increments (issue 32), daily
     flower_user: str = "aletheia"
     flower_password: SecretStr | None = None
     # Flower listens here; the compose file binds 0.0.0.0 inside its container and publishes the

@@ -113,3 +113,23 @@ def status() -> None:
     for name, snap in sorted(snapshots.items()):
         kind = "complete" if snap.complete else "partial"
         click.echo(f"{name}: {store.count(name):,} records, {kind}, snapshot {snap.snapshot_date}, as of {snap.as_of}")
+
+
+@mirror.command("update")
+def update() -> None:
+    """Fetch what changed since the mirror's day from the APIs' update filters (Crossref
+    from-update-date, OpenAlex from_updated_date) into the mirror. Beat runs it daily
+    (ALETHEIA_MIRROR_UPDATE_SCHEDULE). DBLP has no such filter: load its next monthly dump."""
+    from aletheia.pipeline.mirror.update import run_update
+    from aletheia.pipeline.runtime import Runtime
+    from aletheia.sources.base import SourceError
+
+    try:
+        results = run_update(Runtime.open())
+    except SourceError as exc:
+        click.echo(f"aletheia: mirror update stopped: {exc}", err=True)
+        sys.exit(2)
+    if not results:
+        click.echo("nothing to update: no Crossref or OpenAlex dump was loaded into the mirror")
+    for r in results:
+        click.echo(f"{r.source}: {r.records:,} records changed since {r.since} ({r.pages} pages)")

@@ -61,6 +61,7 @@ _FILTERS: Final = (
     "update-type",
     "prefix",
     "has-abstract",
+    "from-update-date",
 )
 _SORTS: Final = frozenset({"score", "relevance", "published", "issued", "is-referenced-by-count"})
 
@@ -240,6 +241,11 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     elif searched:
         matches.sort(key=lambda d: (-scores[d], d))
 
+    cursor = request.param("cursor")
+    if cursor is not None:
+        # Deep paging (Crossref's `cursor=*`, then each answer's `next-cursor`): the simulator's
+        # cursor carries the offset of the next page.
+        offset = int(cursor.removeprefix("sim:")) if cursor.startswith("sim:") and cursor[4:].isdigit() else 0
     page = matches[offset : offset + rows]
     select = [s.strip() for s in (request.param("select") or "").split(",") if s.strip()]
     items = []
@@ -255,6 +261,8 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         "items-per-page": rows,
         "query": {"start-index": offset, "search-terms": query},
     }
+    if cursor is not None:
+        message["next-cursor"] = f"sim:{offset + rows}"
     return json_response(envelope("work-list", message))
 
 
@@ -285,6 +293,11 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         return {i for i, w in enumerate(works) if w.doi and w.doi.split("/", 1)[0] == value.lower()}
     if name == "has-abstract":
         return {i for i, w in enumerate(works) if bool(w.abstract) == (value == "true")}
+    if name == "from-update-date":
+        # The day a work's record last changed: `meta.updated` (ISO date); without one, never
+        # since the universe began (mirror increments, issue 32).
+        day = value[:10]
+        return {i for i, w in enumerate(works) if str(w.meta.get("updated", "")) >= day and w.meta.get("updated")}
     return None
 
 

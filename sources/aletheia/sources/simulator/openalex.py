@@ -54,6 +54,7 @@ _FILTERS: Final = (
     "type",
     "is_retracted",
     "has_doi",
+    "from_updated_date",
     "title.search",
     "display_name.search",
     "default.search",
@@ -198,6 +199,10 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         matches.sort(key=lambda d: catalog.works[d].year or 0, reverse=descending)
 
     start = (page - 1) * per_page
+    cursor = request.param("cursor")
+    if cursor is not None:
+        # Cursor paging (`cursor=*`, then each answer's `meta.next_cursor`, null after the last).
+        start = int(cursor.removeprefix("sim:")) if cursor.startswith("sim:") and cursor[4:].isdigit() else 0
     results = []
     for doc in matches[start : start + per_page]:
         work = render_work(catalog.works[doc])
@@ -213,6 +218,8 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         "per_page": per_page,
         "groups_count": None,
     }
+    if cursor is not None:
+        meta["next_cursor"] = f"sim:{start + per_page}" if start + per_page < len(matches) else None
     return json_response({"meta": meta, "results": results, "group_by": []})
 
 
@@ -278,6 +285,11 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         return {i for i, w in enumerate(works) if w.retracted == (value.lower() == "true")}
     if name == "has_doi":
         return {i for i, w in enumerate(works) if bool(w.doi) == (value.lower() == "true")}
+    if name == "from_updated_date":
+        # The day a work's record last changed: `meta.updated` (ISO date); without one, never
+        # since the universe began (mirror increments, issue 32).
+        day = value[:10]
+        return {i for i, w in enumerate(works) if w.meta.get("updated") and str(w.meta["updated"]) >= day}
     return None
 
 
