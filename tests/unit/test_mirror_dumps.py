@@ -65,7 +65,7 @@ def test_dblp_entities_come_from_the_dtd_and_person_pages_are_not_works(tmp_path
 def test_a_dblp_dump_without_its_dtd_is_refused_not_fetched(tmp_path: Path) -> None:
     path = tmp_path / "dblp.xml"
     shutil.copy(FIXTURES / SAMPLES["dblp"], path)
-    with open_dump(path) as stream, pytest.raises(DumpError, match="dblp.dtd"):
+    with open_dump(path) as stream, pytest.raises(DumpError, match=r"dblp\.dtd"):
         list(DblpDumpReader().items(stream))
 
 
@@ -98,12 +98,14 @@ def test_an_entity_the_dtd_does_not_define_is_an_error_with_its_place(tmp_path: 
     ),
     st.booleans(),
 )
-def test_dtd_character_entities_reads_back_what_a_dtd_declares(entities: dict[str, str], hexadecimal: bool) -> None:
+def test_dtd_character_entities_reads_back_what_a_dtd_declares(
+    entities: dict[str, str], hexadecimal: bool
+) -> None:
     lines = [
         f'<!ENTITY {name} "&#x{ord(char):X};">' if hexadecimal else f'<!ENTITY {name} "&#{ord(char)};">'
         for name, char in entities.items()
     ]
-    text = "\n".join(['<!ENTITY % REC "article|www">', "<!-- <!ENTITY gone \"&#65;\"> -->", *lines])
+    text = "\n".join(['<!ENTITY % REC "article|www">', '<!-- <!ENTITY gone "&#65;"> -->', *lines])
     assert dtd_character_entities(text) == entities
 
 

@@ -40,7 +40,13 @@ def sim() -> Iterator[SimulatorServer]:
 
 
 def loaded_run(
-    sim: SimulatorServer, tmp_path: Path, refs: list[CitedReference], *, fraction: float, complete: bool, **kw: Any
+    sim: SimulatorServer,
+    tmp_path: Path,
+    refs: list[CitedReference],
+    *,
+    fraction: float,
+    complete: bool,
+    **kw: Any,
 ) -> Run:
     settings = sim_settings(tmp_path, sim, **kw)
     store = MirrorStore(engine_for(settings.sqlalchemy_url()))
@@ -61,7 +67,9 @@ def requests(run: Run) -> int:
     return sum(stats.get("requests", 0) for stats in run.summary.sources.values())
 
 
-def test_a_full_mirror_gives_the_same_verdicts_with_fewer_requests(sim: SimulatorServer, tmp_path: Path) -> None:
+def test_a_full_mirror_gives_the_same_verdicts_with_fewer_requests(
+    sim: SimulatorServer, tmp_path: Path
+) -> None:
     refs = references(WORKS, 2)
     sim.reset()
     live = run_embedded(sim_settings(tmp_path / "live", sim), refs)
@@ -76,7 +84,11 @@ def test_a_full_mirror_gives_the_same_verdicts_with_fewer_requests(sim: Simulato
         assert traced and {a["source"] for a in traced} <= {"openalex", "crossref", "dblp"}
     # Crossref by DOI (the work's standing) is never answered from the mirror.
     for ref in mirrored.references:
-        assert not [a for a in ref["trace"] if a["source"] == "crossref" and a["kind"] == "doi" and a.get("mirror_snapshot")]
+        assert not [
+            a
+            for a in ref["trace"]
+            if a["source"] == "crossref" and a["kind"] == "doi" and a.get("mirror_snapshot")
+        ]
 
 
 def test_no_mirror_setting_turns_it_off(sim: SimulatorServer, tmp_path: Path) -> None:
@@ -86,7 +98,9 @@ def test_no_mirror_setting_turns_it_off(sim: SimulatorServer, tmp_path: Path) ->
     assert not any(a.get("mirror_snapshot") for ref in off.references for a in ref["trace"])
 
 
-def test_absence_from_a_complete_fresh_mirror_needs_no_search_request(sim: SimulatorServer, tmp_path: Path) -> None:
+def test_absence_from_a_complete_fresh_mirror_needs_no_search_request(
+    sim: SimulatorServer, tmp_path: Path
+) -> None:
     out = loaded_run(sim, tmp_path, [INVENTED], fraction=1.0, complete=True)
     ref = out.references[0]
     searches = {a["source"]: a for a in ref["trace"] if a["kind"] == "search"}
@@ -100,7 +114,9 @@ def test_a_stale_or_partial_mirror_leaves_absence_to_the_apis(sim: SimulatorServ
     searches = {a["source"]: a for a in partial.references[0]["trace"] if a["kind"] == "search"}
     assert "mirror_snapshot" not in searches["openalex"]
     assert partial.summary.sources["openalex"]["requests"] >= 1
-    stale = loaded_run(sim, tmp_path / "stale", [INVENTED], fraction=1.0, complete=True, mirror_max_age_days=1)
+    stale = loaded_run(
+        sim, tmp_path / "stale", [INVENTED], fraction=1.0, complete=True, mirror_max_age_days=1
+    )
     searches = {a["source"]: a for a in stale.references[0]["trace"] if a["kind"] == "search"}
     assert "mirror_snapshot" not in searches["openalex"]
 
@@ -113,4 +129,3 @@ def test_works_outside_a_partial_mirror_are_found_by_the_apis(sim: SimulatorServ
     assert verdicts(half) == verdicts(live)
     assert any(not ref.get("mirror") for ref in half.references)
     assert any(ref.get("mirror") for ref in half.references)
-

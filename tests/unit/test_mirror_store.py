@@ -113,7 +113,9 @@ def test_a_newer_snapshot_replaces_a_record_and_an_older_does_not(tmp_path: Path
     load_dump(store, old, snapshot_date=date(2024, 1, 1))
     (hit,) = store.by_doi("10.1000/w1", "crossref")
     assert hit.record.record.title == "New title 1 on streaming joins"
-    assert store.search_title("Old title 1 on streaming joins", "crossref")[0].record.record.title.startswith("New")
+    assert store.search_title("Old title 1 on streaming joins", "crossref")[0].record.record.title.startswith(
+        "New"
+    )
 
 
 def test_a_misspelt_common_word_still_finds_the_title(tmp_path: Path, store: MirrorStore) -> None:

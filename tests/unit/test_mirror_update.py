@@ -25,7 +25,11 @@ def test_update_brings_in_what_changed_since_the_snapshot(tmp_path: Path) -> Non
     # Three works changed after the snapshot: a new title at both sources.
     changed = [0, 5, 10]
     for i in changed:
-        works[i] = {**works[i], "title": works[i]["title"] + " (corrected)", "meta": {"updated": "2026-02-01"}}
+        works[i] = {
+            **works[i],
+            "title": works[i]["title"] + " (corrected)",
+            "meta": {"updated": "2026-02-01"},
+        }
     with SimulatorServer(universe(works), SimulatorConfig.unlimited(seed=1)) as sim:
         settings = sim_settings(tmp_path, sim)
         runtime = Runtime.open(settings)

@@ -15,7 +15,9 @@ def mirror() -> None:
 
 
 @mirror.command("load")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
 @click.option(
     "--source",
     type=click.Choice(["dblp", "openalex", "crossref"]),
@@ -29,8 +31,12 @@ def mirror() -> None:
     help="The day the dump is a copy of the source at (default: OpenAlex's updated_date= partition, "
     "else the file's modification day).",
 )
-@click.option("--dtd", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="DBLP's DTD (default: the file its DOCTYPE names, beside the dump).")
+@click.option(
+    "--dtd",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="DBLP's DTD (default: the file its DOCTYPE names, beside the dump).",
+)
 @click.option(
     "--complete",
     is_flag=True,
@@ -48,7 +54,7 @@ def load(
 ) -> None:
     """Load dump FILES into the mirror: DBLP dblp.xml.gz, OpenAlex works/updated_date=*/part_*.gz,
     Crossref public-data *.json.gz. Run again after a kill: it resumes where it stopped."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
     from aletheia.config import get_settings
     from aletheia.pipeline.mirror.load import load_dump
@@ -65,6 +71,10 @@ def load(
     ) as progress:
         for path in files:
             task = progress.add_task(path.name, total=path.stat().st_size)
+
+            def advance(done: int, task: TaskID = task) -> None:
+                progress.update(task, completed=done)
+
             try:
                 kind = source or dump_source(path)
                 result = load_dump(
@@ -73,11 +83,11 @@ def load(
                     source=kind,
                     snapshot_date=day,
                     dtd=dtd,
-                    on_progress=lambda done, task=task: progress.update(task, completed=done),
+                    on_progress=advance,
                 )
             except (DumpError, OSError) as exc:
                 failed = True
-                progress.console.print(f"aletheia: {exc}", style="red")
+                click.echo(f"aletheia: {exc}", err=True)
                 continue
             progress.update(task, completed=path.stat().st_size)
             newest[kind] = max(newest.get(kind, result.snapshot_date), result.snapshot_date)
@@ -86,7 +96,7 @@ def load(
             else:
                 resumed = f", resumed after {result.resumed_at:,}" if result.resumed_at else ""
                 note = f"{result.loaded:,} records loaded{resumed}, {result.unparsable:,} not works"
-            progress.console.print(f"{path}: {kind}: {note}")
+            progress.console.print(f"{path}: {kind}: {note}", soft_wrap=True, highlight=False, markup=False)
     snapshots = store.snapshots()
     for kind, day_loaded in newest.items():
         before = snapshots.get(kind)
@@ -112,7 +122,10 @@ def status() -> None:
         click.echo("the mirror is empty")
     for name, snap in sorted(snapshots.items()):
         kind = "complete" if snap.complete else "partial"
-        click.echo(f"{name}: {store.count(name):,} records, {kind}, snapshot {snap.snapshot_date}, as of {snap.as_of}")
+        click.echo(
+            f"{name}: {store.count(name):,} records, {kind}, "
+            f"snapshot {snap.snapshot_date}, as of {snap.as_of}"
+        )
 
 
 @mirror.command("update")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from aletheia.core.text import normalize_title
 from aletheia.core.titles import title_similarity
@@ -103,15 +103,26 @@ class MirrorStore:
         """Upsert `rows` and record the file's progress, in one transaction."""
         marks = ", ".join([self._mark] * len(_COLUMNS))
         update = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[2:])
+        # Placeholders and column names are the only text put in: the values go as parameters, in
+        # the driver's own executemany (the fastest path for a load's batches).
         sql = (
-            f"INSERT INTO mirror_records ({', '.join(_COLUMNS)}) VALUES ({marks}) "
+            f"INSERT INTO mirror_records ({', '.join(_COLUMNS)}) VALUES ({marks}) "  # noqa: S608
             f"ON CONFLICT (source, record_id) DO UPDATE SET {update} "
             "WHERE excluded.snapshot_date >= mirror_records.snapshot_date"
         )
         # One row per key (PostgreSQL refuses an upsert touching a row twice), the last winning.
         unique = {(r.source, r.record_id): r for r in rows}
         params = [
-            (r.source, r.record_id, r.doi, r.arxiv_id, r.title_norm, r.year, r.raw, self._date(r.snapshot_date))
+            (
+                r.source,
+                r.record_id,
+                r.doi,
+                r.arxiv_id,
+                r.title_norm,
+                r.year,
+                r.raw,
+                self._date(r.snapshot_date),
+            )
             for r in unique.values()
         ]
         with self.engine.begin() as conn:
@@ -121,20 +132,33 @@ class MirrorStore:
                 self._write_progress(conn, progress)
 
     def _write_progress(self, conn: Any, p: FileProgress) -> None:
-        m = self._mark
-        conn.exec_driver_sql(
-            "INSERT INTO mirror_files (path, source, size, records, done, snapshot_date, updated_at) "
-            f"VALUES ({m}, {m}, {m}, {m}, {m}, {m}, {m}) ON CONFLICT (path) DO UPDATE SET "
-            "source = excluded.source, size = excluded.size, records = excluded.records, "
-            "done = excluded.done, snapshot_date = excluded.snapshot_date, updated_at = excluded.updated_at",
-            [(p.path, p.source, p.size, p.records, p.done, self._date(p.snapshot_date), datetime.now(UTC))],
+        conn.execute(
+            text(
+                "INSERT INTO mirror_files (path, source, size, records, done, snapshot_date, updated_at) "
+                "VALUES (:path, :source, :size, :records, :done, :snapshot_date, :updated_at) "
+                "ON CONFLICT (path) DO UPDATE SET source = excluded.source, size = excluded.size, "
+                "records = excluded.records, done = excluded.done, snapshot_date = excluded.snapshot_date, "
+                "updated_at = excluded.updated_at"
+            ),
+            {
+                "path": p.path,
+                "source": p.source,
+                "size": p.size,
+                "records": p.records,
+                "done": p.done,
+                "snapshot_date": self._date(p.snapshot_date),
+                "updated_at": datetime.now(UTC),
+            },
         )
 
     def file_progress(self, path: str) -> FileProgress | None:
         with self.engine.connect() as conn:
-            row = conn.exec_driver_sql(
-                f"SELECT path, source, size, records, done, snapshot_date FROM mirror_files WHERE path = {self._mark}",
-                (path,),
+            row = conn.execute(
+                text(
+                    "SELECT path, source, size, records, done, snapshot_date FROM mirror_files "
+                    "WHERE path = :path"
+                ),
+                {"path": path},
             ).first()
         if row is None:
             return None
@@ -142,27 +166,28 @@ class MirrorStore:
 
     def forget_file(self, path: str) -> None:
         with self.engine.begin() as conn:
-            conn.exec_driver_sql(f"DELETE FROM mirror_files WHERE path = {self._mark}", (path,))
+            conn.execute(text("DELETE FROM mirror_files WHERE path = :path"), {"path": path})
 
     def mark_snapshot(
         self, source: str, snapshot_date: date, *, complete: bool, updated_through: date | None = None
     ) -> None:
-        m = self._mark
         with self.engine.begin() as conn:
-            conn.exec_driver_sql(
-                "INSERT INTO mirror_snapshots (source, snapshot_date, complete, updated_through, updated_at) "
-                f"VALUES ({m}, {m}, {m}, {m}, {m}) ON CONFLICT (source) DO UPDATE SET "
-                "snapshot_date = excluded.snapshot_date, complete = excluded.complete, "
-                "updated_through = excluded.updated_through, updated_at = excluded.updated_at",
-                [
-                    (
-                        source,
-                        self._date(snapshot_date),
-                        complete,
-                        self._date(updated_through) if updated_through else None,
-                        datetime.now(UTC),
-                    )
-                ],
+            conn.execute(
+                text(
+                    "INSERT INTO mirror_snapshots "
+                    "(source, snapshot_date, complete, updated_through, updated_at) "
+                    "VALUES (:source, :snapshot_date, :complete, :updated_through, :updated_at) "
+                    "ON CONFLICT (source) DO UPDATE SET snapshot_date = excluded.snapshot_date, "
+                    "complete = excluded.complete, updated_through = excluded.updated_through, "
+                    "updated_at = excluded.updated_at"
+                ),
+                {
+                    "source": source,
+                    "snapshot_date": self._date(snapshot_date),
+                    "complete": complete,
+                    "updated_through": self._date(updated_through) if updated_through else None,
+                    "updated_at": datetime.now(UTC),
+                },
             )
 
     def snapshots(self) -> dict[str, MirrorSnapshot]:
@@ -171,7 +196,8 @@ class MirrorStore:
                 "SELECT source, snapshot_date, complete, updated_through FROM mirror_snapshots"
             ).all()
         return {
-            r[0]: MirrorSnapshot(r[0], _as_date(r[1]), bool(r[2]), _as_date(r[3]) if r[3] else None) for r in rows
+            r[0]: MirrorSnapshot(r[0], _as_date(r[1]), bool(r[2]), _as_date(r[3]) if r[3] else None)
+            for r in rows
         }
 
     def count(self, source: str | None = None) -> int:
@@ -179,8 +205,8 @@ class MirrorStore:
             if source is None:
                 return int(conn.exec_driver_sql("SELECT count(*) FROM mirror_records").scalar_one())
             return int(
-                conn.exec_driver_sql(
-                    f"SELECT count(*) FROM mirror_records WHERE source = {self._mark}", (source,)
+                conn.execute(
+                    text("SELECT count(*) FROM mirror_records WHERE source = :source"), {"source": source}
                 ).scalar_one()
             )
 
@@ -199,7 +225,26 @@ class MirrorStore:
 
     # --- reading -------------------------------------------------------------------------------
 
-    _SELECT: Final = "SELECT r.source, r.raw, r.snapshot_date FROM mirror_records r"
+    _BY_DOI: Final = text(
+        "SELECT source, raw, snapshot_date FROM mirror_records WHERE doi = :doi AND source = :source"
+    )
+    _BY_ID: Final = text(
+        "SELECT source, raw, snapshot_date FROM mirror_records WHERE source = :source AND record_id = :id"
+    )
+    _TERM: Final = text("SELECT doc FROM mirror_title_terms WHERE term = :term")
+    _FTS: Final = text(
+        "SELECT r.source, r.raw, r.snapshot_date FROM mirror_titles t "
+        "JOIN mirror_records r ON r.id = t.rowid "
+        "WHERE mirror_titles MATCH :query AND r.source = :source ORDER BY t.rank LIMIT :limit"
+    )
+    _PG_WORDS: Final = text(
+        "SELECT source, raw, snapshot_date FROM mirror_records WHERE source = :source "
+        "AND to_tsvector('simple', title_norm) @@ plainto_tsquery('simple', :norm) LIMIT :limit"
+    )
+    _PG_TRIGRAMS: Final = text(
+        "SELECT source, raw, snapshot_date FROM mirror_records WHERE source = :source AND title_norm % :norm "
+        "ORDER BY similarity(title_norm, :norm) DESC LIMIT :limit"
+    )
 
     def _hits(self, rows: Iterable[Any]) -> list[MirrorHit]:
         hits: list[MirrorHit] = []
@@ -218,19 +263,13 @@ class MirrorStore:
         return hits
 
     def by_doi(self, doi: str, source: str) -> list[MirrorHit]:
-        m = self._mark
         with self.engine.connect() as conn:
-            rows = conn.exec_driver_sql(
-                f"{self._SELECT} WHERE r.doi = {m} AND r.source = {m}", (doi.lower(), source)
-            ).all()
+            rows = conn.execute(self._BY_DOI, {"doi": doi.lower(), "source": source}).all()
         return self._hits(rows)
 
     def by_record_id(self, source: str, record_id: str) -> list[MirrorHit]:
-        m = self._mark
         with self.engine.connect() as conn:
-            rows = conn.exec_driver_sql(
-                f"{self._SELECT} WHERE r.source = {m} AND r.record_id = {m}", (source, record_id)
-            ).all()
+            rows = conn.execute(self._BY_ID, {"source": source, "id": record_id}).all()
         return self._hits(rows)
 
     def search_title(self, title: str, source: str, *, limit: int = 5) -> list[MirrorHit]:
@@ -239,7 +278,11 @@ class MirrorStore:
         norm = normalize_title(title)
         if not norm:
             return []
-        rows = self._title_candidates_pg(norm, source) if self.dialect == "postgresql" else self._title_candidates_sqlite(norm, source)
+        rows = (
+            self._title_candidates_pg(norm, source)
+            if self.dialect == "postgresql"
+            else self._title_candidates_sqlite(norm, source)
+        )
         hits = [
             MirrorHit(h.record, h.snapshot_date, title_similarity(title, h.record.record.title or ""))
             for h in self._hits(rows)
@@ -248,41 +291,26 @@ class MirrorStore:
         return hits[:limit]
 
     def _title_candidates_sqlite(self, norm: str, source: str) -> list[Any]:
-        words = sorted(set(norm.split()))
         with self.engine.connect() as conn:
-            marks = ", ".join("?" * len(words))
-            counts = dict(
-                conn.exec_driver_sql(
-                    f"SELECT term, doc FROM mirror_title_terms WHERE term IN ({marks})", tuple(words)
-                ).all()
-            )
+            # Each word's document count (`term =` is the vocabulary table's indexed constraint).
+            counts: dict[str, int] = {}
+            for word in sorted(set(norm.split())):
+                found = conn.execute(self._TERM, {"term": word}).scalar()
+                if found:
+                    counts[word] = int(found)
             rarest = sorted(counts, key=lambda term: (counts[term], term))[:SEARCH_TERMS]
             if not rarest:
                 return []
-            return conn.exec_driver_sql(
-                f"{self._SELECT} JOIN mirror_titles t ON t.rowid = r.id "
-                "WHERE mirror_titles MATCH ? AND r.source = ? ORDER BY t.rank LIMIT ?",
-                (fts_query(rarest), source, SEARCH_CANDIDATES),
-            ).all()
+            query = {"query": fts_query(rarest), "source": source, "limit": SEARCH_CANDIDATES}
+            return list(conn.execute(self._FTS, query).all())
 
     def _title_candidates_pg(self, norm: str, source: str) -> list[Any]:
         with self.engine.connect() as conn:
+            query = {"source": source, "norm": norm, "limit": SEARCH_CANDIDATES}
             # Every word (the full-text index): the exact and near-exact titles, cheaply.
-            rows = conn.exec_driver_sql(
-                f"{self._SELECT} WHERE r.source = %s AND to_tsvector('simple', r.title_norm) "
-                "@@ plainto_tsquery('simple', %s) LIMIT %s",
-                (source, norm, SEARCH_CANDIDATES),
-            ).all()
-            if rows:
-                return list(rows)
+            rows = list(conn.execute(self._PG_WORDS, query).all())
             # Else the nearest by trigrams (pg_trgm's index): a misspelt or missing word.
-            return list(
-                conn.exec_driver_sql(
-                    f"{self._SELECT} WHERE r.source = %s AND r.title_norm %% %s "
-                    "ORDER BY similarity(r.title_norm, %s) DESC LIMIT %s",
-                    (source, norm, norm, SEARCH_CANDIDATES),
-                ).all()
-            )
+            return rows or list(conn.execute(self._PG_TRIGRAMS, query).all())
 
     # --- off the event loop --------------------------------------------------------------------
 

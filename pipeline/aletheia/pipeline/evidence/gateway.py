@@ -365,7 +365,9 @@ class SourceGateway:
             )
             # DBLP (one request every 2 s) only after the general indexes missed the work.
             dblp = SearchCall(
-                SourceName.DBLP, title, self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title))
+                SourceName.DBLP,
+                title,
+                self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title)),
             )
             if self.settings.crossref_search_last and not given_as_string(cited):
                 # Crossref has no OR: its searches go one title at a time (3 per second), so it is

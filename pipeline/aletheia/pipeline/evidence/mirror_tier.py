@@ -18,8 +18,9 @@ verdict names the sources read from the mirror with those days (`Verdict.mirror`
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
@@ -46,13 +47,64 @@ class MirrorAnswer:
     snapshot_date: date
 
 
+@dataclass
+class _Grouped:
+    """The mirror's queries of one moment, run together in one trip to the database threads.
+
+    Why: the live calls that follow a mirror miss are batched by the clients (many titles or DOIs
+    a request, `*_titles`, the coalescers) when they are asked at once. A query each, handed to
+    the database thread one after another, released the references' live calls one by one, and
+    each went out alone (HALLMARK, 40 references: 59 requests against 42 without the mirror)."""
+
+    store: MirrorStore
+    pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = field(default_factory=list)
+    draining: bool = False
+
+    async def ask(self, query: Callable[[], Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.pending.append((query, future))
+        if not self.draining:
+            self.draining = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            await asyncio.sleep(0)  # the other references of this moment join the group
+            while self.pending:
+                group, self.pending = self.pending, []
+                try:
+                    results = await self.store.run(lambda group=group: [query() for query, _ in group])
+                except Exception as exc:  # every caller sees the failure, none waits forever
+                    for _, future in group:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, future), result in zip(group, results, strict=True):
+                    if not future.done():
+                        future.set_result(result)
+        finally:
+            self.draining = False
+
+
 class MirrorTier:
-    def __init__(self, store: MirrorStore, snapshots: dict[str, MirrorSnapshot], *, max_age_days: int) -> None:
+    def __init__(
+        self, store: MirrorStore, snapshots: dict[str, MirrorSnapshot], *, max_age_days: int
+    ) -> None:
         self.store = store
         self.snapshots = snapshots
         self.max_age = timedelta(days=max_age_days)
         # Counted for the benchmarks and `aletheia mirror status`: answers given at home.
         self.answered = 0
+        # One per event loop: a gateway serves one loop, but tests build several over a store.
+        self._groups: dict[int, _Grouped] = {}
+
+    async def _query(self, query: Callable[[], Any]) -> Any:
+        loop = id(asyncio.get_running_loop())
+        group = self._groups.get(loop)
+        if group is None:
+            group = self._groups[loop] = _Grouped(self.store)
+        return await group.ask(query)
 
     @classmethod
     def open(cls, store: MirrorStore, *, max_age_days: int) -> MirrorTier | None:
@@ -82,7 +134,7 @@ class MirrorTier:
             return live
 
         async def lookup() -> Any:
-            hits = await self.store.run(self.store.by_doi, doi, source.value)
+            hits = await self._query(lambda: self.store.by_doi(doi, source.value))
             return self._answer(source, hits) if hits else await live()
 
         return lookup
@@ -93,7 +145,7 @@ class MirrorTier:
             return live
 
         async def lookup() -> Any:
-            hits = await self.store.run(self.store.by_record_id, source.value, record_id)
+            hits = await self._query(lambda: self.store.by_record_id(source.value, record_id))
             return self._answer(source, hits) if hits else await live()
 
         return lookup
@@ -106,7 +158,9 @@ class MirrorTier:
             return live
 
         async def lookup() -> Any:
-            hits = await self.store.run(self.store.search_title, title, source.value, limit=SEARCH_RESULTS)
+            hits = await self._query(
+                lambda: self.store.search_title(title, source.value, limit=SEARCH_RESULTS)
+            )
             near = [h for h in hits if h.similarity >= VERSION_TITLE_THRESHOLD]
             if any(titles_match(title, h.record.record.title or "") for h in near):
                 return self._answer(source, near)

@@ -22,8 +22,8 @@ from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.sources.base import SourceParseError
 from aletheia.sources.dumps import DumpItem, dump_source, open_dump, parse_payload
-from aletheia.sources.dumps.dblp_dump import DblpDumpReader
 from aletheia.sources.dumps.common import DumpReader, reader_for
+from aletheia.sources.dumps.dblp_dump import DblpDumpReader
 from aletheia.sources.dumps.openalex_dump import partition_date
 from aletheia.storage.mirror import FileProgress, MirrorRow, MirrorStore
 
@@ -81,11 +81,12 @@ def load_dump(
     source = source or dump_source(path)
     key = str(path.resolve())
     size = path.stat().st_size
-    snapshot = snapshot_date or snapshot_date_of(path, source)
     previous = store.file_progress(key)
     if previous is not None and (previous.size != size or previous.source != source):
         store.forget_file(key)  # another file under the same name: load it from the start
         previous = None
+    # A resumed (or finished) load keeps the date its first run gave the file's records.
+    snapshot = snapshot_date or (previous.snapshot_date if previous else snapshot_date_of(path, source))
     result = FileLoad(key, source, snapshot, resumed_at=previous.records if previous else 0)
     if previous is not None and previous.done:
         result.already_done = True

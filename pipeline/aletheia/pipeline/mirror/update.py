@@ -47,7 +47,9 @@ class SourceUpdate:
         }
 
 
-async def update_source(store: MirrorStore, source: str, page: Page, *, since: date, today: date) -> SourceUpdate:
+async def update_source(
+    store: MirrorStore, source: str, page: Page, *, since: date, today: date
+) -> SourceUpdate:
     """Fetch every page of `source`'s works changed since `since` (`page(day, cursor)`) into the
     mirror, each page written as it comes (a kill loses at most the page in hand; the next run
     asks again from the same day)."""
@@ -63,7 +65,9 @@ async def update_source(store: MirrorStore, source: str, page: Page, *, since: d
             except SourceParseError:
                 result.unparsable += 1
                 continue
-            row = mirror_row(source, DumpItem(raw=json.dumps(work, ensure_ascii=False), payload=work), record, today)
+            row = mirror_row(
+                source, DumpItem(raw=json.dumps(work, ensure_ascii=False), payload=work), record, today
+            )
             if row is None:
                 result.unparsable += 1
             else:
@@ -85,9 +89,7 @@ async def update_mirror(store: MirrorStore, gateway: Any, *, today: date | None 
         if source not in UPDATABLE:
             continue
         result = await update_source(store, source, pages[source], since=snapshot.as_of, today=today)
-        store.mark_snapshot(
-            source, snapshot.snapshot_date, complete=snapshot.complete, updated_through=today
-        )
+        store.mark_snapshot(source, snapshot.snapshot_date, complete=snapshot.complete, updated_through=today)
         logger.info("mirror updated", extra=result.as_json())
         done.append(result)
     return done

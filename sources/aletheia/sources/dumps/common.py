@@ -62,7 +62,10 @@ class DumpStream:
 
     def error(self, detail: str, *, offset: int | None = None) -> DumpError:
         return DumpError(
-            str(self.path), detail, offset=self.offset if offset is None else offset, file_offset=self.file_offset
+            str(self.path),
+            detail,
+            offset=self.offset if offset is None else offset,
+            file_offset=self.file_offset,
         )
 
     def read(self, size: int = CHUNK_BYTES) -> bytes:

@@ -31,10 +31,14 @@ class CrossrefDumpReader:
         while not _OPENING.match(head):
             chunk = stream.read()
             if not chunk:
-                raise stream.error('not a Crossref public-data file (no `{"items": [` at its start)', offset=0)
+                raise stream.error(
+                    'not a Crossref public-data file (no `{"items": [` at its start)', offset=0
+                )
             head += chunk
             if len(head) > 4096 and not _OPENING.match(head):
-                raise stream.error('not a Crossref public-data file (no `{"items": [` at its start)', offset=0)
+                raise stream.error(
+                    'not a Crossref public-data file (no `{"items": [` at its start)', offset=0
+                )
         opening = _OPENING.match(head)
         assert opening is not None
         undecoded = head[opening.end() :]
@@ -84,7 +88,9 @@ class CrossrefDumpReader:
                     if broken is not None:
                         raise broken from exc
                     offset = consumed + len(buffer[:pos].encode("utf-8"))
-                    raise stream.error(f"an item that is not complete JSON ({exc.msg})", offset=offset) from exc
+                    raise stream.error(
+                        f"an item that is not complete JSON ({exc.msg})", offset=offset
+                    ) from exc
                 continue
             if not isinstance(item, dict):
                 offset = consumed + len(buffer[:pos].encode("utf-8"))

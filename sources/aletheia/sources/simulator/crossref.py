@@ -297,7 +297,9 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         # The day a work's record last changed: `meta.updated` (ISO date); without one, never
         # since the universe began (mirror increments, issue 32).
         day = value[:10]
-        return {i for i, w in enumerate(works) if str(w.meta.get("updated", "")) >= day and w.meta.get("updated")}
+        return {
+            i for i, w in enumerate(works) if str(w.meta.get("updated", "")) >= day and w.meta.get("updated")
+        }
     return None
 
 

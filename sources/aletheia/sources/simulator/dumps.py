@@ -59,8 +59,9 @@ def kept(work: SimWork, fraction: float) -> bool:
 
 def dblp_dtd() -> str:
     lines = [
-        "<!-- dblp.dtd as the simulator writes it: the record elements and the ISO 8859-1 entities -->",
-        '<!ENTITY % REC "article|inproceedings|proceedings|book|incollection|phdthesis|mastersthesis|www|data">',
+        "<!-- dblp.dtd as the simulator writes it: the records and the ISO 8859-1 entities -->",
+        '<!ENTITY % REC "article|inproceedings|proceedings|book|incollection|phdthesis|'
+        'mastersthesis|www|data">',
         "<!ELEMENT dblp (%REC;)*>",
     ]
     lines += [f'<!ENTITY {name} "&#{ord(char)};">' for name, char in sorted(LATIN1_ENTITIES.items())]
@@ -89,7 +90,12 @@ def _dblp_entities(record: str) -> str:
 
 
 def write_dumps(
-    universe: Universe, out_dir: Path, *, snapshot: date, fraction: float = 1.0, part_records: int = PART_RECORDS
+    universe: Universe,
+    out_dir: Path,
+    *,
+    snapshot: date,
+    fraction: float = 1.0,
+    part_records: int = PART_RECORDS,
 ) -> DumpFiles:
     files = DumpFiles(works=sum(1 for w in universe.works if kept(w, fraction)))
     keys = {w.key for w in universe.works if kept(w, fraction)}

@@ -211,7 +211,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         if request.param("select"):
             work = _select(work, request.param("select"))
         results.append(work)
-    meta = {
+    meta: dict[str, Any] = {
         "count": len(matches),
         "db_response_time_ms": 3 + len(results),
         "page": page,
