@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.field_rules import VERSION_TITLE_THRESHOLD
 from aletheia.core.records import SourceName
+from aletheia.core.text import normalize_title
 from aletheia.core.titles import titles_match
 
 if TYPE_CHECKING:
@@ -36,6 +37,27 @@ Lookup = Callable[[], Awaitable[Any]]
 # The sources whose title searches the mirror can answer (their dumps are the ones loaded).
 TITLE_SOURCES: Final = frozenset({SourceName.OPENALEX, SourceName.CROSSREF, SourceName.DBLP})
 SEARCH_RESULTS: Final = 5
+# How each source's title search matches words (what its API answers, so that the mirror answers
+# the same): OpenAlex's `title.search` and DBLP's search want every word of the query in the title
+# (DBLP: as a word's prefix); Crossref's `query.bibliographic` ranks without requiring any.
+_EVERY_WORD: Final = {SourceName.OPENALEX: False, SourceName.DBLP: True}
+
+
+def answers_search(source: SourceName, query: str, title: str) -> bool:
+    """Whether `source`'s title search for `query` can answer a work titled `title`: every word of
+    the normalised query is a word of the normalised title (DBLP: the start of one); Crossref's
+    ranking needs no word in particular."""
+    prefix = _EVERY_WORD.get(source)
+    if prefix is None:
+        return True
+    words = normalize_title(title).split()
+    have = set(words)
+    for word in normalize_title(query).split():
+        if word in have:
+            continue
+        if not prefix or not any(w.startswith(word) for w in words):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -161,7 +183,12 @@ class MirrorTier:
             hits = await self._query(
                 lambda: self.store.search_title(title, source.value, limit=SEARCH_RESULTS)
             )
-            near = [h for h in hits if h.similarity >= VERSION_TITLE_THRESHOLD]
+            near = [
+                h
+                for h in hits
+                if h.similarity >= VERSION_TITLE_THRESHOLD
+                and answers_search(source, title, h.record.record.title or "")
+            ]
             if any(titles_match(title, h.record.record.title or "") for h in near):
                 return self._answer(source, near)
             if self.proves_absence(source):
