@@ -58,6 +58,7 @@ def run(
     dataset: Path = DATASET,
     verdicts_path: Path | None = None,
     mirror_fraction: float | None = None,
+    mirror_complete: bool = False,
 ) -> dict[str, Any]:
     prepared = prepare(dataset, limit)
     entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
@@ -76,7 +77,9 @@ def run(
         if mirror_fraction is not None:
             from aletheia.bench.mirror_bench import loaded_mirror
 
-            mirror, mirror_figures = loaded_mirror(universe_path, Path(tmp) / "mirror", mirror_fraction)
+            mirror, mirror_figures = loaded_mirror(
+                universe_path, Path(tmp) / "mirror", mirror_fraction, complete=mirror_complete
+            )
         with SimulatorProcess(universe_path, config) as sim:
             # Under the limits the clients keep their default (documented) politeness.
             overrides = {} if sliding_window else unthrottled_limits()

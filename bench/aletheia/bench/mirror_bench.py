@@ -127,9 +127,13 @@ def format_report(f: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def loaded_mirror(universe_path: Path, directory: Path, fraction: float) -> tuple[Any, dict[str, Any]]:
+def loaded_mirror(
+    universe_path: Path, directory: Path, fraction: float, *, complete: bool = False
+) -> tuple[Any, dict[str, Any]]:
     """A mirror holding `fraction` of the universe's works, loaded from the three dump formats
-    (snapshot dated the day before; not complete: the rest is only in the APIs), and its figures."""
+    (snapshot dated the day before), and its figures. Not `complete` (the default): the rest is
+    only in the APIs, so the mirror never answers absence; `complete` marks it a whole copy (only
+    true of `fraction` 1.0)."""
     from aletheia.pipeline.evidence.mirror_tier import MirrorTier
     from aletheia.pipeline.mirror.load import load_dump
     from aletheia.sources.simulator import Universe
@@ -145,9 +149,10 @@ def loaded_mirror(universe_path: Path, directory: Path, fraction: float) -> tupl
     loaded: dict[str, int] = {}
     for source, paths in files.by_source().items():
         loaded[source] = sum(load_dump(store, path, snapshot_date=snapshot).loaded for path in paths)
-        store.mark_snapshot(source, snapshot, complete=False)
+        store.mark_snapshot(source, snapshot, complete=complete)
     figures = {
         "fraction": fraction,
+        "complete": complete,
         "works_kept": files.works,
         "universe_works": len(universe),
         "records": loaded,

@@ -128,6 +128,12 @@ def mirror_load(works: int, json_path: Path | None) -> None:
     help="Issue 32: load this share of the universe's works as DBLP, OpenAlex and Crossref dumps "
     "into a local mirror (snapshot dated the day before) and ask it before the APIs.",
 )
+@click.option(
+    "--mirror-complete",
+    is_flag=True,
+    help="Mark that mirror a complete copy of its sources (true only with --mirror-fraction 1): "
+    "it then answers a title's absence too.",
+)
 @_JSON
 def hallmark_limits(
     limit: int | None,
@@ -136,6 +142,7 @@ def hallmark_limits(
     concurrency: int,
     verdicts: Path | None,
     mirror_fraction: float | None,
+    mirror_complete: bool,
     json_path: Path | None,
 ) -> None:
     """Issue 23: HALLMARK dev, every verdict written, optionally under the documented limits."""
@@ -148,6 +155,7 @@ def hallmark_limits(
         concurrency=concurrency,
         verdicts_path=verdicts,
         mirror_fraction=mirror_fraction,
+        mirror_complete=mirror_complete,
     )
     _emit(figures, bench_module.format_report(figures), json_path)
 

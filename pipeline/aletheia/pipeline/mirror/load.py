@@ -21,9 +21,7 @@ from typing import Final
 from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.sources.base import SourceParseError
-from aletheia.sources.dumps import DumpItem, dump_source, open_dump, parse_payload
-from aletheia.sources.dumps.common import DumpReader, reader_for
-from aletheia.sources.dumps.dblp_dump import DblpDumpReader
+from aletheia.sources.dumps import DumpItem, dump_source, open_dump, parse_payload, reader_for
 from aletheia.sources.dumps.openalex_dump import partition_date
 from aletheia.storage.mirror import FileProgress, MirrorRow, MirrorStore
 
@@ -91,7 +89,7 @@ def load_dump(
     if previous is not None and previous.done:
         result.already_done = True
         return result
-    reader: DumpReader = DblpDumpReader(dtd) if source == "dblp" else reader_for(source)
+    reader = reader_for(source, dtd=dtd)
     position = result.resumed_at
     rows: list[MirrorRow] = []
 

@@ -15,8 +15,8 @@ from aletheia.sources.dumps.common import (
     open_dump,
     parse_payload,
     parse_stored,
-    reader_for,
 )
+from aletheia.sources.dumps.readers import reader_for
 
 __all__ = [
     "DumpError",

@@ -177,16 +177,3 @@ def parse_stored(source: str, raw: str) -> tuple[WorkRecord, Any]:
     except json.JSONDecodeError as exc:
         raise SourceParseError(source, f"a stored record is not JSON: {exc}") from exc
     return parse_payload(source, payload), payload
-
-
-def reader_for(source: str) -> DumpReader:
-    from aletheia.sources.dumps.crossref_dump import CrossrefDumpReader
-    from aletheia.sources.dumps.dblp_dump import DblpDumpReader
-    from aletheia.sources.dumps.openalex_dump import OpenAlexDumpReader
-
-    readers: dict[str, DumpReader] = {
-        SourceName.DBLP.value: DblpDumpReader(),
-        SourceName.OPENALEX.value: OpenAlexDumpReader(),
-        SourceName.CROSSREF.value: CrossrefDumpReader(),
-    }
-    return readers[source]

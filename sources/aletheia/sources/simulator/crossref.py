@@ -15,7 +15,14 @@ import math
 import re
 from typing import Any, Final
 
-from aletheia.sources.simulator.common import SimContext, month_day, parse_int, timestamp_ms
+from aletheia.sources.simulator.common import (
+    SimContext,
+    month_day,
+    page_start,
+    parse_int,
+    timestamp_ms,
+    updated_since,
+)
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.search import tokenize
@@ -241,11 +248,8 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     elif searched:
         matches.sort(key=lambda d: (-scores[d], d))
 
-    cursor = request.param("cursor")
-    if cursor is not None:
-        # Deep paging (Crossref's `cursor=*`, then each answer's `next-cursor`): the simulator's
-        # cursor carries the offset of the next page.
-        offset = int(cursor.removeprefix("sim:")) if cursor.startswith("sim:") and cursor[4:].isdigit() else 0
+    cursor = request.param("cursor")  # deep paging: `cursor=*`, then each answer's `next-cursor`
+    offset = offset if cursor is None else page_start(cursor, 1, rows)
     page = matches[offset : offset + rows]
     select = [s.strip() for s in (request.param("select") or "").split(",") if s.strip()]
     items = []
@@ -262,7 +266,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         "query": {"start-index": offset, "search-terms": query},
     }
     if cursor is not None:
-        message["next-cursor"] = f"sim:{offset + rows}"
+        message["next-cursor"] = f"sim:{offset + rows}"  # Crossref gives one until a page is empty
     return json_response(envelope("work-list", message))
 
 
@@ -294,12 +298,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
     if name == "has-abstract":
         return {i for i, w in enumerate(works) if bool(w.abstract) == (value == "true")}
     if name == "from-update-date":
-        # The day a work's record last changed: `meta.updated` (ISO date); without one, never
-        # since the universe began (mirror increments, issue 32).
-        day = value[:10]
-        return {
-            i for i, w in enumerate(works) if str(w.meta.get("updated", "")) >= day and w.meta.get("updated")
-        }
+        return updated_since(works, value)
     return None
 
 

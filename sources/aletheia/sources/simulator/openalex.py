@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from aletheia.sources.simulator import common as paging
 from aletheia.sources.simulator.common import SimContext, month_day, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
@@ -198,11 +199,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         descending = len(sort) > 1 and sort[1] == "desc"
         matches.sort(key=lambda d: catalog.works[d].year or 0, reverse=descending)
 
-    start = (page - 1) * per_page
-    cursor = request.param("cursor")
-    if cursor is not None:
-        # Cursor paging (`cursor=*`, then each answer's `meta.next_cursor`, null after the last).
-        start = int(cursor.removeprefix("sim:")) if cursor.startswith("sim:") and cursor[4:].isdigit() else 0
+    start = paging.page_start(request.param("cursor"), page, per_page)
     results = []
     for doc in matches[start : start + per_page]:
         work = render_work(catalog.works[doc])
@@ -211,15 +208,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         if request.param("select"):
             work = _select(work, request.param("select"))
         results.append(work)
-    meta: dict[str, Any] = {
-        "count": len(matches),
-        "db_response_time_ms": 3 + len(results),
-        "page": page,
-        "per_page": per_page,
-        "groups_count": None,
-    }
-    if cursor is not None:
-        meta["next_cursor"] = f"sim:{start + per_page}" if start + per_page < len(matches) else None
+    meta = paging.openalex_meta(len(matches), len(results), page, per_page, start, request.param("cursor"))
     return json_response({"meta": meta, "results": results, "group_by": []})
 
 
@@ -286,10 +275,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
     if name == "has_doi":
         return {i for i, w in enumerate(works) if bool(w.doi) == (value.lower() == "true")}
     if name == "from_updated_date":
-        # The day a work's record last changed: `meta.updated` (ISO date); without one, never
-        # since the universe began (mirror increments, issue 32).
-        day = value[:10]
-        return {i for i, w in enumerate(works) if w.meta.get("updated") and str(w.meta["updated"]) >= day}
+        return paging.updated_since(works, value)
     return None
 
 
