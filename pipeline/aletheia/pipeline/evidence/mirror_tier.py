@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
+from aletheia.core.excerpts import STOPWORDS
 from aletheia.core.field_rules import VERSION_TITLE_THRESHOLD
 from aletheia.core.records import SourceName
 from aletheia.core.text import normalize_title
@@ -43,16 +44,32 @@ SEARCH_RESULTS: Final = 5
 _EVERY_WORD: Final = {SourceName.OPENALEX: False, SourceName.DBLP: True}
 
 
+def _index_word(word: str) -> str:
+    """A word as a search index keeps it: the plural -s removed, the part of stemming every index
+    agrees on ("networks" -> "network", "learnings" -> "learning")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _query_words(text: str) -> list[str]:
+    # Stop words and single letters are not required: an index drops them.
+    words = (w for w in normalize_title(text).split() if w not in STOPWORDS and len(w) > 1)
+    return [_index_word(w) for w in words]
+
+
 def answers_search(source: SourceName, query: str, title: str) -> bool:
     """Whether `source`'s title search for `query` can answer a work titled `title`: every word of
-    the normalised query is a word of the normalised title (DBLP: the start of one); Crossref's
-    ranking needs no word in particular."""
+    the query (normalised, plural -s removed, stop words not required) is a word of the title
+    (DBLP: the start of one); Crossref's ranking needs no word in particular."""
     prefix = _EVERY_WORD.get(source)
     if prefix is None:
         return True
-    words = normalize_title(title).split()
+    words = [_index_word(w) for w in normalize_title(title).split()]
     have = set(words)
-    for word in normalize_title(query).split():
+    for word in _query_words(query):
         if word in have:
             continue
         if not prefix or not any(w.startswith(word) for w in words):
@@ -183,11 +200,12 @@ class MirrorTier:
             hits = await self._query(
                 lambda: self.store.search_title(title, source.value, limit=SEARCH_RESULTS)
             )
+            # Crossref ranks and always answers its best few; the others answer what has every word.
+            floor = 0.0 if source is SourceName.CROSSREF else VERSION_TITLE_THRESHOLD
             near = [
                 h
                 for h in hits
-                if h.similarity >= VERSION_TITLE_THRESHOLD
-                and answers_search(source, title, h.record.record.title or "")
+                if h.similarity >= floor and answers_search(source, title, h.record.record.title or "")
             ]
             if any(titles_match(title, h.record.record.title or "") for h in near):
                 return self._answer(source, near)
