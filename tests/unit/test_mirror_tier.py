@@ -61,3 +61,11 @@ def test_only_a_complete_fresh_mirror_proves_absence() -> None:
     assert tier(crossref=updated).proves_absence(SourceName.CROSSREF, today=today)
     assert not tier(openalex=partial).proves_absence(SourceName.OPENALEX, today=today)
     assert not tier().proves_absence(SourceName.OPENALEX, today=today)
+
+
+@given(st.lists(st.from_regex(r"[a-z]{3,10}", fullmatch=True), min_size=1, max_size=8))
+def test_plurals_and_stop_words_are_compared_as_an_index_keeps_them(words: list[str]) -> None:
+    title = " ".join(w + "x" for w in words)  # no word of the title is a stop word
+    plural = " ".join(w + "xs" for w in words)
+    assert answers_search(SourceName.OPENALEX, f"the {plural} of a", title)
+    assert answers_search(SourceName.OPENALEX, title, plural)
