@@ -5,8 +5,10 @@ an FTS5 index of the normalised titles (`mirror_titles`, an external-content tab
 triggers, so an upsert that replaces a record replaces its indexed title).
 PostgreSQL (the service): `mirror_records` partitioned by source (LIST: one partition per dumped
 source and a default), keyed by (source, record_id), with a trigram (pg_trgm) index and a full-text
-index on the normalised titles. The DDL is per dialect: FTS5 tables, triggers, partitions and
-operator classes are not SQLAlchemy model material, and the store (`storage/mirror.py`) speaks SQL.
+index on the normalised titles. `raw` is the source's own text of the record, UTF-8, zlib-compressed
+(the records are most of a mirror's size). The DDL is per dialect: FTS5 tables, triggers,
+partitions and operator classes are not SQLAlchemy model material, and the store
+(`storage/mirror.py`) speaks SQL.
 
 Revision ID: 0007_mirror
 Revises: 0006
@@ -34,7 +36,7 @@ _SQLITE = [
         arxiv_id VARCHAR(64),
         title_norm TEXT NOT NULL,
         year INTEGER,
-        raw TEXT NOT NULL,
+        raw BLOB NOT NULL,
         snapshot_date DATE NOT NULL,
         CONSTRAINT uq_mirror_source_record UNIQUE (source, record_id)
     )""",
@@ -67,7 +69,7 @@ _POSTGRES = [
         arxiv_id VARCHAR(64),
         title_norm TEXT NOT NULL,
         year INTEGER,
-        raw TEXT NOT NULL,
+        raw BYTEA NOT NULL,
         snapshot_date DATE NOT NULL,
         PRIMARY KEY (source, record_id)
     ) PARTITION BY LIST (source)""",
