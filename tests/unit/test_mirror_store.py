@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aletheia.pipeline.mirror.load import load_dump
@@ -132,6 +132,7 @@ def test_snapshots_record_date_and_completeness(store: MirrorStore) -> None:
     assert not snaps["openalex"].complete and snaps["openalex"].as_of == date(2024, 7, 1)
 
 
+@settings(deadline=None)  # timing is not what these check (a shared, loaded machine)
 @given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=6))
 def test_fts_query_quotes_every_term(terms: list[str]) -> None:
     query = fts_query(terms)
