@@ -133,17 +133,15 @@ class MirrorTier:
         self.store = store
         self.snapshots = snapshots
         self.max_age = timedelta(days=max_age_days)
-        # Counted for the benchmarks and `aletheia mirror status`: answers given at home.
-        self.answered = 0
-        # One per event loop: a gateway serves one loop, but tests build several over a store.
-        self._groups: dict[int, _Grouped] = {}
+        # The group of the running event loop: a gateway serves one loop, but a tier may outlive
+        # it (a benchmark runs several `asyncio.run`s over one tier); a new loop, a new group.
+        self._group: tuple[asyncio.AbstractEventLoop, _Grouped] | None = None
 
     async def _query(self, query: Callable[[], Any]) -> Any:
-        loop = id(asyncio.get_running_loop())
-        group = self._groups.get(loop)
-        if group is None:
-            group = self._groups[loop] = _Grouped(self.store)
-        return await group.ask(query)
+        loop = asyncio.get_running_loop()
+        if self._group is None or self._group[0] is not loop:
+            self._group = (loop, _Grouped(self.store))
+        return await self._group[1].ask(query)
 
     @classmethod
     def open(cls, store: MirrorStore, *, max_age_days: int) -> MirrorTier | None:
@@ -163,7 +161,6 @@ class MirrorTier:
         return today - snapshot.as_of <= self.max_age
 
     def _answer(self, source: SourceName, hits: list[MirrorHit]) -> MirrorAnswer:
-        self.answered += 1
         day = min((h.snapshot_date for h in hits), default=self.snapshots[source.value].as_of)
         return MirrorAnswer([h.record for h in hits], day)
 

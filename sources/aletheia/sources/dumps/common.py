@@ -14,8 +14,6 @@ from typing import IO, Any, Final, Protocol
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import SourceParseError
 
-# The sources whose dumps are read, by the names their records carry.
-DUMP_SOURCES: Final = (SourceName.DBLP.value, SourceName.OPENALEX.value, SourceName.CROSSREF.value)
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 CHUNK_BYTES: Final = 1 << 20
 
