@@ -165,16 +165,17 @@ def unthrottled_limits() -> dict[str, Any]:
 
 @asynccontextmanager
 async def simulated_gateway(
-    settings: Settings, cache: RawCache | None = None
+    settings: Settings, cache: RawCache | None = None, mirror: Any = None
 ) -> AsyncIterator[SourceGateway]:
     """A gateway as the runtime builds one, minus the SQLite cache and library (every answer is
     fetched, so the simulator's counters are the pipeline's real traffic); `cache` stands in for
-    the SQLite raw cache when a second run of the same file is measured."""
+    the SQLite raw cache when a second run of the same file is measured; `mirror`, a loaded
+    `MirrorTier` (issue 32), is asked before the sources it copies."""
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
     async with IoThreadClient(
         headers={"User-Agent": user_agent()}, timeout=settings.http_timeout, limits=limits
     ) as http:
-        yield SourceGateway(settings, http, LocalRateLimiter(), cache=cache)
+        yield SourceGateway(settings, http, LocalRateLimiter(), cache=cache, mirror=mirror)
 
 
 async def verify_all(
@@ -184,13 +185,14 @@ async def verify_all(
     *,
     requests: dict[str, Any] | None = None,
     cache: RawCache | None = None,
+    mirror: Any = None,
 ) -> list[Any]:
     """Every reference through `verify_stream` against the simulated sources (the bench's run).
     `requests`, when given, receives the run's request figures (`gateway.request_figures`)."""
     from aletheia.pipeline.evidence.stream import verify_stream
 
     out = []
-    async with simulated_gateway(settings, cache) as gateway:
+    async with simulated_gateway(settings, cache, mirror) as gateway:
         async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
             out.append(outcome)
         if requests is not None:

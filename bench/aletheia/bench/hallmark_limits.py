@@ -57,6 +57,8 @@ def run(
     jitter_ms: float = 0.0,
     dataset: Path = DATASET,
     verdicts_path: Path | None = None,
+    mirror_fraction: float | None = None,
+    mirror_complete: bool = False,
 ) -> dict[str, Any]:
     prepared = prepare(dataset, limit)
     entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
@@ -67,15 +69,23 @@ def run(
         else SimulatorConfig.unlimited()
     )
     requests: dict[str, Any] = {}
+    mirror_figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
         universe_path = Path(tmp) / "hallmark-universe.jsonl"
         universe_from_records(records, universe_path)
+        mirror = None
+        if mirror_fraction is not None:
+            from aletheia.bench.mirror_bench import loaded_mirror
+
+            mirror, mirror_figures = loaded_mirror(
+                universe_path, Path(tmp) / "mirror", mirror_fraction, complete=mirror_complete
+            )
         with SimulatorProcess(universe_path, config) as sim:
             # Under the limits the clients keep their default (documented) politeness.
             overrides = {} if sliding_window else unthrottled_limits()
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **overrides)
             started = time.perf_counter()
-            outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests))
+            outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests, mirror=mirror))
             elapsed = time.perf_counter() - started
             stats = sim.stats()
     verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
@@ -91,6 +101,10 @@ def run(
         "limit_mode": "sliding" if sliding_window else "unlimited",
         "concurrency": concurrency,
         "arrival_jitter_ms": jitter_ms,
+        "mirror": mirror_figures or None,
+        "answered_from_mirror": sum(
+            1 for o in outcomes for a in o.evidence.answers if a.mirror_snapshot is not None
+        ),
         "wall_seconds": round(elapsed, 2),
         "requests": {"cold": requests},
         "status_429": stats["totals"]["status_429"],
@@ -120,6 +134,11 @@ def format_report(f: dict[str, Any]) -> str:
     lines = [
         f"entries: {f['entries']}; limits: {f['limit_mode']}, arrival jitter {f['arrival_jitter_ms']} ms",
         f"wall: {f['wall_seconds']} s; 429 responses: {f['status_429']}",
+        *(
+            [f"mirror: {f['mirror']}; answers from the mirror: {f['answered_from_mirror']}"]
+            if f.get("mirror")
+            else []
+        ),
         f"detected: detection {d['detection_rate']:.1%}  FPR {d['false_positive_rate']:.1%}  F1 {d['f1']:.3f}"
         f"  (tp {d['tp']} fp {d['fp']} fn {d['fn']} tn {d['tn']})",
         format_requests(f["requests"]),

@@ -115,6 +115,14 @@ class Settings(BaseSettings):
     disabled_sources: str = ""
     # Offline: consult only the Tier-0 library (and the bundled snapshot); no network at all.
     offline: bool = False
+    # The local snapshot mirror (issue 32; docs/sources.md, "The mirror tier"): identifiers and
+    # title searches are asked of the dumps loaded with `aletheia mirror load` before the APIs.
+    # `aletheia verify --no-mirror` turns it off for a run.
+    mirror: bool = True
+    # A complete mirror proves a title absent from its source only while its snapshot (with the
+    # increments of `aletheia mirror update`) is at most this many days old; past that, the API
+    # is asked, as without a mirror.
+    mirror_max_age_days: int = Field(default=45, ge=0)
 
     # Per-source politeness (documented limits; see docs/sources.md). Override with JSON, e.g.
     # ALETHEIA_CROSSREF_LIMITS='{"rate": 5, "burst": 5, "concurrency": 2}'.
@@ -206,6 +214,7 @@ class Settings(BaseSettings):
     # --- service -----------------------------------------------------------------------------
     audit_schedule: str = "0 3 * * 1"  # crontab: Mondays 03:00 UTC
     retraction_refresh_schedule: str = "0 4 * * *"
+    mirror_update_schedule: str = "30 4 * * *"  # crontab: the mirror's increments (issue 32), daily
     flower_user: str = "aletheia"
     flower_password: SecretStr | None = None
     # Flower listens here; the compose file binds 0.0.0.0 inside its container and publishes the

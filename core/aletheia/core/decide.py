@@ -417,4 +417,5 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         sources_consulted=evidence.sources_consulted,
         sources_unavailable=failed,
         notes=tuple(f.notes),
+        mirror=evidence.mirror_snapshots,
     )

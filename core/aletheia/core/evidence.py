@@ -7,6 +7,7 @@ answers, re-read from storage, must give the same verdict under the same logic v
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 from typing import Final
 
@@ -81,6 +82,9 @@ class SourceAnswer(BaseModel):
     # A venue registry's answer (`QueryKind.VENUE`): the venues it holds under the name asked.
     venues: tuple[VenueRecord, ...] = ()
     error: str | None = None
+    # Answered from the local snapshot mirror (issue 32), not by a request: the day of the source's
+    # snapshot it holds. The records are the source's own, parsed as a live answer's are.
+    mirror_snapshot: date | None = None
 
 
 class Evidence(BaseModel):
@@ -105,6 +109,17 @@ class Evidence(BaseModel):
             if a.outcome is not Outcome.FAILED and a.kind not in NOT_EVIDENCE:
                 seen.setdefault(a.source, None)
         return tuple(seen)
+
+    @property
+    def mirror_snapshots(self) -> dict[str, str]:
+        """The sources answered from the local mirror, each with its snapshot's day (the oldest,
+        when answers came from several): which facts were read at home, and how old they are."""
+        days: dict[str, date] = {}
+        for a in self.answers:
+            if a.mirror_snapshot is not None and a.outcome is not Outcome.FAILED:
+                seen = days.get(a.source.value)
+                days[a.source.value] = a.mirror_snapshot if seen is None else min(seen, a.mirror_snapshot)
+        return {source: day.isoformat() for source, day in days.items()}
 
     @property
     def sources_failed(self) -> tuple[SourceName, ...]:

@@ -206,6 +206,9 @@ class Verdict(BaseModel):
     sources_consulted: tuple[SourceName, ...] = ()
     sources_unavailable: tuple[SourceName, ...] = ()
     notes: tuple[str, ...] = ()
+    # The sources whose answers came from the local snapshot mirror (no request), each with the
+    # day of its snapshot: the fields credited to them were read from a copy that old.
+    mirror: dict[str, str] = Field(default_factory=dict)
     logic_version: str = LOGIC_VERSION
 
     @property

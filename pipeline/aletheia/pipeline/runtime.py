@@ -201,7 +201,19 @@ class Runtime:
                 cache=WriteOnlyCache(self.cache) if fresh else self.cache,
                 library=None if fresh else self.library,
                 retractions=self.retraction_index(),
+                # The weekly audit (`fresh`) asks the sources what they say now, not a snapshot.
+                mirror=None if fresh else self.mirror_tier(),
             )
+
+    def mirror_tier(self) -> Any:
+        """The local snapshot mirror's tier (issue 32), or None: turned off (`ALETHEIA_MIRROR`,
+        `aletheia verify --no-mirror`) or nothing loaded into it."""
+        if not self.settings.mirror:
+            return None
+        from aletheia.pipeline.evidence.mirror_tier import MirrorTier
+        from aletheia.storage.mirror import MirrorStore
+
+        return MirrorTier.open(MirrorStore(self.jobs.engine), max_age_days=self.settings.mirror_max_age_days)
 
 
 class WriteOnlyCache:

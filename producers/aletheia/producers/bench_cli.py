@@ -95,6 +95,17 @@ def hallmark(limit: int | None, misses: Path | None, json_path: Path | None) -> 
     _emit(figures, hallmark_bench.format_report(figures), json_path)
 
 
+@bench.command("mirror")
+@click.option("--works", type=click.IntRange(100), default=20_000, show_default=True)
+@_JSON
+def mirror_load(works: int, json_path: Path | None) -> None:
+    """Issue 32: the mirror's load speed and size on disk for each dump format, with projections."""
+    from aletheia.bench import mirror_bench as bench_module
+
+    figures = bench_module.run(works=works)
+    _emit(figures, bench_module.format_report(figures), json_path)
+
+
 @bench.command("hallmark-limits")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N entries.")
 @click.option(
@@ -110,6 +121,19 @@ def hallmark(limit: int | None, misses: Path | None, json_path: Path | None) -> 
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write every entry's verdict (JSONL), to compare two runs reference by reference.",
 )
+@click.option(
+    "--mirror-fraction",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Issue 32: load this share of the universe's works as DBLP, OpenAlex and Crossref dumps "
+    "into a local mirror (snapshot dated the day before) and ask it before the APIs.",
+)
+@click.option(
+    "--mirror-complete",
+    is_flag=True,
+    help="Mark that mirror a complete copy of its sources (true only with --mirror-fraction 1): "
+    "it then answers a title's absence too.",
+)
 @_JSON
 def hallmark_limits(
     limit: int | None,
@@ -117,6 +141,8 @@ def hallmark_limits(
     jitter_ms: float,
     concurrency: int,
     verdicts: Path | None,
+    mirror_fraction: float | None,
+    mirror_complete: bool,
     json_path: Path | None,
 ) -> None:
     """Issue 23: HALLMARK dev, every verdict written, optionally under the documented limits."""
@@ -128,6 +154,8 @@ def hallmark_limits(
         jitter_ms=jitter_ms,
         concurrency=concurrency,
         verdicts_path=verdicts,
+        mirror_fraction=mirror_fraction,
+        mirror_complete=mirror_complete,
     )
     _emit(figures, bench_module.format_report(figures), json_path)
 

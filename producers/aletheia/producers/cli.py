@@ -17,6 +17,7 @@ import click
 # Every subcommand but `verify` (below): its name -> "module:attribute" of its click command.
 COMMAND_PATHS: dict[str, str] = {
     "library": "aletheia.producers.library_cli:library",
+    "mirror": "aletheia.producers.mirror_cli:mirror",
     "admin": "aletheia.producers.admin_cli:admin",
     "simulator": "aletheia.producers.simulator_cli:simulator",
     "submit": "aletheia.producers.service_cli:submit",
@@ -117,9 +118,19 @@ def main() -> None:
     "extension is refused.",
 )
 @click.option("--offline", is_flag=True, help="Consult only the local library (no network).")
+@click.option(
+    "--no-mirror",
+    is_flag=True,
+    help="Do not consult the local snapshot mirror (`aletheia mirror load`): ask the APIs alone.",
+)
 @click.option("--concurrency", type=click.IntRange(1, 512), default=32, show_default=True)
 def verify(
-    inputs: tuple[str, ...], fmt: str | None, output: Path | None, offline: bool, concurrency: int
+    inputs: tuple[str, ...],
+    fmt: str | None,
+    output: Path | None,
+    offline: bool,
+    no_mirror: bool,
+    concurrency: int,
 ) -> None:
     """Verify every reference in INPUTS (files, directories, or - for stdin).
 
@@ -141,6 +152,8 @@ def verify(
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
+    if no_mirror:
+        settings = settings.model_copy(update={"mirror": False})
     try:
         chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
         if output is not None:

@@ -286,6 +286,23 @@ class CrossrefClient:
                 notices.extend(notices_from_update_to(item, canonical))
         return notices
 
+    async def updated_since(
+        self, day: str, *, cursor: str = "*", rows: int = 1000
+    ) -> tuple[list[Mapping[str, Any]], str | None]:
+        """One page of the works whose records changed on or after `day` (YYYY-MM-DD; the
+        `from-update-date` filter, deep-paged by `cursor`): their items, as `/works/{doi}` gives
+        them, and the cursor of the next page (None after the last). Never cached: increments of
+        the mirror (issue 32) must see what changed."""
+        params = self._params({"filter": f"from-update-date:{day}", "rows": rows, "cursor": cursor})
+        payload = await self.transport.get_json("/works", params=params, kind="search")
+        message = payload.get("message") if isinstance(payload, Mapping) else None
+        items = message.get("items") if isinstance(message, Mapping) else None
+        if not isinstance(items, list):
+            raise SourceParseError(SOURCE, "a work-list without `message.items`")
+        following = message.get("next-cursor") if isinstance(message, Mapping) else None
+        works = [item for item in items if isinstance(item, Mapping)]
+        return works, following if works and isinstance(following, str) else None
+
     async def _list(self, path: str, params: dict[str, Any]) -> list[SourceRecord]:
         """A search (memoised and cached by request, `SearchMemo`)."""
         url = self._url(path)

@@ -178,6 +178,23 @@ class OpenAlexClient:
         """The URL of a title batch without its filter: host, path, key, contact, page size."""
         return len(self._url("/works?")) + len(urlencode(self._params({"per-page": MAX_RESULTS})))
 
+    async def updated_since(
+        self, day: str, *, cursor: str = "*", per_page: int = 200
+    ) -> tuple[list[Mapping[str, Any]], str | None]:
+        """One page of the works whose records changed on or after `day` (YYYY-MM-DD; the
+        `from_updated_date` filter, which OpenAlex serves to API-key holders; cursor-paged): the
+        work objects and the next page's cursor (None after the last). Never cached: increments of
+        the mirror (issue 32) must see what changed."""
+        params = {"filter": f"from_updated_date:{day}", "per-page": per_page, "cursor": cursor}
+        payload = await self.transport.get_json("/works", params=self._params(params), kind="search")
+        results = payload.get("results") if isinstance(payload, Mapping) else None
+        if not isinstance(results, list):
+            raise SourceParseError(SOURCE, "a work list without `results`")
+        meta = payload.get("meta") if isinstance(payload, Mapping) else None
+        following = meta.get("next_cursor") if isinstance(meta, Mapping) else None
+        works = [work for work in results if isinstance(work, Mapping)]
+        return works, following if works and isinstance(following, str) else None
+
     async def _title_page(self, params: dict[str, Any]) -> Any:
         return await self.transport.get_json("/works", params=self._params(params), kind="search")
 

@@ -19,7 +19,15 @@ from celery.schedules import crontab
 from kombu.entity import Queue
 
 from aletheia.config import get_settings
-from aletheia.pipeline.jobs.kinds import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, STEPS, Pool
+from aletheia.pipeline.jobs.kinds import (
+    AUDIT,
+    COMMIT_AUDIT_ROOT,
+    REDRIVE,
+    REFRESH_RETRACTIONS,
+    STEPS,
+    UPDATE_MIRROR,
+    Pool,
+)
 
 QUEUES = tuple(str(pool) for pool in Pool)
 
@@ -127,6 +135,8 @@ class LazyConfig:
                 "task": COMMIT_AUDIT_ROOT,
                 "schedule": float(s.audit_global_commit_seconds),
             },
+            # The local mirror's increments (issue 32): a no-op while nothing was loaded into it.
+            "update-mirror": {"task": UPDATE_MIRROR, "schedule": _crontab(s.mirror_update_schedule)},
         }
 
 

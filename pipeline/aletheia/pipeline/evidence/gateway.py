@@ -26,6 +26,7 @@ from aletheia.sources.transport.breaker import CircuitBreaker
 from aletheia.sources.transport.limiter import RateLimiter
 
 if TYPE_CHECKING:
+    from aletheia.pipeline.evidence.mirror_tier import MirrorTier
     from aletheia.sources.retraction_watch import RetractionIndex
 
 Lookup = Callable[[], Awaitable[Any]]
@@ -111,6 +112,7 @@ class SourceGateway:
         cache: RawCache | None = None,
         library: WorksLibrary | None = None,
         retractions: RetractionIndex | None = None,
+        mirror: MirrorTier | None = None,
     ) -> None:
         from aletheia.sources.arxiv import ArxivClient, arxiv_transports
         from aletheia.sources.crossref import CrossrefClient, crossref_transport
@@ -123,6 +125,8 @@ class SourceGateway:
         self.offline = settings.offline
         self.library = library
         self.retractions = retractions
+        # The local snapshot mirror (`mirror_tier`): asked before the APIs it copies; None: off.
+        self.mirror = mirror
         self.breakers = {s: CircuitBreaker.from_settings(s.value, settings) for s in SourceName}
         key = settings.openalex_api_key.get_secret_value() if settings.openalex_api_key else None
         s2_key = (
@@ -222,11 +226,28 @@ class SourceGateway:
 
     # --- lookups -------------------------------------------------------------------------------
 
+    def _mirrored_doi(self, source: SourceName, doi: str, live: Lookup) -> Lookup:
+        return live if self.mirror is None else self.mirror.by_doi(source, doi, live)
+
+    def mirrored_search(self, source: SourceName, title: str, live: Lookup) -> Lookup:
+        """`live`, a title search of `source`, asked of the mirror first (`mirror_tier`)."""
+        return live if self.mirror is None else self.mirror.title_search(source, title, live)
+
     def doi_lookups(self, doi: str) -> list[tuple[SourceName, Lookup]]:
+        # Crossref's record by DOI stays live even with a mirror: it carries the work's standing
+        # (retractions, corrections), which changes after any snapshot (`mirror_tier`).
         return [
             (SourceName.CROSSREF, lambda: self.crossref.work_by_doi(doi)),
-            (SourceName.OPENALEX, lambda: self.openalex.work_by_doi(doi)),
+            (
+                SourceName.OPENALEX,
+                self._mirrored_doi(SourceName.OPENALEX, doi, lambda: self.openalex.work_by_doi(doi)),
+            ),
         ]
+
+    def dblp_record(self, key: str) -> Lookup:
+        """DBLP's record by key: from the mirror when it holds it, else `/rec/{key}.xml`."""
+        live = self.cs.dblp_record(key)
+        return live if self.mirror is None else self.mirror.by_record_id(SourceName.DBLP, key, live)
 
     def arxiv_lookups(self, arxiv_id: str, version: int | None) -> list[tuple[SourceName, Lookup]]:
         cited = f"{arxiv_id}v{version}" if version else arxiv_id
@@ -302,7 +323,13 @@ class SourceGateway:
             return []
         title = search_title(cited)
         whole = bibliographic_query(cited) or text
-        crossref = SearchCall(SourceName.CROSSREF, whole, lambda: self.crossref.search(whole, rows=5))
+        crossref = SearchCall(
+            SourceName.CROSSREF,
+            whole,
+            self.mirrored_search(
+                SourceName.CROSSREF, title or whole, lambda: self.crossref.search(whole, rows=5)
+            ),
+        )
         stages: list[list[SearchCall]]
         if not title:
             s2_search = SearchCall(
@@ -314,8 +341,13 @@ class SourceGateway:
             openalex = SearchCall(
                 SourceName.OPENALEX,
                 f"{title} | author: {author}" if author else title,
-                searchable(
-                    SourceName.OPENALEX, lambda: self.openalex.search(title=title, author=author, per_page=5)
+                self.mirrored_search(
+                    SourceName.OPENALEX,
+                    title,
+                    searchable(
+                        SourceName.OPENALEX,
+                        lambda: self.openalex.search(title=title, author=author, per_page=5),
+                    ),
                 ),
             )
             s2_match = SearchCall(
@@ -332,7 +364,11 @@ class SourceGateway:
                 SourceName.PUBMED, title, searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
             )
             # DBLP (one request every 2 s) only after the general indexes missed the work.
-            dblp = SearchCall(SourceName.DBLP, title, self.cs.dblp_search(title))
+            dblp = SearchCall(
+                SourceName.DBLP,
+                title,
+                self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title)),
+            )
             if self.settings.crossref_search_last and not given_as_string(cited):
                 # Crossref has no OR: its searches go one title at a time (3 per second), so it is
                 # asked last, when no other index found the work (issue 23); a work found

@@ -36,6 +36,7 @@ from aletheia.pipeline.evidence.book_quotes import ask_book_quote
 from aletheia.pipeline.evidence.books import gather_book_evidence
 from aletheia.pipeline.evidence.classical import verify_canonical
 from aletheia.pipeline.evidence.gateway import SourceGateway, search_text
+from aletheia.pipeline.evidence.mirror_tier import MirrorAnswer
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.evidence.settling import look_for_settling_evidence
 from aletheia.pipeline.evidence.web_tiers import (
@@ -104,7 +105,11 @@ async def _ask(
         )
         return []
     records: list[SourceRecord]
-    if result is None:
+    mirror_snapshot = None
+    if isinstance(result, MirrorAnswer):  # answered at home (`mirror_tier`): no request made
+        mirror_snapshot = result.snapshot_date
+        records = list(result.records)
+    elif result is None:
         records = []
     elif isinstance(result, SourceRecord):
         records = [result]
@@ -118,6 +123,7 @@ async def _ask(
             query=query,
             outcome=Outcome.FOUND if records else Outcome.NOT_FOUND,
             records=tuple(r.record for r in records),
+            mirror_snapshot=mirror_snapshot,
         ),
         slot,
     )
@@ -307,7 +313,7 @@ async def verify_reference(
     dblp_key = dblp_key_to_confirm(cited, verdict, g.answers) if live else None
     if dblp_key is not None:
         # A venue the sources left in doubt, under a DBLP key of that venue: DBLP's record settles it.
-        await _ask(g, SourceName.DBLP, QueryKind.SEARCH, dblp_key, gw.cs.dblp_record(dblp_key))
+        await _ask(g, SourceName.DBLP, QueryKind.SEARCH, dblp_key, gw.dblp_record(dblp_key))
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     for _ in range(SETTLING_ROUNDS):
         if (

@@ -112,7 +112,14 @@ def _preprint_witness_calls(
         return calls
     if is_computing_venue(cited.venue or ""):
         if (SourceName.DBLP, QueryKind.SEARCH) not in asked:
-            calls.append(ask(SourceName.DBLP, QueryKind.SEARCH, title, gw.cs.dblp_search(title)))
+            calls.append(
+                ask(
+                    SourceName.DBLP,
+                    QueryKind.SEARCH,
+                    title,
+                    gw.mirrored_search(SourceName.DBLP, title, gw.cs.dblp_search(title)),
+                )
+            )
     elif (SourceName.OPENALEX, QueryKind.SEARCH) not in asked:
         author = first_author(cited)
         query = f"{title} | author: {author}" if author else title
@@ -121,7 +128,11 @@ def _preprint_witness_calls(
                 SourceName.OPENALEX,
                 QueryKind.SEARCH,
                 query,
-                lambda: gw.openalex.search(title=title, author=author, per_page=5),
+                gw.mirrored_search(
+                    SourceName.OPENALEX,
+                    title,
+                    lambda: gw.openalex.search(title=title, author=author, per_page=5),
+                ),
             )
         )
     return calls

@@ -65,6 +65,13 @@ def refresh_retractions(ctx: ServiceContext) -> int | None:
     return count
 
 
+def update_mirror(ctx: ServiceContext) -> list[dict[str, Any]]:
+    """The mirror's increments from the APIs' update filters (issue 32; `aletheia mirror update`)."""
+    from aletheia.pipeline.mirror.update import run_update
+
+    return [result.as_json() for result in run_update(ctx.runtime)]
+
+
 def commit_audit_root(ctx: ServiceContext) -> str | None:
     """The periodic Merkle commit across jobs (seed 002): every job root not yet covered."""
     info = audit_log_for(ctx.runtime).commit_global()

@@ -125,6 +125,8 @@ def reference_json(outcome: ReferenceOutcome, *, predatory: PredatoryList | None
             "outcome": a.outcome.value,
             "records": len(a.records),
             "error": a.error,
+            # Answered from the local snapshot mirror (no request): the snapshot's day.
+            **({"mirror_snapshot": a.mirror_snapshot.isoformat()} if a.mirror_snapshot else {}),
         }
         for a in outcome.evidence.answers
     ]
@@ -145,6 +147,8 @@ def reference_json(outcome: ReferenceOutcome, *, predatory: PredatoryList | None
         "p_valid": v.p_valid,
         "notes": list(v.notes),
         "sources_unavailable": [s.value for s in v.sources_unavailable],
+        # The sources read from the local mirror, with each snapshot's day (only when there are).
+        **({"mirror": dict(v.mirror)} if v.mirror else {}),
         "signals": [sig.model_dump(mode="json") for sig in reference_signals(outcome, predatory)],
         "trace": trace,
         "logic_version": v.logic_version,

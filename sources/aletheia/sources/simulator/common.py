@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from aletheia.sources.simulator.universe import SimWork, Universe, stable_int
@@ -53,3 +55,35 @@ def parse_int(value: str | None, default: int, *, low: int = 0, high: int | None
 
 def timestamp_ms(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
+
+
+def page_start(cursor: str | None, page: int, size: int) -> int:
+    """Where a list page starts: by `page` number, or by cursor (`*` the first; `sim:N`, the cursor
+    the simulator gives as `next-cursor` / `meta.next_cursor`, at result N)."""
+    if cursor is None:
+        return (page - 1) * size
+    number = cursor.removeprefix("sim:")
+    return int(number) if cursor.startswith("sim:") and number.isdigit() else 0
+
+
+def openalex_meta(
+    total: int, sent: int, page: int, size: int, start: int, cursor: str | None
+) -> dict[str, Any]:
+    """OpenAlex's list `meta`; asked by cursor, with `next_cursor` (null after the last page)."""
+    meta: dict[str, Any] = {
+        "count": total,
+        "db_response_time_ms": 3 + sent,
+        "page": page,
+        "per_page": size,
+        "groups_count": None,
+    }
+    if cursor is not None:
+        meta["next_cursor"] = f"sim:{start + size}" if start + size < total else None
+    return meta
+
+
+def updated_since(works: Sequence[SimWork], value: str) -> set[int]:
+    """The works whose record changed on or after the day `value` starts with (the update filters
+    mirror increments use, issue 32): `meta.updated`, an ISO date; without one, never."""
+    day = value[:10]
+    return {i for i, w in enumerate(works) if w.meta.get("updated") and str(w.meta["updated"]) >= day}

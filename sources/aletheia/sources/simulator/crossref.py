@@ -15,7 +15,14 @@ import math
 import re
 from typing import Any, Final
 
-from aletheia.sources.simulator.common import SimContext, month_day, parse_int, timestamp_ms
+from aletheia.sources.simulator.common import (
+    SimContext,
+    month_day,
+    page_start,
+    parse_int,
+    timestamp_ms,
+    updated_since,
+)
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.search import tokenize
@@ -61,6 +68,7 @@ _FILTERS: Final = (
     "update-type",
     "prefix",
     "has-abstract",
+    "from-update-date",
 )
 _SORTS: Final = frozenset({"score", "relevance", "published", "issued", "is-referenced-by-count"})
 
@@ -240,6 +248,8 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     elif searched:
         matches.sort(key=lambda d: (-scores[d], d))
 
+    cursor = request.param("cursor")  # deep paging: `cursor=*`, then each answer's `next-cursor`
+    offset = offset if cursor is None else page_start(cursor, 1, rows)
     page = matches[offset : offset + rows]
     select = [s.strip() for s in (request.param("select") or "").split(",") if s.strip()]
     items = []
@@ -255,6 +265,8 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         "items-per-page": rows,
         "query": {"start-index": offset, "search-terms": query},
     }
+    if cursor is not None:
+        message["next-cursor"] = f"sim:{offset + rows}"  # Crossref gives one until a page is empty
     return json_response(envelope("work-list", message))
 
 
@@ -285,6 +297,8 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         return {i for i, w in enumerate(works) if w.doi and w.doi.split("/", 1)[0] == value.lower()}
     if name == "has-abstract":
         return {i for i, w in enumerate(works) if bool(w.abstract) == (value == "true")}
+    if name == "from-update-date":
+        return updated_since(works, value)
     return None
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from aletheia.sources.simulator import common as paging
 from aletheia.sources.simulator.common import SimContext, month_day, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
@@ -54,6 +55,7 @@ _FILTERS: Final = (
     "type",
     "is_retracted",
     "has_doi",
+    "from_updated_date",
     "title.search",
     "display_name.search",
     "default.search",
@@ -197,7 +199,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         descending = len(sort) > 1 and sort[1] == "desc"
         matches.sort(key=lambda d: catalog.works[d].year or 0, reverse=descending)
 
-    start = (page - 1) * per_page
+    start = paging.page_start(request.param("cursor"), page, per_page)
     results = []
     for doc in matches[start : start + per_page]:
         work = render_work(catalog.works[doc])
@@ -206,13 +208,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         if request.param("select"):
             work = _select(work, request.param("select"))
         results.append(work)
-    meta = {
-        "count": len(matches),
-        "db_response_time_ms": 3 + len(results),
-        "page": page,
-        "per_page": per_page,
-        "groups_count": None,
-    }
+    meta = paging.openalex_meta(len(matches), len(results), page, per_page, start, request.param("cursor"))
     return json_response({"meta": meta, "results": results, "group_by": []})
 
 
@@ -278,6 +274,8 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         return {i for i, w in enumerate(works) if w.retracted == (value.lower() == "true")}
     if name == "has_doi":
         return {i for i, w in enumerate(works) if bool(w.doi) == (value.lower() == "true")}
+    if name == "from_updated_date":
+        return paging.updated_since(works, value)
     return None
 
 

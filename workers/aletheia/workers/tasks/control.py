@@ -9,7 +9,14 @@ from celery import Task
 from aletheia.pipeline.jobs import audit as audit_jobs
 from aletheia.pipeline.jobs import redrive as redrive_jobs
 from aletheia.pipeline.jobs import sweeps as sweep_jobs
-from aletheia.pipeline.jobs.kinds import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, START_SWEEP
+from aletheia.pipeline.jobs.kinds import (
+    AUDIT,
+    COMMIT_AUDIT_ROOT,
+    REDRIVE,
+    REFRESH_RETRACTIONS,
+    START_SWEEP,
+    UPDATE_MIRROR,
+)
 from aletheia.workers.app import task
 from aletheia.workers.broker_probe import RedisBrokerProbe
 from aletheia.workers.context import worker_context
@@ -49,3 +56,9 @@ def refresh_retractions() -> int | None:
 def commit_audit_root() -> str | None:
     """Beat, hourly: commit a Merkle root over every job's audit trail not yet covered."""
     return audit_jobs.commit_audit_root(worker_context())
+
+
+@task(name=UPDATE_MIRROR)
+def update_mirror() -> list[dict[str, Any]]:
+    """Beat, daily: the local mirror's increments from the APIs' update filters (issue 32)."""
+    return audit_jobs.update_mirror(worker_context())

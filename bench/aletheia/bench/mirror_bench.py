@@ -1,0 +1,163 @@
+"""Issue 32: the local snapshot mirror's load speed and size on disk, per dump format.
+
+`aletheia bench mirror --works N`: a seeded universe of N works known to DBLP, OpenAlex and
+Crossref (titles, authors, venues and DOIs of realistic shapes, `synthetic`), written by the
+simulator's dump writer as the three real formats (`dblp.xml.gz` with its DTD, OpenAlex
+`part_*.gz` JSON Lines, Crossref `{"items": [...]}` files), then each format loaded by the loader
+`aletheia mirror load` runs into a SQLite database of its own (the embedded default: the record
+table and its FTS5 index). Figures: records per second of the load, the database's bytes per
+record (scaled to a million), and the projection to the full dumps: DBLP (~7.5 M records) and
+OpenAlex works (~250 M; `PROJECTIONS`).
+
+`loaded_mirror` builds the mirror `aletheia bench hallmark-limits --mirror-fraction` asks.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from aletheia.bench.common import machine
+from aletheia.bench.synthetic import _VENUES, _authors, _title
+
+# Records in the full dumps, for the projections (DBLP's statistics page: about 7.5 million
+# publications in 2025; OpenAlex: about 250 million works in its snapshot).
+PROJECTIONS: Final = {"dblp": 7_500_000, "openalex": 250_000_000}
+
+
+def synthetic_records(count: int, *, seed: int = 32) -> list[dict[str, Any]]:
+    """`count` universe records every one of the three dumped sources knows."""
+    rng = random.Random(seed)
+    records: list[dict[str, Any]] = []
+    for serial in range(count):
+        venue, work_type, pattern = rng.choice(_VENUES)
+        year = rng.randint(1990, 2025)
+        records.append(
+            {
+                "title": _title(rng),
+                "authors": _authors(rng),
+                "year": year,
+                "venue": venue,
+                "type": work_type,
+                "doi": pattern.format(y=year, v=rng.randint(10, 38), i=rng.randint(1, 12), n=100000 + serial),
+                "volume": str(rng.randint(1, 40)),
+                "pages": f"{rng.randint(1, 900)}-{rng.randint(901, 1800)}",
+                "sources": ["dblp", "openalex", "crossref"],
+            }
+        )
+    return records
+
+
+def _database_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def run(*, works: int = 20_000) -> dict[str, Any]:
+    from aletheia.pipeline.mirror.load import load_dump
+    from aletheia.sources.simulator import Universe
+    from aletheia.sources.simulator.dumps import write_dumps
+    from aletheia.storage.db import engine_for
+    from aletheia.storage.mirror import MirrorStore
+
+    snapshot = datetime.now(UTC).date() - timedelta(days=1)
+    figures: dict[str, Any] = {
+        "benchmark": "mirror_load",
+        "machine": machine(),
+        "works": works,
+        "formats": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="aletheia-mirror-bench-") as tmp:
+        root = Path(tmp)
+        started = time.perf_counter()
+        files = write_dumps(
+            Universe.from_records(synthetic_records(works)), root / "dumps", snapshot=snapshot
+        )
+        figures["write_seconds"] = round(time.perf_counter() - started, 2)
+        for source, paths in files.by_source().items():
+            db = root / f"{source}.sqlite3"
+            store = MirrorStore(engine_for(f"sqlite:///{db}"))
+            empty = _database_bytes(db)
+            started, cpu_started = time.perf_counter(), time.process_time()
+            loaded = sum(load_dump(store, path, snapshot_date=snapshot).loaded for path in paths)
+            seconds = time.perf_counter() - started
+            cpu = time.process_time() - cpu_started
+            store.engine.dispose()
+            size = _database_bytes(db) - empty
+            per_million = size / loaded * 1_000_000 if loaded else 0.0
+            rate = loaded / seconds if seconds else 0.0
+            entry: dict[str, Any] = {
+                "records": loaded,
+                "dump_bytes": sum(p.stat().st_size for p in paths),
+                "seconds": round(seconds, 2),
+                "records_per_second": round(rate),
+                # The machine is shared: the load's own CPU time says what it costs without others.
+                "cpu_seconds": round(cpu, 2),
+                "records_per_cpu_second": round(loaded / cpu) if cpu else None,
+                "bytes_per_million_records": round(per_million),
+            }
+            if source in PROJECTIONS and rate:
+                full = PROJECTIONS[source]
+                entry["projection"] = {
+                    "records": full,
+                    "hours": round(full / rate / 3600, 1),
+                    "cpu_hours": round(full * cpu / loaded / 3600, 1),
+                    "gigabytes": round(per_million * full / 1_000_000 / 1e9, 1),
+                }
+            figures["formats"][source] = entry
+    return figures
+
+
+def format_report(f: dict[str, Any]) -> str:
+    lines = [f"{f['works']:,} works written as the three dumps in {f['write_seconds']} s"]
+    for source, e in f["formats"].items():
+        line = (
+            f"{source}: {e['records']:,} records in {e['seconds']} s = {e['records_per_second']:,} records/s "
+            f"({e['records_per_cpu_second']:,} per CPU second); "
+            f"{e['bytes_per_million_records'] / 1e9:.2f} GB per million records on disk (SQLite + FTS5)"
+        )
+        if "projection" in e:
+            p = e["projection"]
+            line += f"; full dump ({p['records']:,}): {p['hours']} h ({p['cpu_hours']} CPU h)"
+            line += f", {p['gigabytes']} GB"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def loaded_mirror(
+    universe_path: Path, directory: Path, fraction: float, *, complete: bool = False
+) -> tuple[Any, dict[str, Any]]:
+    """A mirror holding `fraction` of the universe's works, loaded from the three dump formats
+    (snapshot dated the day before), and its figures. Not `complete` (the default): the rest is
+    only in the APIs, so the mirror never answers absence; `complete` marks it a whole copy (only
+    true of `fraction` 1.0)."""
+    from aletheia.pipeline.evidence.mirror_tier import MirrorTier
+    from aletheia.pipeline.mirror.load import load_dump
+    from aletheia.sources.simulator import Universe
+    from aletheia.sources.simulator.dumps import write_dumps
+    from aletheia.storage.db import engine_for
+    from aletheia.storage.mirror import MirrorStore
+
+    snapshot = datetime.now(UTC).date() - timedelta(days=1)
+    universe = Universe.from_jsonl(universe_path)
+    files = write_dumps(universe, directory / "dumps", snapshot=snapshot, fraction=fraction)
+    store = MirrorStore(engine_for(f"sqlite:///{directory / 'mirror.sqlite3'}"))
+    started = time.perf_counter()
+    loaded: dict[str, int] = {}
+    for source, paths in files.by_source().items():
+        loaded[source] = sum(load_dump(store, path, snapshot_date=snapshot).loaded for path in paths)
+        store.mark_snapshot(source, snapshot, complete=complete)
+    figures = {
+        "fraction": fraction,
+        "complete": complete,
+        "works_kept": files.works,
+        "universe_works": len(universe),
+        "records": loaded,
+        "snapshot": snapshot.isoformat(),
+        "load_seconds": round(time.perf_counter() - started, 2),
+    }
+    tier = MirrorTier.open(store, max_age_days=45)
+    return tier, figures

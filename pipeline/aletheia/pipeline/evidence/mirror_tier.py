@@ -1,0 +1,213 @@
+"""The mirror tier (issue 32): the sources' dumps, loaded at home, asked before their APIs.
+
+What the mirror answers, without a request:
+- an identifier the mirror holds: OpenAlex by DOI, DBLP by key;
+- a title search of a mirrored source (OpenAlex, Crossref, DBLP) that finds the work in it (a
+  title matching under the verdict rules' threshold);
+- a title search of a source whose mirror is complete (a whole dump was loaded, `aletheia mirror
+  load --complete`) and fresh (`ALETHEIA_MIRROR_MAX_AGE_DAYS`): what the mirror holds near the
+  title is then the source's whole answer, "nothing" included.
+What stays live: whatever the mirror lacks (an identifier or a title it does not hold, in a mirror
+that is not complete), and what changes after a snapshot: a work's standing. Crossref's record by
+DOI carries its retractions and corrections (`updated-by`), so Crossref DOI lookups always go to
+the API (many DOIs a request), as the Retraction Watch data is read as loaded.
+
+Each answer from the mirror carries its snapshot's day (`SourceAnswer.mirror_snapshot`), and the
+verdict names the sources read from the mirror with those days (`Verdict.mirror`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from aletheia.core.excerpts import STOPWORDS
+from aletheia.core.field_rules import VERSION_TITLE_THRESHOLD
+from aletheia.core.records import SourceName
+from aletheia.core.text import normalize_title
+from aletheia.core.titles import titles_match
+
+if TYPE_CHECKING:
+    from aletheia.sources.base import SourceRecord
+    from aletheia.storage.mirror import MirrorHit, MirrorSnapshot, MirrorStore
+
+Lookup = Callable[[], Awaitable[Any]]
+# The sources whose title searches the mirror can answer (their dumps are the ones loaded).
+TITLE_SOURCES: Final = frozenset({SourceName.OPENALEX, SourceName.CROSSREF, SourceName.DBLP})
+SEARCH_RESULTS: Final = 5
+# How each source's title search matches words (what its API answers, so that the mirror answers
+# the same): OpenAlex's `title.search` and DBLP's search want every word of the query in the title
+# (DBLP: as a word's prefix); Crossref's `query.bibliographic` ranks without requiring any.
+_EVERY_WORD: Final = {SourceName.OPENALEX: False, SourceName.DBLP: True}
+
+
+def _index_word(word: str) -> str:
+    """A word as a search index keeps it: the plural -s removed, the part of stemming every index
+    agrees on ("networks" -> "network", "learnings" -> "learning")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _query_words(text: str) -> list[str]:
+    # Stop words and single letters are not required: an index drops them.
+    words = (w for w in normalize_title(text).split() if w not in STOPWORDS and len(w) > 1)
+    return [_index_word(w) for w in words]
+
+
+def answers_search(source: SourceName, query: str, title: str) -> bool:
+    """Whether `source`'s title search for `query` can answer a work titled `title`: every word of
+    the query (normalised, plural -s removed, stop words not required) is a word of the title
+    (DBLP: the start of one); Crossref's ranking needs no word in particular."""
+    prefix = _EVERY_WORD.get(source)
+    if prefix is None:
+        return True
+    words = [_index_word(w) for w in normalize_title(title).split()]
+    have = set(words)
+    for word in _query_words(query):
+        if word in have:
+            continue
+        if not prefix or not any(w.startswith(word) for w in words):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class MirrorAnswer:
+    """A lookup answered from the mirror: the records (none: absent from a complete mirror) and
+    the day of the snapshot they are a copy of."""
+
+    records: list[SourceRecord]
+    snapshot_date: date
+
+
+@dataclass
+class _Grouped:
+    """The mirror's queries of one moment, run together in one trip to the database threads.
+
+    Why: the live calls that follow a mirror miss are batched by the clients (many titles or DOIs
+    a request, `*_titles`, the coalescers) when they are asked at once. A query each, handed to
+    the database thread one after another, released the references' live calls one by one, and
+    each went out alone (HALLMARK, 40 references: 59 requests against 42 without the mirror)."""
+
+    store: MirrorStore
+    pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = field(default_factory=list)
+    draining: bool = False
+
+    async def ask(self, query: Callable[[], Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.pending.append((query, future))
+        if not self.draining:
+            self.draining = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            await asyncio.sleep(0)  # the other references of this moment join the group
+            while self.pending:
+                group, self.pending = self.pending, []
+                try:
+                    results = await self.store.run(lambda group=group: [query() for query, _ in group])
+                except Exception as exc:  # every caller sees the failure, none waits forever
+                    for _, future in group:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, future), result in zip(group, results, strict=True):
+                    if not future.done():
+                        future.set_result(result)
+        finally:
+            self.draining = False
+
+
+class MirrorTier:
+    def __init__(
+        self, store: MirrorStore, snapshots: dict[str, MirrorSnapshot], *, max_age_days: int
+    ) -> None:
+        self.store = store
+        self.snapshots = snapshots
+        self.max_age = timedelta(days=max_age_days)
+        # The group of the running event loop: a gateway serves one loop, but a tier may outlive
+        # it (a benchmark runs several `asyncio.run`s over one tier); a new loop, a new group.
+        self._group: tuple[asyncio.AbstractEventLoop, _Grouped] | None = None
+
+    async def _query(self, query: Callable[[], Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._group is None or self._group[0] is not loop:
+            self._group = (loop, _Grouped(self.store))
+        return await self._group[1].ask(query)
+
+    @classmethod
+    def open(cls, store: MirrorStore, *, max_age_days: int) -> MirrorTier | None:
+        """The tier over `store`, or None when nothing was ever loaded into it."""
+        snapshots = store.snapshots()
+        return cls(store, snapshots, max_age_days=max_age_days) if snapshots else None
+
+    def holds(self, source: SourceName) -> bool:
+        return source.value in self.snapshots
+
+    def proves_absence(self, source: SourceName, *, today: date | None = None) -> bool:
+        """A complete mirror of `source`, fresh enough that a title it lacks is absent there."""
+        snapshot = self.snapshots.get(source.value)
+        if snapshot is None or not snapshot.complete:
+            return False
+        today = today or datetime.now(UTC).date()
+        return today - snapshot.as_of <= self.max_age
+
+    def _answer(self, source: SourceName, hits: list[MirrorHit]) -> MirrorAnswer:
+        day = min((h.snapshot_date for h in hits), default=self.snapshots[source.value].as_of)
+        return MirrorAnswer([h.record for h in hits], day)
+
+    def by_doi(self, source: SourceName, doi: str, live: Lookup) -> Lookup:
+        """`source`'s record of `doi` from the mirror, else the live lookup."""
+        if not self.holds(source) or source is SourceName.CROSSREF:
+            return live
+
+        async def lookup() -> Any:
+            hits = await self._query(lambda: self.store.by_doi(doi, source.value))
+            return self._answer(source, hits) if hits else await live()
+
+        return lookup
+
+    def by_record_id(self, source: SourceName, record_id: str, live: Lookup) -> Lookup:
+        """`source`'s record under its own id (DBLP's key) from the mirror, else the live lookup."""
+        if not self.holds(source):
+            return live
+
+        async def lookup() -> Any:
+            hits = await self._query(lambda: self.store.by_record_id(source.value, record_id))
+            return self._answer(source, hits) if hits else await live()
+
+        return lookup
+
+    def title_search(self, source: SourceName, title: str, live: Lookup) -> Lookup:
+        """`source`'s title search from the mirror when the mirror finds the work, or holds the
+        whole source (then what it finds near the title, nothing included, is the answer); else
+        the live search."""
+        if source not in TITLE_SOURCES or not self.holds(source):
+            return live
+
+        async def lookup() -> Any:
+            hits = await self._query(
+                lambda: self.store.search_title(title, source.value, limit=SEARCH_RESULTS)
+            )
+            # Crossref ranks and always answers its best few; the others answer what has every word.
+            floor = 0.0 if source is SourceName.CROSSREF else VERSION_TITLE_THRESHOLD
+            near = [
+                h
+                for h in hits
+                if h.similarity >= floor and answers_search(source, title, h.record.record.title or "")
+            ]
+            if any(titles_match(title, h.record.record.title or "") for h in near):
+                return self._answer(source, near)
+            if self.proves_absence(source):
+                return self._answer(source, near)
+            return await live()
+
+        return lookup

@@ -1,0 +1,143 @@
+"""The simulator's universe written as the sources' dumps (issue 32), so that tests and benchmarks
+load files in the real formats (`aletheia mirror load`):
+
+- DBLP: `dblp/dblp.xml.gz` (ISO-8859-1, `<!DOCTYPE dblp SYSTEM "dblp.dtd">`, the records of
+  `/rec/{key}.xml` as the root's children, accented letters of ISO 8859-1 written as the DTD's
+  character entities) and `dblp/dblp.dtd` declaring them;
+- OpenAlex: `openalex/works/updated_date=YYYY-MM-DD/part_NNN.gz`, JSON Lines of the work objects
+  `/works/{id}` answers;
+- Crossref: `crossref/NNNN.json.gz`, `{"items": [...]}` of the work items `/works/{doi}` answers.
+
+Each source's file holds that source's view of the works it knows (the records its API serves).
+`fraction` keeps a stable share of the universe's works (the same works in every source's dump,
+chosen by a hash of each work's key), for a mirror that holds only part of what the APIs do.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html.entities
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Final
+
+from aletheia.sources.simulator import crossref as sim_crossref
+from aletheia.sources.simulator import dblp as sim_dblp
+from aletheia.sources.simulator import openalex as sim_openalex
+from aletheia.sources.simulator.common import SimContext
+from aletheia.sources.simulator.universe import SimWork, Universe, stable_int
+
+# ISO 8859-1's letters and signs by the names dblp.dtd gives them (HTML's Latin-1 entity names).
+LATIN1_ENTITIES: Final = {
+    name: chr(code) for code, name in html.entities.codepoint2name.items() if 0xA0 <= code <= 0xFF
+}
+_BY_CHAR: Final = {char: name for name, char in LATIN1_ENTITIES.items()}
+_CHAR_REF: Final = re.compile(r"&#(\d+);|&#x([0-9A-Fa-f]+);")
+_RECORD: Final = re.compile(r"<dblp>\n(.*)\n</dblp>", re.DOTALL)
+PART_RECORDS: Final = 10_000
+CROSSREF_FILE_ITEMS: Final = 5_000
+
+
+@dataclass
+class DumpFiles:
+    dblp: list[Path] = field(default_factory=list)
+    openalex: list[Path] = field(default_factory=list)
+    crossref: list[Path] = field(default_factory=list)
+    works: int = 0  # the universe's works kept (`fraction`)
+
+    def by_source(self) -> dict[str, list[Path]]:
+        return {"dblp": self.dblp, "openalex": self.openalex, "crossref": self.crossref}
+
+
+def kept(work: SimWork, fraction: float) -> bool:
+    """Whether `work` is among the `fraction` of the universe a partial dump keeps (stable)."""
+    return stable_int("mirror", work.key, digits=6) < fraction * 1_000_000
+
+
+def dblp_dtd() -> str:
+    lines = [
+        "<!-- dblp.dtd as the simulator writes it: the records and the ISO 8859-1 entities -->",
+        '<!ENTITY % REC "article|inproceedings|proceedings|book|incollection|phdthesis|'
+        'mastersthesis|www|data">',
+        "<!ELEMENT dblp (%REC;)*>",
+    ]
+    lines += [f'<!ENTITY {name} "&#{ord(char)};">' for name, char in sorted(LATIN1_ENTITIES.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _dblp_entities(record: str) -> str:
+    """DBLP's spelling of characters: an ISO 8859-1 letter as the DTD's entity (`&auml;`), anything
+    beyond ISO 8859-1 as a character reference (the file's encoding cannot hold it)."""
+
+    def one(match: re.Match[str]) -> str:
+        code = int(match.group(1)) if match.group(1) else int(match.group(2), 16)
+        name = _BY_CHAR.get(chr(code))
+        return f"&{name};" if name else match.group(0)
+
+    out: list[str] = []
+    for char in record:
+        code = ord(char)
+        if code < 0x80:
+            out.append(char)
+        elif char in _BY_CHAR:
+            out.append(f"&{_BY_CHAR[char]};")
+        else:
+            out.append(f"&#{code};")
+    return _CHAR_REF.sub(one, "".join(out))
+
+
+def write_dumps(
+    universe: Universe,
+    out_dir: Path,
+    *,
+    snapshot: date,
+    fraction: float = 1.0,
+    part_records: int = PART_RECORDS,
+) -> DumpFiles:
+    files = DumpFiles(works=sum(1 for w in universe.works if kept(w, fraction)))
+    keys = {w.key for w in universe.works if kept(w, fraction)}
+    ctx = SimContext(universe)
+
+    dblp_dir = out_dir / "dblp"
+    dblp_dir.mkdir(parents=True, exist_ok=True)
+    (dblp_dir / "dblp.dtd").write_text(dblp_dtd(), encoding="ascii")
+    dblp_path = dblp_dir / "dblp.xml.gz"
+    with gzip.open(dblp_path, "wt", encoding="iso-8859-1") as out:
+        out.write('<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE dblp SYSTEM "dblp.dtd">\n<dblp>\n')
+        for work in universe.catalog("dblp").works:
+            if work.key in keys:
+                found = _RECORD.search(sim_dblp.render_xml(work))
+                if found is not None:
+                    out.write(_dblp_entities(found.group(1)) + "\n")
+        out.write("</dblp>\n")
+    files.dblp.append(dblp_path)
+
+    works_dir = out_dir / "openalex" / "works" / f"updated_date={snapshot.isoformat()}"
+    works_dir.mkdir(parents=True, exist_ok=True)
+    chosen = [w for w in universe.catalog("openalex").works if w.key in keys]
+    for part, start in enumerate(range(0, max(len(chosen), 1), part_records)):
+        path = works_dir / f"part_{part:03d}.gz"
+        with gzip.open(path, "wt", encoding="utf-8") as out:
+            for work in chosen[start : start + part_records]:
+                out.write(json.dumps(sim_openalex.render_work(work), ensure_ascii=False) + "\n")
+        files.openalex.append(path)
+
+    crossref_dir = out_dir / "crossref"
+    crossref_dir.mkdir(parents=True, exist_ok=True)
+    catalog = universe.catalog("crossref")
+    # Notices (retractions) are Crossref works of their own; they go with the works they concern.
+    items = [w for w in catalog.works if w.doi and (w.key in keys or w.meta.get("retraction_of"))]
+    for number, start in enumerate(range(0, max(len(items), 1), CROSSREF_FILE_ITEMS)):
+        path = crossref_dir / f"{number}.json.gz"
+        with gzip.open(path, "wt", encoding="utf-8") as out:
+            out.write('{"items": [')
+            for i, work in enumerate(items[start : start + CROSSREF_FILE_ITEMS]):
+                item = sim_crossref.render_work(work, catalog, ctx, score=1.0)
+                item.pop("score", None)  # a search's relevance; the data file has none
+                out.write(("," if i else "") + "\n" + json.dumps(item, ensure_ascii=False))
+            out.write("\n]}\n")
+        files.crossref.append(path)
+    return files
