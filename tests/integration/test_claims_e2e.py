@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
+from aletheia.pipeline.audit.artifacts import audit_existing_citations
 from aletheia.pipeline.claims.audit_events import ClaimTrail
 from aletheia.pipeline.claims.cite import ClaimTools, outcome_as_dict, verify_and_cite
 from aletheia.pipeline.claims.judge import MAX_JUDGE_ROUNDS, ModelJudge, RuleJudge
@@ -142,6 +143,50 @@ async def test_human_override_records_the_reason(
     assert any(
         note.startswith("overridden_conflict: first_author_surname") for note in front.triangulation.notes
     )
+    # The accepted disagreement is part of the artifact (issue 29) ...
+    assert [(c.field, c.source.value, c.recorded, c.accepted) for c in front.overridden_conflicts] == [
+        ("first_author_surname", "arxiv", "Lindqvist", "Tanaka")
+    ]
+
+
+async def test_an_overridden_artifact_is_not_drift_and_the_reason_is_in_the_trail(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    reason = "S2 has a stale author list; arXiv's listing is authoritative"
+    trail = ClaimTrail()
+    citation, path = await _cite(
+        CONFLICT_CLAIM, gateway, settings, project, override=True, override_reason=reason, trail=trail
+    )
+    assert citation is not None, path
+    events = dict(trail.events)
+    assert events["claim_identity"]["overridden"] is True
+    assert events["claim_identity"]["override_reason"] == reason
+    assert events["claim_decision"]["human_overridden"] is True
+    assert events["claim_decision"]["override_reason"] == reason
+    # ... so every later audit asks arXiv again, hears "Tanaka" again, and reports no drift.
+    report = await audit_existing_citations(project, gateway)
+    assert [d.kind for a in report.artifacts for d in a.drifts] == [] and report.exit_code() == 0
+    (audited,) = report.artifacts
+    assert [(a.kind, a.source, a.current) for a in audited.accepted] == [
+        ("first_author_changed", "arxiv", "Tanaka")
+    ]
+    assert reason in audited.accepted[0].detail
+
+
+async def test_the_triangulate_tool_takes_a_human_override(gateway: SourceGateway) -> None:
+    with pytest.raises(ValueError, match="override_reason"):
+        ClaimTools(gateway, LexicalReasoner(), override_reason=" ")
+    for reason in (None, "arXiv's listing is authoritative"):
+        tools = ClaimTools(gateway, LexicalReasoner(), override_reason=reason)
+        query = {"query": "gradient poisoning defenses federated learning"}
+        found = await tools.dispatch("search_papers", query)
+        paper_id = next(c["paper_id"] for c in found["candidates"] if "Poisoning Defenses" in c["title"])
+        gate = await tools.dispatch("triangulate", {"paper_id": paper_id})
+        assert [c["field"] for c in gate["conflicts"]] == ["first_author_surname"]
+        assert gate["verified"] is (reason is not None)
+        assert gate.get("override_reason") == reason and gate.get("human_overridden", False) is (
+            reason is not None
+        )
 
 
 async def test_a_vague_claim_has_no_candidates(

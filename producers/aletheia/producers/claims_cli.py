@@ -113,6 +113,7 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
                     "single_source_verified": citation.single_source_verified,
                     "text_excerpts_unavailable": citation.text_excerpts_unavailable,
                     "human_overridden": citation.human_overridden,
+                    "override_reason": summary.get("override_reason"),
                     "excerpts": list(citation.excerpts),
                     "judge": citation.judge,
                     **citation_transparency(citation).as_json(),
@@ -128,6 +129,8 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
             from aletheia.pipeline.reports.transparency import transparency_phrase
 
             click.echo(f"verification: {transparency_phrase(citation_transparency(citation).as_json())}")
+            if citation.human_overridden:
+                click.echo(f"note: human override: {summary.get('override_reason')}")
             if citation.single_source_verified:
                 click.echo("note: single-source verified (no second source knew this work)")
             if citation.text_excerpts_unavailable:
@@ -196,5 +199,7 @@ def audit(path: Path, fmt: str) -> None:
                 click.echo(f"{item.path}: ok ({', '.join(item.sources_checked) or 'no source'})")
             for drift in item.drifts:
                 click.echo(f"{item.path}: {drift.kind}: {drift.detail}")
+            for accepted in item.accepted:
+                click.echo(f"{item.path}: accepted: {accepted.detail}")
         click.echo(f"aletheia audit: {len(report.artifacts)} artifact(s), {len(report.drifted)} drifted")
     sys.exit(report.exit_code())

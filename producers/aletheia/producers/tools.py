@@ -79,6 +79,16 @@ TOOLS: list[dict[str, Any]] = [
                     "substitute another (cited only if its own words support the claim).",
                 },
                 "hint": {"type": "string", "description": "Author, year, venue: a search hint only."},
+                "override_reason": {
+                    "type": "string",
+                    "minLength": 1,
+                    "pattern": "\\S",
+                    "description": "Only when a human has decided it: accept a triangulation conflict "
+                    "(the second source disagreeing on a decisive field) for this reason. The reason is "
+                    "recorded in the artifact (human_overridden) and the job's audit trail, and later "
+                    "drift audits do not report the accepted disagreement. Nothing else is overridden: "
+                    "an excerpt must still be the paper's own words.",
+                },
                 "wait": {"type": "boolean", "default": True},
                 "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
             },
@@ -277,6 +287,7 @@ def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[s
                 args["claim"],
                 paper=args.get("paper"),
                 hint=args.get("hint"),
+                override_reason=args.get("override_reason"),
                 wait=args.get("wait", True),
                 timeout=float(args.get("timeout_seconds", 600)),
             )

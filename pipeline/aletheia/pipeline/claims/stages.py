@@ -397,6 +397,12 @@ async def _stage_identity(state: ClaimState, env: StageEnv) -> None:
             "secondary": check.secondary.record.source.value if check.secondary else None,
             "conflicts": [c.model_dump(mode="json") for c in check.conflicts],
             "notes": list(check.notes),
+            # The human decision that lets a disagreement through, and why (seed 000 §5.4).
+            **(
+                {"overridden": True, "override_reason": request.override_reason}
+                if not check.agreed and request.override_reason is not None
+                else {}
+            ),
         },
     )
     if not check.agreed and request.override_reason is None:
@@ -544,6 +550,11 @@ def write_stage(state: ClaimState, project_root: Path, trail: ClaimTrail) -> Out
                 "paper": record.doi or record.arxiv_id or record.pmid,
                 "excerpts": list(citation.excerpts),
                 "judge": citation.judge,
+                **(
+                    {"human_overridden": True, "override_reason": state.request.override_reason}
+                    if citation.human_overridden
+                    else {}
+                ),
             },
         )
     return outcome
