@@ -424,5 +424,22 @@ def test_cli_cite_and_check(
         assert checked.exit_code == 0, checked.output
         (project / "more.py").write_text("# see docs/citations/1902.06156-baruch-alie.md\n", encoding="utf-8")
         assert runner.invoke(main, ["check", str(project)]).exit_code == 1
+        # Issue 29: the artifact given to `verify` is one reference, the work it cites.
+        verified = runner.invoke(main, ["verify", result["artifact"], "--format", "jsonl"])
+        assert verified.exit_code == 0, verified.output
+        lines = [json.loads(line) for line in verified.stdout.splitlines() if line.startswith("{")]
+        (entry,) = [line for line in lines if "key" in line]
+        assert entry["key"] == "2304.01234-halvorsen-trimmed" and entry["verdict"] == "verified", entry
+        # An accepted override is not drift at the next audit; the reason is shown.
+        reason = "S2 has a stale author list"
+        overridden = runner.invoke(
+            main, ["cite", CONFLICT_CLAIM, "--project-root", str(project), "--override-reason", reason]
+        )
+        assert overridden.exit_code == 0, overridden.output
+        assert f"note: human override: {reason}" in overridden.stdout
+        audited = runner.invoke(main, ["audit", str(project)])
+        assert audited.exit_code == 0, audited.output
+        assert "first_author_surname: artifact says 'Lindqvist', arxiv now says 'Tanaka'" in audited.stdout
+        assert f"(accepted by override: {reason})" in audited.stdout
     finally:
         reset_settings_cache()

@@ -203,3 +203,32 @@ def audit(path: Path, fmt: str) -> None:
                 click.echo(f"{item.path}: accepted: {accepted.detail}")
         click.echo(f"aletheia audit: {len(report.artifacts)} artifact(s), {len(report.drifted)} drifted")
     sys.exit(report.exit_code())
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the CSL-JSON here (atomically) instead of to standard output.",
+)
+def csl(paths: tuple[Path, ...], output: Path | None) -> None:
+    """The citation artifacts as CSL-JSON (Zotero, pandoc --citeproc), one item per artifact.
+
+    PATHS are artifact files or folders (a repository: its docs/citations/*.md; default .). Each
+    item is keyed by the artifact's slug and notes how it was verified. Exit codes: 0 every
+    artifact exported; 1 some could not be read (named on stderr; the others are exported).
+    """
+    from aletheia.pipeline.atomic_files import write_atomically
+    from aletheia.pipeline.reports.artifact_csl import export_artifacts
+
+    export = export_artifacts(list(paths) or [Path()])
+    text = json.dumps(export.items, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomically(output, text.encode("utf-8"), prefix=f".{output.name}.")
+    for problem in export.problems:
+        click.echo(f"aletheia csl: unreadable artifact: {problem}", err=True)
+    sys.exit(1 if export.problems else 0)

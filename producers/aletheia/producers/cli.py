@@ -30,6 +30,7 @@ COMMAND_PATHS: dict[str, str] = {
     "cite": "aletheia.producers.claims_cli:cite",
     "check": "aletheia.producers.claims_cli:check",
     "audit": "aletheia.producers.claims_cli:audit",
+    "csl": "aletheia.producers.claims_cli:csl",
     "claims": "aletheia.producers.text_cli:claims",
     "fix": "aletheia.producers.text_cli:fix",
     "bench": "aletheia.producers.bench_cli:bench",

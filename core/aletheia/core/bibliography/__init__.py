@@ -11,6 +11,8 @@ The formats (`InputFormat`) and how each is read:
 |           |              | section of a paper; a text that is no list gives none)         |
 | html, xml | `documents`  | an item of the page's references section; a JATS/TEI reference |
 | csl_json  | `csl_json`   | an item                                                        |
+| citation_ | `artifact`   | the work a citation artifact (docs/citations/{slug}.md) cites: |
+| artifact  |              | its frontmatter, read through the artifact schema              |
 | pdf       | (pipeline)   | the text of a PDF's reference section, read as plain text      |
 
 Readers yield `CitedReference`s and `InputProblem`s in one stream: a malformed entry is a problem
@@ -47,7 +49,10 @@ __all__ = [
 # BibTeX given as one string is still fed to the streaming reader in pieces of this size.
 _CHUNK_CHARS: Final = 64 * 1024
 
-SUPPORTED: Final = "BibTeX/biblatex, .bbl, LaTeX, Markdown, plain text, HTML, JATS/TEI XML, CSL-JSON or PDF"
+SUPPORTED: Final = (
+    "BibTeX/biblatex, .bbl, LaTeX, Markdown, plain text, HTML, JATS/TEI XML, CSL-JSON, citation"
+    " artifacts or PDF"
+)
 
 
 def _chunks(text: str) -> Iterator[str]:
@@ -88,6 +93,11 @@ def parse_text(
         return _eager_errors(iter_xml(text, origin=origin))
     if fmt is InputFormat.CSL_JSON:
         return _eager_errors(iter_csl_json(text, origin=origin))
+    if fmt is InputFormat.ARTIFACT:
+        # Imported here: the artifact schema loads PyYAML, which no other input needs.
+        from aletheia.core.bibliography.artifact import iter_artifact
+
+        return iter_artifact(text, origin=origin)
     if fmt is InputFormat.PDF:
         raise InputError(
             origin, "a PDF is read from its bytes, not as text (aletheia.pipeline.documents.inputs)"
