@@ -443,3 +443,87 @@ def test_cli_cite_and_check(
         assert f"(accepted by override: {reason})" in audited.stdout
     finally:
         reset_settings_cache()
+
+
+# --- Tier 0: the verified library before the APIs (issue 29) ---------------------------------------
+
+
+def _library(tmp_path: Path) -> Any:
+    from aletheia.storage.db import engine_for
+    from aletheia.storage.stores import SqlLibrary
+
+    return SqlLibrary(engine_for(f"sqlite:///{tmp_path / 'library.sqlite3'}"))
+
+
+def _searches(simulator: SimulatorServer) -> int:
+    return sum(
+        count
+        for source in ("s2", "openalex")
+        for kind, count in simulator.source_stats(source)["by_kind"].items()
+        if "search" in kind
+    )
+
+
+async def test_a_claim_is_cited_from_the_library_without_a_search(
+    simulator: SimulatorServer, gateway: SourceGateway, settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    library = _library(tmp_path)
+    known = await gateway.semantic_scholar.paper("DOI:10.5555/jds.2023.0042")
+    assert known is not None
+    library.remember_sync([known])
+    gateway.library = library
+    simulator.reset()
+    trail = ClaimTrail()
+    citation, path = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=trail)
+    assert citation is not None, path
+    assert path.name == "2304.01234-halvorsen-trimmed.md"
+    (candidates,) = [body for kind, body in trail.events if kind == "claim_candidates"]
+    assert candidates["tier"] == "library" and candidates["queries"] == []
+    assert _searches(simulator) == 0  # no API was searched; the text and the gate still were asked
+    assert simulator.source_stats("openalex")["requests"] > 0
+
+
+async def test_when_the_library_does_not_support_the_claim_the_apis_are_searched(
+    simulator: SimulatorServer, gateway: SourceGateway, settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    from aletheia.core.records import Author, SourceName, WorkRecord
+    from aletheia.sources.base import SourceRecord
+
+    library = _library(tmp_path)
+    # Plausible (most of the claim's words) but no sentence says it: not_enough, not a contradiction.
+    near_miss = WorkRecord(
+        source=SourceName.CROSSREF,
+        title="Notes on Sensor Fusion",
+        authors=(Author(given="Ada", family="Quinn"),),
+        year=2020,
+        doi="10.5555/notes.2020.1",
+        abstract="Trimmed median aggregation is a robust statistic. Byzantine sensor nodes appear in"
+        " one third of field deployments.",
+    )
+    library.remember_sync([SourceRecord(near_miss, None, NOW)])
+    gateway.library = library
+    trail = ClaimTrail()
+    citation, path = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=trail)
+    assert citation is not None, path
+    assert path.name == "2304.01234-halvorsen-trimmed.md"
+    tiers = [body["tier"] for kind, body in trail.events if kind == "claim_candidates"]
+    assert tiers == ["library", "sources"]
+    assert _searches(simulator) > 0
+    read = [body["candidate"] for kind, body in trail.events if kind == "claim_text"]
+    assert read[0] == "doi:10.5555/notes.2020.1" and "doi:10.5555/notes.2020.1" not in read[1:]
+
+
+async def test_a_cited_work_joins_the_library_for_the_next_claim(
+    gateway: SourceGateway, settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    library = _library(tmp_path)
+    gateway.library = library
+    first = ClaimTrail()
+    citation, _ = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=first)
+    assert citation is not None
+    assert [b["tier"] for k, b in first.events if k == "claim_candidates"] == ["sources"]
+    assert library.count() == 2  # Semantic Scholar's record and OpenAlex's, which agreed
+    again = ClaimTrail()
+    citation, _ = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=again)
+    assert citation is not None
+    assert [b["tier"] for k, b in again.events if k == "claim_candidates"] == ["library"]
