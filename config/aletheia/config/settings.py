@@ -206,6 +206,8 @@ class Settings(BaseSettings):
     # --- service -----------------------------------------------------------------------------
     audit_schedule: str = "0 3 * * 1"  # crontab: Mondays 03:00 UTC
     retraction_refresh_schedule: str = "0 4 * * *"
+    # The live-API contract check (seed 000 §10.4): one real query per source, nightly.
+    contract_check_schedule: str = "30 2 * * *"
     flower_user: str = "aletheia"
     flower_password: SecretStr | None = None
     # Flower listens here; the compose file binds 0.0.0.0 inside its container and publishes the

@@ -31,6 +31,7 @@ COMMAND_PATHS: dict[str, str] = {
     "check": "aletheia.producers.claims_cli:check",
     "audit": "aletheia.producers.claims_cli:audit",
     "csl": "aletheia.producers.claims_cli:csl",
+    "contract-check": "aletheia.producers.contracts_cli:contract_check",
     "claims": "aletheia.producers.text_cli:claims",
     "fix": "aletheia.producers.text_cli:fix",
     "bench": "aletheia.producers.bench_cli:bench",

@@ -19,7 +19,15 @@ from celery.schedules import crontab
 from kombu.entity import Queue
 
 from aletheia.config import get_settings
-from aletheia.pipeline.jobs.kinds import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, STEPS, Pool
+from aletheia.pipeline.jobs.kinds import (
+    AUDIT,
+    COMMIT_AUDIT_ROOT,
+    CONTRACT_CHECK,
+    REDRIVE,
+    REFRESH_RETRACTIONS,
+    STEPS,
+    Pool,
+)
 
 QUEUES = tuple(str(pool) for pool in Pool)
 
@@ -122,6 +130,7 @@ class LazyConfig:
                 "task": REFRESH_RETRACTIONS,
                 "schedule": _crontab(s.retraction_refresh_schedule),
             },
+            "contract-check": {"task": CONTRACT_CHECK, "schedule": _crontab(s.contract_check_schedule)},
             "redrive": {"task": REDRIVE, "schedule": float(s.redrive_interval_seconds)},
             "audit-root": {
                 "task": COMMIT_AUDIT_ROOT,

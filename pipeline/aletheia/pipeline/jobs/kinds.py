@@ -66,6 +66,7 @@ AUDIT: Final = "aletheia.control.audit"
 REDRIVE: Final = "aletheia.control.redrive"
 REFRESH_RETRACTIONS: Final = "aletheia.control.refresh_retractions"
 COMMIT_AUDIT_ROOT: Final = "aletheia.control.commit_audit_root"
+CONTRACT_CHECK: Final = "aletheia.control.contract_check"  # nightly: the sources' answer shapes
 CHECK_CLAIMS_TEXT: Final = "aletheia.evidence.check_claims_text"
 
 _JOBS = "aletheia.pipeline.jobs"
@@ -147,6 +148,7 @@ STEPS: Final[Mapping[str, Step]] = MappingProxyType(
             Step(REDRIVE, Pool.CONTROL, f"{_JOBS}.redrive:redrive"),
             Step(REFRESH_RETRACTIONS, Pool.CONTROL, f"{_JOBS}.audit:refresh_retractions"),
             Step(COMMIT_AUDIT_ROOT, Pool.CONTROL, f"{_JOBS}.audit:commit_audit_root"),
+            Step(CONTRACT_CHECK, Pool.CONTROL, "aletheia.pipeline.contracts:run_contract_check"),
         )
     }
 )

@@ -50,6 +50,7 @@ from aletheia.sources.simulator.config import (
     SimSource,
     SimulatorConfig,
 )
+from aletheia.sources.simulator.drift import renamed
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit, retry_after_header
 from aletheia.sources.simulator.stats import SimulatorStats
@@ -212,6 +213,8 @@ class SimulatorApp:
                 response = await asyncio.to_thread(self._answer, source, request, path)
             else:
                 response = self._answer(source, request, path)
+            if settings.renamed_keys and response.status == 200:
+                response.body = renamed(response.body, response.content_type, settings.renamed_keys)
             if fault == "malformed" and response.body:
                 # Well-formed HTTP, broken payload: the body cut in the middle.
                 response.body = response.body[: max(1, len(response.body) // 2)]

@@ -6,10 +6,18 @@ from typing import Any
 
 from celery import Task
 
+from aletheia.pipeline import contracts
 from aletheia.pipeline.jobs import audit as audit_jobs
 from aletheia.pipeline.jobs import redrive as redrive_jobs
 from aletheia.pipeline.jobs import sweeps as sweep_jobs
-from aletheia.pipeline.jobs.kinds import AUDIT, COMMIT_AUDIT_ROOT, REDRIVE, REFRESH_RETRACTIONS, START_SWEEP
+from aletheia.pipeline.jobs.kinds import (
+    AUDIT,
+    COMMIT_AUDIT_ROOT,
+    CONTRACT_CHECK,
+    REDRIVE,
+    REFRESH_RETRACTIONS,
+    START_SWEEP,
+)
 from aletheia.workers.app import task
 from aletheia.workers.broker_probe import RedisBrokerProbe
 from aletheia.workers.context import worker_context
@@ -49,3 +57,10 @@ def refresh_retractions() -> int | None:
 def commit_audit_root() -> str | None:
     """Beat, hourly: commit a Merkle root over every job's audit trail not yet covered."""
     return audit_jobs.commit_audit_root(worker_context())
+
+
+@task(name=CONTRACT_CHECK)
+def contract_check() -> dict[str, Any]:
+    """Beat, nightly: one real query per source, its answer's shape against the recording; drift
+    is stored and logged, never raised (seed 000 §10.4)."""
+    return contracts.run_contract_check(worker_context())
