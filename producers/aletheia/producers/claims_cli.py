@@ -232,3 +232,39 @@ def csl(paths: tuple[Path, ...], output: Path | None) -> None:
     for problem in export.problems:
         click.echo(f"aletheia csl: unreadable artifact: {problem}", err=True)
     sys.exit(1 if export.problems else 0)
+
+
+@click.command("web-claim")
+@click.argument("claim")
+@click.option("--url", "urls", multiple=True, help="A page the claim is about (repeatable, at most 3).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def web_claim(claim: str, urls: tuple[str, ...], fmt: str) -> None:
+    """Check CLAIM (about an RFC, a standard, software docs) against the page itself: the --url
+    pages, else those a web search finds (seed 001's verify_claim_with_search). Fetched through the
+    SSRF-safe web tier, judged like a paper, every excerpt the page's own words.
+
+    Exit codes: 0 supported; 1 contradicted or not supported; 2 usage error or offline; 3 no page
+    could be read or found.
+    """
+    from aletheia.config import get_settings
+    from aletheia.pipeline.claims.web_claims import MAX_PAGES, verify_claim_on_the_web
+
+    if len(urls) > MAX_PAGES or any(not u.startswith(("http://", "https://")) for u in urls):
+        click.echo(f"aletheia web-claim: --url takes at most {MAX_PAGES} http(s) URLs", err=True)
+        sys.exit(2)
+    if get_settings().offline:
+        click.echo("aletheia web-claim: needs the network (offline)", err=True)
+        sys.exit(2)
+    result = asyncio.run(verify_claim_on_the_web(claim, urls))
+    if fmt == "json":
+        _emit_json(result.as_json())
+    else:
+        click.echo(f"{result.verdict}: {result.url or ''}".rstrip(": "))
+        for excerpt in result.excerpts:
+            click.echo(f'  "{excerpt["text"]}" ({excerpt["location"]}; judge {result.judge})')
+        if result.why:
+            click.echo(f"  why: {result.why}")
+        for page in result.pages:
+            if not page.get("read"):
+                click.echo(f"  not read: {page['url']}: {page.get('why')}")
+    sys.exit(result.exit_code())

@@ -31,6 +31,7 @@ COMMAND_PATHS: dict[str, str] = {
     "check": "aletheia.producers.claims_cli:check",
     "audit": "aletheia.producers.claims_cli:audit",
     "csl": "aletheia.producers.claims_cli:csl",
+    "web-claim": "aletheia.producers.claims_cli:web_claim",
     "contract-check": "aletheia.producers.contracts_cli:contract_check",
     "claims": "aletheia.producers.text_cli:claims",
     "fix": "aletheia.producers.text_cli:fix",

@@ -179,6 +179,14 @@ class AletheiaClient:
         cites (docs/report-schema.md, "The claims report")."""
         return self._settle(self.submit_claims_text(text, **options), wait=wait, timeout=timeout)
 
+    def verify_claim_with_search(self, claim: str, *, urls: Sequence[str] = ()) -> dict[str, Any]:
+        """A generic web claim (an RFC, a standard, software docs) judged against the page itself:
+        the `urls` given, else a web search's pages; fetched through the SSRF-safe web tier, the
+        verbatim rule and the claim judge as for a paper (seed 001). In this process, no job."""
+        from aletheia.pipeline.claims.web_claims import verify_claim_on_the_web
+
+        return asyncio.run(verify_claim_on_the_web(claim, urls, settings=self.settings)).as_json()
+
     @staticmethod
     def find_unsupported_claims(text: str, *, name: str = "", fmt: str | None = None) -> list[dict[str, Any]]:
         """The claims of `text` that need a citation and carry none: pure, no job, no network."""

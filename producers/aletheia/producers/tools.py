@@ -97,6 +97,30 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
     {
+        "name": "verify_claim_with_search",
+        "description": (
+            "Check a claim that is not about a paper (an RFC, a standard, a piece of software's "
+            "documentation, a web page) against the page itself: the `urls` given, else the pages a web "
+            "search finds (when one is configured). Each page is fetched through the SSRF-safe web tier "
+            "and judged like a paper: verdict supported / contradicted / not_supported / unreachable / "
+            "no_pages, with the deciding excerpt verbatim, its location and why."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "claim": {"type": "string", "minLength": 1},
+                "urls": {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": "^https?://"},
+                    "maxItems": 3,
+                    "description": "The pages the claim is about (http or https).",
+                },
+            },
+            "required": ["claim"],
+            "additionalProperties": False,
+        },
+    },
+    {
         "name": "validate_research",
         "description": (
             "Check a research text (Markdown, LaTeX or plain text): find the claims that need a "
@@ -291,6 +315,8 @@ def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[s
                 wait=args.get("wait", True),
                 timeout=float(args.get("timeout_seconds", 600)),
             )
+        if name == "verify_claim_with_search":
+            return client.verify_claim_with_search(args["claim"], urls=list(args.get("urls", [])))
         if name == "validate_research":
             options: dict[str, Any] = {
                 "name": args.get("filename", "document.md"),

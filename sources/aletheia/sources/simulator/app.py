@@ -53,6 +53,7 @@ from aletheia.sources.simulator.config import (
 from aletheia.sources.simulator.drift import renamed
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit, retry_after_header
+from aletheia.sources.simulator.pages import serve_page
 from aletheia.sources.simulator.stats import SimulatorStats
 from aletheia.sources.simulator.universe import Universe
 
@@ -160,6 +161,8 @@ class SimulatorApp:
         subpath = "/" + tail if slash else "/"
         if segment == "_sim":
             return self._control(request, subpath)
+        if segment == "pages" and request.method in ("GET", "HEAD"):
+            return serve_page(self.universe.base_dir, subpath)
         if segment == "":
             return json_response(self._index())
         source = _BY_SEGMENT.get(segment)
@@ -296,6 +299,7 @@ class SimulatorApp:
             "works": len(self.universe),
             "sources": dict(PREFIXES),
             "control": ["/_sim/stats", "/_sim/reset", "/_sim/config", "/_sim/health"],
+            "pages": "/pages/<name>.html",
         }
 
     def _control(self, request: Request, path: str) -> Response:
