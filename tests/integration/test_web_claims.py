@@ -133,3 +133,31 @@ def test_the_cli_and_the_agent_tool(
         )
     finally:
         reset_settings_cache()
+
+
+async def test_without_a_url_the_web_search_s_pages_are_read(
+    simulator: SimulatorServer, gateway: SourceGateway
+) -> None:
+    import dataclasses
+    from datetime import UTC, datetime
+
+    from aletheia.core.records import SourceName, WorkRecord
+    from aletheia.sources.base import SourceRecord
+
+    asked: list[str] = []
+
+    class Search:
+        source = SourceName.TAVILY
+
+        async def search(self, query: str, *, limit: int = 10) -> list[SourceRecord]:
+            asked.append(query)
+            page = _page(simulator)
+            hit = WorkRecord(
+                source=SourceName.TAVILY, title="RFC 9990", source_id=page, urls={"result": page}
+            )
+            return [SourceRecord(hit, None, datetime.now(UTC))]
+
+    gateway.web_tiers = dataclasses.replace(gateway.web_tiers, search=Search())  # type: ignore[arg-type]
+    result = await _check(gateway, "WTP/2 runs over TLS 1.3 on TCP port 7411")
+    assert result.verdict == "supported" and result.url == _page(simulator), result.as_json()
+    assert asked and "TLS" in asked[0]

@@ -71,7 +71,7 @@ async def _search_pages(gateway: Any, claim: str) -> tuple[list[str], str | None
         hits = await search.search(extracted.queries[0], limit=MAX_PAGES * 2)
     except SourceError as exc:
         return [], f"the web search could not be asked: {exc}"
-    urls = [url for hit in hits if (url := hit.record.urls.get("landing") or hit.url)]
+    urls = [url for hit in hits if (url := hit.record.urls.get("result") or hit.record.source_id)]
     return list(dict.fromkeys(urls))[:MAX_PAGES], None if urls else "the web search found no page"
 
 
