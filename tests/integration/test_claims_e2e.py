@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
+from aletheia.pipeline.audit.artifacts import audit_existing_citations
 from aletheia.pipeline.claims.audit_events import ClaimTrail
 from aletheia.pipeline.claims.cite import ClaimTools, outcome_as_dict, verify_and_cite
 from aletheia.pipeline.claims.judge import MAX_JUDGE_ROUNDS, ModelJudge, RuleJudge
@@ -142,6 +143,50 @@ async def test_human_override_records_the_reason(
     assert any(
         note.startswith("overridden_conflict: first_author_surname") for note in front.triangulation.notes
     )
+    # The accepted disagreement is part of the artifact (issue 29) ...
+    assert [(c.field, c.source.value, c.recorded, c.accepted) for c in front.overridden_conflicts] == [
+        ("first_author_surname", "arxiv", "Lindqvist", "Tanaka")
+    ]
+
+
+async def test_an_overridden_artifact_is_not_drift_and_the_reason_is_in_the_trail(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    reason = "S2 has a stale author list; arXiv's listing is authoritative"
+    trail = ClaimTrail()
+    citation, path = await _cite(
+        CONFLICT_CLAIM, gateway, settings, project, override=True, override_reason=reason, trail=trail
+    )
+    assert citation is not None, path
+    events = dict(trail.events)
+    assert events["claim_identity"]["overridden"] is True
+    assert events["claim_identity"]["override_reason"] == reason
+    assert events["claim_decision"]["human_overridden"] is True
+    assert events["claim_decision"]["override_reason"] == reason
+    # ... so every later audit asks arXiv again, hears "Tanaka" again, and reports no drift.
+    report = await audit_existing_citations(project, gateway)
+    assert [d.kind for a in report.artifacts for d in a.drifts] == [] and report.exit_code() == 0
+    (audited,) = report.artifacts
+    assert [(a.kind, a.source, a.current) for a in audited.accepted] == [
+        ("first_author_changed", "arxiv", "Tanaka")
+    ]
+    assert reason in audited.accepted[0].detail
+
+
+async def test_the_triangulate_tool_takes_a_human_override(gateway: SourceGateway) -> None:
+    with pytest.raises(ValueError, match="override_reason"):
+        ClaimTools(gateway, LexicalReasoner(), override_reason=" ")
+    for reason in (None, "arXiv's listing is authoritative"):
+        tools = ClaimTools(gateway, LexicalReasoner(), override_reason=reason)
+        query = {"query": "gradient poisoning defenses federated learning"}
+        found = await tools.dispatch("search_papers", query)
+        paper_id = next(c["paper_id"] for c in found["candidates"] if "Poisoning Defenses" in c["title"])
+        gate = await tools.dispatch("triangulate", {"paper_id": paper_id})
+        assert [c["field"] for c in gate["conflicts"]] == ["first_author_surname"]
+        assert gate["verified"] is (reason is not None)
+        assert gate.get("override_reason") == reason and gate.get("human_overridden", False) is (
+            reason is not None
+        )
 
 
 async def test_a_vague_claim_has_no_candidates(
@@ -379,5 +424,106 @@ def test_cli_cite_and_check(
         assert checked.exit_code == 0, checked.output
         (project / "more.py").write_text("# see docs/citations/1902.06156-baruch-alie.md\n", encoding="utf-8")
         assert runner.invoke(main, ["check", str(project)]).exit_code == 1
+        # Issue 29: the artifact given to `verify` is one reference, the work it cites.
+        verified = runner.invoke(main, ["verify", result["artifact"], "--format", "jsonl"])
+        assert verified.exit_code == 0, verified.output
+        lines = [json.loads(line) for line in verified.stdout.splitlines() if line.startswith("{")]
+        (entry,) = [line for line in lines if "key" in line]
+        assert entry["key"] == "2304.01234-halvorsen-trimmed" and entry["verdict"] == "verified", entry
+        # An accepted override is not drift at the next audit; the reason is shown.
+        reason = "S2 has a stale author list"
+        overridden = runner.invoke(
+            main, ["cite", CONFLICT_CLAIM, "--project-root", str(project), "--override-reason", reason]
+        )
+        assert overridden.exit_code == 0, overridden.output
+        assert f"note: human override: {reason}" in overridden.stdout
+        audited = runner.invoke(main, ["audit", str(project)])
+        assert audited.exit_code == 0, audited.output
+        assert "first_author_surname: artifact says 'Lindqvist', arxiv now says 'Tanaka'" in audited.stdout
+        assert f"(accepted by override: {reason})" in audited.stdout
     finally:
         reset_settings_cache()
+
+
+# --- Tier 0: the verified library before the APIs (issue 29) ---------------------------------------
+
+
+def _library(tmp_path: Path) -> Any:
+    from aletheia.storage.db import engine_for
+    from aletheia.storage.stores import SqlLibrary
+
+    return SqlLibrary(engine_for(f"sqlite:///{tmp_path / 'library.sqlite3'}"))
+
+
+def _searches(simulator: SimulatorServer) -> int:
+    return sum(
+        count
+        for source in ("s2", "openalex")
+        for kind, count in simulator.source_stats(source)["by_kind"].items()
+        if "search" in kind
+    )
+
+
+async def test_a_claim_is_cited_from_the_library_without_a_search(
+    simulator: SimulatorServer, gateway: SourceGateway, settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    library = _library(tmp_path)
+    known = await gateway.semantic_scholar.paper("DOI:10.5555/jds.2023.0042")
+    assert known is not None
+    library.remember_sync([known])
+    gateway.library = library
+    simulator.reset()
+    trail = ClaimTrail()
+    citation, path = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=trail)
+    assert citation is not None, path
+    assert path.name == "2304.01234-halvorsen-trimmed.md"
+    (candidates,) = [body for kind, body in trail.events if kind == "claim_candidates"]
+    assert candidates["tier"] == "library" and candidates["queries"] == []
+    assert _searches(simulator) == 0  # no API was searched; the text and the gate still were asked
+    assert simulator.source_stats("openalex")["requests"] > 0
+
+
+async def test_when_the_library_does_not_support_the_claim_the_apis_are_searched(
+    simulator: SimulatorServer, gateway: SourceGateway, settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    from aletheia.core.records import Author, SourceName, WorkRecord
+    from aletheia.sources.base import SourceRecord
+
+    library = _library(tmp_path)
+    # Plausible (most of the claim's words) but no sentence says it: not_enough, not a contradiction.
+    near_miss = WorkRecord(
+        source=SourceName.CROSSREF,
+        title="Notes on Sensor Fusion",
+        authors=(Author(given="Ada", family="Quinn"),),
+        year=2020,
+        doi="10.5555/notes.2020.1",
+        abstract="Trimmed median aggregation is a robust statistic. Byzantine sensor nodes appear in"
+        " one third of field deployments.",
+    )
+    library.remember_sync([SourceRecord(near_miss, None, NOW)])
+    gateway.library = library
+    trail = ClaimTrail()
+    citation, path = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=trail)
+    assert citation is not None, path
+    assert path.name == "2304.01234-halvorsen-trimmed.md"
+    tiers = [body["tier"] for kind, body in trail.events if kind == "claim_candidates"]
+    assert tiers == ["library", "sources"]
+    assert _searches(simulator) > 0
+    read = [body["candidate"] for kind, body in trail.events if kind == "claim_text"]
+    assert read[0] == "doi:10.5555/notes.2020.1" and "doi:10.5555/notes.2020.1" not in read[1:]
+
+
+async def test_a_cited_work_joins_the_library_for_the_next_claim(
+    gateway: SourceGateway, settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    library = _library(tmp_path)
+    gateway.library = library
+    first = ClaimTrail()
+    citation, _ = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=first)
+    assert citation is not None
+    assert [b["tier"] for k, b in first.events if k == "claim_candidates"] == ["sources"]
+    assert library.count() == 2  # Semantic Scholar's record and OpenAlex's, which agreed
+    again = ClaimTrail()
+    citation, _ = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=again)
+    assert citation is not None
+    assert [b["tier"] for k, b in again.events if k == "claim_candidates"] == ["library"]

@@ -22,6 +22,7 @@ from aletheia.core.artifacts import (
     ArtifactUrls,
     CitationArtifact,
     Excerpt,
+    OverriddenConflict,
     Triangulation,
     artifact_path,
     excerpt_verifies,
@@ -215,10 +216,45 @@ def test_seed_example_round_trips() -> None:
     assert parse_artifact(render_artifact(artifact)) == artifact
 
 
+def _top_level_keys(text: str) -> list[str]:
+    return [line.split(":", 1)[0] for line in text.split("\n") if re.match(r"[a-z_]+:", line)]
+
+
 def test_frontmatter_groups_cover_every_field_once() -> None:
-    text = frontmatter_text(render_artifact(seed_artifact()))
-    top_level_keys = [line.split(":", 1)[0] for line in text.split("\n") if re.match(r"[a-z_]+:", line)]
-    assert sorted(top_level_keys) == sorted(ArtifactFrontmatter.model_fields)
+    # `overridden_conflicts` is written only when an override accepted something (below).
+    top_level_keys = _top_level_keys(frontmatter_text(render_artifact(seed_artifact())))
+    assert sorted(top_level_keys) == sorted(set(ArtifactFrontmatter.model_fields) - {"overridden_conflicts"})
+
+
+def test_accepted_conflicts_are_written_under_the_override() -> None:
+    artifact = seed_artifact()
+    front = artifact.frontmatter.model_copy(
+        update={
+            "human_overridden": True,
+            "override_reason": "S2 has a stale author list",
+            "overridden_conflicts": [
+                OverriddenConflict(
+                    field="first_author_surname", source=SourceName.ARXIV, recorded="Zhang", accepted="Liu"
+                )
+            ],
+        }
+    )
+    overridden = artifact.model_copy(update={"frontmatter": front})
+    text = render_artifact(overridden)
+    assert sorted(_top_level_keys(frontmatter_text(text))) == sorted(ArtifactFrontmatter.model_fields)
+    assert (
+        'override_reason: "S2 has a stale author list"\noverridden_conflicts:\n'
+        "  - field: first_author_surname\n    source: arxiv\n"
+    ) in text
+    assert parse_artifact(text) == overridden
+
+
+def test_accepted_conflicts_need_an_override() -> None:
+    conflict = {"field": "year", "source": "openalex", "recorded": "2024", "accepted": "2025"}
+    assert "overridden_conflicts" in schema_error(overridden_conflicts=[conflict])
+    assert "field" in schema_error(
+        human_overridden=True, override_reason="AJ", overridden_conflicts=[{**conflict, "field": "venue"}]
+    )
 
 
 def test_frontmatter_from_a_published_record() -> None:
@@ -817,6 +853,20 @@ def artifacts(draw: st.DrawFn) -> CitationArtifact:
         retraction_status=draw(st.none() | st.sampled_from(list(RetractionKind))),
         human_overridden=overridden,
         override_reason=draw(non_blank) if overridden else None,
+        overridden_conflicts=draw(
+            st.lists(
+                st.builds(
+                    OverriddenConflict,
+                    field=st.sampled_from(DECISIVE_FIELDS),
+                    source=st.sampled_from(list(SourceName)),
+                    recorded=st.none() | text,
+                    accepted=st.none() | text,
+                ),
+                max_size=2,
+            )
+        )
+        if overridden
+        else [],
         claim_supported=claim,
         text_excerpts_unavailable=excerpts_unavailable,
         **identifiers,

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from aletheia.core.artifact_overrides import override_note
 from aletheia.core.artifacts import (
     ArtifactPathError,
     CitationArtifact,
     Excerpt,
+    OverriddenConflict,
     Triangulation,
     frontmatter_from_record,
 )
@@ -245,3 +247,75 @@ async def test_audit_not_found_and_unreachable(repo: Path) -> None:
         ),
     )
     assert drift_kinds(only_unreachable) == ["unreachable"] and only_unreachable.exit_code() == 3
+
+
+# --- accepted overrides (issue 29) -----------------------------------------------------------------
+
+
+def overridden_artifact(*, structured: bool = True) -> CitationArtifact:
+    """The lichen artifact accepted past a first-author conflict: Semantic Scholar said Nowicka,
+    OpenAlex said Nowak, and a human decided (older artifacts kept it as a note only)."""
+    accepted = OverriddenConflict(
+        field="first_author_surname", source=SourceName.OPENALEX, recorded="Nowicka", accepted="Nowak"
+    )
+    plain = artifact()
+    front = plain.frontmatter.model_copy(
+        update={
+            "human_overridden": True,
+            "override_reason": "OpenAlex merged two authors; the paper's PDF says Nowicka",
+            "overridden_conflicts": [accepted] if structured else [],
+            "triangulation": plain.frontmatter.triangulation.model_copy(
+                update={
+                    "decisive_fields_agreed": False,
+                    "notes": [override_note(accepted, SourceName.SEMANTIC_SCHOLAR)],
+                }
+            ),
+        }
+    )
+    return plain.model_copy(update={"frontmatter": front})
+
+
+def now_says(**update: Any) -> WorkRecord:
+    return WORK.model_copy(update={"source": SourceName.OPENALEX, **update})
+
+
+NOWAK = (Author(given="Ewa", family="Nowak"), Author(given="Sam", family="Ortega"))
+
+
+@pytest.mark.parametrize("structured", [True, False], ids=["overridden_conflicts", "legacy_notes"])
+async def test_an_accepted_override_is_not_drift(tmp_path: Path, structured: bool) -> None:
+    write_citation_artifact(tmp_path, overridden_artifact(structured=structured))
+    same = now_says(authors=NOWAK)
+    report = await audit_existing_citations(
+        tmp_path, FakeGateway(same, same.model_copy(update={"source": SourceName.CROSSREF}))
+    )
+    assert drift_kinds(report) == [] and report.exit_code() == 0
+    (audited,) = report.artifacts
+    assert [(a.kind, a.source, a.current) for a in audited.accepted] == [
+        ("first_author_changed", "openalex", "Nowak"),
+        ("first_author_changed", "crossref", "Nowak"),
+    ]
+    assert "accepted by override: OpenAlex merged two authors" in audited.accepted[0].detail
+
+
+async def test_real_drift_of_an_overridden_artifact_is_still_reported(tmp_path: Path) -> None:
+    write_citation_artifact(tmp_path, overridden_artifact())
+    # The accepted disagreement stays accepted; the year is new drift.
+    report = await audit_existing_citations(
+        tmp_path, FakeGateway(now_says(authors=NOWAK, year=2020), now_says(authors=NOWAK))
+    )
+    assert drift_kinds(report) == ["year_changed"] and report.exit_code() == 1
+    assert len(report.artifacts[0].accepted) == 2
+    # A source now naming a third first author is not what was accepted.
+    third = (Author(given="Ewa", family="Kowalska"),)
+    report = await audit_existing_citations(
+        tmp_path, FakeGateway(now_says(authors=third), now_says(authors=NOWAK))
+    )
+    assert drift_kinds(report) == ["first_author_changed"]
+    assert report.artifacts[0].drifts[0].current == "Kowalska"
+
+
+async def test_an_artifact_without_override_still_drifts_on_the_same_answer(repo: Path) -> None:
+    report = await audit_existing_citations(repo, FakeGateway(now_says(authors=NOWAK), None))
+    assert sorted(drift_kinds(report)) == ["first_author_changed", "identifier_not_found"]
+    assert report.artifacts[0].accepted == []

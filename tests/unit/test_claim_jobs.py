@@ -170,6 +170,9 @@ def test_the_job_and_verify_and_cite_are_one_engine(runtime: Runtime, project: P
 
     async def in_process() -> Any:
         async with runtime.gateway() as gateway:
+            # The job's citation put the work in the library (Tier 0, issue 29): this run starts
+            # where the job started, with no library work for the claim.
+            gateway.library = None
             return await verify_and_cite(
                 HAPPY_CLAIM, project_root=other, gateway=gateway, settings=runtime.settings, trail=trail
             )
@@ -433,3 +436,38 @@ def test_the_claim_stages_are_routed_to_their_pools() -> None:
         service.CLAIM_ARTIFACT: "writer",
     }
     assert set(claim_jobs.STAGE_TASKS.values()) == set(service.CLAIM_STAGE_TASKS)
+
+
+def test_a_claim_job_goes_back_to_the_apis_when_the_library_does_not_support_it(
+    runtime: Runtime, project: Path
+) -> None:
+    """Tier 0 (issue 29) on the pools: a library work that fits but does not support the claim is
+    read, then the candidates stage runs again and the APIs' paper is cited."""
+    from datetime import UTC, datetime
+
+    from aletheia.core.records import Author, SourceName, WorkRecord
+    from aletheia.sources.base import SourceRecord
+
+    near_miss = WorkRecord(
+        source=SourceName.CROSSREF,
+        title="Notes on Sensor Fusion",
+        authors=(Author(given="Ada", family="Quinn"),),
+        year=2020,
+        doi="10.5555/notes.2020.1",
+        abstract="Trimmed median aggregation is a robust statistic. Byzantine sensor nodes appear in"
+        " one third of field deployments.",
+    )
+    runtime.library.remember_sync([SourceRecord(near_miss, None, datetime.now(UTC))])
+    job_id, sent = run_inline(runtime, HAPPY_CLAIM, project)
+    assert sent[:4] == [
+        service.CLAIM_CANDIDATES,
+        service.CLAIM_TEXT,
+        service.CLAIM_JUDGE,
+        service.CLAIM_CANDIDATES,
+    ]
+    summary = service.job_summary(runtime, job_id)
+    assert summary["verified"] is True
+    assert Path(summary["artifact"]).name == "2304.01234-halvorsen-trimmed.md"
+    tiers = [b["tier"] for k, b in events(runtime, job_id) if k == "claim_candidates"]
+    assert tiers == ["library", "sources"]
+    assert audit_log_for(runtime).verify_job(job_id).intact

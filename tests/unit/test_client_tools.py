@@ -130,3 +130,20 @@ def test_every_tool_checks_types_and_bounds(client: AletheiaClient) -> None:
     assert "timeout_seconds: 0 is less than the minimum of 1" in too_long["error"]
     assert "does not match" in call_tool(client, "job_status", {"job_id": "../etc"})["error"]
     assert "must be a JSON object" in call_tool(client, "job_status", ["x"])["error"]  # type: ignore[arg-type]
+
+
+def test_verify_claim_carries_a_human_override(client: AletheiaClient, tmp_path: Path) -> None:
+    """Issue 29: the override is not only `aletheia cite`'s: the client and the agent tool take
+    it, and it travels in the claim job's input to the stage that writes the artifact."""
+    reason = "S2 lists the workshop version; AJ confirmed the journal one"
+    args = {"claim": "Norm clipping fails against coordinated poisoning", "override_reason": reason}
+    submitted = call_tool(client, "verify_claim", {**args, "wait": False})
+    job = client.runtime.jobs.job(submitted["job_id"])
+    assert job is not None and job.input["override_reason"] == reason
+    direct = client.verify_claim(args["claim"], override_reason=reason, into=tmp_path, wait=False)
+    job = client.runtime.jobs.job(direct["job_id"])
+    assert job is not None and job.input["override_reason"] == reason
+    assert job.input["repository"] == str(tmp_path.resolve())
+    assert "does not match" in call_tool(client, "verify_claim", {**args, "override_reason": "  "})["error"]
+    with pytest.raises(ValueError, match="override_reason"):
+        client.verify_claim(args["claim"], override_reason=" ", wait=False)

@@ -215,6 +215,8 @@ class Settings(BaseSettings):
     audit_schedule: str = "0 3 * * 1"  # crontab: Mondays 03:00 UTC
     retraction_refresh_schedule: str = "0 4 * * *"
     mirror_update_schedule: str = "30 4 * * *"  # crontab: the mirror's increments (issue 32), daily
+    # The live-API contract check (seed 000 §10.4): one real query per source, nightly.
+    contract_check_schedule: str = "30 2 * * *"
     flower_user: str = "aletheia"
     flower_password: SecretStr | None = None
     # Flower listens here; the compose file binds 0.0.0.0 inside its container and publishes the

@@ -107,6 +107,20 @@ class Triangulation(BaseModel):
         return self
 
 
+class OverriddenConflict(BaseModel):
+    """A decisive field on which a second source disagreed when a human accepted the artifact
+    (seed 000 §5.4): the artifact records `recorded`, `source` said `accepted`. It is part of the
+    artifact so that the drift audit knows the disagreement was decided: while the sources still
+    say `accepted` and the artifact still says `recorded`, it is not drift (any other change is)."""
+
+    model_config = _CLOSED
+
+    field: DecisiveField
+    source: SourceName
+    recorded: Text | None = None
+    accepted: Text | None = None
+
+
 class ArtifactFrontmatter(BaseModel):
     """The YAML frontmatter of seed §6.2, plus the fields the Aletheia pipeline adds.
 
@@ -119,7 +133,8 @@ class ArtifactFrontmatter(BaseModel):
     - `single_source_verified` is true exactly when `triangulation.secondary_source` is null.
     - Default-deny: `triangulation.decisive_fields_agreed: false` is only allowed with
       `human_overridden: true` (§5.4); `override_reason` is required, non-empty, when
-      `human_overridden` is true, and must be null otherwise.
+      `human_overridden` is true, and must be null otherwise; `overridden_conflicts` (the
+      disagreements the human accepted, field by field) may be given only with `human_overridden`.
     - `sources_consulted` names each source once, and includes both triangulation sources.
     - Identifiers are canonical: `arxiv_id` without version (`2502.03801`), `doi` bare (`10.x/y`,
       no resolver prefix; letter case is kept as the source gives it), `pmid` digits only.
@@ -151,6 +166,7 @@ class ArtifactFrontmatter(BaseModel):
     # Human override
     human_overridden: StrictBool = False
     override_reason: Text | None = None
+    overridden_conflicts: list[OverriddenConflict] = Field(default_factory=list)
     # Claim linkage
     claim_supported: NonBlankText | None = None
     # No full text could be read: the excerpts are the abstract's own sentences (location Abstract).
@@ -220,6 +236,8 @@ class ArtifactFrontmatter(BaseModel):
             problems.append("override_reason: required (non-empty) when human_overridden is true")
         if not self.human_overridden and self.override_reason is not None:
             problems.append("override_reason: must be null unless human_overridden is true")
+        if not self.human_overridden and self.overridden_conflicts:
+            problems.append("overridden_conflicts: must be empty unless human_overridden is true")
         if len(set(self.sources_consulted)) != len(self.sources_consulted):
             problems.append("sources_consulted: lists a source twice")
         for name in ("primary_source", "secondary_source"):
@@ -337,6 +355,7 @@ def frontmatter_from_record(
     claim_supported: str | None = None,
     human_overridden: bool = False,
     override_reason: str | None = None,
+    overridden_conflicts: list[OverriddenConflict] | None = None,
     text_excerpts_unavailable: bool = False,
     retraction_status: RetractionKind | None = None,
     venue_full: str | None = None,
@@ -365,6 +384,7 @@ def frontmatter_from_record(
         retraction_status=retraction_status,
         human_overridden=human_overridden,
         override_reason=override_reason,
+        overridden_conflicts=overridden_conflicts or [],
         claim_supported=claim_supported,
         text_excerpts_unavailable=text_excerpts_unavailable,
     )

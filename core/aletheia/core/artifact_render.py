@@ -40,7 +40,7 @@ _FRONTMATTER_GROUPS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
             "retraction_status",
         ),
     ),
-    ("Human override (optional)", ("human_overridden", "override_reason")),
+    ("Human override (optional)", ("human_overridden", "override_reason", "overridden_conflicts")),
     (
         "Claim linkage (LLM-generated; supported by verbatim excerpts below)",
         ("claim_supported", "text_excerpts_unavailable"),
@@ -48,6 +48,8 @@ _FRONTMATTER_GROUPS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
 )
 # Lists of identifiers read best on one line, as in the seed: `[semantic_scholar, openalex]`.
 _FLOW_LISTS: Final = frozenset({"sources_consulted", "decisive_fields_checked"})
+# Written only when they hold something, so an artifact without them reads as the seed's schema.
+_OMITTED_WHEN_EMPTY: Final = frozenset({"overridden_conflicts"})
 _IDENTIFIER: Final = re.compile(r"[a-z][a-z0-9_]*")
 _NO_WRAP: Final = 1 << 30
 
@@ -99,7 +101,9 @@ def _render_frontmatter(front: ArtifactFrontmatter) -> str:
     lines: list[str] = []
     for header, keys in _FRONTMATTER_GROUPS:
         lines.append(f"# === {header} ===\n")
-        group = {key: _yaml_ready(key, data[key]) for key in keys}
+        group = {
+            key: _yaml_ready(key, data[key]) for key in keys if key not in _OMITTED_WHEN_EMPTY or data[key]
+        }
         lines.append(
             yaml.dump(
                 group,

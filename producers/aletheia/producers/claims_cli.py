@@ -114,6 +114,7 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
                     "single_source_verified": citation.single_source_verified,
                     "text_excerpts_unavailable": citation.text_excerpts_unavailable,
                     "human_overridden": citation.human_overridden,
+                    "override_reason": summary.get("override_reason"),
                     "excerpts": list(citation.excerpts),
                     "judge": citation.judge,
                     **citation_transparency(citation).as_json(),
@@ -129,6 +130,8 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
             from aletheia.pipeline.reports.transparency import transparency_phrase
 
             click.echo(f"verification: {transparency_phrase(citation_transparency(citation).as_json())}")
+            if citation.human_overridden:
+                click.echo(f"note: human override: {summary.get('override_reason')}")
             if citation.single_source_verified:
                 click.echo("note: single-source verified (no second source knew this work)")
             if citation.text_excerpts_unavailable:
@@ -209,5 +212,72 @@ def audit(path: Path, fmt: str) -> None:
                 click.echo(f"{item.path}: ok ({', '.join(item.sources_checked) or 'no source'})")
             for drift in item.drifts:
                 click.echo(f"{item.path}: {drift.kind}: {drift.detail}")
+            for accepted in item.accepted:
+                click.echo(f"{item.path}: accepted: {accepted.detail}")
         click.echo(f"aletheia audit: {len(report.artifacts)} artifact(s), {len(report.drifted)} drifted")
     sys.exit(report.exit_code())
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the CSL-JSON here (atomically) instead of to standard output.",
+)
+def csl(paths: tuple[Path, ...], output: Path | None) -> None:
+    """The citation artifacts as CSL-JSON (Zotero, pandoc --citeproc), one item per artifact.
+
+    PATHS are artifact files or folders (a repository: its docs/citations/*.md; default .). Each
+    item is keyed by the artifact's slug and notes how it was verified. Exit codes: 0 every
+    artifact exported; 1 some could not be read (named on stderr; the others are exported).
+    """
+    from aletheia.pipeline.atomic_files import write_atomically
+    from aletheia.pipeline.reports.artifact_csl import export_artifacts
+
+    export = export_artifacts(list(paths) or [Path()])
+    text = json.dumps(export.items, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomically(output, text.encode("utf-8"), prefix=f".{output.name}.")
+    for problem in export.problems:
+        click.echo(f"aletheia csl: unreadable artifact: {problem}", err=True)
+    sys.exit(1 if export.problems else 0)
+
+
+@click.command("web-claim")
+@click.argument("claim")
+@click.option("--url", "urls", multiple=True, help="A page the claim is about (repeatable, at most 3).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def web_claim(claim: str, urls: tuple[str, ...], fmt: str) -> None:
+    """Check CLAIM (about an RFC, a standard, software docs) against the page itself: the --url
+    pages, else those a web search finds (seed 001's verify_claim_with_search). Fetched through the
+    SSRF-safe web tier, judged like a paper, every excerpt the page's own words.
+
+    Exit codes: 0 supported; 1 contradicted or not supported; 2 usage error or offline; 3 no page
+    could be read or found.
+    """
+    from aletheia.config import get_settings
+    from aletheia.pipeline.claims.web_claims import MAX_PAGES, verify_claim_on_the_web
+
+    if len(urls) > MAX_PAGES or any(not u.startswith(("http://", "https://")) for u in urls):
+        click.echo(f"aletheia web-claim: --url takes at most {MAX_PAGES} http(s) URLs", err=True)
+        sys.exit(2)
+    if get_settings().offline:
+        click.echo("aletheia web-claim: needs the network (offline)", err=True)
+        sys.exit(2)
+    result = asyncio.run(verify_claim_on_the_web(claim, urls))
+    if fmt == "json":
+        _emit_json(result.as_json())
+    else:
+        click.echo(f"{result.verdict}: {result.url or ''}".rstrip(": "))
+        for excerpt in result.excerpts:
+            click.echo(f'  "{excerpt["text"]}" ({excerpt["location"]}; judge {result.judge})')
+        if result.why:
+            click.echo(f"  why: {result.why}")
+        for page in result.pages:
+            if not page.get("read"):
+                click.echo(f"  not read: {page['url']}: {page.get('why')}")
+    sys.exit(result.exit_code())

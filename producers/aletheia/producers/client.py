@@ -179,6 +179,14 @@ class AletheiaClient:
         cites (docs/report-schema.md, "The claims report")."""
         return self._settle(self.submit_claims_text(text, **options), wait=wait, timeout=timeout)
 
+    def verify_claim_with_search(self, claim: str, *, urls: Sequence[str] = ()) -> dict[str, Any]:
+        """A generic web claim (an RFC, a standard, software docs) judged against the page itself:
+        the `urls` given, else a web search's pages; fetched through the SSRF-safe web tier, the
+        verbatim rule and the claim judge as for a paper (seed 001). In this process, no job."""
+        from aletheia.pipeline.claims.web_claims import verify_claim_on_the_web
+
+        return asyncio.run(verify_claim_on_the_web(claim, urls, settings=self.settings)).as_json()
+
     @staticmethod
     def find_unsupported_claims(text: str, *, name: str = "", fmt: str | None = None) -> list[dict[str, Any]]:
         """The claims of `text` that need a citation and carry none: pure, no job, no network."""
@@ -199,12 +207,16 @@ class AletheiaClient:
         *,
         paper: str | None = None,
         hint: str | None = None,
+        override_reason: str | None = None,
+        into: str | Path | None = None,
         wait: bool = True,
         timeout: float = 600.0,
     ) -> dict[str, Any]:
         """Submit a claim (against `paper` alone when given); with `wait`, return its result (or the
-        failure) once the job settles."""
-        return self._settle(self.submit_claim(claim, paper=paper, hint=hint), wait=wait, timeout=timeout)
+        failure) once the job settles. `override_reason` accepts a triangulation conflict, recorded
+        in the artifact and the job's audit trail; `into` is the repository for the artifact."""
+        job_id = self.submit_claim(claim, paper=paper, hint=hint, override_reason=override_reason, into=into)
+        return self._settle(job_id, wait=wait, timeout=timeout)
 
     def _settle(self, job_id: str, *, wait: bool, timeout: float) -> dict[str, Any]:
         """The job's report once it settles (its error when it failed); without `wait`, its status."""
@@ -291,8 +303,20 @@ class AsyncAletheiaClient:
     async def submit_text(self, text: str, *, name: str = "bibliography.txt") -> str:
         return await asyncio.to_thread(self.sync.submit_text, text, name=name)
 
-    async def submit_claim(self, claim: str, *, paper: str | None = None, hint: str | None = None) -> str:
-        return await asyncio.to_thread(lambda: self.sync.submit_claim(claim, paper=paper, hint=hint))
+    async def submit_claim(
+        self,
+        claim: str,
+        *,
+        paper: str | None = None,
+        hint: str | None = None,
+        override_reason: str | None = None,
+        into: str | Path | None = None,
+    ) -> str:
+        return await asyncio.to_thread(
+            lambda: self.sync.submit_claim(
+                claim, paper=paper, hint=hint, override_reason=override_reason, into=into
+            )
+        )
 
     async def sweep(self, repositories: Sequence[str | Path], *, register: bool = True) -> str:
         return await asyncio.to_thread(self.sync.sweep, repositories, register=register)
@@ -309,10 +333,14 @@ class AsyncAletheiaClient:
         *,
         paper: str | None = None,
         hint: str | None = None,
+        override_reason: str | None = None,
+        into: str | Path | None = None,
         wait: bool = True,
         timeout: float = 600.0,  # noqa: ASYNC109
     ) -> dict[str, Any]:
-        job_id = await self.submit_claim(claim, paper=paper, hint=hint)
+        job_id = await self.submit_claim(
+            claim, paper=paper, hint=hint, override_reason=override_reason, into=into
+        )
         if not wait:
             return {"job_id": job_id, "status": (await self.status(job_id))["status"]}
         status = await self.wait(job_id, timeout=timeout)

@@ -79,8 +79,42 @@ TOOLS: list[dict[str, Any]] = [
                     "substitute another (cited only if its own words support the claim).",
                 },
                 "hint": {"type": "string", "description": "Author, year, venue: a search hint only."},
+                "override_reason": {
+                    "type": "string",
+                    "minLength": 1,
+                    "pattern": "\\S",
+                    "description": "Only when a human has decided it: accept a triangulation conflict "
+                    "(the second source disagreeing on a decisive field) for this reason. The reason is "
+                    "recorded in the artifact (human_overridden) and the job's audit trail, and later "
+                    "drift audits do not report the accepted disagreement. Nothing else is overridden: "
+                    "an excerpt must still be the paper's own words.",
+                },
                 "wait": {"type": "boolean", "default": True},
                 "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
+            },
+            "required": ["claim"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "verify_claim_with_search",
+        "description": (
+            "Check a claim that is not about a paper (an RFC, a standard, a piece of software's "
+            "documentation, a web page) against the page itself: the `urls` given, else the pages a web "
+            "search finds (when one is configured). Each page is fetched through the SSRF-safe web tier "
+            "and judged like a paper: verdict supported / contradicted / not_supported / unreachable / "
+            "no_pages, with the deciding excerpt verbatim, its location and why."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "claim": {"type": "string", "minLength": 1},
+                "urls": {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": "^https?://"},
+                    "maxItems": 3,
+                    "description": "The pages the claim is about (http or https).",
+                },
             },
             "required": ["claim"],
             "additionalProperties": False,
@@ -277,9 +311,12 @@ def call_tool(client: AletheiaClient, name: str, args: dict[str, Any]) -> dict[s
                 args["claim"],
                 paper=args.get("paper"),
                 hint=args.get("hint"),
+                override_reason=args.get("override_reason"),
                 wait=args.get("wait", True),
                 timeout=float(args.get("timeout_seconds", 600)),
             )
+        if name == "verify_claim_with_search":
+            return client.verify_claim_with_search(args["claim"], urls=list(args.get("urls", [])))
         if name == "validate_research":
             options: dict[str, Any] = {
                 "name": args.get("filename", "document.md"),

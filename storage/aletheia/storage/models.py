@@ -179,6 +179,8 @@ class LibraryWork(Base):
     arxiv_id: Mapped[str | None] = mapped_column(String(64), index=True)
     pmid: Mapped[str | None] = mapped_column(String(16), index=True)
     title_key: Mapped[str] = mapped_column(String(300), index=True)  # normalised title, for lookups
+    # The record's abstract: with the title, what the full-text index holds (migration 0007).
+    abstract_text: Mapped[str | None] = mapped_column(Text, nullable=True)
     source: Mapped[str] = mapped_column(String(32))
     record: Mapped[dict[str, Any]] = mapped_column(JSON)  # the WorkRecord
     raw: Mapped[Any] = mapped_column(JSON, nullable=True)

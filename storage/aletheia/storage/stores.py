@@ -484,10 +484,20 @@ def _identity(record: WorkRecord) -> str:
     return f"title:{normalize_title(record.title or '')[:600]}|{first}"
 
 
+def _library_record(row: LibraryWork) -> SourceRecord:
+    return SourceRecord(
+        record=WorkRecord.model_validate(row.record),
+        raw=row.raw,
+        fetched_at=_aware(row.fetched_at),
+        from_cache=True,
+    )
+
+
 class SqlLibrary:
     """Seed 004's Tier 0 in the `library_works` table (implements the pipeline's `WorksLibrary`)."""
 
     def __init__(self, engine: Engine) -> None:
+        self.engine = engine
         self.sessions = session_factory(engine)
         self.threads = database_threads(engine)
 
@@ -525,19 +535,28 @@ class SqlLibrary:
                 )
                 seen = {r.id for r in rows}
                 rows.extend(r for r in more if r.id not in seen)
-        found = [
-            SourceRecord(
-                record=WorkRecord.model_validate(r.record),
-                raw=r.raw,
-                fetched_at=_aware(r.fetched_at),
-                from_cache=True,
-            )
-            for r in rows
-        ]
+        found = [_library_record(r) for r in rows]
         # The rows sharing a title or an identifier may hold namesakes: a hit is the one work the
         # citation names (`core.library_work`), or nothing.
         work = cited_library_work(cited, [f.record for f in found])
         return [f for f in found if any(f.record is r for r in work)]
+
+    async def search(
+        self, words: Sequence[str], *, title: str | None = None, limit: int = 5
+    ) -> list[SourceRecord]:
+        """Tier 0 for claims: the works whose title (exactly, when `title` is given) or whose title
+        and abstract (full text, `library_search`) best match; every record of each, best first."""
+        return await _off_loop(
+            self.threads, functools.partial(self.search_sync, title=title, limit=limit), words
+        )
+
+    def search_sync(
+        self, words: Sequence[str], *, title: str | None = None, limit: int = 5
+    ) -> list[SourceRecord]:
+        from aletheia.storage.library_search import search_library_rows
+
+        with self.sessions() as s:
+            return [_library_record(r) for r in search_library_rows(s, self.engine, words, title, limit)]
 
     async def remember(self, records: Sequence[SourceRecord], *, origin: str = "verified") -> None:
         await _off_loop(self.threads, functools.partial(self.remember_sync, origin=origin), records)
@@ -550,6 +569,7 @@ class SqlLibrary:
                 "arxiv_id": r.record.arxiv_id,
                 "pmid": r.record.pmid,
                 "title_key": normalize_title(r.record.title or "")[:300],
+                "abstract_text": r.record.abstract,
                 "source": r.record.source.value,
                 "record": r.record.model_dump(mode="json"),
                 "raw": r.raw,
@@ -569,6 +589,15 @@ class SqlLibrary:
                     LibraryWork.__table__,
                     rows[start : start + 200],
                     conflict=["source", "identity"],
-                    update=["record", "raw", "fetched_at", "title_key", "doi", "arxiv_id", "pmid"],
+                    update=[
+                        "record",
+                        "raw",
+                        "fetched_at",
+                        "title_key",
+                        "abstract_text",
+                        "doi",
+                        "arxiv_id",
+                        "pmid",
+                    ],
                 )
         return len(rows)

@@ -22,6 +22,7 @@ from aletheia.config import get_settings
 from aletheia.pipeline.jobs.kinds import (
     AUDIT,
     COMMIT_AUDIT_ROOT,
+    CONTRACT_CHECK,
     REDRIVE,
     REFRESH_RETRACTIONS,
     STEPS,
@@ -130,6 +131,7 @@ class LazyConfig:
                 "task": REFRESH_RETRACTIONS,
                 "schedule": _crontab(s.retraction_refresh_schedule),
             },
+            "contract-check": {"task": CONTRACT_CHECK, "schedule": _crontab(s.contract_check_schedule)},
             "redrive": {"task": REDRIVE, "schedule": float(s.redrive_interval_seconds)},
             "audit-root": {
                 "task": COMMIT_AUDIT_ROOT,

@@ -14,6 +14,8 @@ The formats (`InputFormat`) and how each is read:
 | ris       | `ris`        | a `TY`...`ER` record (read by rispy)                           |
 | endnote_xml | `endnote_xml` | a `<record>`                                                |
 | zotero_rdf | `zotero_rdf` | an item (a node with a `z:itemType`)                          |
+| citation_ | `artifact`   | the work a citation artifact (docs/citations/{slug}.md) cites: |
+| artifact  |              | its frontmatter, read through the artifact schema              |
 | pdf       | (pipeline)   | the text of a PDF's reference section, read as plain text      |
 | docx      | (pipeline)   | the text of a Word document, read as a plain-text document     |
 
@@ -61,7 +63,7 @@ _CHUNK_CHARS: Final = 64 * 1024
 
 SUPPORTED: Final = (
     "BibTeX/biblatex (.bib), .bbl, LaTeX (.tex), Markdown, plain text, HTML, JATS/TEI XML, CSL-JSON, "
-    "RIS (.ris), EndNote XML, Zotero RDF (.rdf), Word (.docx) or PDF"
+    "RIS (.ris), EndNote XML, Zotero RDF (.rdf), Word (.docx), citation artifacts or PDF"
 )
 
 
@@ -111,6 +113,11 @@ def parse_text(
         return _eager_errors(iter_xml(text, origin=origin))
     if fmt is InputFormat.CSL_JSON:
         return _eager_errors(iter_csl_json(text, origin=origin))
+    if fmt is InputFormat.ARTIFACT:
+        # Imported here: the artifact schema loads PyYAML, which no other input needs.
+        from aletheia.core.bibliography.artifact import iter_artifact
+
+        return iter_artifact(text, origin=origin)
     if fmt is InputFormat.RIS:
         return iter_ris(text, origin=origin)
     if fmt is InputFormat.ENDNOTE_XML:

@@ -17,7 +17,14 @@ from aletheia.core.bibliography.endnote_xml import looks_like_endnote_xml
 from aletheia.core.bibliography.ris import looks_like_ris
 from aletheia.core.bibliography.zotero_rdf import looks_like_zotero_rdf
 
-__all__ = ["SNIFF_BYTES", "SNIFF_CHARS", "InputFormat", "detect_format", "detect_format_bytes"]
+__all__ = [
+    "SNIFF_BYTES",
+    "SNIFF_CHARS",
+    "InputFormat",
+    "detect_format",
+    "detect_format_bytes",
+    "looks_like_artifact",
+]
 
 # How much of the input detection looks at. BibTeX files often open with a long comment or a block
 # of @string macros; 64 KiB reaches the first entry in every real file we have seen.
@@ -36,6 +43,8 @@ class InputFormat(StrEnum):
     MARKDOWN = "markdown"
     PLAIN = "plain"  # a plain-text reference list
     CSL_JSON = "csl_json"
+    # A citation artifact (docs/citations/{slug}.md): one reference, the work it cites (`artifact`).
+    ARTIFACT = "citation_artifact"
     PDF = "pdf"
     HTML = "html"  # a web page or an HTML paper: its references section only (`documents`)
     XML = "xml"  # JATS or TEI: its reference list only (`documents`)
@@ -102,6 +111,21 @@ _MARKDOWN_SIGNS: Final = (
 )
 
 
+# The frontmatter of a citation artifact: `---` on the first line, and, before the closing `---`,
+# the two keys every artifact has and no other Markdown front matter uses together.
+_FRONTMATTER: Final = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
+_ARTIFACT_KEYS: Final = (
+    re.compile(r"^sources_consulted:", re.MULTILINE),
+    re.compile(r"^triangulation:", re.MULTILINE),
+)
+
+
+def looks_like_artifact(head: str) -> bool:
+    """Whether a text opens as a citation artifact (its frontmatter has the artifact's keys)."""
+    match = _FRONTMATTER.match(head.lstrip("\ufeff"))
+    return match is not None and all(key.search(match["yaml"]) for key in _ARTIFACT_KEYS)
+
+
 def extension_format(filename: str | None) -> InputFormat | None:
     """The format a file name's extension suggests (`refs.BIB` -> bibtex), or None."""
     if not filename:
@@ -142,7 +166,8 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     with CSL vocabulary -> csl_json; Markdown headings, footnotes, links or bullet lists -> markdown;
     `<!doctype html>`/`<html>` -> html; `<?xml`, a JATS `<article>` or a TEI root -> xml; any other
     text -> plain. NUL characters (binary data) -> unknown; `%PDF-` -> pdf. A first line `TY  - `
-    -> ris; `<xml><records>` -> endnote_xml; an `rdf:RDF` in Zotero's namespace -> zotero_rdf.
+    -> ris; `<xml><records>` -> endnote_xml; an `rdf:RDF` in Zotero's namespace -> zotero_rdf; a
+    citation artifact's frontmatter -> citation_artifact (whatever the name).
     """
     head = head[:SNIFF_CHARS].lstrip("\ufeff")
     by_name = extension_format(filename)
@@ -154,6 +179,8 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     if not stripped:
         # Nothing to sniff: an empty .bib is still a (empty) bibliography.
         return by_name if by_name not in (None, InputFormat.PDF) else InputFormat.PLAIN
+    if stripped.startswith("---") and looks_like_artifact(head):
+        return InputFormat.ARTIFACT
     if looks_like_ris(stripped) or (by_name is InputFormat.RIS and _RIS_ANYWHERE.search(head)):
         return InputFormat.RIS
     markup = _LEADING_COMMENTS.sub("", stripped[:4096], count=1)

@@ -12,7 +12,9 @@ code span or fenced block, a Python string literal (`citable_text.py`).
 
 `audit_existing_citations(root, gateway)` (tier 4): re-asks the sources for every artifact's
 identifiers and reports drift: a DOI now resolving to a different work, a retraction, a corrected
-first author, a changed year or title, an identifier that no longer resolves.
+first author, a changed year or title, an identifier that no longer resolves. A disagreement a
+human accepted when the artifact was written (`overridden_conflicts`, seed 000 §5.4) is listed as
+accepted, with the reason, not as drift, for as long as the source says what was accepted.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from aletheia.core.artifact_overrides import accepted_override, overrides_of
 from aletheia.core.artifacts import (
     ArtifactFormatError,
     CitationArtifact,
@@ -320,6 +323,8 @@ class ArtifactAudit(BaseModel):
     path: str
     slug: str
     drifts: list[Drift] = []
+    # Disagreements a human override accepted when the artifact was written: not drift.
+    accepted: list[Drift] = []
     sources_checked: list[str] = []
 
     @property
@@ -385,6 +390,8 @@ async def _audit_one(
         audit.drifts.append(Drift(kind="unreadable", detail=str(exc)))
         return audit
     recorded = record_of_artifact(artifact)
+    overrides = overrides_of(artifact.frontmatter)
+    reason = artifact.frontmatter.override_reason
     found_records: list[WorkRecord] = []
     seen: set[tuple[str, str | None]] = set()
 
@@ -418,16 +425,20 @@ async def _audit_one(
             kind = _FIELD_DRIFT.get(conflict.field, "identifier_changed")
             if by == "doi" and conflict.field == "title":
                 kind = "doi_resolves_elsewhere"
-            add(
-                Drift(
-                    kind=kind,
-                    source=source.value,
-                    recorded=conflict.primary_value,
-                    current=conflict.secondary_value,
-                    detail=f"{conflict.field}: artifact says {conflict.primary_value!r},"
-                    f" {source.value} now says {conflict.secondary_value!r}",
-                )
+            drift = Drift(
+                kind=kind,
+                source=source.value,
+                recorded=conflict.primary_value,
+                current=conflict.secondary_value,
+                detail=f"{conflict.field}: artifact says {conflict.primary_value!r},"
+                f" {source.value} now says {conflict.secondary_value!r}",
             )
+            if accepted_override(conflict.field, conflict.primary_value, conflict.secondary_value, overrides):
+                audit.accepted.append(
+                    drift.model_copy(update={"detail": f"{drift.detail} (accepted by override: {reason})"})
+                )
+            else:
+                add(drift)
     notices = [notice for record in found_records for notice in record.retraction_notices]
     lookup_notices = getattr(gateway, "retraction_notices", None)
     if lookup_notices is not None:

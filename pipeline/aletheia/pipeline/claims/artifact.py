@@ -11,10 +11,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Final
 
+from aletheia.core.artifact_overrides import override_note
 from aletheia.core.artifacts import (
     ArtifactPathError,
     CitationArtifact,
     Excerpt,
+    OverriddenConflict,
     Triangulation,
     artifact_path,
     frontmatter_from_record,
@@ -48,16 +50,26 @@ def build_artifact(
     extra_notes: Sequence[str] = (),
 ) -> CitationArtifact:
     """The artifact for a candidate that passed (or, with `override_reason`, was overridden past)
-    the gate. Identity fields come from the primary source's record as it is."""
+    the gate. Identity fields come from the primary source's record as it is. An override records
+    each disagreement it accepted (`overridden_conflicts`, and a note for the reader), so the drift
+    audit does not report it again."""
     record = check.primary
     result = check.result
     notes = list(dict.fromkeys([*(result.notes if result else ()), *check.notes, *extra_notes]))
-    if override_reason is not None:
-        notes.extend(
-            f"overridden_conflict: {c.field}: {c.primary_source.value} says {c.primary_value}"
-            f" vs {c.secondary_source.value} says {c.secondary_value}"
+    overridden = (
+        [
+            OverriddenConflict(
+                field=c.field,
+                source=c.secondary_source,
+                recorded=c.primary_value,
+                accepted=c.secondary_value,
+            )
             for c in check.conflicts
-        )
+        ]
+        if override_reason is not None
+        else []
+    )
+    notes.extend(override_note(conflict, record.source) for conflict in overridden)
     secondary = check.secondary.record.source if check.secondary is not None else None
     triangulation = Triangulation(
         primary_source=record.source,
@@ -76,6 +88,7 @@ def build_artifact(
         claim_supported=claim,
         human_overridden=override_reason is not None,
         override_reason=override_reason,
+        overridden_conflicts=overridden,
         text_excerpts_unavailable=text_excerpts_unavailable,
         retraction_status=retraction,
     )

@@ -92,6 +92,7 @@ class Ranking(BaseModel):
     queries: tuple[str, ...]  # every query that was run
     iterations: int
     ranker: str  # "lexical" or "anthropic:<model>"
+    tier: str = "sources"  # "library": Tier 0, the verified library (no API asked); "sources": searches
 
 
 class FieldDisagreement(BaseModel):

@@ -46,6 +46,7 @@ from aletheia.pipeline.claims.audit_events import (
     judgement_rows,
 )
 from aletheia.pipeline.claims.judge import ClaimJudge, JudgedEvidence, judge_evidence
+from aletheia.pipeline.claims.library_tier import rank_library, remember_cited
 from aletheia.pipeline.claims.model import (
     Candidate,
     Citation,
@@ -145,6 +146,7 @@ class ClaimState(BaseModel):
     extracted: ExtractedClaim | None = None
     ranking: Ranking | None = None
     attempts: list[ClaimAttempt] = []
+    ranking_start: int = 0  # attempts before this ranking (Tier 0's, when the APIs were asked after)
     refusal: ConflictReport | None = None
     citation: PendingCitation | None = None
     artifact: str | None = None  # the path written (stage done, cited)
@@ -188,11 +190,11 @@ def _failed(failures: list[str]) -> SourcesFailed:
 
 
 async def _find_candidates(
-    request: ClaimRequest, extracted: ExtractedClaim, env: StageEnv, failures: list[str]
+    state: ClaimState, extracted: ExtractedClaim, env: StageEnv, failures: list[str]
 ) -> Ranking | ConflictReport:
-    """The named paper alone (`paper=`), or the ranked search results; `failures` collects the
-    searches and lookups that failed."""
-    gateway = env.gateway
+    """The named paper alone (`paper=`), the verified library's candidates (Tier 0, first time
+    only), or the ranked search results; `failures` collects the searches and lookups that failed."""
+    request, gateway = state.request, env.gateway
     if request.paper is not None:
         named, asked = await named_paper(gateway, request.paper, failures)
         if named is None:
@@ -212,6 +214,9 @@ async def _find_candidates(
             detail="the claim is too vague to search for"
             f" (content terms: {', '.join(extracted.terms) or 'none'})",
         )
+    tried = {attempt.candidate.key for attempt in state.attempts}
+    if not tried and (library := await rank_library(gateway, env.reasoner, extracted, request.hint)):
+        return library
     answered = 0
 
     async def search(query: str, year_hint: int | None) -> list[Candidate]:
@@ -223,6 +228,10 @@ async def _find_candidates(
 
     initial = await _direct_candidates(gateway, extracted, failures)
     ranking: Ranking = await env.reasoner.rank_candidates(extracted, initial, search)
+    if tried:  # the library's candidates were read already: the APIs' others only
+        ranking = ranking.model_copy(
+            update={"ranked": tuple(c for c in ranking.ranked if c.key not in tried)}
+        )
     if not ranking.ranked:
         if failures and not answered and not initial:
             raise _failed(failures)
@@ -238,31 +247,34 @@ async def _find_candidates(
 
 async def _stage_candidates(state: ClaimState, env: StageEnv) -> None:
     request = state.request
-    extracted = await env.reasoner.extract_claim(request.claim, request.hint)
-    state.extracted = extracted
-    env.trail.add(
-        CLAIM_EXTRACTED,
-        {
-            "claim": request.claim,
-            "assertion": extracted.assertion,
-            "queries": list(extracted.queries),
-            "hint": request.hint,
-            "paper": request.paper,
-        },
-    )
+    extracted = state.extracted  # set: Tier 0's candidates did not do, the APIs are asked now
+    if extracted is None:
+        extracted = state.extracted = await env.reasoner.extract_claim(request.claim, request.hint)
+        env.trail.add(
+            CLAIM_EXTRACTED,
+            {
+                "claim": request.claim,
+                "assertion": extracted.assertion,
+                "queries": list(extracted.queries),
+                "hint": request.hint,
+                "paper": request.paper,
+            },
+        )
     failures: list[str] = []
     try:
-        found = await _find_candidates(request, extracted, env, failures)
+        found = await _find_candidates(state, extracted, env, failures)
     finally:
         env.failures.extend(failures)  # a search that failed for want of a token is not an answer
     if not isinstance(found, Ranking):
-        state.refuse(found)
+        # After Tier 0's candidates were read, "no other candidate" means none supported the claim.
+        state.refuse(_no_support(state, env.judge.name) if state.attempts else found)
         return
     state.ranking = found
     env.trail.add(
         CLAIM_CANDIDATES,
         {
             "ranker": found.ranker,
+            "tier": found.tier,
             "queries": list(found.queries),
             "candidates": [c.summary() for c in found.ranked[:10]],
         },
@@ -275,7 +287,7 @@ async def _stage_candidates(state: ClaimState, env: StageEnv) -> None:
 
 async def _stage_text(state: ClaimState, env: StageEnv) -> None:
     assert state.ranking is not None
-    candidate = state.ranking.ranked[len(state.attempts)]
+    candidate = state.ranking.ranked[len(state.attempts) - state.ranking_start]
     fetched = env.texts.get(candidate.key) if env.texts is not None else None
     if fetched is None:
         fetched = await fetch_paper_text(env.gateway, candidate.record, convert=env.convert)
@@ -329,8 +341,10 @@ async def _stage_judge(state: ClaimState, env: StageEnv) -> None:
 
 def _next_candidate(state: ClaimState, env: StageEnv) -> None:
     assert state.ranking is not None
-    if len(state.attempts) < min(MAX_CANDIDATES_TRIED, len(state.ranking.ranked)):
+    if len(state.attempts) - state.ranking_start < min(MAX_CANDIDATES_TRIED, len(state.ranking.ranked)):
         state.stage = "text"
+    elif state.ranking.tier == "library":  # Tier 0 found no support: now the APIs are searched
+        state.ranking_start, state.stage = len(state.attempts), "candidates"
     else:
         state.refuse(_no_support(state, env.judge.name))
 
@@ -397,6 +411,12 @@ async def _stage_identity(state: ClaimState, env: StageEnv) -> None:
             "secondary": check.secondary.record.source.value if check.secondary else None,
             "conflicts": [c.model_dump(mode="json") for c in check.conflicts],
             "notes": list(check.notes),
+            # The human decision that lets a disagreement through, and why (seed 000 §5.4).
+            **(
+                {"overridden": True, "override_reason": request.override_reason}
+                if not check.agreed and request.override_reason is not None
+                else {}
+            ),
         },
     )
     if not check.agreed and request.override_reason is None:
@@ -457,6 +477,7 @@ async def _stage_identity(state: ClaimState, env: StageEnv) -> None:
         judge=judge_name,
     )
     chosen.paper = None  # what the artifact needs of it is in the artifact now
+    await remember_cited(env.gateway, check)  # Tier 0 for the next claim about this work
     state.stage = "write"
 
 
@@ -544,6 +565,11 @@ def write_stage(state: ClaimState, project_root: Path, trail: ClaimTrail) -> Out
                 "paper": record.doi or record.arxiv_id or record.pmid,
                 "excerpts": list(citation.excerpts),
                 "judge": citation.judge,
+                **(
+                    {"human_overridden": True, "override_reason": state.request.override_reason}
+                    if citation.human_overridden
+                    else {}
+                ),
             },
         )
     return outcome

@@ -31,14 +31,29 @@ __all__ = ["ClaimTools", "citation_transparency", "outcome_as_dict"]
 class ClaimTools:
     """The five tools of seed 000 §4.1 over one gateway, as methods and as a `dispatch` for a
     model's tool calls (`TOOL_DEFINITIONS` are their Anthropic definitions). Papers are referred to
-    by the `paper_id` a search returned; their texts are kept for `match_evidence`."""
+    by the `paper_id` a search returned; their texts are kept for `match_evidence`.
+
+    `override_reason` is the human override of seed 000 §5.4, given by whoever builds the tools,
+    never by the model: `triangulate` then lets a disagreement through, saying so
+    (`human_overridden`, the reason, each accepted conflict), as `verify_and_cite` records it in
+    the artifact. The model's tool input cannot set it (the definitions have no such field)."""
 
     definitions: Final = TOOL_DEFINITIONS
 
-    def __init__(self, gateway: Any, reasoner: ClaimReasoner, *, convert: Converter | None = None) -> None:
+    def __init__(
+        self,
+        gateway: Any,
+        reasoner: ClaimReasoner,
+        *,
+        convert: Converter | None = None,
+        override_reason: str | None = None,
+    ) -> None:
+        if override_reason is not None and not override_reason.strip():
+            raise ValueError("an override needs a non-empty override_reason (it is recorded)")
         self.gateway = gateway
         self.reasoner = paced_reasoner(reasoner, gateway)
         self.convert = convert
+        self.override_reason = override_reason
         self.papers: dict[str, Candidate] = {}
         self.texts: dict[str, FetchedText] = {}
 
@@ -118,11 +133,13 @@ class ClaimTools:
             }
         if name == "triangulate":
             check = await self.triangulate(str(arguments["paper_id"]))
+            overridden = not check.agreed and self.override_reason is not None
             return {
-                "verified": check.agreed,
+                "verified": check.agreed or overridden,
                 "secondary_source": check.secondary.record.source.value if check.secondary else None,
                 "conflicts": [c.model_dump(mode="json") for c in check.conflicts],
                 "notes": [*(check.result.notes if check.result else ()), *check.notes],
+                **({"human_overridden": True, "override_reason": self.override_reason} if overridden else {}),
             }
         raise KeyError(f"no tool named {name!r}")
 

@@ -91,6 +91,10 @@ class WorksLibrary(Protocol):
 
     async def remember(self, records: Sequence[SourceRecord]) -> None: ...
 
+    async def search(
+        self, words: Sequence[str], *, title: str | None = None, limit: int = 5
+    ) -> list[SourceRecord]: ...
+
 
 def user_agent() -> str:
     from importlib.metadata import PackageNotFoundError, version

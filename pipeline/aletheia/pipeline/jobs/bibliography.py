@@ -74,20 +74,9 @@ def expand_documents(ctx: ServiceContext, job_id: str) -> None:
 
 def _cited_from_artifact(text_: str, origin: str, key: str) -> CitedReference:
     from aletheia.core.artifacts import parse_artifact
-    from aletheia.core.authors import parse_name
+    from aletheia.core.bibliography.artifact import reference_from_artifact
 
-    front = parse_artifact(text_).frontmatter
-    return CitedReference(
-        key=key,
-        title=front.title,
-        authors=tuple(parse_name(a) for a in front.authors),
-        year=front.year,
-        venue=front.venue,
-        doi=front.doi,
-        arxiv_id=front.arxiv_id,
-        pmid=front.pmid,
-        origin=origin,
-    )
+    return reference_from_artifact(parse_artifact(text_), key=key, origin=origin)
 
 
 def read_references(

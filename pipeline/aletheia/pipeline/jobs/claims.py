@@ -306,6 +306,8 @@ def _finish(ctx: ServiceContext, job: Job, state: ClaimState) -> None:
     summary: dict[str, Any] = {"claim": job.input["claim"], "logic_version": LOGIC_VERSION}
     if citation is not None:
         summary |= {"verified": True, "citation": citation.model_dump(mode="json"), "artifact": str(detail)}
+        if citation.human_overridden:  # the human decision, as the artifact and the trail record it
+            summary["override_reason"] = job.input.get("override_reason")
     else:  # default-deny: why it could not be proven
         assert not isinstance(detail, Path)
         summary |= {"verified": False, "conflict": detail.model_dump(mode="json")}

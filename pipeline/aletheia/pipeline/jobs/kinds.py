@@ -67,6 +67,7 @@ REDRIVE: Final = "aletheia.control.redrive"
 REFRESH_RETRACTIONS: Final = "aletheia.control.refresh_retractions"
 COMMIT_AUDIT_ROOT: Final = "aletheia.control.commit_audit_root"
 UPDATE_MIRROR: Final = "aletheia.control.update_mirror"
+CONTRACT_CHECK: Final = "aletheia.control.contract_check"  # nightly: the sources' answer shapes
 CHECK_CLAIMS_TEXT: Final = "aletheia.evidence.check_claims_text"
 
 _JOBS = "aletheia.pipeline.jobs"
@@ -149,6 +150,7 @@ STEPS: Final[Mapping[str, Step]] = MappingProxyType(
             Step(REFRESH_RETRACTIONS, Pool.CONTROL, f"{_JOBS}.audit:refresh_retractions"),
             Step(COMMIT_AUDIT_ROOT, Pool.CONTROL, f"{_JOBS}.audit:commit_audit_root"),
             Step(UPDATE_MIRROR, Pool.CONTROL, f"{_JOBS}.audit:update_mirror"),
+            Step(CONTRACT_CHECK, Pool.CONTROL, "aletheia.pipeline.contracts:run_contract_check"),
         )
     }
 )

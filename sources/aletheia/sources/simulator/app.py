@@ -50,8 +50,10 @@ from aletheia.sources.simulator.config import (
     SimSource,
     SimulatorConfig,
 )
+from aletheia.sources.simulator.drift import renamed
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit, retry_after_header
+from aletheia.sources.simulator.pages import serve_page
 from aletheia.sources.simulator.stats import SimulatorStats
 from aletheia.sources.simulator.universe import Universe
 
@@ -159,6 +161,8 @@ class SimulatorApp:
         subpath = "/" + tail if slash else "/"
         if segment == "_sim":
             return self._control(request, subpath)
+        if segment == "pages" and request.method in ("GET", "HEAD"):
+            return serve_page(self.universe.base_dir, subpath)
         if segment == "":
             return json_response(self._index())
         source = _BY_SEGMENT.get(segment)
@@ -212,6 +216,8 @@ class SimulatorApp:
                 response = await asyncio.to_thread(self._answer, source, request, path)
             else:
                 response = self._answer(source, request, path)
+            if settings.renamed_keys and response.status == 200:
+                response.body = renamed(response.body, response.content_type, settings.renamed_keys)
             if fault == "malformed" and response.body:
                 # Well-formed HTTP, broken payload: the body cut in the middle.
                 response.body = response.body[: max(1, len(response.body) // 2)]
@@ -293,6 +299,7 @@ class SimulatorApp:
             "works": len(self.universe),
             "sources": dict(PREFIXES),
             "control": ["/_sim/stats", "/_sim/reset", "/_sim/config", "/_sim/health"],
+            "pages": "/pages/<name>.html",
         }
 
     def _control(self, request: Request, path: str) -> Response:

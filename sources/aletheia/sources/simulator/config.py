@@ -90,6 +90,9 @@ class SourceSimConfig(BaseModel):
     hang_seconds: float = Field(default=120.0, gt=0)  # longer than any client's timeout
     # Retry-After sent with a 429; None: the time until the bucket has a token, rounded up.
     retry_after: float | None = Field(default=None, ge=0)
+    # Schema drift: keys of the JSON answers (element names of the XML ones) renamed, old -> new,
+    # wherever they occur (the nightly contract check's test: issue 29).
+    renamed_keys: dict[str, str] = Field(default_factory=dict)
 
     def faults_for(self, kind: RequestKind) -> FaultRates:
         return self.faults_by_kind.get(kind, self.faults)

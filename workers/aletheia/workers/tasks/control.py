@@ -6,12 +6,14 @@ from typing import Any
 
 from celery import Task
 
+from aletheia.pipeline import contracts
 from aletheia.pipeline.jobs import audit as audit_jobs
 from aletheia.pipeline.jobs import redrive as redrive_jobs
 from aletheia.pipeline.jobs import sweeps as sweep_jobs
 from aletheia.pipeline.jobs.kinds import (
     AUDIT,
     COMMIT_AUDIT_ROOT,
+    CONTRACT_CHECK,
     REDRIVE,
     REFRESH_RETRACTIONS,
     START_SWEEP,
@@ -62,3 +64,10 @@ def commit_audit_root() -> str | None:
 def update_mirror() -> list[dict[str, Any]]:
     """Beat, daily: the local mirror's increments from the APIs' update filters (issue 32)."""
     return audit_jobs.update_mirror(worker_context())
+
+
+@task(name=CONTRACT_CHECK)
+def contract_check() -> dict[str, Any]:
+    """Beat, nightly: one real query per source, its answer's shape against the recording; drift
+    is stored and logged, never raised (seed 000 §10.4)."""
+    return contracts.run_contract_check(worker_context())
