@@ -18,9 +18,10 @@ from aletheia.sources.simulator import SimulatorConfig, SimulatorServer
 from aletheia.storage.admin import ADMIN_SCOPE, DATABASE_CLEARED
 from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.db import engine_for, session_factory
+from aletheia.storage.library import SqlLibrary
 from aletheia.storage.lists import PredatoryStore, RetractionStore
 from aletheia.storage.models import ArtifactRow, Item, Job, JobStatus, VerdictRow
-from aletheia.storage.stores import JobStore, SqlLibrary
+from aletheia.storage.stores import JobStore
 from tests.integration.queue_stack import IN_CI, Unavailable, fresh_database
 from tests.integration.sim_pipeline import make_works, references, run_embedded, sim_settings, universe
 

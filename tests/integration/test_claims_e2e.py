@@ -450,7 +450,7 @@ def test_cli_cite_and_check(
 
 def _library(tmp_path: Path) -> Any:
     from aletheia.storage.db import engine_for
-    from aletheia.storage.stores import SqlLibrary
+    from aletheia.storage.library import SqlLibrary
 
     return SqlLibrary(engine_for(f"sqlite:///{tmp_path / 'library.sqlite3'}"))
 

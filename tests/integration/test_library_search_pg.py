@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 
 from aletheia.storage.db import engine_for
-from aletheia.storage.stores import SqlLibrary
+from aletheia.storage.library import SqlLibrary
 from tests.integration.private_postgres import PrivatePostgres
 from tests.unit.test_library_search import check_search
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from aletheia.core.author_lists import compare_author_lists
 from aletheia.core.authors import (
     authors_match,
-    compare_author_lists,
     given_names_compatible,
     has_placeholder_authors,
     is_organisation_name,

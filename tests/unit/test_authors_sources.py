@@ -8,12 +8,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aletheia.core.author_kinds import groups_match
-from aletheia.core.authors import (
-    compare_author_lists,
-    is_group_author,
-    normalize_source_author,
-    parse_author_list,
-)
+from aletheia.core.author_lists import compare_author_lists
+from aletheia.core.authors import is_group_author, normalize_source_author, parse_author_list
 from aletheia.core.records import Author
 
 # --- normalize_source_author ------------------------------------------------------------------

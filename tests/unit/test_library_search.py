@@ -11,8 +11,8 @@ import pytest
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.sources.base import SourceRecord
 from aletheia.storage.db import engine_for
+from aletheia.storage.library import SqlLibrary
 from aletheia.storage.library_search import MAX_TERMS, search_terms
-from aletheia.storage.stores import SqlLibrary
 
 NOW = datetime(2026, 5, 23, tzinfo=UTC)
 WORKS = [

@@ -16,9 +16,10 @@ from sqlalchemy import Engine
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.sources.base import SourceRecord
 from aletheia.storage.db import engine_for
+from aletheia.storage.library import SqlLibrary
 from aletheia.storage.models import ItemStatus, JobStatus
 from aletheia.storage.repositories import RepositoryStore
-from aletheia.storage.stores import JobStore, SqlLibrary, SqlRawCache
+from aletheia.storage.stores import JobStore, SqlRawCache
 
 PIPELINE = Path(__file__).resolve().parents[2] / "pipeline" / "aletheia" / "pipeline"
 # What a module that talks to the database itself shows: a query, a session, an engine's SQL.

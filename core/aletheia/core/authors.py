@@ -1,4 +1,4 @@
-"""Author names: parsing as cited, comparison keys, placeholder detection, list comparison.
+"""Author names: parsing as cited, comparison keys, placeholder detection (lists: `author_lists`).
 
 Names arrive as BibTeX (`Last, First`, `Last, Jr., First`, `First von Last`, `{Org Name}`, LaTeX
 accents, `and others`), as reference-string lists (`Smith J, Doe A, et al.`, `A, B, and C`,
@@ -14,44 +14,38 @@ Smith"); two full first names that differ ("Rui" / "Ruoxuan") are reported as ev
 Romanised East Asian names are written in either order, so "Zhang Heyi" and "Heyi Zhang" match.
 
 Sources file groups as people and suffixes as surnames ("Initiative, Alzheimer's Disease
-Neuroimaging"; PMLR's "Iii, Hal Daumé"): `compare_author_lists` reads both lists through
+Neuroimaging"; PMLR's "Iii, Hal Daumé"): `author_lists.compare_author_lists` reads both lists through
 `normalize_source_author` and compares group authors apart (`author_kinds`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import pairwise
 from typing import Final
 
 from aletheia.core.author_cjk import has_cjk, split_cjk
 from aletheia.core.author_kinds import (
     NAME_SUFFIXES,
     PARTICLES,
-    groups_match,
     has_placeholder_authors,
     is_group_author,
     is_organisation_name,
     is_placeholder_author,
     normalize_source_author,
-    people_and_groups,
 )
 from aletheia.core.records import Author
 from aletheia.core.text import decode_character_references as decode_references
 from aletheia.core.text import fold, fold_name, latex_to_unicode, normalize_whitespace, repair_pdf_name
 
 __all__ = [
-    "AuthorComparison",
     "authors_match",
-    "compare_author_lists",
     "given_names_compatible",
     "has_placeholder_authors",
     "is_group_author",
     "is_organisation_name",
     "is_placeholder_author",
     "normalize_source_author",
+    "one_letter_slip",
     "parse_author_list",
     "parse_name",
     "surname_key",
@@ -415,25 +409,24 @@ def _order_swapped_match(a: Author, b: Author) -> bool:
 
 def authors_match(a: Author, b: Author) -> bool:
     """Whether two authors are the same person by the decisive rule: the surnames match, or one
-    name is the other written in the opposite order (romanised East Asian names), or the same
-    first name with a surname one letter apart (a slip of one side's hand or extraction)."""
+    name is the other written in the opposite order (romanised East Asian names)."""
     return (
         surnames_match(a, b)
         or _order_swapped_match(a, b)
         or _order_swapped_match(b, a)
         or _compound_surname_match(a, b)
         or _compound_surname_match(b, a)
-        or _one_letter_apart(a, b)
     )
 
 
 # Surnames at least this long may differ by one letter and still be one person's, given the same
-# full first name (issue 28: OpenAlex's "Xingrui Wong" for Xingrui Wang, a PDF's "Kristof T.
-# Schüttl" for Schütt, "Weichen Zhan" for Weichen Zhang).
+# full first name, in a list whose other names match (issue 28: OpenAlex's "Xingrui Wong" for
+# Xingrui Wang, a PDF's "Kristof T. Schüttl" for Schütt, "Weichen Zhan" for Weichen Zhang). Never
+# alone: "John Smith" and "John Smyth" are two people (`author_lists` asks for the rest of the list).
 MIN_SURNAME_FOR_ONE_LETTER: Final = 4
 
 
-def _one_letter_apart(a: Author, b: Author) -> bool:
+def one_letter_slip(a: Author, b: Author) -> bool:
     if not (a.family and b.family and a.given and b.given):
         return False
     first_a, first_b = _first_given_word(a.given), _first_given_word(b.given)
@@ -459,175 +452,3 @@ def _compound_surname_match(a: Author, b: Author) -> bool:
     if len(given_words) < 2 or fold_name(b.family) not in given_words[1:]:
         return False
     return given_names_compatible(a.given, b.given)
-
-
-# --- list comparison --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class AuthorComparison:
-    """How a cited author list compares with a source's.
-
-    The first author is decisive; everything else is evidence. `matched_count` counts one-to-one
-    surname matches (a multiset). With a truncation marker ("et al.") on the cited side, the
-    source's authors after the cited ones are not `missing`; with a truncated source list, the
-    cited authors past its end are not `extra`.
-
-    Group authors (consortia, collaborations, organisations) are not aligned: a citation may omit
-    "the ADNI consortium" and a source may add it. A cited group that matches a found group counts
-    as matched (and in both counts); the other groups are `groups_ignored`. Counts, order and
-    positions are those of the compared authors.
-    """
-
-    first_author_agrees: bool | None  # None when either list is empty
-    cited_count: int
-    found_count: int
-    matched_count: int
-    order_agrees: bool  # the shared authors appear in the same relative order
-    swapped: bool  # shared authors in another order, or the cited first author later in the list
-    truncated: bool  # the cited list is a strict prefix of the source's, without "et al."
-    missing_trailing: int  # how many of the source's last authors a truncated cited list lacks
-    extra: tuple[str, ...]  # cited names the source does not have
-    missing: tuple[str, ...]  # source names the citation does not have
-    given_name_conflicts: tuple[tuple[str, str], ...]  # (cited, found): same surname, other first name
-    similarity: float  # matched / (compared cited + compared found - matched), Jaccard-like
-    groups_ignored: int = 0  # group authors on either side left out of the comparison
-
-
-def _match_lists(cited: Sequence[Author], found: Sequence[Author]) -> dict[int, int]:
-    """One-to-one matching, cited index -> found index.
-
-    Passes from the most to the least specific, so that of two authors with one surname the one
-    whose given name fits is taken: same position, then equal surname keys, then the looser
-    surname rules, each first with compatible given names, then without.
-    """
-    pairs: dict[int, int] = {}
-    used: set[int] = set()
-    cited_keys = [surname_key(a) for a in cited]
-    found_keys = [surname_key(a) for a in found]
-
-    def fits(i: int, j: int) -> bool:
-        return given_names_compatible(cited[i].given, found[j].given)
-
-    def same_key(i: int, j: int) -> bool:
-        return bool(cited_keys[i]) and cited_keys[i] == found_keys[j]
-
-    def matches(i: int, j: int) -> bool:
-        return authors_match(cited[i], found[j])
-
-    passes = (
-        (True, lambda i, j: matches(i, j) and fits(i, j)),
-        (False, lambda i, j: same_key(i, j) and fits(i, j)),
-        (False, lambda i, j: matches(i, j) and fits(i, j)),
-        (True, matches),
-        (False, same_key),
-        (False, matches),
-    )
-    for same_position, predicate in passes:
-        for i in range(len(cited)):
-            if i in pairs:
-                continue
-            candidates = [i] if same_position else range(len(found))
-            for j in candidates:
-                if j < len(found) and j not in used and predicate(i, j):
-                    pairs[i] = j
-                    used.add(j)
-                    break
-    return pairs
-
-
-def _matched_groups(cited: Sequence[Author], found: Sequence[Author]) -> int:
-    used: set[int] = set()
-    for group in cited:
-        for j, other in enumerate(found):
-            if j not in used and groups_match(group, other):
-                used.add(j)
-                break
-    return len(used)
-
-
-def _group_prefix_split(cited: Sequence[Author], found: Sequence[Author]) -> Sequence[Author]:
-    """A source's first author that is the cited first author's name followed by a person's
-    ("Gemma Team Aishwarya Kamath", "OpenAI Josh Achiam" at Semantic Scholar, where the citation
-    gives "Gemma Team", "OpenAI"): the group byline and its first member run together, read as two
-    authors (issue 28)."""
-    if not cited or not found or cited[0].given:
-        return found
-    lead = fold(cited[0].display).split()
-    words = found[0].display.split()
-    if not lead or len(words) < len(lead) + 2 or fold(" ".join(words[: len(lead)])).split() != lead:
-        return found
-    person = Author(given=" ".join(words[len(lead) : -1]) or None, family=words[-1])
-    return (Author(literal=" ".join(words[: len(lead)])), person, *found[1:])
-
-
-def compare_author_lists(
-    cited: Sequence[Author],
-    found: Sequence[Author],
-    *,
-    cited_truncated: bool = False,
-    found_truncated: bool = False,
-) -> AuthorComparison:
-    """Compare a cited author list with a source's (see `AuthorComparison`).
-
-    Both lists are read through `normalize_source_author` (a source's "Iii, Hal Daumé" is Hal
-    Daumé III; family "Initiative", given "Alzheimer's Disease Neuroimaging" is a group), and
-    group authors are compared apart (see `AuthorComparison`). An "et al." left inside a name
-    cuts the list there; a group author ("Qwen Team", "DeepSeek-AI") stands for members it does
-    not name, so the other list's people it leaves unmatched are neither missing nor extra.
-    """
-    split = _group_prefix_split(cited, found)
-    # The cited byline is a group's ("OpenAI"): it stands for the members it does not name.
-    cited_truncated = cited_truncated or split is not found
-    found = split
-    cited, cited_groups, cited_cut = people_and_groups(cited)
-    found, found_groups, found_cut = people_and_groups(found)
-    groups_matched = _matched_groups(cited_groups, found_groups)
-    cited_truncated = cited_truncated or cited_cut or bool(cited_groups)
-    found_truncated = found_truncated or found_cut or bool(found_groups)
-    pairs = _match_lists(cited, found)
-    matched_found = set(pairs.values())
-    if cited and found:
-        first_agrees: bool | None = authors_match(cited[0], found[0])
-    elif cited_groups and found_groups:
-        first_agrees = groups_matched > 0  # the only comparable authors are groups
-    else:
-        first_agrees = None
-    found_order = [pairs[i] for i in sorted(pairs)]
-    order_agrees = all(x < y for x, y in pairwise(found_order))
-    cited_first_later = first_agrees is False and 0 in pairs and pairs[0] != 0
-    prefix = len(cited) < len(found) and all(pairs.get(i) == i for i in range(len(cited)))
-    truncated = bool(cited) and prefix and not cited_truncated
-
-    extra = tuple(
-        cited[i].display
-        for i in range(len(cited))
-        if i not in pairs and not (found_truncated and i >= len(found))
-    )
-    missing = tuple(
-        found[j].display
-        for j in range(len(found))
-        if j not in matched_found and not (cited_truncated and j >= len(cited))
-    )
-    conflicts = tuple(
-        (cited[i].display, found[j].display)
-        for i, j in sorted(pairs.items())
-        if surnames_match(cited[i], found[j]) and not given_names_compatible(cited[i].given, found[j].given)
-    )
-    matched = len(pairs) + groups_matched
-    compared = matched + len(extra) + len(missing)
-    return AuthorComparison(
-        first_author_agrees=first_agrees,
-        cited_count=len(cited) + groups_matched,
-        found_count=len(found) + groups_matched,
-        matched_count=matched,
-        order_agrees=order_agrees,
-        swapped=not order_agrees or cited_first_later,
-        truncated=truncated,
-        missing_trailing=len(found) - len(cited) if truncated else 0,
-        extra=extra,
-        missing=missing,
-        given_name_conflicts=conflicts,
-        similarity=matched / compared if compared else 0.0,
-        groups_ignored=len(cited_groups) + len(found_groups) - 2 * groups_matched,
-    )

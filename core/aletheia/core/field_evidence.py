@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from aletheia.core.authors import AuthorComparison
+from aletheia.core.author_lists import AuthorComparison
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.titles import TITLE_THRESHOLD
 from aletheia.core.venue_registry import UNSETTLED, VenueFinding

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.arxiv_versions import arxiv_answered, arxiv_id_years, preprint_id, version_title_evidence
+from aletheia.core.arxiv_versions import arxiv_answered, preprint_id, version_title_evidence
+from aletheia.core.author_lists import AuthorComparison
 from aletheia.core.author_order import DEPOSIT_LINEAGE
-from aletheia.core.authors import AuthorComparison
 from aletheia.core.book_rules import is_book_record, publisher_agrees
 from aletheia.core.cs_scope import is_computing_venue
 from aletheia.core.dblp_venue import venue_confirmed_by_dblp
@@ -32,7 +32,6 @@ from aletheia.core.field_evidence import (
     record_field_evidence,
     venue_names,
 )
-from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.orcid import orcid_conflicts
 from aletheia.core.publication import (
     places_published,
@@ -50,10 +49,10 @@ from aletheia.core.venues import (
     is_no_venue_claim,
     venue_relation,
     venue_similarity,
-    venue_years,
 )
 from aletheia.core.verdicts import Reason, Severity
-from aletheia.core.works import Assessment, word_level_change, work_years
+from aletheia.core.works import Assessment, word_level_change
+from aletheia.core.year_facts import settle_years
 
 # Below the decisive threshold but this close, with the same first author: the same work cited
 # with a wrong title (a near miss), not another work.
@@ -141,36 +140,7 @@ def field_facts(
             facts.venue_finding = venue_standing(cited.venue, venue_answers, _cited_issns(cited))
             facts.preprint_witnesses = preprint_witnesses(work.records, venue_answers)
             facts.computing_venue = is_computing_venue(cited.venue or "")
-    years = work_years(work) | arxiv_id_years(work.arxiv_ids())
-    if cited.year is not None and years:
-        # The year of the version cited: a year the sources' name of the cited venue gives agrees
-        # ("... Learning Representations, San Diego, 2015" on Adam's arXiv preprint of 2014).
-        facts.year_agrees = cited.year in years or cited.year in venue_years(cited.venue, names)
-        closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
-        # One year off is minor only with evidence or where the evidence is out of sight (issue
-        # 21): the cited year is the year of another date a source gives (a later arXiv version,
-        # Crossref's print date after online: `other_years`), or versions or dates exist that no
-        # record here shows (`_dates_unseen`). Otherwise every version and date is in view and
-        # none has the cited year: wrong (Watson and Crick as 1952), not a tolerance.
-        version_years = {y for r in work.records for y in r.other_years}
-        facts.year_off_by_one = (
-            not facts.year_agrees
-            and abs(closest - cited.year) == 1
-            and (
-                cited.year in version_years
-                or _dates_unseen(facts)
-                or (cited.year == closest + 1 and _venue_date_unseen(facts))
-            )
-        )
-        facts.year_of_unseen_version = (
-            not facts.year_agrees
-            and not facts.year_off_by_one
-            and cited.year > max(years)
-            and facts.venue is not None
-            and facts.venue is not VenueRelation.AGREES
-            and not facts.published_visible
-            and facts.preprint_visible
-        )
+    settle_years(facts, names)
     if cited.arxiv_id and cited.arxiv_version is not None:
         latest = max((r.arxiv_version or 0 for r in work.records if r.arxiv_id == cited.arxiv_id), default=0)
         facts.arxiv_version_ahead = bool(latest) and cited.arxiv_version > latest
@@ -183,57 +153,6 @@ _ISSN_SEPARATORS: Final = re.compile(r"[,;\s]+")
 def _cited_issns(cited: CitedReference) -> tuple[str, ...]:
     raw = cited.fields.get("issn") or ""
     return tuple(p for p in _ISSN_SEPARATORS.split(raw) if p)
-
-
-def _dates_unseen(facts: FieldFacts) -> bool:
-    """Versions or dates of the work exist that no record here shows: a preprint the citation or
-    the field makes plausible with no preprint record among them, the version at the cited venue
-    when no record names that venue, a version the sources link to (a related DOI or arXiv id)
-    not fetched, or a registered DOI whose Crossref dates were not read."""
-    cited, records = facts.cited, facts.assessment.work.records
-    if _preprint_plausible(cited, facts.venue_names) and not any(
-        r.source is SourceName.ARXIV or r.is_preprint for r in records
-    ):
-        return True
-    # A venue is cited and no record shows the version that appeared there: its date is out of
-    # sight (an ICLR 2025 paper whose records are its 2024 preprint; a journal article whose
-    # records are its preprint and a repository copy).
-    if facts.venue is not None and facts.venue is not VenueRelation.AGREES:
-        return True
-    fetched_dois = {r.doi.casefold() for r in records if r.doi}
-    if any(d.casefold() not in fetched_dois for r in records for d in r.related_dois):
-        return True
-    fetched_arxiv = {r.arxiv_id for r in records if r.arxiv_id and r.source is SourceName.ARXIV}
-    if any(i not in fetched_arxiv for r in records for i in r.related_arxiv_ids):
-        return True
-    registered = any(r.doi and arxiv_id_from_doi(r.doi) is None for r in records)
-    return registered and not any(r.source is SourceName.CROSSREF and r.year is not None for r in records)
-
-
-# Sources whose year is the date of the version at the venue (a deposit, a proceedings or a
-# journal's index); Semantic Scholar, OpenAlex and arXiv often give the first appearance instead.
-_VENUE_DATING_SOURCES: Final = frozenset(
-    {SourceName.CROSSREF, SourceName.DBLP, SourceName.ACL_ANTHOLOGY, SourceName.PUBMED}
-)
-
-
-def _venue_date_unseen(facts: FieldFacts) -> bool:
-    """The cited venue is the one the sources name, and no source that dates the version
-    published there gave a year: the year one after the sources' is the venue's, out of sight
-    (issue 28: "Quantifying memorization across neural language models", ICLR 2023, whose Semantic
-    Scholar and OpenAlex records give 2022, its first appearance, with venue ICLR)."""
-    return facts.venue is VenueRelation.AGREES and not any(
-        r.source in _VENUE_DATING_SOURCES and r.year is not None for r in facts.assessment.work.records
-    )
-
-
-def _preprint_plausible(cited: CitedReference, names: Sequence[str]) -> bool:
-    """A preprint the sources do not list is the likely version of a year cited one early: the
-    citation names a preprint ("arXiv preprint", an arXiv id), or the work is computing's, a field
-    that posts preprints before the proceedings (Adam cited 2014, OpenAlex's ICLR record 2015)."""
-    if cited.arxiv_id or (cited.venue and cited.venue.strip() and is_no_venue_claim(cited.venue)):
-        return True
-    return any(is_computing_venue(n) for n in (cited.venue or "", *names) if n)
 
 
 def _cut_short(cited: str, found: str | None) -> bool:

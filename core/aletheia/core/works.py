@@ -14,8 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from aletheia.core.author_kinds import people_and_groups
+from aletheia.core.author_lists import AuthorComparison, compare_author_lists
 from aletheia.core.author_order import alphabetical_records, same_people_reordered
-from aletheia.core.authors import AuthorComparison, compare_author_lists, surname_key
+from aletheia.core.authors import surname_key
 from aletheia.core.evidence import OUTSIDE_WORKS, Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import same_doi
 from aletheia.core.orcid import same_person
@@ -32,6 +33,11 @@ _SOURCE_ORDER = {
     SourceName.OPENALEX: 3,
     SourceName.SEMANTIC_SCHOLAR: 4,
     SourceName.LIBRARY: 5,
+    # The book catalogues, so that which of them a book's fields are credited to does not depend
+    # on which answered first (a library hit, whose records come back in stored order, credits the
+    # same catalogue as the first run: issue 28).
+    SourceName.OPEN_LIBRARY: 6,
+    SourceName.GOOGLE_BOOKS: 7,
 }
 
 
@@ -175,8 +181,9 @@ def work_years(work: Work) -> set[int]:
     return {r.year for r in work.records if r.year is not None}
 
 
-def _author_key(c: AuthorComparison, r: WorkRecord) -> tuple[bool, float, int]:
-    return (c.first_author_agrees is True, c.similarity, len(r.authors))
+def _author_key(c: AuthorComparison, r: WorkRecord) -> tuple[bool, float, int, int]:
+    # Ties go to a fixed order of sources, never to the order the answers came in.
+    return (c.first_author_agrees is True, c.similarity, len(r.authors), -_SOURCE_ORDER.get(r.source, 9))
 
 
 def assess(cited: CitedReference, work: Work) -> Assessment:

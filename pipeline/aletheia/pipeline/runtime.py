@@ -23,9 +23,10 @@ from aletheia.sources.cache import namespace_ttls
 from aletheia.storage.claim_store import ClaimStageStore
 from aletheia.storage.db import engine_for
 from aletheia.storage.leases import LeaseStore
+from aletheia.storage.library import SqlLibrary
 from aletheia.storage.lists import RetractionStore
 from aletheia.storage.repositories import RepositoryStore
-from aletheia.storage.stores import JobStore, SqlLibrary, SqlRawCache
+from aletheia.storage.stores import JobStore, SqlRawCache
 
 if TYPE_CHECKING:  # the gateway (and httpx) are imported when a gateway is opened: `aletheia
     # status` and the other producers that only read rows start without them

@@ -20,6 +20,7 @@ from urllib.parse import quote
 from aletheia.sources.simulator.common import SimContext, parse_int, xml_attr, xml_text
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, text_response
+from aletheia.sources.simulator.ids import split_arxiv_id, stable_int
 from aletheia.sources.simulator.pdf import render_pdf
 from aletheia.sources.simulator.search import (
     Clause,
@@ -29,14 +30,7 @@ from aletheia.sources.simulator.search import (
     positive_clauses,
     tokenize,
 )
-from aletheia.sources.simulator.universe import (
-    ARXIV_DOI_PREFIX,
-    ArxivVersion,
-    SimWork,
-    SourceCatalog,
-    split_arxiv_id,
-    stable_int,
-)
+from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, ArxivVersion, SimWork, SourceCatalog
 
 FEED_HEAD: Final = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from aletheia.sources.simulator.universe import SimWork, Universe, stable_int
+from aletheia.sources.simulator.ids import stable_int
+from aletheia.sources.simulator.universe import SimWork, Universe
 
 # Characters XML 1.0 forbids even escaped (control characters other than tab/newline/CR).
 _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -22,8 +22,9 @@ from urllib.parse import unquote
 from aletheia.sources.simulator.common import SimContext, parse_int, xml_attr, xml_text
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response, xml_response
+from aletheia.sources.simulator.ids import stable_hex
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, SimWork, SourceCatalog, stable_hex
+from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, SimWork, SourceCatalog
 
 SEARCH: Final = "/search/publ/api"
 REC: Final = "/rec/"

@@ -19,7 +19,8 @@ from typing import Any, Final
 from aletheia.sources.simulator.common import SimContext, month_day, xml_attr, xml_text
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response, xml_response
-from aletheia.sources.simulator.universe import SimWork, SourceCatalog, normalize_pmcid
+from aletheia.sources.simulator.ids import normalize_pmcid
+from aletheia.sources.simulator.universe import SimWork, SourceCatalog
 
 REST: Final = "/europepmc/webservices/rest"
 JATS_DOCTYPE: Final = (

@@ -18,6 +18,7 @@ from aletheia.sources.simulator import common as paging
 from aletheia.sources.simulator.common import SimContext, month_day, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
+from aletheia.sources.simulator.ids import normalize_doi, normalize_pmcid, stable_hex, stable_int
 from aletheia.sources.simulator.search import (
     Clause,
     FieldIndex,
@@ -26,15 +27,7 @@ from aletheia.sources.simulator.search import (
     positive_clauses,
     tokenize,
 )
-from aletheia.sources.simulator.universe import (
-    ARXIV_DOI_PREFIX,
-    SimWork,
-    SourceCatalog,
-    normalize_doi,
-    normalize_pmcid,
-    stable_hex,
-    stable_int,
-)
+from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, SimWork, SourceCatalog
 
 MAX_PER_PAGE: Final = 200
 _NOT_FOUND_MESSAGE: Final = (

@@ -9,7 +9,8 @@ import re
 from typing import Any, Final
 
 from aletheia.sources.simulator.http import Request, Response, json_response
-from aletheia.sources.simulator.universe import SourceCatalog, stable_int
+from aletheia.sources.simulator.ids import stable_int
+from aletheia.sources.simulator.universe import SourceCatalog
 
 __all__ = ["author_id", "authors_response"]
 

@@ -18,8 +18,9 @@ from typing import Any, Final
 from aletheia.sources.simulator.common import SimContext, month_day, parse_int, xml_text
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, xml_response
+from aletheia.sources.simulator.ids import normalize_doi, stable_int
 from aletheia.sources.simulator.search import Clause, evaluate, fold, parse_query, positive_clauses, tokenize
-from aletheia.sources.simulator.universe import SimAuthor, SimWork, SourceCatalog, normalize_doi, stable_int
+from aletheia.sources.simulator.universe import SimAuthor, SimWork, SourceCatalog
 
 EUTILS: Final = "/entrez/eutils"
 MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")

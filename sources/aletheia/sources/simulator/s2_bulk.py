@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from aletheia.sources.simulator.http import Request, Response, json_response
+from aletheia.sources.simulator.ids import stable_hex
 from aletheia.sources.simulator.search import FieldIndex, fold, tokenize
-from aletheia.sources.simulator.universe import SourceCatalog, stable_hex
+from aletheia.sources.simulator.universe import SourceCatalog
 
 PAGE: Final = 1000
 # Fields the bulk search does not serve (documented: no nested paper data).

@@ -18,16 +18,10 @@ from typing import Any, Final
 from aletheia.sources.simulator.common import SimContext, month_day, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
+from aletheia.sources.simulator.ids import normalize_doi, split_arxiv_id, stable_hex, stable_int
 from aletheia.sources.simulator.s2_bulk import bulk_search
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import (
-    SimWork,
-    SourceCatalog,
-    normalize_doi,
-    split_arxiv_id,
-    stable_hex,
-    stable_int,
-)
+from aletheia.sources.simulator.universe import SimWork, SourceCatalog
 
 GRAPH: Final = "/graph/v1/paper"
 MAX_BATCH: Final = 500

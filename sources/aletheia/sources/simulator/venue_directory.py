@@ -29,8 +29,9 @@ from typing import Final, Literal
 
 from aletheia.core.venue_data import VenueAlias, venue_tables
 from aletheia.core.venues import canonical_venue
+from aletheia.sources.simulator.ids import stable_hex, stable_int
 from aletheia.sources.simulator.search import FieldIndex, fold, tokenize
-from aletheia.sources.simulator.universe import SimWork, Universe, stable_hex, stable_int
+from aletheia.sources.simulator.universe import SimWork, Universe
 
 VenueKind = Literal["journal", "conference", "repository", "book series"]
 
