@@ -19,7 +19,7 @@ from celery import Celery
 
 from aletheia.config.settings import reset_settings_cache
 from aletheia.workers import single_beat
-from aletheia.workers.single_beat import LAST_RUN_KEY, LOCK_KEY, BeatLock, SingleBeatScheduler
+from aletheia.workers.single_beat import LAST_RUN_KEY, LOCK_KEY, BeatLock, Holding, SingleBeatScheduler
 
 LOCK_SECONDS = 3
 
@@ -35,25 +35,27 @@ def client(server: fakeredis.FakeServer) -> fakeredis.FakeRedis:
 
 def test_only_one_holder_and_a_lapsed_lock_is_taken_over(server: fakeredis.FakeServer) -> None:
     first, second = BeatLock(client(server), "a", 1), BeatLock(client(server), "b", 1)
-    assert first.hold()
-    assert not second.hold()
-    assert first.hold(), "the holder renews its own lock"
+    assert first.hold() is Holding.TAKEN
+    assert second.hold() is Holding.WAITING
+    assert first.hold() is Holding.RENEWED, "the holder renews its own lock"
     assert second.current_holder() == "a"
     assert 0 < second.seconds_left() <= 1
     time.sleep(1.1)  # the holder stopped renewing: it died
-    assert second.hold()
-    assert not first.hold(), "a holder whose lock lapsed and was taken does not get it back"
+    assert second.hold() is Holding.TAKEN
+    assert first.hold() is Holding.WAITING, "a holder whose lock lapsed and was taken does not get it back"
     assert not first.held
     second.release()
     assert client(server).get(LOCK_KEY) is None
-    assert first.hold()
+    assert first.hold() is Holding.TAKEN
+    client(server).flushall()  # Redis restarted empty: the holder takes its lock again
+    assert first.hold() is Holding.TAKEN
 
 
 def test_release_leaves_another_holders_lock_alone(server: fakeredis.FakeServer) -> None:
     first, second = BeatLock(client(server), "a", 1), BeatLock(client(server), "b", 5)
-    assert first.hold()
+    assert first.hold() is Holding.TAKEN
     time.sleep(1.1)
-    assert second.hold()
+    assert second.hold() is Holding.TAKEN
     first.held = True  # it believes it still holds it
     first.release()
     assert client(server).get(LOCK_KEY) == b"b"
@@ -82,6 +84,7 @@ def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Celery]:
     celery = Celery("beat-test", broker="memory://")
     celery.conf.beat_schedule = {
         "often": {"task": "t.often", "schedule": 0.5},
+        "redrive": {"task": "t.redrive", "schedule": 30.0},
         "weekly-audit": {"task": "t.audit", "schedule": 7 * 24 * 3600.0},
     }
     yield celery
@@ -175,3 +178,20 @@ def test_a_closed_beat_hands_over_at_once(
     second.tick()
     assert second.lock.held
     second.close()
+
+
+def test_a_redis_that_lost_its_data_has_the_redrive_sent_at_once(
+    app: Celery, server: fakeredis.FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33: recovery from an empty Redis restart starts when beat sees it, not an interval later."""
+    sent: list[tuple[str, str]] = []
+    beat = scheduler(app, server, tmp_path, "a", sent, monkeypatch)
+    run_both([beat], 0.3)
+    first_redrives = [name for _, name in sent].count("redrive")
+    assert first_redrives == 1, "a new deployment's first beat re-drives at once"
+    run_both([beat], 0.5)
+    assert [name for _, name in sent].count("redrive") == 1, "then every 30 s"
+    client(server).flushall()  # Redis killed and restarted without persistence
+    run_both([beat], 0.3)
+    assert [name for _, name in sent].count("redrive") == 2
+    beat.close()

@@ -29,6 +29,7 @@ import logging
 import os
 import socket
 from datetime import datetime
+from enum import Enum
 from typing import Any, Final
 
 from celery.beat import PersistentScheduler, ScheduleEntry
@@ -38,6 +39,9 @@ from aletheia.config import get_settings
 logger = logging.getLogger(__name__)
 
 LOCK_KEY: Final = "aletheia:beat:lock"
+# Interval entries sent as soon as a beat takes the lock on a Redis that holds no schedule (the
+# app's beat_schedule names them): the re-drive, which finds what the empty Redis lost.
+AT_ONCE_ON_A_NEW_BROKER: Final = ("redrive",)
 LAST_RUN_KEY: Final = "aletheia:beat:last-run"
 
 # Extend the lock only if this beat still holds it (a lapsed lock taken by another beat is theirs).
@@ -61,6 +65,12 @@ def _redis_errors() -> tuple[type[BaseException], ...]:
     return (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 
+class Holding(Enum):
+    RENEWED = "renewed"  # this beat held the lock and still does
+    TAKEN = "taken"  # this beat did not hold it (or lost it) and has just taken it
+    WAITING = "waiting"  # another beat holds it
+
+
 class BeatLock:
     """The lock one beat of the deployment holds (module docstring). `client` is a redis-py client."""
 
@@ -76,14 +86,14 @@ class BeatLock:
     def _ttl_ms(self) -> int:
         return int(self.seconds * 1000)
 
-    def hold(self) -> bool:
-        """Take the lock, or renew it if this beat holds it; True when this beat holds it now."""
+    def hold(self) -> Holding:
+        """Renew the lock if this beat holds it, else take it if it is free."""
         if self.held and int(self._renew(keys=[LOCK_KEY], args=[self.holder, self._ttl_ms])):
-            return True
+            return Holding.RENEWED
         if self.held:
             logger.warning("beat lock lost (it lapsed, or Redis restarted empty): taking it again if free")
         self.held = bool(self.client.set(LOCK_KEY, self.holder, nx=True, px=self._ttl_ms))
-        return self.held
+        return Holding.TAKEN if self.held else Holding.WAITING
 
     def current_holder(self) -> str | None:
         value = self.client.get(LOCK_KEY)
@@ -153,7 +163,6 @@ class SingleBeatScheduler(PersistentScheduler):  # type: ignore[misc]  # Celery 
     def tick(self, *args: Any, **kwargs: Any) -> float:
         if self.lock is None:
             return float(super().tick(*args, **kwargs))
-        was_holding = self.lock.held
         try:
             holding = self.lock.hold()
         except _redis_errors() as exc:
@@ -163,9 +172,9 @@ class SingleBeatScheduler(PersistentScheduler):  # type: ignore[misc]  # Celery 
             self.lock.held = False
             return min(5.0, self.lock.seconds / 3)
         self._unreachable_logged = False
-        if not holding:
+        if holding is Holding.WAITING:
             return self._wait_for_lock()
-        if not was_holding:
+        if holding is Holding.TAKEN:
             logger.warning("beat: this beat (%s) holds the lock and sends the schedule", self.lock.holder)
             self._waiting_logged_for = None
             self._adopt_last_runs()
@@ -186,9 +195,19 @@ class SingleBeatScheduler(PersistentScheduler):  # type: ignore[misc]  # Celery 
         return max(0.2, min(self.lock.seconds_left() + 0.2, self.lock.seconds / 3))
 
     def _adopt_last_runs(self) -> None:
-        """Start from the last runs the previous holder recorded (module docstring)."""
+        """Start from the last runs the previous holder recorded (module docstring). None recorded:
+        Redis lost its data (or this is the deployment's first beat), and with it every queued
+        message, so the entries in `AT_ONCE_ON_A_NEW_BROKER` (the re-drive) are sent now rather
+        than an interval later: recovery from an empty Redis starts as soon as beat sees it."""
         assert self.lock is not None
         shared = self.lock.last_runs()
+        if not shared:
+            for name in AT_ONCE_ON_A_NEW_BROKER:
+                entry = self.schedule.get(name)
+                run_every = getattr(entry.schedule, "run_every", None) if entry is not None else None
+                if entry is not None and run_every is not None:
+                    entry.last_run_at = entry.default_now() - run_every
+                    logger.warning("beat: Redis holds no schedule (new, or restarted empty): %s now", name)
         adopted = []
         for name, entry in self.schedule.items():
             at = shared.get(name)
