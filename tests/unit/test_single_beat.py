@@ -92,12 +92,19 @@ def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Celery]:
 
 
 def scheduler(
-    app: Celery, server: fakeredis.FakeServer, tmp_path: Path, name: str, sent: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+    app: Celery,
+    server: fakeredis.FakeServer,
+    tmp_path: Path,
+    name: str,
+    sent: list[tuple[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> RecordingScheduler:
-    monkeypatch.setattr(
-        SingleBeatScheduler, "_open_lock", staticmethod(lambda seconds: BeatLock(client(server), name, seconds))
-    )
-    return RecordingScheduler(app, schedule_filename=str(tmp_path / f"schedule-{name}"), sent=sent, holder=name)
+    def lock(seconds: float) -> BeatLock:
+        return BeatLock(client(server), name, seconds)
+
+    monkeypatch.setattr(SingleBeatScheduler, "_open_lock", staticmethod(lock))
+    schedule = str(tmp_path / f"schedule-{name}")
+    return RecordingScheduler(app, schedule_filename=schedule, sent=sent, holder=name)
 
 
 def run_both(beats: list[RecordingScheduler], seconds: float) -> None:

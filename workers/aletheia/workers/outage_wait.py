@@ -44,13 +44,14 @@ def failed_service(exc: BaseException) -> Service | None:
 
     from aletheia.pipeline.jobs.enqueue import BrokerUnavailable
 
+    redis_errors = (redis.exceptions.RedisError, kombu.exceptions.OperationalError, BrokerUnavailable)
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         if isinstance(current, sqlalchemy.exc.SQLAlchemyError):
             return Service.DATABASE
-        if isinstance(current, (redis.exceptions.RedisError, kombu.exceptions.OperationalError, BrokerUnavailable)):
+        if isinstance(current, redis_errors):
             return Service.REDIS
         current = current.__cause__ or current.__context__
     return None
@@ -119,9 +120,8 @@ def default_probes() -> dict[Service, Callable[[], bool]]:
     def redis_answers() -> bool:
         import redis
 
-        urls = {
-            u for u in (settings.redis_connection_url(), _broker(settings)) if u and u.startswith(("redis", "unix"))
-        }
+        candidates = (settings.redis_connection_url(), _broker(settings))
+        urls = {u for u in candidates if u and u.startswith(("redis", "unix"))}
         for url in urls:
             client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=2)
             try:
