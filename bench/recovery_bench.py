@@ -72,7 +72,13 @@ def wait_until(predicate: Any, timeout: float, what: str) -> float:
 
 
 def one_run(
-    scenario: str, refs: int, postgres: PrivatePostgres, sim_env: dict[str, str], tmp: Path
+    scenario: str,
+    refs: int,
+    postgres: PrivatePostgres,
+    sim_env: dict[str, str],
+    tmp: Path,
+    *,
+    root_kept: bool = False,
 ) -> dict[str, Any]:
     workdir = tmp / f"{scenario}-{uuid.uuid4().hex[:6]}"
     workdir.mkdir()
@@ -127,6 +133,7 @@ def one_run(
         control_log = (workdir / "control.log").read_text(errors="replace")
         redriven = [_json(line) for line in control_log.splitlines() if "re-drove unfinished work" in line]
         return {
+            "logs": str(workdir) if root_kept else None,
             "scenario": scenario,
             "refs": refs,
             "wall_s": round(finished - submitted, 1),
@@ -156,6 +163,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--scenarios", nargs="+", default=["baseline", "pg10", "pg30", "redis"])
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "recovery.json")
+    parser.add_argument("--keep", type=Path, help="keep every run's logs in this folder")
     args = parser.parse_args()
     for scenario in args.scenarios:
         if scenario not in {"baseline", "pg10", "pg30", "redis"}:
@@ -182,9 +190,13 @@ def main() -> None:
             SimulatorServer(Universe.from_records(works), config) as sim,
             tempfile.TemporaryDirectory(prefix="aletheia-recovery-") as tmp,
         ):
+            root = Path(tmp) if args.keep is None else args.keep
+            root.mkdir(parents=True, exist_ok=True)
             for _ in range(args.runs):
                 for scenario in args.scenarios:
-                    row = one_run(scenario, args.refs, postgres, sim.env(), Path(tmp))
+                    row = one_run(
+                        scenario, args.refs, postgres, sim.env(), root, root_kept=args.keep is not None
+                    )
                     print(json.dumps(row), flush=True)
                     results["runs"].append(row)
     finally:

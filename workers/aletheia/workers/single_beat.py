@@ -147,7 +147,7 @@ class SingleBeatScheduler(PersistentScheduler):  # type: ignore[misc]  # Celery 
         seconds = get_settings().beat_lock_seconds
         self.lock = self._open_lock(seconds)
         # Renewed at every pass, so a pass must come at least every third of the lock.
-        self.max_interval = min(float(self.max_interval), seconds / 3)
+        self.max_interval: float = min(float(getattr(self, "max_interval", seconds)), seconds / 3)
 
     @staticmethod
     def _open_lock(seconds: float) -> BeatLock | None:
