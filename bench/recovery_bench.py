@@ -16,7 +16,10 @@ tests/integration/test_recovery.py runs them. After the first 30 verdicts:
   the lost connection is started again, as a supervisor would).
 
 Measured: the job's wall time from submit to done, and from the service's return (the restart) to
-done. Every run is checked: the job done, one verdict per reference.
+done; how soon the work moved again (the first verdict decided after the return; for Redis, when
+the re-drive that found its data lost ran); the items re-driven. Every run is checked: the job
+done, one verdict per reference. Compare `after_return_s` with the baseline's pace for the items
+still unsettled at the fault (`unsettled_at_fault`): the rest is what the fault cost.
 """
 
 from __future__ import annotations
@@ -108,16 +111,19 @@ def one_run(
 
         wait_until(lambda: done_items() >= FIRST_VERDICTS, 300, "the first verdicts")
         back = None
+        back_at: datetime | None = None
         if scenario.startswith("pg"):
             postgres.stop()
             time.sleep(float(scenario[2:]))
             postgres.start()
             back = time.monotonic()
+            back_at = datetime.now(UTC)
         elif scenario == "redis":
             redis.kill()
             time.sleep(2.0)
             redis.start()
             back = time.monotonic()
+            back_at = datetime.now(UTC)
             time.sleep(3.0)
             stack.restart_exited(pools)
         pending_at_fault = refs - done_items()
@@ -132,6 +138,19 @@ def one_run(
         assert verdicts == refs, f"{scenario}: {verdicts} items with exactly one verdict of {refs}"
         control_log = (workdir / "control.log").read_text(errors="replace")
         redriven = [_json(line) for line in control_log.splitlines() if "re-drove unfinished work" in line]
+        # How soon the work moved again: the first verdict decided after the service's return,
+        # and (Redis) the re-drive that found the broker's data lost.
+        first_verdict = (
+            db.scalar(
+                "SELECT min(decided_at) FROM verdicts WHERE job_id=:j AND decided_at > :t",
+                j=job_id,
+                t=back_at,
+            )
+            if back_at is not None
+            else None
+        )
+        lost = [r for r in redriven if r.get("broker_lost") and back_at is not None]
+        redrive_at = datetime.fromisoformat(lost[0]["ts"]) if lost else None
         return {
             "logs": str(workdir) if root_kept else None,
             "scenario": scenario,
@@ -139,12 +158,18 @@ def one_run(
             "wall_s": round(finished - submitted, 1),
             "after_return_s": round(finished - back, 1) if back is not None else None,
             "unsettled_at_fault": pending_at_fault,
+            "first_verdict_after_return_s": _since(back_at, first_verdict),
+            "redrive_after_return_s": _since(back_at, redrive_at),
             "items_redriven": sum(int(r.get("items", 0)) for r in redriven),
         }
     finally:
         db.close()
         stack.stop()
         redis.kill()
+
+
+def _since(start: datetime | None, end: datetime | None) -> float | None:
+    return round((end - start).total_seconds(), 1) if start is not None and end is not None else None
 
 
 def _json(line: str) -> dict[str, Any]:
