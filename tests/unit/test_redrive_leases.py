@@ -112,7 +112,7 @@ def test_queued_items_behind_a_backlog_are_not_sent_twice_but_lost_ones_are(ctx:
     _age(ctx.runtime, items, 600)  # pending for ten minutes
     broker = fakeredis.FakeRedis()
     probe = RedisBrokerProbe(broker)
-    assert probe.lost_messages()  # the first pass against this broker: no marker yet
+    assert probe.lost_since() is not None  # the first pass against this broker: no marker yet
     sent(ctx).clear()
 
     broker.rpush("retrieval", b"a message still waiting")
@@ -128,7 +128,7 @@ def test_a_broker_that_lost_its_data_has_every_unsettled_item_sent_again(ctx: Se
     _job, items = _started_job(ctx, "a|real\nb|real\n")
     broker = fakeredis.FakeRedis()
     probe = RedisBrokerProbe(broker)
-    probe.lost_messages()
+    probe.lost_since()
     broker.rpush("retrieval", b"other work")
     sent(ctx).clear()
     assert service.redrive(ctx, probe=probe).items == 0  # just queued, a backlog: left alone
@@ -137,6 +137,54 @@ def test_a_broker_that_lost_its_data_has_every_unsettled_item_sent_again(ctx: Se
     report = service.redrive(ctx, probe=probe)
     assert report.items == 2  # at once, not a lease later
     assert sorted(args[0] for _t, args in sent(ctx)) == sorted(items)
+
+
+class RestartedRedis(fakeredis.FakeRedis):  # type: ignore[misc]
+    """fakeredis with the uptime a real Redis reports (`INFO server`), which fakeredis lacks."""
+
+    uptime = 0.0
+
+    def info(self, section: str | None = None, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return {"uptime_in_seconds": int(self.uptime)}
+
+
+def test_after_an_empty_restart_held_and_waiting_work_from_before_it_is_sent_at_once_not_what_came_since(
+    ctx: ServiceContext,
+) -> None:
+    """Issue 33: the items that were running when Redis died waited a whole lease (125 s after the
+    restart), and the first pass re-sent items queued to the new Redis as well."""
+    _job, (held_before, waiting_before, held_since, queued_since, live) = _started_job(
+        ctx, "a|real\nb|real\nc|real\nd|real\ne|real\n"
+    )
+    # Redis came back empty 20 s ago. Its restart cut off a running step (its lease would last
+    # 100 s more) and a queued message; since then a step started and a message was queued.
+    _age(ctx.runtime, [held_before], 25, ItemStatus.RUNNING)
+    _age(ctx.runtime, [waiting_before], 60)
+    _age(ctx.runtime, [held_since], 10, ItemStatus.RUNNING)
+    _age(ctx.runtime, [queued_since], 5)
+    _age(ctx.runtime, [live], 1, ItemStatus.RUNNING)  # a step alive through the restart renewed it
+    broker = RestartedRedis()
+    broker.uptime = 20
+    broker.rpush("retrieval", b"the messages sent since")
+    sent(ctx).clear()
+
+    report = service.redrive(ctx, probe=RedisBrokerProbe(broker))
+
+    assert report.items == 2
+    assert sorted(args[0] for _t, args in sent(ctx)) == sorted([held_before, waiting_before])
+    # The marker is back: the next pass goes by leases and queues again.
+    assert service.redrive(ctx, probe=RedisBrokerProbe(broker)).items == 0
+
+
+def test_a_fresh_broker_does_not_have_what_it_holds_sent_twice(ctx: ServiceContext) -> None:
+    """Issue 33: the first pass against a new Redis re-sent every item still queued in it."""
+    _job, items = _started_job(ctx, "a|real\nb|real\nc|real\n")
+    _age(ctx.runtime, items, 40)  # queued 40 s ago, to a Redis up for an hour
+    broker = RestartedRedis()
+    broker.uptime = 3600
+    sent(ctx).clear()
+    assert service.redrive(ctx, probe=RedisBrokerProbe(broker)).items == 0
+    assert sent(ctx) == []
 
 
 def test_a_claims_text_job_whose_message_was_lost_is_re_driven(ctx: ServiceContext) -> None:

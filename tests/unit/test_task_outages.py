@@ -148,3 +148,62 @@ def test_a_claim_stage_waits_out_an_outage_beyond_its_error_retries(monkeypatch:
     monkeypatch.setattr(claims.jobs, "claim_judge", stage)
     claims.claim_judge.apply(args=["job-1"]).get()
     assert len(calls) == claims.MAX_ERROR_RETRIES + 3
+
+
+# --- waiting out the outage in the slot (issue 33) ---------------------------------------------------
+
+
+def test_which_service_an_error_lost() -> None:
+    from aletheia.workers.outage_wait import Service, failed_service
+
+    assert failed_service(pg_gone()) is Service.DATABASE
+    assert failed_service(raised_while_handling(ValueError("x"), pg_gone())) is Service.DATABASE
+    assert failed_service(redis.exceptions.ConnectionError("Error 111")) is Service.REDIS
+    assert failed_service(kombu.exceptions.OperationalError("Error 111")) is Service.REDIS
+    assert failed_service(BrokerUnavailable("redis://h:6379/0", "refused")) is Service.REDIS
+    assert failed_service(ValueError("not an outage")) is None
+
+
+def test_slots_wait_for_the_service_and_share_one_probe() -> None:
+    import threading
+    import time
+
+    from aletheia.workers import outage_wait
+    from aletheia.workers.outage_wait import OutageWaiter, Service
+
+    probes: list[float] = []
+    back_at = time.monotonic() + 1.5
+
+    def database() -> bool:
+        probes.append(time.monotonic())
+        if time.monotonic() < back_at:
+            raise sqlalchemy.exc.OperationalError("SELECT 1", {}, Exception("refused"))
+        return True
+
+    waiter = OutageWaiter({Service.DATABASE: database, Service.REDIS: lambda: True})
+    results: list[tuple[bool, float]] = []
+
+    def slot() -> None:
+        results.append((waiter.wait(Service.DATABASE, 10.0), time.monotonic()))
+
+    slots = [threading.Thread(target=slot) for _ in range(8)]
+    for thread in slots:
+        thread.start()
+    for thread in slots:
+        thread.join(timeout=20)
+    assert [ok for ok, _ in results] == [True] * 8
+    # Each slot resumes within about a probe interval of the service's return...
+    assert all(at - back_at < outage_wait.PROBE_EVERY + 0.5 for _, at in results)
+    # ...and eight slots did not probe eight times a second.
+    assert len(probes) <= 2 * (1.5 / outage_wait.PROBE_EVERY + 2)
+
+
+def test_a_service_still_away_after_the_wait_is_left_to_the_growing_countdown() -> None:
+    import time
+
+    from aletheia.workers.outage_wait import OutageWaiter, Service
+
+    waiter = OutageWaiter({Service.DATABASE: lambda: False, Service.REDIS: lambda: False})
+    started = time.monotonic()
+    assert waiter.wait(Service.REDIS, 1.5) is False
+    assert time.monotonic() - started < 3.0

@@ -238,6 +238,10 @@ class Settings(BaseSettings):
     # sent again, so a killed worker or a lost Redis costs minutes, not the visibility timeout.
     redrive_interval_seconds: int = 30
     lease_seconds: int = 120
+    # One beat per deployment (workers/single_beat.py): the beat sending the schedule holds a lock
+    # in Redis that lapses this long after its last renewal (renewed every third of it); a second
+    # beat waits, and takes over within about this long after the first one dies.
+    beat_lock_seconds: int = Field(default=30, ge=3)
     reports_dir: Path | None = None  # rendered job reports; default: data_dir / "reports"
 
     # --- audit trail (docs/reliability.md) ----------------------------------------------------------

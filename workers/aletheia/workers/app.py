@@ -84,6 +84,10 @@ class LazyConfig:
     broker_connection_max_retries = None  # a broker restart is waited out, never fatal
     timezone = "UTC"
     enable_utc = True
+    # One beat per deployment, however many are started (workers/single_beat.py); each answers
+    # `celery inspect ping -d beat@HOST` while it ticks (its health check, docker-compose.yml).
+    beat_scheduler = "aletheia.workers.single_beat:SingleBeatScheduler"
+    beat_enable_remote_control = True
 
     @property
     def broker_url(self) -> str:

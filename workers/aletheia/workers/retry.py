@@ -2,9 +2,12 @@
 
 A task that meets a database connection error (SQLAlchemy's `OperationalError`, a DBAPI error that
 invalidated its connection, a pool timeout) or a Redis connection error (the rate limiter's Redis,
-the broker while a step asks for the next one) goes back to the queue with a countdown that grows
-from about a second to `MAX_OUTAGE_BACKOFF` seconds (jittered, so a pool's tasks do not all come
-back at once; at most half the visibility timeout), for as long as the outage lasts. It is not an
+the broker while a step asks for the next one) first waits in its slot, for up to half a minute,
+until that service answers again (`workers/outage_wait.py`), and then goes back to the queue with a
+countdown of about a second: work resumes within a second or two of the outage's end (issue 33:
+with the countdown alone, 30-60 s after it). Past the wait, the countdown grows from about a
+second to `MAX_OUTAGE_BACKOFF` seconds (jittered, so a pool's tasks do not all come back at once;
+at most half the visibility timeout), for as long as the outage lasts. It is not an
 attempt: nothing is settled and no item is counted as failed, because the reference or the job is
 not at fault. Any other error is the task's own business (each task module says what it does
 with it).
@@ -92,15 +95,26 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
             if not is_outage(exc):
                 raise
             seen = _outages_seen(self.request)
-            countdown = outage_backoff(seen, visibility_timeout=get_settings().visibility_timeout_seconds)
-            logger.warning(
-                "%s: database or broker unreachable (%s: %s); retrying in %.1fs",
-                self.name,
-                type(exc).__name__,
-                (str(exc).splitlines() or [""])[0],
-                countdown,
-                extra={"outage_retries": seen + 1},
-            )
+            visibility = get_settings().visibility_timeout_seconds
+            reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+            if _waited_out(self.request, exc, visibility):  # back: again at once (outage_wait.py)
+                countdown = outage_backoff(0, visibility_timeout=visibility)
+                logger.warning(
+                    "%s: database or broker was unreachable (%s) and answers again; retrying in %.1fs",
+                    self.name,
+                    reason,
+                    countdown,
+                    extra={"outage_retries": seen + 1},
+                )
+            else:
+                countdown = outage_backoff(seen, visibility_timeout=visibility)
+                logger.warning(
+                    "%s: database or broker unreachable (%s); retrying in %.1fs",
+                    self.name,
+                    reason,
+                    countdown,
+                    extra={"outage_retries": seen + 1},
+                )
             # `max_retries`: this one retry is always allowed, whatever the task's own bound for
             # its own errors (Celery counts every retry in `request.retries`).
             raise self.retry(
@@ -108,6 +122,18 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
                 max_retries=self.request.retries + 1,
                 headers={OUTAGE_HEADER: seen + 1},
             ) from None
+
+
+def _waited_out(request: Any, exc: BaseException, visibility_timeout: float) -> bool:
+    """Wait in this slot until the service that failed answers again, for at most
+    `OUTAGE_WAIT_SECONDS` (and a third of the visibility timeout); True when it does. Not for an
+    eager `apply()` (tests, the embedded mode), whose retry runs at once anyway."""
+    from aletheia.workers.outage_wait import OUTAGE_WAIT_SECONDS, failed_service, process_waiter
+
+    service = failed_service(exc)
+    if service is None or getattr(request, "is_eager", False):
+        return False
+    return process_waiter().wait(service, min(OUTAGE_WAIT_SECONDS, visibility_timeout / 3))
 
 
 def _outages_seen(request: Any) -> int:

@@ -83,9 +83,10 @@ class LeaseKeeper:
 class BrokerProbe(Protocol):
     """What the re-drive asks the broker (the workers' `RedisBrokerProbe`)."""
 
-    def lost_messages(self) -> bool:
-        """True when the broker lost what it held since the last pass (a restart without
-        persistence): no message of any unsettled work is left."""
+    def lost_since(self) -> datetime | None:
+        """None while the broker keeps what it held since the last pass; after it lost its data (a
+        restart without persistence), when it came back: every message sent before that is gone,
+        and a message sent since (a producer's, a task's retry, a re-drive's) is in it."""
         ...
 
     def queue_idle(self, queue: str) -> bool:
@@ -101,25 +102,41 @@ class RedrivePass:
     not been renewed since `lease_cutoff`. Work still waiting for its message (a `pending` item, a
     queued job) is taken only when the message is known lost: the broker lost its data, or the
     pool's queue is empty and the work has waited a lease (`waiting_cutoff`); while a backlog is
-    queued its messages are taken to be in it, so a long queue is never sent a second time."""
+    queued its messages are taken to be in it, so a long queue is never sent a second time.
+
+    When the broker lost its data (`lost_before`: when it came back), every message of work last
+    touched before then is gone, held or waiting alike: a step that was running then had its
+    message (unacknowledged, in Redis) lost with it, and its lease is not waited for (a step that
+    is in fact still running renews its row and is left alone; one whose worker gave up on the
+    lost connection would otherwise stay `running` for a whole lease). Work touched since was sent
+    to the broker as it is now, so its message is there: a fresh Redis does not have a queue it
+    still holds sent a second time."""
 
     now: datetime
     lease_cutoff: datetime
     probe: BrokerProbe | None = None
     forced: bool = False  # `aletheia redrive --older-than N`: everything idle that long, whatever the queue
-    broker_lost: bool = False
+    lost_before: datetime | None = None
     _idle: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def broker_lost(self) -> bool:
+        return self.lost_before is not None
 
     @classmethod
     def start(cls, lease_seconds: float, probe: BrokerProbe | None, *, forced: bool = False) -> RedrivePass:
         now = utcnow()
-        lost = False if probe is None or forced else probe.lost_messages()
-        return cls(now, now - timedelta(seconds=lease_seconds), probe, forced, lost)
+        lease_cutoff = now - timedelta(seconds=lease_seconds)
+        lost = None if probe is None or forced else probe.lost_since()
+        if lost is not None:
+            lost = min(lost, now)
+            lease_cutoff = max(lease_cutoff, lost)
+        return cls(now, lease_cutoff, probe, forced, lost)
 
     def waiting_cutoff(self, pool: str) -> datetime | None:
         """Work waiting for a message of `pool` untouched since this has lost it; None: it has not."""
-        if self.broker_lost:
-            return self.now
+        if self.lost_before is not None:
+            return self.lost_before
         if self.forced or self.probe is None:
             return self.lease_cutoff
         if pool not in self._idle:
