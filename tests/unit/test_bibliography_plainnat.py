@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aletheia.core.bibliography.plain import parse_reference_string
+from aletheia.core.bibliography.plain import join_lines, parse_reference_string
 from aletheia.core.bibliography.plain_years import page_range_spans, pick_year
 from aletheia.core.records import CitedReference
 
@@ -77,6 +77,14 @@ def test_plainnat_references_are_read_given_names_first(
     assert not fields.get("authors_uncertain", False)
     assert fields.get("title") == title
     assert fields.get("year") == year
+
+
+def test_a_hyphen_pdfium_marks_between_capitalised_halves_stays() -> None:
+    """pdfium marks "Warde-Farley" broken after its hyphen as it marks TeX's "adver-sarial"."""
+    assert join_lines(["David Warde\ufffe", "Farley, and Yoshua Bengio."]) == "David Warde-Farley, and Yoshua Bengio."
+    assert join_lines(["Generative adver\ufffe", "sarial nets"]) == "Generative adversarial nets"
+    assert join_lines(["ESPE\x02", "CIALLY SO"]) == "ESPECIALLY SO"
+    assert join_lines(["Multi\ufffe", "Document Summarization"]) == "Multi-Document Summarization"
 
 
 def test_a_list_cut_with_et_al_is_marked_truncated() -> None:

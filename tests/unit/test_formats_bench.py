@@ -58,7 +58,7 @@ def _read_back(fmt: str, tmp_path: Path) -> dict[str, list[CitedReference]]:
         )
     bib = write_bib(list(ENTRIES.items()), tmp_path)
     rendered = render(bib, list(ENTRIES), fmt)
-    assert sorted(key for _, key in rendered.starts) == sorted(ENTRIES)
+    assert sorted(rendered.keys) == sorted(ENTRIES)
     refs, problems = formats_bench.read_rendered(rendered.path, 10_000_000)
     assert problems == 0
     by_key: dict[str, list[CitedReference]] = {}

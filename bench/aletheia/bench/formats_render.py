@@ -104,6 +104,11 @@ class Rendered:
     # A PDF's references carry no line: each entry's words instead (`entry_of`).
     words: _EntryWords | None = None
 
+    @property
+    def keys(self) -> list[str]:
+        """The `.bib` keys of the rendered entries, in the rendered order."""
+        return [key for _, key in self.starts] or (list(self.words.keys) if self.words is not None else [])
+
     def entry_at(self, line: int) -> str | None:
         lines = [start for start, _ in self.starts]
         i = bisect_right(lines, line) - 1
