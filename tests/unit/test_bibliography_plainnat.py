@@ -53,8 +53,10 @@ PLAINNAT: list[tuple[str, list[tuple[str, str]], str, int]] = [
     (
         "Ashish Vaswani, Noam Shazeer, Aidan N Gomez, Łukasz Kaiser, and Illia Polosukhin. "
         "Attention is all you need. Advances in neural information processing systems, 30, 2017.",
-        [("Ashish", "Vaswani"), ("Noam", "Shazeer"), ("Aidan N", "Gomez"), ("Łukasz", "Kaiser")]
-        + [("Illia", "Polosukhin")],
+        [
+            *(("Ashish", "Vaswani"), ("Noam", "Shazeer"), ("Aidan N", "Gomez")),
+            *(("Łukasz", "Kaiser"), ("Illia", "Polosukhin")),
+        ],
         "Attention is all you need",
         2017,
     ),
@@ -81,7 +83,10 @@ def test_plainnat_references_are_read_given_names_first(
 
 def test_a_hyphen_pdfium_marks_between_capitalised_halves_stays() -> None:
     """pdfium marks "Warde-Farley" broken after its hyphen as it marks TeX's "adver-sarial"."""
-    assert join_lines(["David Warde\ufffe", "Farley, and Yoshua Bengio."]) == "David Warde-Farley, and Yoshua Bengio."
+    assert (
+        join_lines(["David Warde\ufffe", "Farley, and Yoshua Bengio."])
+        == "David Warde-Farley, and Yoshua Bengio."
+    )
     assert join_lines(["Generative adver\ufffe", "sarial nets"]) == "Generative adversarial nets"
     assert join_lines(["ESPE\x02", "CIALLY SO"]) == "ESPECIALLY SO"
     assert join_lines(["Multi\ufffe", "Document Summarization"]) == "Multi-Document Summarization"
@@ -96,7 +101,9 @@ def test_vancouver_surnames_and_initials_are_still_read_as_such() -> None:
     single = parse_reference_string("Smith J. Heart disease in cats. Lancet. 2010;3:1-3.")
     assert [(a.given, a.family) for a in single["authors"]] == [("J", "Smith")]
     assert single["title"] == "Heart disease in cats"
-    several = parse_reference_string("Patton GC, Selzer R, Coffey C. Title of the work. Lancet. 2013;344:23-32.")
+    several = parse_reference_string(
+        "Patton GC, Selzer R, Coffey C. Title of the work. Lancet. 2013;344:23-32."
+    )
     assert [a.family for a in several["authors"]] == ["Patton", "Selzer", "Coffey"]
     assert several["year"] == 2013
 
@@ -149,7 +156,9 @@ _DASH = st.sampled_from(["-", "--", "–", "—", "- ", " - ", " – ", " -- ", 
         ]
     ),
 )
-def test_no_page_range_is_ever_read_as_a_year(pages: tuple[int, int], dash: str, year: int, shape: str) -> None:
+def test_no_page_range_is_ever_read_as_a_year(
+    pages: tuple[int, int], dash: str, year: int, shape: str
+) -> None:
     start, end = pages
     text = shape.format(pages=f"{start}{dash}{end}", year=year)
     assert parse_reference_string(text).get("year") == year
@@ -164,7 +173,9 @@ def test_a_page_range_alone_gives_no_year(pages: tuple[int, int], dash: str) -> 
 
 _GIVEN = st.sampled_from(["Diederik", "Jimmy", "Michael", "Łukasz", "Ana", "Iz", "Chin-Yew", "Olivier"])
 _INITIAL = st.sampled_from(["", " P.", " J.", " M.", " N"])
-_FAMILY = st.sampled_from(["Kingma", "Ba", "Bommarito", "Kaiser", "Beltagy", "Lin", "Müller", "Pouget-Abadie"])
+_FAMILY = st.sampled_from(
+    ["Kingma", "Ba", "Bommarito", "Kaiser", "Beltagy", "Lin", "Müller", "Pouget-Abadie"]
+)
 _NAME = st.tuples(_GIVEN, _INITIAL, _FAMILY)
 
 

@@ -67,7 +67,9 @@ def missing_tools(formats: Iterable[str]) -> list[str]:
     """What the given formats need that is not installed: `bibtex` and its styles (texlive-base),
     `pandoc`."""
     missing = []
-    styles = sorted({BBL_STYLES.get(f) or PDF_STYLES[f] for f in formats if f in BBL_STYLES or f in PDF_STYLES})
+    styles = sorted(
+        {BBL_STYLES.get(f) or PDF_STYLES[f] for f in formats if f in BBL_STYLES or f in PDF_STYLES}
+    )
     if styles and (shutil.which("bibtex") is None or shutil.which("kpsewhich") is None):
         missing.append("bibtex")
     elif styles:
@@ -227,7 +229,9 @@ _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|\\.|[{}~$]")
 def words_of(text: str) -> frozenset[str]:
     """The words of three letters or more, case-folded, accents and LaTeX commands left out."""
     text = _LATEX_COMMAND.sub(" ", text)
-    return frozenset(w.casefold() for w in _WORD.findall(unicodedata.normalize("NFKD", text)) if not w.isdigit())
+    return frozenset(
+        w.casefold() for w in _WORD.findall(unicodedata.normalize("NFKD", text)) if not w.isdigit()
+    )
 
 
 class _EntryWords:
@@ -253,7 +257,8 @@ class _EntryWords:
             return None
         # Jaccard: a long entry does not win merely by holding every word.
         position, _ = max(
-            shared.items(), key=lambda item: (item[1] / (len(words) + self.sizes[item[0]] - item[1]), -item[0])
+            shared.items(),
+            key=lambda item: (item[1] / (len(words) + self.sizes[item[0]] - item[1]), -item[0]),
         )
         return self.keys[position] if shared[position] >= min(3, len(words)) else None
 
@@ -283,7 +288,9 @@ def render_pdf(bib: Path, style: str, fmt: str) -> Rendered:
     pdf = bib.parent / f"{name}.pdf"
     if not pdf.is_file():
         raise RuntimeError(f"pdflatex wrote no {pdf.name}: {done.stdout[-2000:]}")
-    return Rendered(fmt, pdf, (), log=bbl.log + done.stdout[-4000:], words=_EntryWords(_bbl_entries(bbl.path)))
+    return Rendered(
+        fmt, pdf, (), log=bbl.log + done.stdout[-4000:], words=_EntryWords(_bbl_entries(bbl.path))
+    )
 
 
 # --- pandoc --citeproc -------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ __all__ = [
     "without_page_ranges",
 ]
 
-YEAR_TOKEN: Final = r"(?:1[5-9]\d\d|20\d\d)"
+YEAR_TOKEN: Final = r"(?:1[5-9]\d\d|20\d\d)"  # noqa: S105 (a pattern, not a password)
 PAREN_YEAR: Final = re.compile(rf"\(\s*(?:[A-Za-z.]+\s+)?(?P<year>{YEAR_TOKEN})[a-z]?\s*\)")
 ANY_YEAR: Final = re.compile(rf"(?<![\d./:–-])(?P<year>{YEAR_TOKEN})[a-z]?(?![\d–-]|\.\d)")
 # The year right after the authors: "Smith, J. 2019. Title", "Smith J, 2019, Title", "Smith (2019)".
