@@ -9,7 +9,7 @@ by the real tools people use into the formats they paste, with where each render
 - A plain reference list and a Markdown one: `pandoc --citeproc` (Debian `pandoc`) with its
   built-in CSL style (Chicago author-date), or the `--csl` file given.
 - A PDF's reference list in the NeurIPS/ICLR style (issue 28): `bibtex` with natbib's `plainnat`
-  (Debian `texlive-latex-recommended`), its `.bbl` typeset by `pdflatex` as a paper's References
+  (Debian `texlive-latex-base`), its `.bbl` typeset by `pdflatex` as a paper's References
   section (natbib, T1 Latin Modern), and the PDF read as `aletheia verify paper.pdf` reads it.
 
 Every rendered entry is matched back to its `.bib` key: a `.bbl` keeps the key in `\\bibitem{KEY}`;
