@@ -236,12 +236,15 @@ def words_of(text: str) -> frozenset[str]:
 
 class _EntryWords:
     """The `.bbl` entries' words, to find the entry a reference read from a PDF stands for: the one
-    sharing the largest share of the reference's words (looked up through an inverted index)."""
+    sharing the largest share of the reference's words (looked up through an inverted index).
+    References are looked up in the PDF's order, which is the `.bbl`'s: of entries that tie (the
+    same work cited twice), the first after the last one matched wins."""
 
     def __init__(self, entries: Sequence[tuple[str, str]]) -> None:
         self.keys = [key for key, _ in entries]
-        self.sizes = []
+        self.sizes: list[int] = []
         self.index: dict[str, list[int]] = {}
+        self.last = -1
         for position, (_, text) in enumerate(entries):
             words = words_of(text)
             self.sizes.append(len(words))
@@ -255,12 +258,18 @@ class _EntryWords:
             shared.update(self.index.get(word, ()))
         if not shared:
             return None
-        # Jaccard: a long entry does not win merely by holding every word.
-        position, _ = max(
-            shared.items(),
-            key=lambda item: (item[1] / (len(words) + self.sizes[item[0]] - item[1]), -item[0]),
-        )
-        return self.keys[position] if shared[position] >= min(3, len(words)) else None
+
+        def rank(item: tuple[int, int]) -> tuple[float, bool, int]:
+            position, common = item
+            # Jaccard: a long entry does not win merely by holding every word.
+            jaccard = common / (len(words) + self.sizes[position] - common)
+            return round(jaccard, 9), position > self.last, -position
+
+        position, common = max(shared.items(), key=rank)
+        if common < min(3, len(words)):
+            return None
+        self.last = position
+        return self.keys[position]
 
 
 def _bbl_entries(bbl: Path) -> list[tuple[str, str]]:
@@ -343,8 +352,15 @@ def render_pandoc(bib: Path, fmt: str, csl: Path | None = None) -> Rendered:
 
 
 def _run(args: list[str], cwd: Path, *, check: bool = False) -> subprocess.CompletedProcess[str]:
+    # errors="replace": pdflatex echoes a character it cannot set as the raw bytes of the input.
     done = subprocess.run(
-        args, cwd=cwd, capture_output=True, text=True, timeout=TOOL_TIMEOUT_SECONDS, check=False
+        args,
+        cwd=cwd,
+        capture_output=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=TOOL_TIMEOUT_SECONDS,
+        check=False,
     )
     if check and done.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:2])} failed ({done.returncode}): {done.stderr[-2000:]}")
