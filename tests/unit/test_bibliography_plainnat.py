@@ -217,3 +217,39 @@ def test_the_arxiv_pdf_reads_bommarito_right(shared_data: Path) -> None:
     assert fabbri and [a.family for a in fabbri[0].authors][:2] == ["Fabbri", "Li"]
     # Every reference of this plainnat list has its authors read; none is a lone given name.
     assert all(r.authors for r in refs if not (r.raw or "").startswith(("Civil", "U.S.", "Graham")))
+
+
+@pytest.mark.parametrize(
+    ("text", "families", "uncertain"),
+    [
+        # Crossref's reference strings (`aletheia bench refstrings`), where the given-first reading
+        # must not claim more than it knows: a list cut off before a year is no sentence of names.
+        (
+            "R. Cole, C. Brune, IEEE Antennas and Propagation Society International Symposium 1992 "
+            "Digest (1992).",
+            ["Cole", "Brune"],
+            False,
+        ),
+        # Chicago's particle after the given names is no given-first name ("K. von").
+        (
+            "Den Steinen, K. von. (n.d.). Von Piranhaquara bis zur Mündung. Durch Central-Brasilien.",
+            None,
+            None,
+        ),
+        # A name, then the venue (AIP without titles): the venue is no second author.
+        (
+            "Є.О. Рябоконь, Odesa National University Herald. Jurisprudence 23, 49 (2018).",
+            ["Рябоконь"],
+            False,
+        ),
+        ("William P. Dillon. AAPG Bulletin 1981, 65.", ["Dillon"], False),
+    ],
+)
+def test_what_is_no_given_first_list(text: str, families: list[str] | None, uncertain: bool | None) -> None:
+    fields = parse_reference_string(text)
+    read = [a.family for a in fields.get("authors", ())]
+    if families is None:
+        assert read not in (["Den Steinen", "K. von"], ["Steinen", "von"]), read
+        return
+    assert read == families
+    assert fields.get("authors_uncertain", False) is uncertain

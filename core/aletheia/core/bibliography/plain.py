@@ -253,7 +253,16 @@ def parse_reference_string(s: str) -> ReferenceFields:
         author_segment, title, venue = _unquoted_fields(masked, year_at)
 
     if author_segment:
-        authors, truncated, uncertain = read_authors(author_segment)
+        # A sentence of given-first names opening the string, ended by its full stop (not a list
+        # rebuilt from pieces, nor one cut off before a year: "R. Cole, IEEE Antennas 1992 Digest").
+        given_first = (
+            (
+                masked.startswith(author_segment)
+                and masked[len(author_segment.rstrip()) :].lstrip().startswith(".")
+            )
+            or author_segment.rstrip().endswith(".")
+        ) and is_given_first_list(author_segment)
+        authors, truncated, uncertain = read_authors(author_segment, given_first=given_first)
         if authors:
             fields["authors"] = authors
             if uncertain:
@@ -299,6 +308,8 @@ def _author_year_anchor(masked: str) -> re.Match[str] | None:
         anchor = pattern.search(dated)
         if (
             anchor is not None
+            # A page range blanked out is not the author list's end.
+            and not re.search(r"\d", masked[anchor.start() : anchor.start("year")])
             # Early in the string; or later, after a long author list and before a short title
             # ("Goodfellow, Ian, Yoshua Bengio, and Aaron Courville. 2016. Deep Learning. MIT Press.").
             and (

@@ -240,11 +240,12 @@ def _split(segment: str) -> tuple[list[str], list[str]]:
     return pieces, separators
 
 
-def read_authors(segment: str) -> AuthorReading:
+def read_authors(segment: str, *, given_first: bool = False) -> AuthorReading:
     """The authors of a reference string's author segment, whether the list was cut ("et al.",
-    an ellipsis), and whether its split is uncertain (see the module docstring)."""
-    # "Wojciech Krysci ´ nski": a PDF's detached accent would split the name at its comma reading.
-    segment = _DOUBLED_PERIOD.sub("", _SPACED_PERIOD.sub(".", repair_pdf_name(segment)))
+    an ellipsis), and whether its split is uncertain (see the module docstring). `given_first`:
+    the segment is a sentence of its own that `is_given_first_list` accepts, so every comma
+    separates people (plainnat, ACL)."""
+    segment = _DOUBLED_PERIOD.sub("", _SPACED_PERIOD.sub(".", segment))
     segment = segment.strip().strip(" ,;:.(").strip()
     segment = re.sub(r"\s*\((?:eds?|hrsg|coord)\.?\)\s*$", "", segment, flags=re.IGNORECASE)
     if not segment or len(segment) > MAX_SEGMENT_CHARS or not re.search(r"[^\W\d_]{2}", segment):
@@ -262,7 +263,7 @@ def read_authors(segment: str) -> AuthorReading:
     pieces, separators = _split(segment)
     if not pieces:
         return (), truncated, False
-    if len(pieces) > 1 and is_given_first_list(segment):
+    if given_first and len(pieces) > 1:
         # plainnat, ACL: "Michael J. Bommarito II, Łukasz Kaiser, and Cicero Nogueira dos santos".
         authors, cut = parse_author_list(" and ".join(pieces))
         return authors, truncated or cut, False
@@ -306,6 +307,14 @@ _INITIAL_WORD = re.compile(r"^[^\W\d_][a-z]?\.(?:-?[^\W\d_]\.)*$")
 _NAME_WORD = re.compile(r"^[^\W\d_][\w'’\-]*$")
 _NAME_SEPARATOR = re.compile(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+")
 _NAMES_TAIL = re.compile(r",?\s+et\s+al\.?$|,?\s+and\s+others$")
+# Words of a venue or an institution, never of a person's name: AIP and Elsevier write "Є.О.
+# Рябоконь, Odesa National University Herald. Jurisprudence 23" (a name, then the venue).
+_INSTITUTION_WORDS: Final = frozenset(
+    {"University", "Journal", "Society", "Institute", "Herald", "Symposium", "Proceedings", "Press"}
+    | {"Conference", "Transactions", "Review", "Letters", "Bulletin", "Annals", "Workshop", "Magazine"}
+    | {"Association", "Foundation", "Laboratory", "Department", "Council", "Committee", "Agency"}
+    | {"Ministry", "National", "International", "Digest", "Organization", "Organisation", "Academy"}
+)
 _SUFFIX_WORD = re.compile(r"^(?:Jr|Sr|II|III|IV|Iii)\.?$")
 
 
@@ -344,6 +353,8 @@ def looks_like_name_list(segment: str) -> bool:
         words = name.split()
         if not 1 <= len(words) <= 5 or not _name_words_fit(words):
             return False
+        if any(word in _INSTITUTION_WORDS for word in words):
+            return False
     # "Surname, Initials" pairs split at the comma are fine too; a lone capitalised word is a name
     # only in a list ("Smith, Jones").
     return len(names) > 1 or len(names[0].split()) > 1
@@ -353,6 +364,8 @@ def _one_given_first(name: str) -> bool:
     words = name.split()
     if len(words) > 2 and _SUFFIX_WORD.match(words[-1]):
         words = words[:-1]  # "Michael J. Bommarito II"
+    if words[-1] in _LOWER_PARTICLES or any(word in _INSTITUTION_WORDS for word in words):
+        return False  # "Den Steinen, K. von" (Chicago's particle last); "Odesa National University Herald"
     if len(words) > 2 and words[-2] in _LOWER_PARTICLES and words[-1].islower():
         words[-1] = words[-1].capitalize()  # "Cicero Nogueira dos santos"
     return _given_first(" ".join(words))
