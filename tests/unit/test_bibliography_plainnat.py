@@ -253,3 +253,45 @@ def test_what_is_no_given_first_list(text: str, families: list[str] | None, unce
         return
     assert read == families
     assert fields.get("authors_uncertain", False) is uncertain
+
+
+@pytest.mark.parametrize(
+    ("text", "families", "year"),
+    [
+        # The plainnat row of `aletheia bench formats` (ICLR 2026 references typeset by pdflatex).
+        (
+            "Reuven Y . Rubinstein and Dirk P. Kroese. The Cross-Entropy Method. Springer, 2004.",
+            ["Rubinstein", "Kroese"],
+            2004,
+        ),
+        ("Greg Landrum et al. Rdkit: Open-source cheminformatics, 2006.", ["Landrum"], 2006),
+        (
+            "James J Heckman and Richard Robb, Jr. Alternative methods for evaluating the impact of "
+            "interventions: An overview. Journal of econometrics, 1985.",
+            ["Heckman", "Robb"],
+            1985,
+        ),
+        (
+            "Jialin Zhou, Ying Xu, and Dawei Chen. Global burden of lung cancer in 2022 and projections "
+            "to 2050: Incidence and mortality estimates. Cancer Epidemiology, 2024.",
+            ["Zhou", "Xu", "Chen"],
+            2024,
+        ),
+        (
+            "Corinna Cortes and Neil D. Lawrence. Inconsistency in conference peer review: Revisiting "
+            "the 2014 neurips experiment, 2021.",
+            ["Cortes", "Lawrence"],
+            2021,
+        ),
+        (  # a PDF's accents broken off their letters, an elided particle, six words in one name
+            "Ian Fisk, Niccol o Zanichelli, Valeria d’Andrea, Marcel R M van den Brink, and Jordan "
+            "Rozum. Openfold. Nature Methods, 2024.",
+            ["Fisk", "Zanichelli", "d’Andrea", "van den Brink", "Rozum"],
+            2024,
+        ),
+    ],
+)
+def test_what_the_plainnat_pdf_row_found(text: str, families: list[str], year: int) -> None:
+    fields = parse_reference_string(text)
+    assert [a.family for a in fields.get("authors", ())] == families
+    assert fields.get("year") == year

@@ -86,6 +86,7 @@ class ReferenceFields(TypedDict, total=False):
 # --- reading one reference string -----------------------------------------------------------------------
 
 _LEADING_MARKER = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|\(\d{1,4}\)|\d{1,3}[.)]|\d{1,3}(?=\s+[^\d\s]))\s*")
+_SPACED_INITIAL = re.compile(r"(?<=\b[A-Z])\s+\.(?=\s)")
 _QUOTED = re.compile(r"[“\"«„](?P<title>[^“”\"«»„]{3,600}?)[”\"»“]")
 _YEAR_TOKEN = YEAR_TOKEN
 _ABBREVIATIONS: Final = frozenset(
@@ -222,6 +223,7 @@ def parse_reference_string(s: str) -> ReferenceFields:
     text = normalize_whitespace(decode_character_references(s[: MAX_REFERENCE_CHARS * 2]))
     text = text[:MAX_REFERENCE_CHARS]
     text = _LEADING_MARKER.sub("", text, count=1)
+    text = _SPACED_INITIAL.sub(".", text)  # "Reuven Y . Rubinstein" (a .bib's "Y ." set apart)
     # "———." stands for the authors of the reference above (`inherit_repeated_authors`): no name.
     text = _SAME_AUTHORS.sub("", text, count=1)
     fields = _identifier_fields(text)
@@ -251,6 +253,13 @@ def parse_reference_string(s: str) -> ReferenceFields:
         venue = _clean_venue(masked[quoted[1] :])
     else:
         author_segment, title, venue = _unquoted_fields(masked, year_at)
+        title_at = masked.find(title) if title else -1
+        if title and year_at is not None and title_at <= year_at < title_at + len(title):
+            # "Global burden of lung cancer in 2022 and projections to 2050: ... Journal, 2024.":
+            # a year in the title is not the cited one when another follows it.
+            later, later_at = _pick_year(_masked(masked, [(0, title_at + len(title))]))
+            if later is not None:
+                fields["year"], year_at = later, later_at
 
     if author_segment:
         # A sentence of given-first names opening the string, ended by its full stop (not a list
@@ -433,12 +442,13 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
     return None, None, None
 
 
-_ET_AL_END = re.compile(r"\bet\s+al\.(?=\s+\S)")
+_ET_AL_END = re.compile(r"\b(?:et\s+al|Jr|Sr)\.(?=\s+\S)")
 
 
 def _names_sentence_end(masked: str) -> int:
-    """Where the first sentence ends, or where an author list cut with "et al." does ("Tom Brown,
-    Nick Ryder, et al. Language models are few-shot learners."): "al." is no sentence end elsewhere."""
+    """Where the first sentence ends, or where an author list cut with "et al." or ending in a
+    suffix does ("Tom Brown, Nick Ryder, et al. Language models...", "Richard Robb, Jr. Alternative
+    methods..."): "al." and "Jr." are no sentence end elsewhere."""
     end = _sentence_end(masked)
     et_al = _ET_AL_END.search(masked, 0, end)
     if et_al is not None and looks_like_name_list(masked[: et_al.end()]):

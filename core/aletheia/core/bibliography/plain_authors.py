@@ -318,26 +318,45 @@ _INSTITUTION_WORDS: Final = frozenset(
 _SUFFIX_WORD = re.compile(r"^(?:Jr|Sr|II|III|IV|Iii)\.?$")
 
 
-def _name_words_fit(words: list[str]) -> bool:
+# Common words of a title, never the tail of a name a PDF broke at an accent ("Niccol o", "Dess ı").
+_TITLE_WORDS: Final = frozenset(
+    {"a", "an", "the", "of", "in", "on", "for", "to", "and", "or", "is", "at", "by", "via", "with"}
+    | {"from", "as", "its", "are", "be", "not", "can", "do", "we", "how", "what", "why", "into"}
+)
+_MAX_NAME_WORDS: Final = 6  # "Marcel R M van den Brink"
+
+
+def _name_words_fit(words: list[str], *, fragments: bool = False) -> bool:
+    """Whether the words make a name. `fragments`: a short lower-case piece after the first word
+    is the tail of a word a PDF broke at its accent ("Niccol o Zani", "Kov ács", "Mac ıas")."""
     for index, word in enumerate(words):
-        if word in _LOWER_PARTICLES:
+        if word in _LOWER_PARTICLES or _ELIDED_PARTICLE.match(word):
             continue
         if not _NAME_WORD.match(word) and not _INITIAL_WORD.match(word):
             return False
+        if word[0].isupper():
+            continue
         # "Cicero Nogueira dos santos": a PDF's lower-case surname after a particle.
-        if not word[0].isupper() and (index == 0 or words[index - 1] not in _LOWER_PARTICLES):
+        if index > 0 and words[index - 1] in _LOWER_PARTICLES:
+            continue
+        if not (fragments and index > 0 and len(word) <= 4 and word not in _TITLE_WORDS):
             return False
     return True
 
 
 def _names(segment: str) -> list[str] | None:
-    """The names of a sentence that may be an author list ("et al." dropped), or None when it holds
-    a digit or too many names to be one."""
+    """The names of a sentence that may be an author list ("et al." dropped, a suffix written as
+    a piece of its own joined to its name), or None when it holds a digit or too many names."""
     text = repair_pdf_name(segment).strip().rstrip(".").strip()
     if not text or re.search(r"\d", text):
         return None
     text = _NAMES_TAIL.sub("", text)
-    names = [name.strip() for name in _NAME_SEPARATOR.split(text) if name.strip()]
+    names: list[str] = []
+    for name in (piece.strip() for piece in _NAME_SEPARATOR.split(text)):
+        if names and _SUFFIX_WORD.match(name):
+            names[-1] += " " + name  # "Richard Robb, Jr."
+        elif name:
+            names.append(name)
     if not names or len(names) > MAX_NAMES:
         return None
     return names
@@ -345,16 +364,22 @@ def _names(segment: str) -> list[str] | None:
 
 def looks_like_name_list(segment: str) -> bool:
     """Whether a sentence is only names: "Chidi Okafor and Astrid Lindqvist.", "R. Tanaka.",
-    "Łukasz Kaiser, Tom Brown, et al."."""
+    "Łukasz Kaiser, Tom Brown, et al.". In a list of three or more, a quarter of the names may
+    hold a word's tail a PDF broke off at an accent."""
     names = _names(segment)
     if names is None:
         return False
+    broken = 0
     for name in names:
         words = name.split()
-        if not 1 <= len(words) <= 5 or not _name_words_fit(words):
+        if not 1 <= len(words) <= _MAX_NAME_WORDS or any(word in _INSTITUTION_WORDS for word in words):
             return False
-        if any(word in _INSTITUTION_WORDS for word in words):
-            return False
+        if not _name_words_fit(words):
+            if len(names) < 3 or not _name_words_fit(words, fragments=True):
+                return False
+            broken += 1
+    if broken > len(names) / 4:
+        return False
     # "Surname, Initials" pairs split at the comma are fine too; a lone capitalised word is a name
     # only in a list ("Smith, Jones").
     return len(names) > 1 or len(names[0].split()) > 1
@@ -364,6 +389,8 @@ def _one_given_first(name: str) -> bool:
     words = name.split()
     if len(words) > 2 and _SUFFIX_WORD.match(words[-1]):
         words = words[:-1]  # "Michael J. Bommarito II"
+    if len(words) > 2 and not _name_words_fit(words) and _name_words_fit(words, fragments=True):
+        return True  # "Niccol o Zani": broken at an accent, counted by `looks_like_name_list`
     if words[-1] in _LOWER_PARTICLES or any(word in _INSTITUTION_WORDS for word in words):
         return False  # "Den Steinen, K. von" (Chicago's particle last); "Odesa National University Herald"
     if len(words) > 2 and words[-2] in _LOWER_PARTICLES and words[-1].islower():
@@ -383,7 +410,8 @@ def is_given_first_list(segment: str) -> bool:
     names = _names(segment)
     if names is None or not looks_like_name_list(segment):
         return False
-    if len(names) == 1:
+    cut = _NAMES_TAIL.search(segment.strip().rstrip(".").strip()) is not None
+    if len(names) == 1 and not cut:  # "Greg Landrum et al." is a list
         words = names[0].split()
         return (
             len(words) >= 3
