@@ -90,6 +90,9 @@ def test_a_hyphen_pdfium_marks_between_capitalised_halves_stays() -> None:
     assert join_lines(["Generative adver\ufffe", "sarial nets"]) == "Generative adversarial nets"
     assert join_lines(["ESPE\x02", "CIALLY SO"]) == "ESPECIALLY SO"
     assert join_lines(["Multi\ufffe", "Document Summarization"]) == "Multi-Document Summarization"
+    assert (
+        join_lines(["Wei\ufffe", "Jing Zhu and Dan Mc\ufffe", "Farland"]) == "Wei-Jing Zhu and Dan McFarland"
+    )
 
 
 def test_a_list_cut_with_et_al_is_marked_truncated() -> None:

@@ -32,6 +32,7 @@ _MARKERS: Final = (
     ("bare", re.compile(r"^\s*(\d{1,3})\s+(?=[^\d\s])")),
 )
 _INDENT = re.compile(r"^[ \t]+")
+_NAME_PREFIXES: Final = frozenset({"Mc", "Mac", "Fitz"})
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
 _FIRST_WORD = re.compile(r"[^\W\d_]+")
 _URL_OPEN_END = re.compile(r"(?:https?://|www\.|10\.\d{4,9}/)\S*[./\-_=?&#]$")
@@ -49,8 +50,8 @@ def _real_hyphen(before: str, after: str) -> bool:
     """Whether a hyphen at a line end joins two capitalised words ("Warde-Farley"): TeX's own
     hyphenation leaves a lower-case continuation ("adver-sarial"), or capitals ("ESPE-CIALLY")."""
     last, first = _LAST_WORD.search(before), _FIRST_WORD.match(after)
-    if last is None or first is None or len(first.group()) < 2:
-        return False
+    if last is None or first is None or len(first.group()) < 2 or last.group() in _NAME_PREFIXES:
+        return False  # "Mc-" / "Farland": TeX breaks "McFarland" after its prefix
     return last.group()[0].isupper() and first.group()[0].isupper() and not first.group().isupper()
 
 
