@@ -249,7 +249,7 @@ def claims(split: str, limit: int | None, misses: Path | None, json_path: Path |
 )
 @click.option(
     "--formats",
-    default="bib,bbl-plain,bbl-ieeetr,pandoc-txt,pandoc-md",
+    default="bib,bbl-plain,bbl-ieeetr,pandoc-txt,pandoc-md,pdf-plainnat",
     show_default=True,
     help="Comma-separated; bib (the baseline) always runs.",
 )
