@@ -58,7 +58,7 @@ def _read_back(fmt: str, tmp_path: Path) -> dict[str, list[CitedReference]]:
         )
     bib = write_bib(list(ENTRIES.items()), tmp_path)
     rendered = render(bib, list(ENTRIES), fmt)
-    assert sorted(key for _, key in rendered.starts or rendered.key_map) == sorted(ENTRIES)
+    assert sorted(rendered.keys) == sorted(ENTRIES)
     refs, problems = formats_bench.read_rendered(rendered.path, 10_000_000)
     assert problems == 0
     by_key: dict[str, list[CitedReference]] = {}
@@ -133,3 +133,11 @@ def test_the_second_figure_leaves_out_only_entries_resting_on_dropped_identifier
     figure = without_evidence(keys, classes, base, {"doi-evidence": "verified", "parse-error": "verified"})
     assert (figure["left_out"], figure["entries"], figure["same_class"]) == (1, 2, 1)
     assert (figure["flagged"], figure["bib_flagged"]) == (1, 0)
+
+
+def test_the_command_runs_every_format_by_default() -> None:
+    """`aletheia bench formats` without `--formats` runs every row (the plainnat PDF one included)."""
+    from aletheia.producers import bench_cli
+
+    option = next(p for p in bench_cli.formats.params if p.name == "formats")
+    assert option.default == ",".join(FORMATS)

@@ -1,6 +1,7 @@
 """Issue 20, "every format read right": the same references as `.bib`, as `.bbl` (real `bibtex`,
-`plain` and `ieeetr` styles) and as a reference list rendered by `pandoc --citeproc` (plain text
-and Markdown, Chicago author-date) must get the same verdicts.
+`plain` and `ieeetr` styles), as a reference list rendered by `pandoc --citeproc` (plain text
+and Markdown, Chicago author-date) and as a PDF's References section in natbib's `plainnat` (the
+NeurIPS and ICLR style, typeset by `pdflatex`; issue 28) must get the same verdicts.
 
 Two source sets, each verified against the universe and simulator settings of its own benchmark
 (nothing is invented here):
@@ -60,6 +61,7 @@ from aletheia.bench.formats_render import (
     FORMATS,
     MANAGER_FORMATS,
     PANDOC_WRITERS,
+    PDF_STYLES,
     Rendered,
     ToolMissing,
     entry_of,
@@ -431,7 +433,8 @@ def run(
     missing = missing_tools(formats)
     if missing:
         raise ToolMissing(
-            f"not installed: {', '.join(missing)} (apt-get install texlive-binaries texlive-base pandoc)"
+            f"not installed: {', '.join(missing)} (apt-get install texlive-binaries texlive-base pandoc "
+            "texlive-latex-recommended lmodern)"
         )
     started = time.perf_counter()
     per_set: dict[str, dict[str, Any]] = {}
@@ -458,9 +461,11 @@ def run(
 
 
 def _tool_versions(formats: Sequence[str]) -> dict[str, str]:
-    need = {"bibtex" for f in formats if f in BBL_STYLES} | {
-        "pandoc" for f in formats if f in PANDOC_WRITERS or f in MANAGER_FORMATS
-    }
+    need = (
+        {"bibtex" for f in formats if f in BBL_STYLES or f in PDF_STYLES}
+        | {"pandoc" for f in formats if f in PANDOC_WRITERS or f in MANAGER_FORMATS}
+        | {"pdflatex" for f in formats if f in PDF_STYLES}
+    )
     versions = {}
     for tool in sorted(need):
         done = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False, timeout=30)

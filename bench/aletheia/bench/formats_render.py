@@ -8,11 +8,16 @@ by the real tools people use into the formats they paste, with where each render
   it stands for).
 - A plain reference list and a Markdown one: `pandoc --citeproc` (Debian `pandoc`) with its
   built-in CSL style (Chicago author-date), or the `--csl` file given.
+- A PDF's reference list in the NeurIPS/ICLR style (issue 28): `bibtex` with natbib's `plainnat`
+  (Debian `texlive-latex-base`), its `.bbl` typeset by `pdflatex` as a paper's References
+  section (natbib, T1 Latin Modern), and the PDF read as `aletheia verify paper.pdf` reads it.
 
 Every rendered entry is matched back to its `.bib` key: a `.bbl` keeps the key in `\\bibitem{KEY}`;
 pandoc's order is read from its document tree (the `ref-KEY` divisions), and the plain or Markdown
 text is written from that same tree, one paragraph per entry, so the n-th paragraph is the n-th key.
-A parsed reference is then matched to the entry whose text holds its first line.
+A parsed reference is then matched to the entry whose text holds its first line; a PDF's
+references carry no line, so each is matched to the `.bbl` entry whose words it shares most
+(`_EntryWords`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ import json
 import re
 import shutil
 import subprocess
+import unicodedata
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +37,11 @@ from typing import Any
 from aletheia.core.records import Author, CitedReference
 
 # The formats, in report order; `bib` is the baseline the others are compared with.
-FORMATS: tuple[str, ...] = ("bib", "bbl-plain", "bbl-ieeetr", "pandoc-txt", "pandoc-md")
+FORMATS: tuple[str, ...] = ("bib", "bbl-plain", "bbl-ieeetr", "pandoc-txt", "pandoc-md", "pdf-plainnat")
 BBL_STYLES = {"bbl-plain": "plain", "bbl-ieeetr": "ieeetr"}
+# A .bbl typeset to a PDF: the style, and the packages the document needs (natbib's \bibitem[...]).
+PDF_STYLES = {"pdf-plainnat": "plainnat"}
+PDF_PACKAGES = ("natbib.sty", "lmodern.sty")
 PANDOC_WRITERS = {"pandoc-txt": ("plain", ".txt"), "pandoc-md": ("markdown_strict", ".md")}
 # Issue 30: reference managers' exports and a Word manuscript, rendered through pandoc
 # (`formats_managers`).
@@ -61,7 +71,9 @@ def missing_tools(formats: Iterable[str]) -> list[str]:
     """What the given formats need that is not installed: `bibtex` and its styles (texlive-base),
     `pandoc`."""
     missing = []
-    styles = sorted({BBL_STYLES[f] for f in formats if f in BBL_STYLES})
+    styles = sorted(
+        {BBL_STYLES.get(f) or PDF_STYLES[f] for f in formats if f in BBL_STYLES or f in PDF_STYLES}
+    )
     if styles and (shutil.which("bibtex") is None or shutil.which("kpsewhich") is None):
         missing.append("bibtex")
     elif styles:
@@ -74,6 +86,14 @@ def missing_tools(formats: Iterable[str]) -> list[str]:
             timeout=60,
         ).stdout.split()
         missing += [f"{s}.bst" for s in styles if not any(p.endswith(f"/{s}.bst") for p in found)]
+    if any(f in PDF_STYLES for f in formats):
+        if shutil.which("pdflatex") is None:
+            missing.append("pdflatex")
+        elif shutil.which("kpsewhich") is not None:
+            found = subprocess.run(
+                ["kpsewhich", *PDF_PACKAGES], capture_output=True, text=True, check=False, timeout=60
+            ).stdout.split()
+            missing += [p for p in PDF_PACKAGES if not any(f.endswith(f"/{p}") for f in found)]
     needs_pandoc = any(f in PANDOC_WRITERS or f in MANAGER_FORMATS for f in formats)
     if needs_pandoc and shutil.which("pandoc") is None:
         missing.append("pandoc")
@@ -90,6 +110,17 @@ class Rendered:
     log: str = ""
     # The reader's key of each entry -> its .bib key, where the format keys records by position.
     key_map: tuple[tuple[str, str], ...] = ()
+    # A PDF's references carry no line: each entry's words instead (`entry_of`).
+    words: _EntryWords | None = None
+
+    @property
+    def keys(self) -> list[str]:
+        """The `.bib` keys of the rendered entries, in the rendered order."""
+        if self.starts:
+            return [key for _, key in self.starts]
+        if self.key_map:
+            return [key for _, key in self.key_map]
+        return list(self.words.keys) if self.words is not None else []
 
     def entry_at(self, line: int) -> str | None:
         lines = [start for start, _ in self.starts]
@@ -200,6 +231,88 @@ def render_bbl(bib: Path, style: str, fmt: str) -> Rendered:
     return Rendered(fmt, bbl, tuple(starts), log=done.stdout)
 
 
+# --- a .bbl typeset to a PDF ------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]{3,}")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|\\.|[{}~$]")
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The words of three letters or more, case-folded, accents and LaTeX commands left out."""
+    text = _LATEX_COMMAND.sub(" ", text)
+    return frozenset(
+        w.casefold() for w in _WORD.findall(unicodedata.normalize("NFKD", text)) if not w.isdigit()
+    )
+
+
+class _EntryWords:
+    """The `.bbl` entries' words, to find the entry a reference read from a PDF stands for: the one
+    sharing the largest share of the reference's words (looked up through an inverted index).
+    References are looked up in the PDF's order, which is the `.bbl`'s: of entries that tie (the
+    same work cited twice), the first after the last one matched wins."""
+
+    def __init__(self, entries: Sequence[tuple[str, str]]) -> None:
+        self.keys = [key for key, _ in entries]
+        self.sizes: list[int] = []
+        self.index: dict[str, list[int]] = {}
+        self.last = -1
+        for position, (_, text) in enumerate(entries):
+            words = words_of(text)
+            self.sizes.append(len(words))
+            for word in words:
+                self.index.setdefault(word, []).append(position)
+
+    def best(self, text: str) -> str | None:
+        words = words_of(text)
+        shared: Counter[int] = Counter()
+        for word in words:
+            shared.update(self.index.get(word, ()))
+        if not shared:
+            return None
+
+        def rank(item: tuple[int, int]) -> tuple[float, bool, int]:
+            position, common = item
+            # Jaccard: a long entry does not win merely by holding every word.
+            jaccard = common / (len(words) + self.sizes[position] - common)
+            return round(jaccard, 9), position > self.last, -position
+
+        position, common = max(shared.items(), key=rank)
+        if common < min(3, len(words)):
+            return None
+        self.last = position
+        return self.keys[position]
+
+
+def _bbl_entries(bbl: Path) -> list[tuple[str, str]]:
+    """(key, text) of each `\\bibitem` of a `.bbl`, in order."""
+    text = bbl.read_text(encoding="utf-8", errors="replace")
+    found = list(_BIBITEM.finditer(text))
+    ends = [m.start() for m in found[1:]] + [text.find("\\end{thebibliography}") % (len(text) + 1)]
+    return [(m.group(1).strip(), text[m.end() : end]) for m, end in zip(found, ends, strict=True)]
+
+
+def render_pdf(bib: Path, style: str, fmt: str) -> Rendered:
+    """The `.bbl` of `style` typeset by `pdflatex` as a paper's References section (natbib, as
+    the NeurIPS and ICLR templates load it, with T1 Latin Modern fonts): the PDF a reader pastes."""
+    bbl = render_bbl(bib, style, fmt)
+    name = f"paper-{style}"
+    (bib.parent / f"{name}.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n"
+        "\\usepackage{lmodern}\n\\usepackage{url}\n\\usepackage{natbib}\n\\begin{document}\n"
+        f"\\input{{{bbl.path.name}}}\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    # nonstopmode: a character LaTeX cannot set (an emoji, CJK in a title) is left out with a
+    # warning, as an author would see it, and the rest is typeset.
+    done = _run(["pdflatex", "-interaction=nonstopmode", f"{name}.tex"], bib.parent)
+    pdf = bib.parent / f"{name}.pdf"
+    if not pdf.is_file():
+        raise RuntimeError(f"pdflatex wrote no {pdf.name}: {done.stdout[-2000:]}")
+    return Rendered(
+        fmt, pdf, (), log=bbl.log + done.stdout[-4000:], words=_EntryWords(_bbl_entries(bbl.path))
+    )
+
+
 # --- pandoc --citeproc -------------------------------------------------------------------------------
 
 
@@ -250,8 +363,15 @@ def render_pandoc(bib: Path, fmt: str, csl: Path | None = None) -> Rendered:
 
 
 def _run(args: list[str], cwd: Path, *, check: bool = False) -> subprocess.CompletedProcess[str]:
+    # errors="replace": pdflatex echoes a character it cannot set as the raw bytes of the input.
     done = subprocess.run(
-        args, cwd=cwd, capture_output=True, text=True, timeout=TOOL_TIMEOUT_SECONDS, check=False
+        args,
+        cwd=cwd,
+        capture_output=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=TOOL_TIMEOUT_SECONDS,
+        check=False,
     )
     if check and done.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:2])} failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -267,15 +387,20 @@ def render(bib: Path, keys: Sequence[str], fmt: str, csl: Path | None = None) ->
         return render_pandoc(bib, fmt, csl)
     if fmt in MANAGER_FORMATS:
         return render_manager_format(bib, fmt, csl)
+    if fmt in PDF_STYLES:
+        return render_pdf(bib, PDF_STYLES[fmt], fmt)
     raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
 
 
 def entry_of(ref: CitedReference, rendered: Rendered, keys: frozenset[str]) -> str | None:
     """The `.bib` key a parsed reference stands for: its own key where the format keeps it
     (`.bib`, `.bbl`), else the entry whose rendered text holds the reference's first line (a plain
-    list's keys are positions, which could collide with a numeric .bib key)."""
+    list's keys are positions, which could collide with a numeric .bib key); for a PDF, the entry
+    whose words it shares most."""
     if rendered.key_map:
         return dict(rendered.key_map).get(ref.key)
+    if rendered.words is not None:
+        return rendered.words.best(ref.raw or "")
     if rendered.fmt not in PANDOC_WRITERS and rendered.fmt != "docx" and ref.key in keys:
         return ref.key
     m = _LINE_SUFFIX.search(ref.origin or "")

@@ -299,7 +299,7 @@ def claims(split: str, limit: int | None, misses: Path | None, json_path: Path |
 )
 @click.option(
     "--formats",
-    default="bib,bbl-plain,bbl-ieeetr,pandoc-txt,pandoc-md,ris,endnote-xml,zotero-rdf,docx",
+    default="bib,bbl-plain,bbl-ieeetr,pandoc-txt,pandoc-md,pdf-plainnat,ris,endnote-xml,zotero-rdf,docx",
     show_default=True,
     help="Comma-separated; bib (the baseline) always runs.",
 )
@@ -313,7 +313,7 @@ def claims(split: str, limit: int | None, misses: Path | None, json_path: Path |
     "--keep",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Keep the rendered files (.bib, .bbl, .txt, .md) in this folder, one subfolder per set.",
+    help="Keep the rendered files (.bib, .bbl, .txt, .md, .pdf) in this folder, one subfolder per set.",
 )
 @click.option(
     "--diffs",
@@ -330,9 +330,10 @@ def formats(
     diffs: Path | None,
     json_path: Path | None,
 ) -> None:
-    """Issue 20: the same references as .bib, .bbl (bibtex plain, ieeetr) and a pandoc --citeproc
-    list get the same verdicts (needs bibtex, pandoc and ../shared/data/benchmarks). Issue 30: and
-    as RIS, EndNote XML, Zotero RDF (written from pandoc's CSL-JSON) and a Word .docx."""
+    """Issue 20: the same references as .bib, .bbl (bibtex plain, ieeetr), a pandoc --citeproc
+    list and a plainnat PDF (issue 28) get the same verdicts (needs bibtex, pandoc, pdflatex and
+    ../shared/data/benchmarks). Issue 30: and as RIS, EndNote XML, Zotero RDF (written from
+    pandoc's CSL-JSON) and a Word .docx."""
     from aletheia.bench import formats_bench, formats_render
 
     try:

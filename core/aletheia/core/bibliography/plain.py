@@ -20,8 +20,22 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Final, TypedDict
 
-from aletheia.core.bibliography.plain_authors import INITIALS_FIRST_NAME, VANCOUVER_NAME, read_authors
+from aletheia.core.bibliography.plain_authors import (
+    INITIALS_FIRST_NAME,
+    VANCOUVER_NAME,
+    is_given_first_list,
+    looks_like_name_list,
+    read_authors,
+)
 from aletheia.core.bibliography.plain_split import SplitReference, join_lines, split_references
+from aletheia.core.bibliography.plain_years import (
+    EARLY_YEAR,
+    PAREN_YEAR,
+    YEAR_TOKEN,
+    without_page_ranges,
+)
+from aletheia.core.bibliography.plain_years import masked as _masked
+from aletheia.core.bibliography.plain_years import pick_year as _pick_year
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.identifiers import extract_identifiers
 from aletheia.core.records import Author, CitedReference
@@ -72,14 +86,9 @@ class ReferenceFields(TypedDict, total=False):
 # --- reading one reference string -----------------------------------------------------------------------
 
 _LEADING_MARKER = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|\(\d{1,4}\)|\d{1,3}[.)]|\d{1,3}(?=\s+[^\d\s]))\s*")
+_SPACED_INITIAL = re.compile(r"(?<=\b[A-Z])\s+\.(?=\s)")
 _QUOTED = re.compile(r"[“\"«„](?P<title>[^“”\"«»„]{3,600}?)[”\"»“]")
-_YEAR_TOKEN = r"(?:1[5-9]\d\d|20\d\d)"  # noqa: S105 (a pattern, not a password)
-_PAREN_YEAR = re.compile(rf"\(\s*(?:[A-Za-z.]+\s+)?(?P<year>{_YEAR_TOKEN})[a-z]?\s*\)")
-_ANY_YEAR = re.compile(rf"(?<![\d./:–-])(?P<year>{_YEAR_TOKEN})[a-z]?(?![\d–-]|\.\d)")
-# The year right after the authors: "Smith, J. 2019. Title", "Smith J, 2019, Title", "Smith (2019)".
-_EARLY_YEAR = re.compile(
-    rf"(?:[.,:;]\s*|\s)\(?\s*(?P<year>{_YEAR_TOKEN})[a-z]?\s*\)?\s*(?:[.,:;]|(?=\s+[A-Z\"“‘]))"
-)
+_YEAR_TOKEN = YEAR_TOKEN
 _ABBREVIATIONS: Final = frozenset(
     {
         *("al", "vol", "no", "nos", "pp", "p", "ed", "eds", "edn", "proc", "conf", "int", "j"),
@@ -110,17 +119,6 @@ _NATURE_AUTHORS = re.compile(
 _ACS_AUTHORS = re.compile(
     rf"^(?P<authors>{_ACS_NAME}(?:;\s*{_ACS_NAME})*)\s+(?![A-Z]\.)(?P<rest>[A-Z0-9].*)$"
 )
-
-
-def _masked(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with each span blanked out, so that a DOI's digits do not look like a year."""
-    if not spans:
-        return text
-    chars = list(text)
-    for start, end in spans:
-        for index in range(start, min(end, len(chars))):
-            chars[index] = " "
-    return "".join(chars)
 
 
 def _identifier_spans(text: str) -> list[tuple[int, int]]:
@@ -162,8 +160,12 @@ def _sentence_end(text: str, start: int = 0) -> int:
     return len(text)
 
 
+_DETACHED_ACCENTS: Final = "\u00a8\u00b4`\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u02dd\u00af "
+
+
 def _clean_title(title: str) -> str | None:
-    title = title.strip().strip(" ,;:").strip()
+    # "´ BookSum: ...": a PDF's accent left over from the last author's name.
+    title = title.strip().lstrip(_DETACHED_ACCENTS).strip(" ,;:").strip()
     title = re.sub(r"\.$", "", title).strip()
     if len(title) < 3 or not re.search(r"[^\W\d_]{2}", title):
         return None
@@ -212,21 +214,6 @@ def _clean_venue(text: str) -> str | None:
     return venue
 
 
-def _pick_year(masked: str) -> tuple[int | None, int | None]:
-    """The cited year and where it is: a parenthesised year, else the last plausible one."""
-    paren = _PAREN_YEAR.search(masked)
-    if paren is not None:
-        return int(paren.group("year")), paren.start()
-    candidates = list(_ANY_YEAR.finditer(masked))
-    if not candidates:
-        return None, None
-    early = _EARLY_YEAR.search(masked)
-    if early is not None and early.start() < len(masked) // 2:
-        return int(early.group("year")), early.start()
-    chosen = candidates[0]
-    return int(chosen.group("year")), chosen.start()
-
-
 def parse_reference_string(s: str) -> ReferenceFields:
     """Read what can be read from one reference string (see the module docstring).
 
@@ -236,10 +223,12 @@ def parse_reference_string(s: str) -> ReferenceFields:
     text = normalize_whitespace(decode_character_references(s[: MAX_REFERENCE_CHARS * 2]))
     text = text[:MAX_REFERENCE_CHARS]
     text = _LEADING_MARKER.sub("", text, count=1)
+    text = _SPACED_INITIAL.sub(".", text)  # "Reuven Y . Rubinstein" (a .bib's "Y ." set apart)
     # "———." stands for the authors of the reference above (`inherit_repeated_authors`): no name.
     text = _SAME_AUTHORS.sub("", text, count=1)
     fields = _identifier_fields(text)
 
+    # A DOI's digits, like a page range's (`pick_year`), are no year.
     masked = _masked(text, _identifier_spans(text))
     quoted = _quoted_span(masked)
     if quoted is not None and not _quote_is_title(masked, quoted):
@@ -264,9 +253,25 @@ def parse_reference_string(s: str) -> ReferenceFields:
         venue = _clean_venue(masked[quoted[1] :])
     else:
         author_segment, title, venue = _unquoted_fields(masked, year_at)
+        title_at = masked.find(title) if title else -1
+        if title and year_at is not None and title_at <= year_at < title_at + len(title):
+            # "Global burden of lung cancer in 2022 and projections to 2050: ... Journal, 2024.":
+            # a year in the title is not the cited one when another follows it.
+            later, later_at = _pick_year(_masked(masked, [(0, title_at + len(title))]))
+            if later is not None:
+                fields["year"], year_at = later, later_at
 
     if author_segment:
-        authors, truncated, uncertain = read_authors(author_segment)
+        # A sentence of given-first names opening the string, ended by its full stop (not a list
+        # rebuilt from pieces, nor one cut off before a year: "R. Cole, IEEE Antennas 1992 Digest").
+        given_first = (
+            (
+                masked.startswith(author_segment)
+                and masked[len(author_segment.rstrip()) :].lstrip().startswith(".")
+            )
+            or author_segment.rstrip().endswith(".")
+        ) and is_given_first_list(author_segment)
+        authors, truncated, uncertain = read_authors(author_segment, given_first=given_first)
         if authors:
             fields["authors"] = authors
             if uncertain:
@@ -307,16 +312,19 @@ def _is_title_not_authors(segment: str) -> bool:
 def _author_year_anchor(masked: str) -> re.Match[str] | None:
     """The year that follows the author list in author-year styles ("Smith, J. (2019).", "Smith J,
     2019,", "Smith, J. 2019."), if it comes early enough to be that."""
-    for pattern in (_PAREN_YEAR, _EARLY_YEAR):
-        anchor = pattern.search(masked)
+    dated = without_page_ranges(masked)  # "Venue, 1735 - 1780, 1997": no year at 1780
+    for pattern in (PAREN_YEAR, EARLY_YEAR):
+        anchor = pattern.search(dated)
         if (
             anchor is not None
+            # A page range blanked out is not the author list's end.
+            and not re.search(r"\d", masked[anchor.start() : anchor.start("year")])
             # Early in the string; or later, after a long author list and before a short title
             # ("Goodfellow, Ian, Yoshua Bengio, and Aaron Courville. 2016. Deep Learning. MIT Press.").
             and (
                 anchor.start() < len(masked) * 0.6
                 or (
-                    _looks_like_name_list(masked[: anchor.start()])
+                    looks_like_name_list(masked[: anchor.start()])
                     and re.search(r"[^\W\d_]{2}", masked[anchor.end() :]) is not None
                 )
             )
@@ -370,6 +378,13 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
             return None, authors, _clean_venue(rest)
         return authors, *_title_and_venue(rest)
 
+    # plainnat (NeurIPS, ICLR), ACL, IEEE without quotes: "Diederik P. Kingma and Jimmy Ba. Title.
+    # In ICLR, 2015." Given names first, so neither Springer's colon nor a Vancouver "Diederik P."
+    # (a surname and its initial) may take the list apart (issue 28).
+    names_end = _names_sentence_end(masked)
+    if names_end < len(masked) and is_given_first_list(masked[:names_end]):
+        return masked[:names_end], *_title_and_venue(masked[names_end:])
+
     # Springer LNCS: "Surname, I.: Title. Venue".
     colon = re.match(r"^(?P<authors>[^:]{3,400}?\b[A-Z][a-z]?\.?):\s+(?P<rest>.+)$", masked)
     if colon is not None and re.search(r"\b[A-Z]\.", colon.group("authors")):
@@ -396,7 +411,7 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
 
     # plainnat, ACL, IEEE without quotes: "Chidi Okafor and Astrid Lindqvist. Title. Venue, 2019."
     first_end = _sentence_end(masked)
-    if first_end < len(masked) and _looks_like_name_list(masked[:first_end]):
+    if first_end < len(masked) and looks_like_name_list(masked[:first_end]):
         return masked[:first_end], *_title_and_venue(masked[first_end:])
 
     # AIP, Elsevier, IEEE without quotes: "M. R. Suresh and C. Milstein, Title, Venue 151, 192 (1985)".
@@ -427,27 +442,18 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
     return None, None, None
 
 
-_NAME_WORD = re.compile(
-    r"(?:[A-Z][a-z]?\.(?:-?[A-Z]\.)*|[A-Z][\w'’\-]*|van|von|de|der|den|da|di|du|le|la|del|dos|al|el|bin)$"
-)
+_ET_AL_END = re.compile(r"\b(?:et\s+al|Jr|Sr)\.(?=\s+\S)")
 
 
-def _looks_like_name_list(segment: str) -> bool:
-    """Whether a sentence is only names: "Chidi Okafor and Astrid Lindqvist.", "R. Tanaka."."""
-    text = segment.strip().rstrip(".").strip()
-    if not text or re.search(r"\d", text):
-        return False
-    text = re.sub(r",?\s+et\s+al\.?$|,?\s+and\s+others$", "", text)
-    names = [name for name in re.split(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text) if name.strip()]
-    if not names or len(names) > 100:
-        return False
-    for name in names:
-        words = name.split()
-        if not 1 <= len(words) <= 5 or not all(_NAME_WORD.match(word) for word in words):
-            return False
-    # "Surname, Initials" pairs split at the comma are fine too; a lone capitalised word is a name
-    # only in a list ("Smith, Jones").
-    return len(names) > 1 or len(names[0].split()) > 1
+def _names_sentence_end(masked: str) -> int:
+    """Where the first sentence ends, or where an author list cut with "et al." or ending in a
+    suffix does ("Tom Brown, Nick Ryder, et al. Language models...", "Richard Robb, Jr. Alternative
+    methods..."): "al." and "Jr." are no sentence end elsewhere."""
+    end = _sentence_end(masked)
+    et_al = _ET_AL_END.search(masked, 0, end)
+    if et_al is not None and looks_like_name_list(masked[: et_al.end()]):
+        return et_al.end()
+    return end
 
 
 def _vancouver_authors_end(masked: str) -> int | None:

@@ -36,16 +36,24 @@ from typing import Final
 
 from aletheia.core.authors import parse_author_list, parse_name
 from aletheia.core.records import Author
+from aletheia.core.text import repair_pdf_name
 
 __all__ = [
     "INITIALS_FIRST_NAME",
     "VANCOUVER_NAME",
     "AuthorReading",
+    "is_given_first_list",
     "is_whole_name",
+    "looks_like_name_list",
     "read_authors",
 ]
 
 AuthorReading = tuple[tuple[Author, ...], bool, bool]  # authors, truncated, uncertain
+
+# The most names a list may hold (a foundation-models paper has 114 authors), and the longest
+# author segment read: they bound the work done on one reference string.
+MAX_NAMES: Final = 400
+MAX_SEGMENT_CHARS: Final = 4000
 
 _PARTICLES_RE = r"(?:(?:van|von|de|der|den|da|di|du|le|la|del|dos|ten|ter|y)\s+)*"
 VANCOUVER_NAME: Final = rf"{_PARTICLES_RE}[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?\s+[A-Z]{{1,3}}"
@@ -232,13 +240,15 @@ def _split(segment: str) -> tuple[list[str], list[str]]:
     return pieces, separators
 
 
-def read_authors(segment: str) -> AuthorReading:
+def read_authors(segment: str, *, given_first: bool = False) -> AuthorReading:
     """The authors of a reference string's author segment, whether the list was cut ("et al.",
-    an ellipsis), and whether its split is uncertain (see the module docstring)."""
+    an ellipsis), and whether its split is uncertain (see the module docstring). `given_first`:
+    the segment is a sentence of its own that `is_given_first_list` accepts, so every comma
+    separates people (plainnat, ACL)."""
     segment = _DOUBLED_PERIOD.sub("", _SPACED_PERIOD.sub(".", segment))
     segment = segment.strip().strip(" ,;:.(").strip()
     segment = re.sub(r"\s*\((?:eds?|hrsg|coord)\.?\)\s*$", "", segment, flags=re.IGNORECASE)
-    if not segment or len(segment) > 1500 or not re.search(r"[^\W\d_]{2}", segment):
+    if not segment or len(segment) > MAX_SEGMENT_CHARS or not re.search(r"[^\W\d_]{2}", segment):
         return (), False, False
     truncated = False
     ellipsis = _ELLIPSIS.search(segment)
@@ -253,6 +263,10 @@ def read_authors(segment: str) -> AuthorReading:
     pieces, separators = _split(segment)
     if not pieces:
         return (), truncated, False
+    if given_first and len(pieces) > 1:
+        # plainnat, ACL: "Michael J. Bommarito II, Łukasz Kaiser, and Cicero Nogueira dos santos".
+        authors, cut = parse_author_list(" and ".join(pieces))
+        return authors, truncated or cut, False
     if _first_inverted(pieces, separators):
         given, particles = _given_and_particles(pieces[1])
         first = Author(family=f"{particles} {pieces[0]}".strip(), given=given)
@@ -279,3 +293,130 @@ def read_authors(segment: str) -> AuthorReading:
         return tuple(Author(family=family, given=given) for family, given in pairs), truncated, False
     authors, cut = parse_author_list(segment)
     return authors, truncated or cut, "," in segment and len(pieces) > 1
+
+
+# --- where an author list ends: a sentence of names -------------------------------------------------
+
+_LOWER_PARTICLES: Final = frozenset(
+    {"van", "von", "der", "den", "de", "del", "da", "di", "du", "le", "la", "dos", "das", "do", "della"}
+    | {"des", "ten", "ter", "al", "el", "bin", "y"}
+)
+# "J.", "M.R.", "S.-T.", "Ch." and "U.S." (a group's name); a capitalised word in any script
+# ("Łukasz", "Ölçer"); a lower-case particle.
+_INITIAL_WORD = re.compile(r"^[^\W\d_][a-z]?\.(?:-?[^\W\d_]\.)*$")
+_NAME_WORD = re.compile(r"^[^\W\d_][\w'’\-]*$")
+_NAME_SEPARATOR = re.compile(r",\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+")
+_NAMES_TAIL = re.compile(r",?\s+et\s+al\.?$|,?\s+and\s+others$")
+# Words of a venue or an institution, never of a person's name: AIP and Elsevier write "Є.О.
+# Рябоконь, Odesa National University Herald. Jurisprudence 23" (a name, then the venue).
+_INSTITUTION_WORDS: Final = frozenset(
+    {"University", "Journal", "Society", "Institute", "Herald", "Symposium", "Proceedings", "Press"}
+    | {"Conference", "Transactions", "Review", "Letters", "Bulletin", "Annals", "Workshop", "Magazine"}
+    | {"Association", "Foundation", "Laboratory", "Department", "Council", "Committee", "Agency"}
+    | {"Ministry", "National", "International", "Digest", "Organization", "Organisation", "Academy"}
+)
+_SUFFIX_WORD = re.compile(r"^(?:Jr|Sr|II|III|IV|Iii)\.?$")
+
+
+# Common words of a title, never the tail of a name a PDF broke at an accent ("Niccol o", "Dess ı").
+_TITLE_WORDS: Final = frozenset(
+    {"a", "an", "the", "of", "in", "on", "for", "to", "and", "or", "is", "at", "by", "via", "with"}
+    | {"from", "as", "its", "are", "be", "not", "can", "do", "we", "how", "what", "why", "into"}
+)
+_MAX_NAME_WORDS: Final = 6  # "Marcel R M van den Brink"
+
+
+def _name_words_fit(words: list[str], *, fragments: bool = False) -> bool:
+    """Whether the words make a name. `fragments`: a short lower-case piece after the first word
+    is the tail of a word a PDF broke at its accent ("Niccol o Zani", "Kov ács", "Mac ıas")."""
+    for index, word in enumerate(words):
+        if word in _LOWER_PARTICLES or _ELIDED_PARTICLE.match(word):
+            continue
+        if not _NAME_WORD.match(word) and not _INITIAL_WORD.match(word):
+            return False
+        if word[0].isupper():
+            continue
+        # "Cicero Nogueira dos santos": a PDF's lower-case surname after a particle.
+        if index > 0 and words[index - 1] in _LOWER_PARTICLES:
+            continue
+        if not (fragments and index > 0 and len(word) <= 4 and word not in _TITLE_WORDS):
+            return False
+    return True
+
+
+def _names(segment: str) -> list[str] | None:
+    """The names of a sentence that may be an author list ("et al." dropped, a suffix written as
+    a piece of its own joined to its name), or None when it holds a digit or too many names."""
+    text = repair_pdf_name(segment).strip().rstrip(".").strip()
+    if not text or re.search(r"\d", text):
+        return None
+    text = _NAMES_TAIL.sub("", text)
+    names: list[str] = []
+    for name in (piece.strip() for piece in _NAME_SEPARATOR.split(text)):
+        if names and _SUFFIX_WORD.match(name):
+            names[-1] += " " + name  # "Richard Robb, Jr."
+        elif name:
+            names.append(name)
+    if not names or len(names) > MAX_NAMES:
+        return None
+    return names
+
+
+def looks_like_name_list(segment: str) -> bool:
+    """Whether a sentence is only names: "Chidi Okafor and Astrid Lindqvist.", "R. Tanaka.",
+    "Łukasz Kaiser, Tom Brown, et al.". In a list of three or more, a quarter of the names may
+    hold a word's tail a PDF broke off at an accent."""
+    names = _names(segment)
+    if names is None:
+        return False
+    broken = 0
+    for name in names:
+        words = name.split()
+        if not 1 <= len(words) <= _MAX_NAME_WORDS or any(word in _INSTITUTION_WORDS for word in words):
+            return False
+        if not _name_words_fit(words):
+            if len(names) < 3 or not _name_words_fit(words, fragments=True):
+                return False
+            broken += 1
+    if broken > len(names) / 4:
+        return False
+    # "Surname, Initials" pairs split at the comma are fine too; a lone capitalised word is a name
+    # only in a list ("Smith, Jones").
+    return len(names) > 1 or len(names[0].split()) > 1
+
+
+def _one_given_first(name: str) -> bool:
+    words = name.split()
+    if len(words) > 2 and _SUFFIX_WORD.match(words[-1]):
+        words = words[:-1]  # "Michael J. Bommarito II"
+    if len(words) > 2 and not _name_words_fit(words) and _name_words_fit(words, fragments=True):
+        return True  # "Niccol o Zani": broken at an accent, counted by `looks_like_name_list`
+    if words[-1] in _LOWER_PARTICLES or any(word in _INSTITUTION_WORDS for word in words):
+        return False  # "Den Steinen, K. von" (Chicago's particle last); "Odesa National University Herald"
+    if len(words) > 2 and words[-2] in _LOWER_PARTICLES and words[-1].islower():
+        words[-1] = words[-1].capitalize()  # "Cicero Nogueira dos santos"
+    return _given_first(" ".join(words))
+
+
+def is_given_first_list(segment: str) -> bool:
+    """Whether a sentence is a list of names written given names first, as natbib's `plainnat`,
+    ACL and IEEE write them: "Diederik P. Kingma and Jimmy Ba.", "Michael J. Bommarito II, Daniel
+    Martin Katz, and Eric M. Detterman.", "Claude E. Shannon.", "Tom Brown, Nick Ryder, et al.".
+
+    Each name's given names come first; a lone name must hold an initial between its given name and
+    its surname, which a Vancouver surname-and-initials never does ("Claude E. Shannon", not
+    "Smith J."). In such a sentence a comma separates people, never a surname from its given names.
+    """
+    names = _names(segment)
+    if names is None or not looks_like_name_list(segment):
+        return False
+    cut = _NAMES_TAIL.search(segment.strip().rstrip(".").strip()) is not None
+    if len(names) == 1 and not cut:  # "Greg Landrum et al." is a list
+        words = names[0].split()
+        return (
+            len(words) >= 3
+            and _is_capitalised(words[0])
+            and _INITIAL_WORD.match(words[1]) is not None
+            and _one_given_first(names[0])
+        )
+    return all(_one_given_first(name) for name in names)

@@ -32,6 +32,9 @@ _MARKERS: Final = (
     ("bare", re.compile(r"^\s*(\d{1,3})\s+(?=[^\d\s])")),
 )
 _INDENT = re.compile(r"^[ \t]+")
+_NAME_PREFIXES: Final = frozenset({"Mc", "Mac", "Fitz"})
+_LAST_WORD = re.compile(r"[^\W\d_]+$")
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
 _URL_OPEN_END = re.compile(r"(?:https?://|www\.|10\.\d{4,9}/)\S*[./\-_=?&#]$")
 
 
@@ -43,9 +46,19 @@ class SplitReference:
     line: int
 
 
+def _real_hyphen(before: str, after: str) -> bool:
+    """Whether a hyphen at a line end joins two capitalised words ("Warde-Farley"): TeX's own
+    hyphenation leaves a lower-case continuation ("adver-sarial"), or capitals ("ESPE-CIALLY")."""
+    last, first = _LAST_WORD.search(before), _FIRST_WORD.match(after)
+    if last is None or first is None or len(first.group()) < 2 or last.group() in _NAME_PREFIXES:
+        return False  # "Mc-" / "Farland": TeX breaks "McFarland" after its prefix
+    return last.group()[0].isupper() and first.group()[0].isupper() and not first.group().isupper()
+
+
 def join_lines(lines: list[str]) -> str:
-    """Join the lines of one wrapped reference: a soft hyphen joins word halves, a URL broken after
-    `/`, `.` or `-` is rejoined, everything else is separated by one space."""
+    """Join the lines of one wrapped reference: a soft hyphen joins word halves (pdfium's mark
+    between capitalised halves stays a hyphen), a URL broken after `/`, `.` or `-` is rejoined,
+    everything else is separated by one space."""
     joined = ""
     for raw in lines:
         line = raw.strip()
@@ -54,7 +67,10 @@ def join_lines(lines: list[str]) -> str:
         if not joined:
             joined = line
         elif joined[-1] in _SOFT_HYPHENS:
-            joined = joined[:-1] + line
+            # pdfium marks a real hyphen at a line end as it marks TeX's hyphenation: between two
+            # capitalised halves ("David Warde-" / "Farley", "Pouget-" / "Abadie") it was a real one.
+            real = joined[-1] != "\u00ad" and _real_hyphen(joined[:-1], line)
+            joined = joined[:-1] + ("-" if real else "") + line
         elif _URL_OPEN_END.search(joined[-200:]):
             joined += line
         else:
