@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
+from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms
 from aletheia.core.excerpts import (
     PaperText,
     content_terms,
@@ -50,6 +51,7 @@ __all__ = [
     "ExcerptJudgement",
     "JudgementLabel",
     "claim_terms_absent",
+    "paper_abbreviations",
     "excerpts_to_judge",
     "judge_claim",
     "judge_excerpt",
@@ -83,6 +85,8 @@ class ClaimJudgement(BaseModel):
     judge: str = JUDGE_NAME
     # The claim's content terms the paper's whole text never uses (the rules judge's evidence).
     absent_terms: tuple[str, ...] = ()
+    # The abbreviations the paper defines, (abbreviation key, long form): "CR" is "caloric restriction".
+    abbreviations: tuple[tuple[str, str], ...] = ()
 
     @property
     def supporting(self) -> tuple[ExcerptJudgement, ...]:
@@ -110,6 +114,8 @@ def _negations(tokens: Sequence[str], shared: set[str]) -> int:
                 continue
             if any(tuple(tokens[start : start + len(e)]) == e for e in rules.NEGATION_EXCEPTIONS):
                 continue
+            if start > 0 and tokens[start - 1] in rules.CONTRASTIVE_BEFORE_NEGATION:
+                continue  # "... in chronic, but not in episodic, headache": the alternative is negated
             scope = tokens[start + len(cue.words) : start + len(cue.words) + cue.scope]
             if any(stem(token) in shared for token in scope):
                 count += 1
@@ -130,19 +136,41 @@ def _direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
     return {key: tuple(uses) for key, uses in index.items()}
 
 
-def _directions(tokens: Sequence[str]) -> dict[int, set[int]]:
-    """For each direction pair (by index), which of its two sides the text states."""
+def _directions(tokens: Sequence[str], anchors: set[str] | None = None) -> dict[int, set[int]]:
+    """For each direction pair (by index), which of its two sides the text states. With `anchors`,
+    only a direction word with one of those (stemmed) terms within `DIRECTION_ANCHOR_WINDOW` tokens
+    counts: the direction of the claim's measure, not of another one the sentence also reports."""
     found: dict[int, set[int]] = {}
     index = _direction_index()
-    for token in tokens:
-        for pair, side in index.get(stem(token), ()):
+    window = rules.DIRECTION_ANCHOR_WINDOW
+    for position, token in enumerate(tokens):
+        uses = index.get(stem(token), ())
+        if not uses:
+            continue
+        if anchors is not None:
+            near = tokens[max(0, position - window) : position + window + 1]
+            if not any(stem(word) in anchors for word in near if word != token):
+                continue
+        for pair, side in uses:
             found.setdefault(pair, set()).add(side)
     return found
 
 
-def _direction_flips(claim: Sequence[str], excerpt: Sequence[str]) -> int:
+def _measure_terms(tokens: Sequence[str], shared: set[str]) -> set[str]:
+    """The shared terms near the claim's direction words: what the claim says goes up or down."""
+    index = _direction_index()
+    window = rules.DIRECTION_ANCHOR_WINDOW
+    terms: set[str] = set()
+    for position, token in enumerate(tokens):
+        if stem(token) in index:
+            near = tokens[max(0, position - window) : position + window + 1]
+            terms.update(stem(word) for word in near if stem(word) in shared and stem(word) not in index)
+    return terms
+
+
+def _direction_flips(claim: Sequence[str], excerpt: Sequence[str], shared: set[str]) -> int:
     flips = 0
-    excerpt_dirs = _directions(excerpt)
+    excerpt_dirs = _directions(excerpt, _measure_terms(claim, shared))
     for index, sides in _directions(claim).items():
         other = excerpt_dirs.get(index)
         if len(sides) == 1 and other is not None and len(other) == 1 and other != sides:
@@ -176,9 +204,12 @@ class _Findings:
     notes: list[str]
 
 
-def _relevance(claim: str, excerpt: str) -> tuple[float, set[str], set[str]]:
+def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[float, set[str], set[str]]:
+    """Share of the claim's content terms in the excerpt; an abbreviation counts as its long form
+    and the long form as the abbreviation ("CR" in the excerpt holds "caloric restriction")."""
     wanted = set(content_terms(claim))
-    present = set(content_terms(excerpt))
+    present = set(content_terms(expanded(excerpt, known)))
+    present |= {key for key, long_form in known.items() if set(content_terms(long_form)) <= present}
     shared = wanted & present
     return (len(shared) / len(wanted) if wanted else 0.0), shared, wanted
 
@@ -221,14 +252,18 @@ def _polarity(
     shared: set[str],
     out: _Findings,
 ) -> None:
-    negations = _negations(claim_tokens, shared) + _negations(excerpt_tokens, shared)
-    negation_flip = (negations + _prefix_negations(claim, excerpt)) % 2
-    direction_flips = _direction_flips(claim_tokens, excerpt_tokens)
+    claim_negations, excerpt_negations = _negations(claim_tokens, shared), _negations(excerpt_tokens, shared)
+    negation_flip = (claim_negations + excerpt_negations + _prefix_negations(claim, excerpt)) % 2
+    direction_flips = _direction_flips(claim_tokens, excerpt_tokens, shared)
     if (negation_flip + direction_flips) % 2 == 1:
         code = "negation_flip" if negation_flip else "direction_flip"
         out.contradicts.append(code)
     elif negation_flip and direction_flips:
         out.notes.append("negation_and_direction_cancel")
+    elif claim_negations != excerpt_negations and not negation_flip:
+        # Two negations on one side and none on the other do not cancel: each may negate another
+        # part of the sentence ("does not reduce X and is not safe" against "reduces X and is safe").
+        out.not_enough.append("negation_count_differs")
     # The effect the claim states must be stated by the excerpt, one way only. Where the excerpt
     # names no side of the claim's pair, the same side of another pair, with no opposite side
     # anywhere, states it ("enhances" / "induced"; the pairs list the positive side first).
@@ -323,7 +358,10 @@ def _population(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findin
     comparative = has_phrase(claim_tokens, rules.COMPARISON_CUES)
     for axis in rules.POPULATION_AXES:
         wanted, stated = _groups(claim_tokens, axis), _groups(excerpt_tokens, axis)
-        if wanted and stated and not wanted & stated:
+        if axis.general is not None:
+            wanted = wanted - {axis.general} if len(wanted) > 1 else wanted
+            stated = stated - {axis.general} if len(stated) > 1 else stated
+        if wanted and stated and not wanted <= stated:
             out.not_enough.append(
                 f"population_{axis.name}: {'/'.join(sorted(wanted))} vs {'/'.join(sorted(stated))}"
             )
@@ -353,7 +391,8 @@ _EXPLAIN: Final = {
     "hedged_excerpt_for_strong_claim": "the claim asserts cause or certainty; the excerpt only suggests it",
     "majority_vs_share_under_half": "the claim says a majority; the excerpt's shares are all under half",
     "claim_terms_absent_from_paper": "the claim names things the paper never mentions",
-    "not_an_assertion": "the excerpt states an aim, a question or a method, not a finding",
+    "not_an_assertion": "the excerpt states an aim, a question, a hypothesis or a method, not a finding",
+    "negation_count_differs": "one side negates more than the other: the negations may not cancel",
     "comparison_not_stated": "the claim compares; the excerpt does not",
 }
 
@@ -363,13 +402,23 @@ def _explain(codes: Sequence[str]) -> str:
 
 
 def judge_excerpt(
-    claim: str, excerpt: str, *, location: str | None = None, absent_terms: Sequence[str] = ()
+    claim: str,
+    excerpt: str,
+    *,
+    location: str | None = None,
+    absent_terms: Sequence[str] = (),
+    known_abbreviations: Mapping[str, str] | Sequence[tuple[str, str]] = (),
 ) -> ExcerptJudgement:
     """Judge one excerpt (the paper's own words) against the claim: supports / contradicts /
     not_enough, with the rule codes that decided it. `absent_terms` are the claim's content terms
     that the paper's whole text never uses (`claim_terms_absent`): past
-    `MAX_CLAIM_TERMS_ABSENT_FROM_PAPER` of them, the claim says more than the paper does."""
-    share, shared, wanted = _relevance(claim, excerpt)
+    `MAX_CLAIM_TERMS_ABSENT_FROM_PAPER` of them, the claim says more than the paper does.
+    `known_abbreviations`: the paper's definitions (`claim_terms.abbreviations`); the claim's own
+    are read here."""
+    known = dict(abbreviations(claim))
+    known.update(dict(known_abbreviations))
+    share, shared, wanted = _relevance(claim, excerpt, known)
+    missing = missing_key_terms(claim, excerpt, known)
     claim_tokens, excerpt_tokens = tokens_of(claim), tokens_of(excerpt)
     findings = _Findings([], [], [])
     _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
@@ -379,6 +428,13 @@ def judge_excerpt(
     _quantifier_relation(claim_tokens, excerpt_tokens, findings)
     _population(claim_tokens, excerpt_tokens, findings)
     _hedge(claim_tokens, excerpt_tokens, findings)
+    if missing:
+        findings.not_enough.append(f"key_term_absent: {', '.join(missing)}")
+    if missing or "not_an_assertion" in findings.not_enough:
+        # A contradiction needs the same subject (the claim's key terms) stated as a finding: an
+        # aim, a hypothesis or a sentence about another gene says nothing against the claim.
+        findings.not_enough.extend(f"not_against: {code}" for code in findings.contradicts)
+        findings.contradicts = []
     coverage_code = f"coverage {len(shared)}/{len(wanted)}"
     if len(wanted) < rules.MIN_CLAIM_TERMS:
         return ExcerptJudgement(
@@ -444,18 +500,42 @@ def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
 
 
 def judge_claim(
-    claim: str, excerpts: Sequence[tuple[str, str | None]], *, absent_terms: Sequence[str] = ()
+    claim: str,
+    excerpts: Sequence[tuple[str, str | None]],
+    *,
+    absent_terms: Sequence[str] = (),
+    known_abbreviations: Sequence[tuple[str, str]] = (),
 ) -> ClaimJudgement:
-    """Every (excerpt, location) judged; duplicates judged once. `absent_terms`: see `judge_excerpt`
-    (kept with the judgement, so that a replay judges exactly as the decision did)."""
+    """Every (excerpt, location) judged; duplicates judged once. `absent_terms`,
+    `known_abbreviations`: see `judge_excerpt` (kept with the judgement, so that a replay judges
+    exactly as the decision did)."""
     seen: set[str] = set()
     judgements: list[ExcerptJudgement] = []
     for text, location in excerpts:
         if text in seen:
             continue
         seen.add(text)
-        judgements.append(judge_excerpt(claim, text, location=location, absent_terms=absent_terms))
-    return ClaimJudgement(claim=claim, judgements=tuple(judgements), absent_terms=tuple(absent_terms))
+        judgements.append(
+            judge_excerpt(
+                claim,
+                text,
+                location=location,
+                absent_terms=absent_terms,
+                known_abbreviations=known_abbreviations,
+            )
+        )
+    return ClaimJudgement(
+        claim=claim,
+        judgements=tuple(judgements),
+        absent_terms=tuple(absent_terms),
+        abbreviations=tuple(known_abbreviations),
+    )
+
+
+def paper_abbreviations(claim: str, paper_text: str) -> tuple[tuple[str, str], ...]:
+    """The abbreviations the paper defines that bear on the claim (its key terms, or an excerpt's
+    abbreviation whose long form the claim uses), sorted: kept with the judgement for replay."""
+    return tuple(sorted(abbreviations(paper_text).items()))
 
 
 def excerpts_to_judge(claim: str, paper: PaperText, *, limit: int = 5) -> list[str]:

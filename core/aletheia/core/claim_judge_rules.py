@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-JUDGE_RULES_VERSION: Final = "1.0.0"
+JUDGE_RULES_VERSION: Final = "1.1.0"
 
 # --- relevance -----------------------------------------------------------------------------------------
 
@@ -73,6 +73,13 @@ NEGATION_CUES: Final[tuple[NegationCue, ...]] = tuple(
         "n't",
     )
 )
+
+# "X, but not Y" negates a contrasted alternative, not the statement (a cue right after one of these
+# words is not a negation of what the sentence asserts).
+CONTRASTIVE_BEFORE_NEGATION: Final = frozenset({"but"})
+# How far (tokens either side) a direction word reaches for the measure it qualifies: "enhances IL-10
+# production" is about IL-10 production; "led to T cell dysfunction" in the same sentence is not.
+DIRECTION_ANCHOR_WINDOW: Final = 4
 
 # "not only X but also Y" affirms X; "no more than" bounds a number. These never negate.
 NEGATION_EXCEPTIONS: Final[tuple[tuple[str, ...], ...]] = (
@@ -155,6 +162,20 @@ NULL_EFFECT_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "no change",
         "no changes",
         "unchanged",
+        "did not change",
+        "does not change",
+        "not changed",
+        "remained the same",
+        "remains the same",
+        "remain the same",
+        "stayed the same",
+        "remained stable",
+        "remains stable",
+        "remained constant",
+        "remains constant",
+        "remained unchanged",
+        "unaltered",
+        "unaffected",
         "no impact",
         "no benefit",
         "no evidence",
@@ -270,10 +291,14 @@ MAJORITY_SHARE: Final = 50.0
 
 @dataclass(frozen=True)
 class PopulationAxis:
-    """Groups that exclude each other: an excerpt about one says nothing about another."""
+    """Groups that exclude each other: an excerpt about one says nothing about another. Every group
+    the claim names must be one the excerpt names (a claim about men and women is not shown by a
+    sentence about women). `general`: a group a more specific one of the axis implies ("older
+    adults" are adults), left out when a specific one is named."""
 
     name: str
     groups: tuple[tuple[str, tuple[str, ...]], ...]  # (group, its words)
+    general: str | None = None
 
 
 POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
@@ -281,8 +306,11 @@ POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
         ("men", ("men", "man", "male", "males", "boys", "fathers")),
         ("women", ("women", "woman", "female", "females", "girls", "mothers", "pregnant")),
     )),
-    PopulationAxis("age", (
-        ("adults", ("adult", "adults", "elderly", "older", "aged")),
+    PopulationAxis("age", general="adults", groups=(
+        ("adults", ("adult", "adults")),
+        ("older_adults", ("elderly", "older", "seniors", "geriatric", "old age")),
+        ("young_adults", ("young adult", "young adults", "younger adult", "younger adults",
+                          "young people")),
         ("infants", ("infant", "infants", "newborn", "newborns", "neonatal", "neonates", "toddler",
                      "toddlers", "babies")),
         ("children", ("child", "children", "paediatric", "pediatric", "kids", "schoolchildren")),
@@ -456,8 +484,27 @@ NON_ASSERTION_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "we hypothesized",
         "we hypothesised",
         "hypothesis",
-        "we propose",
+        "we propose that",
         "we speculate",
+        # A hypothesis or a belief the paper reports, not a finding it makes.
+        "proposed to",
+        "is proposed",
+        "are proposed",
+        "has been proposed",
+        "have been proposed",
+        "thought to",
+        "is thought",
+        "are thought",
+        "believed to",
+        "is believed",
+        "are believed",
+        "postulated",
+        "has been suggested",
+        "have been suggested",
+        "it has been suggested",
+        "hypothesized to",
+        "hypothesised to",
+        "predicted to",
         "whether",
         "remains unknown",
         "remain unknown",
