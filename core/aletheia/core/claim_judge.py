@@ -136,44 +136,57 @@ def _direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
     return {key: tuple(uses) for key, uses in index.items()}
 
 
-def _directions(tokens: Sequence[str], anchors: set[str] | None = None) -> dict[int, set[int]]:
-    """For each direction pair (by index), which of its two sides the text states. With `anchors`,
-    only a direction word with one of those (stemmed) terms within `DIRECTION_ANCHOR_WINDOW` tokens
-    counts: the direction of the claim's measure, not of another one the sentence also reports."""
+def _family(pair: int) -> int:
+    """The first pair of the family `pair` belongs to (`DIRECTION_FAMILIES`), or itself."""
+    for family in rules.DIRECTION_FAMILIES:
+        if pair in family:
+            return family[0]
+    return pair
+
+
+def _near(tokens: Sequence[str], position: int) -> set[str]:
+    """The content stems within `DIRECTION_ANCHOR_WINDOW` tokens of `position`, itself left out."""
+    window = rules.DIRECTION_ANCHOR_WINDOW
+    near = [*tokens[max(0, position - window) : position], *tokens[position + 1 : position + window + 1]]
+    return {term for word in near for term in content_terms(word)}
+
+
+def _directions(tokens: Sequence[str]) -> dict[int, set[int]]:
+    """For each direction pair (by index), which of its two sides the text states."""
     found: dict[int, set[int]] = {}
     index = _direction_index()
-    window = rules.DIRECTION_ANCHOR_WINDOW
-    for position, token in enumerate(tokens):
-        uses = index.get(stem(token), ())
-        if not uses:
-            continue
-        if anchors is not None:
-            near = tokens[max(0, position - window) : position + window + 1]
-            if not any(stem(word) in anchors for word in near if word != token):
-                continue
-        for pair, side in uses:
+    for token in tokens:
+        for pair, side in index.get(stem(token), ()):
             found.setdefault(pair, set()).add(side)
     return found
 
 
-def _measure_terms(tokens: Sequence[str], shared: set[str]) -> set[str]:
-    """The shared terms near the claim's direction words: what the claim says goes up or down."""
+def _occurrences(tokens: Sequence[str]) -> list[tuple[int, int, set[str]]]:
+    """Every direction word: (its family, its side, the content stems around it)."""
     index = _direction_index()
-    window = rules.DIRECTION_ANCHOR_WINDOW
-    terms: set[str] = set()
+    found = []
     for position, token in enumerate(tokens):
-        if stem(token) in index:
-            near = tokens[max(0, position - window) : position + window + 1]
-            terms.update(stem(word) for word in near if stem(word) in shared and stem(word) not in index)
-    return terms
+        for pair, side in index.get(stem(token), ()):
+            found.append((_family(pair), side, _near(tokens, position)))
+    return found
 
 
 def _direction_flips(claim: Sequence[str], excerpt: Sequence[str], shared: set[str]) -> int:
+    """Effects the excerpt states, on the claim's measure, in the opposite direction: for each of the
+    claim's direction words, the excerpt's words of the same family whose surroundings share most
+    of its own (its measure: "reduces IL-10 production") decide; another measure the sentence
+    reports in another direction ("led to T cell dysfunction") does not."""
+    index = _direction_index()
+    theirs = _occurrences(excerpt)
     flips = 0
-    excerpt_dirs = _directions(excerpt, _measure_terms(claim, shared))
-    for index, sides in _directions(claim).items():
-        other = excerpt_dirs.get(index)
-        if len(sides) == 1 and other is not None and len(other) == 1 and other != sides:
+    for family, side, near in _occurrences(claim):
+        measure = {term for term in near if term in shared and term not in index}
+        scored = [(len(other & measure), s) for f, s, other in theirs if f == family and other & measure]
+        if not scored:
+            continue
+        best = max(score for score, _ in scored)
+        sides = {s for score, s in scored if score == best}
+        if len(sides) == 1 and side not in sides:
             flips += 1
     return flips
 
@@ -215,6 +228,7 @@ def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[floa
 
 
 _PLAIN_WORD: Final = re.compile(r"[a-z]+")
+_CLAUSE: Final = re.compile(r"[;:]")
 
 
 def _prefix_negations(claim: str, excerpt: str) -> int:
@@ -252,14 +266,19 @@ def _polarity(
     shared: set[str],
     out: _Findings,
 ) -> None:
-    claim_negations, excerpt_negations = _negations(claim_tokens, shared), _negations(excerpt_tokens, shared)
+    # A negation reaches no further than its clause ("no association with 8 cancers; use was
+    # associated with prostate cancer").
+    claim_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(claim))
+    excerpt_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(excerpt))
     negation_flip = (claim_negations + excerpt_negations + _prefix_negations(claim, excerpt)) % 2
     direction_flips = _direction_flips(claim_tokens, excerpt_tokens, shared)
     if (negation_flip + direction_flips) % 2 == 1:
         code = "negation_flip" if negation_flip else "direction_flip"
         out.contradicts.append(code)
     elif negation_flip and direction_flips:
-        out.notes.append("negation_and_direction_cancel")
+        # "does not increase" is not "decreases": a negation and a reversed direction do not
+        # cancel into a support (two reversed directions do: "less sleep worsens memory").
+        out.not_enough.append("negation_and_direction")
     elif claim_negations != excerpt_negations and not negation_flip:
         # Two negations on one side and none on the other do not cancel: each may negate another
         # part of the sentence ("does not reduce X and is not safe" against "reduces X and is safe").
@@ -272,6 +291,9 @@ def _polarity(
     for pair, sides in _directions(claim_tokens).items():
         stated = excerpt_dirs.get(pair)
         if len(sides) != 1:
+            # The claim states both ways ("enhanced production damages control"): so must the excerpt.
+            if stated != sides:
+                out.not_enough.append(f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][0][0]} and its opposite")
             continue
         if not stated and excerpt_sides == sides:
             continue

@@ -79,7 +79,7 @@ NEGATION_CUES: Final[tuple[NegationCue, ...]] = tuple(
 CONTRASTIVE_BEFORE_NEGATION: Final = frozenset({"but"})
 # How far (tokens either side) a direction word reaches for the measure it qualifies: "enhances IL-10
 # production" is about IL-10 production; "led to T cell dysfunction" in the same sentence is not.
-DIRECTION_ANCHOR_WINDOW: Final = 4
+DIRECTION_ANCHOR_WINDOW: Final = 6
 
 # "not only X but also Y" affirms X; "no more than" bounds a number. These never negate.
 NEGATION_EXCEPTIONS: Final[tuple[tuple[str, ...], ...]] = (
@@ -139,6 +139,11 @@ DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
      _forms("inferior underperform underperformed underperforms")),
 )  # fmt: skip
 
+# Pairs that name one effect in two vocabularies: "encourages proliferation" and "reduces
+# proliferation" disagree as "increases" and "reduces" do (indexes into DIRECTION_PAIRS, whose first
+# side is the positive one in each).
+DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
+
 # --- null effects and equivalence -----------------------------------------------------------------------
 
 # An excerpt that reports no effect / no difference contradicts a claim that one exists, and the
@@ -177,6 +182,10 @@ NULL_EFFECT_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "unaltered",
         "unaffected",
         "no impact",
+        "little effect",
+        "little or no",
+        "minimal effect",
+        "limited effect",
         "no benefit",
         "no evidence",
         "no increase",
