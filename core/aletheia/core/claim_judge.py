@@ -148,7 +148,12 @@ def _near(tokens: Sequence[str], position: int) -> set[str]:
     """The content stems within `DIRECTION_ANCHOR_WINDOW` tokens of `position`, itself left out."""
     window = rules.DIRECTION_ANCHOR_WINDOW
     near = [*tokens[max(0, position - window) : position], *tokens[position + 1 : position + window + 1]]
-    return {term for word in near for term in content_terms(word)}
+    return {term for word in near for term in _word_terms(word)}
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_terms(word: str) -> tuple[str, ...]:
+    return tuple(content_terms(word))
 
 
 def _directions(tokens: Sequence[str]) -> dict[int, set[int]]:
