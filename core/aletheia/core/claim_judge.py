@@ -233,7 +233,7 @@ def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[floa
 
 
 _PLAIN_WORD: Final = re.compile(r"[a-z]+")
-_CLAUSE: Final = re.compile(r"[;:]")
+_CLAUSE: Final = re.compile(r"[;:,]")
 
 
 def _prefix_negations(claim: str, excerpt: str) -> int:
@@ -272,7 +272,7 @@ def _polarity(
     out: _Findings,
 ) -> None:
     # A negation reaches no further than its clause ("no association with 8 cancers; use was
-    # associated with prostate cancer").
+    # associated with prostate cancer", "higher tau, unrelated to amyloid, and editing rescued it").
     claim_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(claim))
     excerpt_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(excerpt))
     negation_flip = (claim_negations + excerpt_negations + _prefix_negations(claim, excerpt)) % 2
