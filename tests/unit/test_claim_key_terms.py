@@ -75,7 +75,9 @@ def test_an_abbreviation_is_read_through_the_papers_definition() -> None:
         "Caloric restriction (CR) slows several markers of ageing. In rhesus monkeys, caloric restriction"
         " was associated with higher methylation age of the liver."
     )
-    excerpt = "In rhesus monkeys, caloric restriction was associated with higher methylation age of the liver."
+    excerpt = (
+        "In rhesus monkeys, caloric restriction was associated with higher methylation age of the liver."
+    )
     assert judged(claim, excerpt, paper)[0] == "supports"
     # ... and the other way round: the claim spells it out, the excerpt abbreviates.
     assert abbreviations(paper) == {"cr": "Caloric restriction"}
