@@ -118,7 +118,8 @@ def test_no_change_is_not_a_decrease() -> None:
 def test_a_hypothesis_the_paper_reports_is_not_its_finding() -> None:
     label, why = judged(
         "All hematopoietic stem cells segregate their chromosomes randomly",
-        "Stem cells are proposed to segregate chromosomes asymmetrically, retaining the older template strands.",
+        "Stem cells are proposed to segregate chromosomes asymmetrically, retaining the older template"
+        " strands.",
     )
     assert label == "not_enough" and "not_an_assertion" in why
 

@@ -229,13 +229,14 @@ def format_report(figures: dict[str, Any]) -> str:
             lines.append(f"| {dataset} | skipped: {sets['skipped']} | | | | | |")
             continue
         refute, support, nei = sets["REFUTE"], sets["SUPPORT"], sets["NEI"]
+        wrongly_refused = support["refused_as_contradicted"] / support["pairs"] if support["pairs"] else None
         lines.append(
             f"| {dataset} | {refute['cited']}/{refute['pairs']} ({_share(refute['cited_share'])})"
             f" | {support['cited']}/{support['pairs']} ({_share(support['cited_share'])})"
             f" | {support['rationale_hits']}/{support['cited']} ({_share(support['rationale_share'])})"
             f" | {nei['cited']}/{nei['pairs']} ({_share(nei['cited_share'])})"
             f" | {support['refused_as_contradicted']}/{support['pairs']}"
-            f" ({_share(support['refused_as_contradicted'] / support['pairs'] if support['pairs'] else None)})"
+            f" ({_share(wrongly_refused)})"
             f" | {refute['refused_on_evidence']}/{refute['refused_as_contradicted']}"
             f" ({_share(refute['refused_on_evidence_share'])}) |"
         )

@@ -1,4 +1,6 @@
-"""`aletheia bench claims --mode search`: asked to find a paper itself, does `cite` cite the right one? (issue 29)
+"""`aletheia bench claims --mode search`: asked to find a paper itself, does `cite` cite the right one?
+
+(Issue 29.)
 
 `--mode named` (the default, `claims_bench`) judges each (claim, paper) pair the set gives, as
 `aletheia cite CLAIM --paper ID` does. Here the claim is given alone, as `aletheia cite CLAIM` is:
@@ -171,10 +173,14 @@ class SearchTally:
             "wrong_share": share(len(self.wrong), self.cited),
             "contradicted_claims": self.contradicted_claims,
             "contradicted_claims_cited": self.contradicted_claims_cited,
-            "contradicted_claims_cited_share": share(self.contradicted_claims_cited, self.contradicted_claims),
+            "contradicted_claims_cited_share": share(
+                self.contradicted_claims_cited, self.contradicted_claims
+            ),
             "refused_contradicted": self.refused_contradicted,
             "refused_contradicted_on_evidence": self.refused_on_evidence,
-            "refused_contradicted_on_evidence_share": share(self.refused_on_evidence, self.refused_contradicted),
+            "refused_contradicted_on_evidence_share": share(
+                self.refused_on_evidence, self.refused_contradicted
+            ),
             "refused_no_support": self.refused_no_support,
             "no_candidates": self.no_candidates,
             "wrong_citations": self.wrong,

@@ -51,10 +51,10 @@ __all__ = [
     "ExcerptJudgement",
     "JudgementLabel",
     "claim_terms_absent",
-    "paper_abbreviations",
     "excerpts_to_judge",
     "judge_claim",
     "judge_excerpt",
+    "paper_abbreviations",
 ]
 
 JudgementLabel = Literal["supports", "contradicts", "not_enough"]
@@ -298,7 +298,9 @@ def _polarity(
         if len(sides) != 1:
             # The claim states both ways ("enhanced production damages control"): so must the excerpt.
             if stated != sides:
-                out.not_enough.append(f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][0][0]} and its opposite")
+                out.not_enough.append(
+                    f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][0][0]} and its opposite"
+                )
             continue
         if not stated and excerpt_sides == sides:
             continue

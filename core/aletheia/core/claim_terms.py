@@ -18,7 +18,7 @@ words "caloric restriction" for the claim's coverage.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Final
 
 from aletheia.core.excerpts import content_terms
@@ -105,7 +105,7 @@ def _initials_match(abbreviation: str, words: list[str]) -> list[str] | None:
         return None
     for start in range(len(words) - 1, max(-1, len(words) - _MAX_LONG_WORDS - 1), -1):
         run = words[start:]
-        if not run[0][:1].casefold() == letters[0]:
+        if run[0][:1].casefold() != letters[0]:
             continue
         text = " ".join(run).casefold()
         position = len(text)
@@ -158,12 +158,3 @@ def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tup
                 continue
         missing.append(term)
     return tuple(missing)
-
-
-def merged(*tables: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Several abbreviation tables as one, the first definition of each kept."""
-    out: dict[str, str] = {}
-    for table in tables:
-        for key, value in table:
-            out.setdefault(key, value)
-    return out

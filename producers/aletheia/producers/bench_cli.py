@@ -228,7 +228,10 @@ def speed(sizes: str, cpu: int, json_path: Path | None) -> None:
     " set's corpus searched as `cite` searches the sources (issue 29); both: one after the other.",
 )
 @click.option(
-    "--limit", type=click.IntRange(1), default=None, help="Only the first N pairs (claims, searching) of each set."
+    "--limit",
+    type=click.IntRange(1),
+    default=None,
+    help="Only the first N pairs (claims, searching) of each set.",
 )
 @click.option(
     "--misses",
