@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
-from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms
+from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms, subject_terms
 from aletheia.core.excerpts import (
     PaperText,
     content_terms,
@@ -125,15 +125,21 @@ def _negations(tokens: Sequence[str], shared: set[str]) -> int:
 
 @functools.cache
 def _direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
-    """stem -> the (pair, side) it names; built once from the table."""
+    """word -> the (pair, side) it names; built once from the table. Words, not stems: every form
+    is listed, and a stem is shared by nouns that name no direction ("activity" and "activate")."""
     index: dict[str, list[tuple[int, int]]] = {}
     for pair, sides in enumerate(rules.DIRECTION_PAIRS):
         for side, words in enumerate(sides):
             for word in words:
-                uses = index.setdefault(stem(word), [])
+                uses = index.setdefault(word, [])
                 if (pair, side) not in uses:
                     uses.append((pair, side))
     return {key: tuple(uses) for key, uses in index.items()}
+
+
+@functools.cache
+def _direction_stems() -> frozenset[str]:
+    return frozenset(stem(word) for word in _direction_index())
 
 
 def _family(pair: int) -> int:
@@ -161,7 +167,7 @@ def _directions(tokens: Sequence[str]) -> dict[int, set[int]]:
     found: dict[int, set[int]] = {}
     index = _direction_index()
     for token in tokens:
-        for pair, side in index.get(stem(token), ()):
+        for pair, side in index.get(token, ()):
             found.setdefault(pair, set()).add(side)
     return found
 
@@ -171,7 +177,7 @@ def _occurrences(tokens: Sequence[str]) -> list[tuple[int, int, set[str]]]:
     index = _direction_index()
     found = []
     for position, token in enumerate(tokens):
-        for pair, side in index.get(stem(token), ()):
+        for pair, side in index.get(token, ()):
             found.append((_family(pair), side, _near(tokens, position)))
     return found
 
@@ -181,7 +187,7 @@ def _direction_flips(claim: Sequence[str], excerpt: Sequence[str], shared: set[s
     claim's direction words, the excerpt's words of the same family whose surroundings share most
     of its own (its measure: "reduces IL-10 production") decide; another measure the sentence
     reports in another direction ("led to T cell dysfunction") does not."""
-    index = _direction_index()
+    index = _direction_stems()
     theirs = _occurrences(excerpt)
     flips = 0
     for family, side, near in _occurrences(claim):
@@ -422,6 +428,7 @@ _EXPLAIN: Final = {
     "claim_terms_absent_from_paper": "the claim names things the paper never mentions",
     "not_an_assertion": "the excerpt states an aim, a question, a hypothesis or a method, not a finding",
     "negation_count_differs": "one side negates more than the other: the negations may not cancel",
+    "negation_and_direction": "a negation and a reversed direction: 'does not increase' is not 'decreases'",
     "comparison_not_stated": "the claim compares; the excerpt does not",
 }
 
@@ -448,6 +455,9 @@ def judge_excerpt(
     known.update(dict(known_abbreviations))
     share, shared, wanted = _relevance(claim, excerpt, known)
     missing = missing_key_terms(claim, excerpt, known)
+    subject_missing = [
+        term for term in subject_terms(claim, frozenset(_direction_index())) if term not in shared
+    ]
     claim_tokens, excerpt_tokens = tokens_of(claim), tokens_of(excerpt)
     findings = _Findings([], [], [])
     _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
@@ -459,7 +469,9 @@ def judge_excerpt(
     _hedge(claim_tokens, excerpt_tokens, findings)
     if missing:
         findings.not_enough.append(f"key_term_absent: {', '.join(missing)}")
-    if missing or "not_an_assertion" in findings.not_enough:
+    if subject_missing:
+        findings.not_enough.append(f"subject_not_stated: {', '.join(subject_missing)}")
+    if missing or subject_missing or "not_an_assertion" in findings.not_enough:
         # A contradiction needs the same subject (the claim's key terms) stated as a finding: an
         # aim, a hypothesis or a sentence about another gene says nothing against the claim.
         findings.not_enough.extend(f"not_against: {code}" for code in findings.contradicts)

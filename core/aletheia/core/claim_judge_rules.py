@@ -144,6 +144,28 @@ DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
 # side is the positive one in each).
 DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
 
+# --- the claim's subject ------------------------------------------------------------------------------
+
+# A claim's subject is what it is about: the words before its first verb ("ALDH1 expression", "All six
+# cathelicidins", "Suboptimal nutrition"). Each of its content words must be in the excerpt: a
+# sentence about "most osteoporosis treatments" is no evidence for "Risedronate reduces the risk".
+# The verb is found by these words (auxiliaries and common claim verbs, every form listed) or by a
+# direction word; a claim whose verb none of them finds within `SUBJECT_MAX_TOKENS` has no subject read.
+SUBJECT_VERBS: Final = frozenset(
+    (
+        "is are was were be been being has have had can could may might will would should must does do"
+        " did plays play played causes cause caused leads lead led occurs occur occurred requires require"
+        " required encodes encode encoded mediates mediate regulates regulate regulated contributes"
+        " contribute contributed correlates correlate correlated predicts predict predicted protects"
+        " protect affects affect affected binds bind bound forms form formed shows show showed exhibits"
+        " exhibit exhibited produces produce produced remains remain remained differs differ differed"
+        " depends depend depended results result resulted prevents prevent acts act serves serve"
+        " represents represent involves involve involved controls control controlled determines"
+        " determine underlies underlie confers confer"
+    ).split()
+)
+SUBJECT_MAX_TOKENS: Final = 12
+
 # --- null effects and equivalence -----------------------------------------------------------------------
 
 # An excerpt that reports no effect / no difference contradicts a claim that one exists, and the
@@ -163,6 +185,7 @@ NULL_EFFECT_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "not associated",
         "no relationship",
         "no correlation",
+        "uncorrelated",
         "not correlated",
         "no change",
         "no changes",

@@ -21,9 +21,11 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
+from aletheia.core import claim_judge_rules as rules
+from aletheia.core.claim_reading import tokens_of
 from aletheia.core.excerpts import content_terms
 
-__all__ = ["abbreviations", "expanded", "key_terms", "missing_key_terms"]
+__all__ = ["abbreviations", "expanded", "key_terms", "missing_key_terms", "subject_terms"]
 
 _WORD: Final = re.compile(r"[^\W_]+(?:[-/'][^\W_]+)*")
 # "caloric restriction (CR)", "(CAFs)", "(MDA5)": an abbreviation in brackets after its long form.
@@ -158,3 +160,20 @@ def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tup
                 continue
         missing.append(term)
     return tuple(missing)
+
+
+def subject_terms(claim: str, direction_words: frozenset[str]) -> tuple[str, ...]:
+    """The content terms (stemmed) of the claim's subject: the words before its first verb
+    (`SUBJECT_VERBS`, or one of `direction_words`), numbers and quantifiers left out; none when no
+    verb is found early enough to tell."""
+    tokens = tokens_of(claim)
+    quantifiers = {word for q in rules.QUANTIFIERS for word in q.words}
+    for position, token in enumerate(tokens[: rules.SUBJECT_MAX_TOKENS]):
+        if position and (token in rules.SUBJECT_VERBS or token in direction_words):
+            words = [
+                word
+                for word in tokens[:position]
+                if word not in quantifiers and word not in rules.NUMBER_WORDS and not word[:1].isdigit()
+            ]
+            return tuple(dict.fromkeys(term for word in words for term in content_terms(word)))
+    return ()
