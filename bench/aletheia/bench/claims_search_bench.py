@@ -80,7 +80,7 @@ class CorpusIndex:
         self.average = sum(self.lengths.values()) / max(len(self.lengths), 1)
 
     def search(self, query: str, limit: int = SEARCH_RESULTS) -> list[int]:
-        scores: Counter[int] = Counter()
+        scores: dict[int, float] = defaultdict(float)
         total = len(self.documents)
         for term in set(content_terms(query)):
             posting = self.postings.get(term, ())

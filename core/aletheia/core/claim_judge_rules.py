@@ -152,7 +152,7 @@ DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
 # The verb is found by these words (auxiliaries and common claim verbs, every form listed) or by a
 # direction word; a claim whose verb none of them finds within `SUBJECT_MAX_TOKENS` has no subject read.
 SUBJECT_VERBS: Final = frozenset(
-    (
+    _forms(
         "is are was were be been being has have had can could may might will would should must does do"
         " did plays play played causes cause caused leads lead led occurs occur occurred requires require"
         " required encodes encode encoded mediates mediate regulates regulate regulated contributes"
@@ -162,7 +162,7 @@ SUBJECT_VERBS: Final = frozenset(
         " depends depend depended results result resulted prevents prevent acts act serves serve"
         " represents represent involves involve involved controls control controlled determines"
         " determine underlies underlie confers confer"
-    ).split()
+    )
 )
 SUBJECT_MAX_TOKENS: Final = 12
 

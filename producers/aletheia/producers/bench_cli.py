@@ -5,7 +5,7 @@ figures and the machine they were measured on)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -255,7 +255,7 @@ def claims(
     from aletheia.bench import claims_bench, claims_search_bench
     from aletheia.bench.common import machine
 
-    chosen = "dev" if split == "dev" else "held_out"
+    chosen: Literal["dev", "held_out"] = "dev" if split == "dev" else "held_out"
     figures: dict[str, Any] = {}
     reports: list[str] = []
     if mode in ("both", "named"):
