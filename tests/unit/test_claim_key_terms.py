@@ -260,3 +260,69 @@ async def test_the_papers_abbreviations_are_kept_with_the_judgement() -> None:
     )
     assert outcome.supported
     assert ("cr", "Caloric restriction") in outcome.judgement.abbreviations
+
+
+def test_a_replay_reads_the_stored_abbreviations() -> None:
+    from aletheia.pipeline.claims.audit_events import CLAIM_JUDGEMENT, replay_claim_events
+
+    claim = "Caloric restriction is associated with lower methylation age"
+    excerpt = "In monkeys, CR was associated with lower methylation age of blood."
+    stored = judge_excerpt(claim, excerpt, known_abbreviations=(("cr", "Caloric restriction"),))
+    assert stored.label == "supports"
+    body = {
+        "item": "claim",
+        "claim": claim,
+        "judge": stored.judge,
+        "judgements": [{"excerpt": excerpt, "label": stored.label, "location": None}],
+        "supported": True,
+        "absent_terms": [],
+        "abbreviations": [["cr", "Caloric restriction"]],
+    }
+    replay = replay_claim_events([(CLAIM_JUDGEMENT, body)])
+    assert replay.same == replay.judged == 1 and not replay.differences
+    # Without the paper's definition the excerpt does not name the claim's subject.
+    replay = replay_claim_events([(CLAIM_JUDGEMENT, {**body, "abbreviations": []})])
+    assert replay.differences
+
+
+# --- the claim's subject ------------------------------------------------------------------------------------
+
+
+def test_the_claims_subject_must_be_in_the_excerpt() -> None:
+    # A sentence about treatments in general is no evidence about one drug...
+    label, why = judged(
+        "Alendronate reduces the risk of hip fractures",
+        "Most osteoporosis treatments reduce the risk of hip fractures in trials.",
+    )
+    assert label == "not_enough" and "subject_not_stated: alendronate" in why
+    # ... nor numbers and a verb shared with a sentence about something else.
+    label, why = judged(
+        "All four defensins are located on chromosome eight",
+        "Listeners heard four target words located at eight positions around the room.",
+    )
+    assert label == "not_enough" and "subject_not_stated: defensin" in why
+
+
+def test_a_sentence_about_another_subject_does_not_contradict() -> None:
+    label, why = judged(
+        "Ginkgo extract improves memory in healthy volunteers",
+        "Caffeine impaired memory in healthy volunteers.",
+    )
+    assert label == "not_enough" and "not_against" in why
+
+
+def test_a_noun_sharing_a_verbs_stem_names_no_direction() -> None:
+    # "activity" is not "activates": the decline is the only direction stated.
+    label, why = judged(
+        "Lysosomal autophagy increases in aged animals",
+        "We found that lysosomal autophagy activity declines in aged animals.",
+    )
+    assert label == "contradicts" and "direction_flip" in why
+
+
+def test_uncorrelated_is_a_null_claim() -> None:
+    label, why = judged(
+        "Cellular senescence is uncorrelated with skin appearance",
+        "Cellular senescence in the dermis was associated with an older skin appearance.",
+    )
+    assert label == "not_enough" and "null_effect_mismatch" in why
