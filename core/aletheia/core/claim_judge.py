@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
-from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms, subject_terms
+from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms, subject_and_predicate
 from aletheia.core.excerpts import (
     PaperText,
     content_terms,
@@ -455,9 +455,15 @@ def judge_excerpt(
     known.update(dict(known_abbreviations))
     share, shared, wanted = _relevance(claim, excerpt, known)
     missing = missing_key_terms(claim, excerpt, known)
-    subject_missing = [
-        term for term in subject_terms(claim, frozenset(_direction_index())) if term not in shared
-    ]
+    # At least half of the subject's words (its head among them, as a rule): "Activated Cdk5" is
+    # named by "Cdk5 ..., activated by", "Myelin sheaths" is not by "trophic role".
+    subject, predicate = subject_and_predicate(claim, frozenset(_direction_index()))
+    subject_missing = [term for term in subject if term not in shared]
+    if 2 * len(subject_missing) <= len(subject):
+        subject_missing = []
+    predicate_missing = [term for term in predicate if term not in shared]
+    if 2 * len(predicate_missing) <= len(predicate):
+        predicate_missing = []
     claim_tokens, excerpt_tokens = tokens_of(claim), tokens_of(excerpt)
     findings = _Findings([], [], [])
     _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
@@ -471,7 +477,9 @@ def judge_excerpt(
         findings.not_enough.append(f"key_term_absent: {', '.join(missing)}")
     if subject_missing:
         findings.not_enough.append(f"subject_not_stated: {', '.join(subject_missing)}")
-    if missing or subject_missing or "not_an_assertion" in findings.not_enough:
+    if predicate_missing:
+        findings.not_enough.append(f"predicate_not_stated: {', '.join(predicate_missing)}")
+    if missing or subject_missing or predicate_missing or "not_an_assertion" in findings.not_enough:
         # A contradiction needs the same subject (the claim's key terms) stated as a finding: an
         # aim, a hypothesis or a sentence about another gene says nothing against the claim.
         findings.not_enough.extend(f"not_against: {code}" for code in findings.contradicts)

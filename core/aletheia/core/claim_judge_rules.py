@@ -147,8 +147,11 @@ DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
 # --- the claim's subject ------------------------------------------------------------------------------
 
 # A claim's subject is what it is about: the words before its first verb ("ALDH1 expression", "All six
-# cathelicidins", "Suboptimal nutrition"). Each of its content words must be in the excerpt: a
+# cathelicidins", "Suboptimal nutrition"). Its content words must be in the excerpt: a
 # sentence about "most osteoporosis treatments" is no evidence for "Risedronate reduces the risk".
+# (At least half of them, in `claim_judge`: "Activated Cdk5" is named by "Cdk5, activated by".) The
+# same holds for what the claim says of its subject, the words after the verb: "F4/80+ macrophages
+# are located in the periosteum" is not shown by a sentence on splenic F4/80+ macrophages.
 # The verb is found by these words (auxiliaries and common claim verbs, every form listed) or by a
 # direction word; a claim whose verb none of them finds within `SUBJECT_MAX_TOKENS` has no subject read.
 SUBJECT_VERBS: Final = frozenset(

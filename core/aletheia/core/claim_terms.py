@@ -25,7 +25,7 @@ from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_reading import tokens_of
 from aletheia.core.excerpts import content_terms
 
-__all__ = ["abbreviations", "expanded", "key_terms", "missing_key_terms", "subject_terms"]
+__all__ = ["abbreviations", "expanded", "key_terms", "missing_key_terms", "subject_and_predicate"]
 
 _WORD: Final = re.compile(r"[^\W_]+(?:[-/'][^\W_]+)*")
 # "caloric restriction (CR)", "(CAFs)", "(MDA5)": an abbreviation in brackets after its long form.
@@ -64,6 +64,9 @@ def _codes_in(text: str) -> set[str]:
         for part in re.split(r"[-/']", word):
             if part:
                 found.add(_key(part))
+        # "BRCA1" names BRCA as the claim writes it ("BRCA 1"): the letters before a final number.
+        if (prefix := re.fullmatch(r"([^\W\d_]{2,})\d+", word)) is not None:
+            found.add(_key(prefix.group(1)))
     return found
 
 
@@ -162,18 +165,32 @@ def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tup
     return tuple(missing)
 
 
-def subject_terms(claim: str, direction_words: frozenset[str]) -> tuple[str, ...]:
-    """The content terms (stemmed) of the claim's subject: the words before its first verb
-    (`SUBJECT_VERBS`, or one of `direction_words`), numbers and quantifiers left out; none when no
-    verb is found early enough to tell."""
+def subject_and_predicate(
+    claim: str, direction_words: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The content terms (stemmed) of the claim's subject, the words before its first verb
+    (`SUBJECT_VERBS`, or one of `direction_words` in a verb form), and of its predicate, the words
+    after it (direction words left out: the direction rules read them); numbers and quantifiers left
+    out of both. Both empty when no verb is found early enough to tell."""
     tokens = tokens_of(claim)
     quantifiers = {word for q in rules.QUANTIFIERS for word in q.words}
+
+    def terms(words: list[str]) -> tuple[str, ...]:
+        kept = [
+            word
+            for word in words
+            if word not in quantifiers
+            and word not in rules.NUMBER_WORDS
+            and not word[:1].isdigit()
+            and word not in direction_words
+            and word not in rules.SUBJECT_VERBS
+        ]
+        return tuple(dict.fromkeys(term for word in kept for term in content_terms(word)))
+
     for position, token in enumerate(tokens[: rules.SUBJECT_MAX_TOKENS]):
-        if position and (token in rules.SUBJECT_VERBS or token in direction_words):
-            words = [
-                word
-                for word in tokens[:position]
-                if word not in quantifiers and word not in rules.NUMBER_WORDS and not word[:1].isdigit()
-            ]
-            return tuple(dict.fromkeys(term for word in words for term in content_terms(word)))
-    return ()
+        # A direction word is the verb in its verb forms ("reduces", "induced"), not as a noun
+        # ("in response to DNA damage", "a reduction in").
+        verb_form = token in direction_words and token.endswith(("s", "ed")) and not token.endswith("ss")
+        if position and (token in rules.SUBJECT_VERBS or verb_form):
+            return terms(tokens[:position]), terms(tokens[position + 1 :])
+    return (), ()
