@@ -314,6 +314,10 @@ def _polarity(
             out.not_enough.append(f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
         elif len(stated) == 2:
             out.not_enough.append(f"direction_mixed: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
+        elif stated != sides:
+            # Only the opposite, on a measure the direction rule could not tie to the claim's: not
+            # a contradiction it can show, and no support either.
+            out.not_enough.append(f"direction_opposite: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
 
 
 def _assertion(claim_tokens: list[str], excerpt: str, excerpt_tokens: list[str], out: _Findings) -> None:
