@@ -25,7 +25,6 @@ reads anything but the two strings: it is the same in every process and in a rep
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
+from aletheia.core.claim_directions import direction_flips, direction_index, directions
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
 from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms, subject_and_predicate
 from aletheia.core.excerpts import (
@@ -123,85 +123,6 @@ def _negations(tokens: Sequence[str], shared: set[str]) -> int:
     return count
 
 
-@functools.cache
-def _direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
-    """word -> the (pair, side) it names; built once from the table. Words, not stems: every form
-    is listed, and a stem is shared by nouns that name no direction ("activity" and "activate")."""
-    index: dict[str, list[tuple[int, int]]] = {}
-    for pair, sides in enumerate(rules.DIRECTION_PAIRS):
-        for side, words in enumerate(sides):
-            for word in words:
-                uses = index.setdefault(word, [])
-                if (pair, side) not in uses:
-                    uses.append((pair, side))
-    return {key: tuple(uses) for key, uses in index.items()}
-
-
-@functools.cache
-def _direction_stems() -> frozenset[str]:
-    return frozenset(stem(word) for word in _direction_index())
-
-
-def _family(pair: int) -> int:
-    """The first pair of the family `pair` belongs to (`DIRECTION_FAMILIES`), or itself."""
-    for family in rules.DIRECTION_FAMILIES:
-        if pair in family:
-            return family[0]
-    return pair
-
-
-def _near(tokens: Sequence[str], position: int) -> set[str]:
-    """The content stems within `DIRECTION_ANCHOR_WINDOW` tokens of `position`, itself left out."""
-    window = rules.DIRECTION_ANCHOR_WINDOW
-    near = [*tokens[max(0, position - window) : position], *tokens[position + 1 : position + window + 1]]
-    return {term for word in near for term in _word_terms(word)}
-
-
-@functools.lru_cache(maxsize=65536)
-def _word_terms(word: str) -> tuple[str, ...]:
-    return tuple(content_terms(word))
-
-
-def _directions(tokens: Sequence[str]) -> dict[int, set[int]]:
-    """For each direction pair (by index), which of its two sides the text states."""
-    found: dict[int, set[int]] = {}
-    index = _direction_index()
-    for token in tokens:
-        for pair, side in index.get(token, ()):
-            found.setdefault(pair, set()).add(side)
-    return found
-
-
-def _occurrences(tokens: Sequence[str]) -> list[tuple[int, int, set[str]]]:
-    """Every direction word: (its family, its side, the content stems around it)."""
-    index = _direction_index()
-    found = []
-    for position, token in enumerate(tokens):
-        for pair, side in index.get(token, ()):
-            found.append((_family(pair), side, _near(tokens, position)))
-    return found
-
-
-def _direction_flips(claim: Sequence[str], excerpt: Sequence[str], shared: set[str]) -> int:
-    """Effects the excerpt states, on the claim's measure, in the opposite direction: for each of the
-    claim's direction words, the excerpt's words of the same family whose surroundings share most
-    of its own (its measure: "reduces IL-10 production") decide; another measure the sentence
-    reports in another direction ("led to T cell dysfunction") does not."""
-    index = _direction_stems()
-    theirs = _occurrences(excerpt)
-    flips = 0
-    for family, side, near in _occurrences(claim):
-        measure = {term for term in near if term in shared and term not in index}
-        scored = [(len(other & measure), s) for f, s, other in theirs if f == family and other & measure]
-        if not scored:
-            continue
-        best = max(score for score, _ in scored)
-        sides = {s for score, s in scored if score == best}
-        if len(sides) == 1 and side not in sides:
-            flips += 1
-    return flips
-
-
 # --- quantifiers and populations --------------------------------------------------------------------------
 
 
@@ -282,11 +203,11 @@ def _polarity(
     claim_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(claim))
     excerpt_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(excerpt))
     negation_flip = (claim_negations + excerpt_negations + _prefix_negations(claim, excerpt)) % 2
-    direction_flips = _direction_flips(claim_tokens, excerpt_tokens, shared)
-    if (negation_flip + direction_flips) % 2 == 1:
+    reversed_directions = direction_flips(claim_tokens, excerpt_tokens, shared)
+    if (negation_flip + reversed_directions) % 2 == 1:
         code = "negation_flip" if negation_flip else "direction_flip"
         out.contradicts.append(code)
-    elif negation_flip and direction_flips:
+    elif negation_flip and reversed_directions:
         # "does not increase" is not "decreases": a negation and a reversed direction do not
         # cancel into a support (two reversed directions do: "less sleep worsens memory").
         out.not_enough.append("negation_and_direction")
@@ -297,9 +218,9 @@ def _polarity(
     # The effect the claim states must be stated by the excerpt, one way only. Where the excerpt
     # names no side of the claim's pair, the same side of another pair, with no opposite side
     # anywhere, states it ("enhances" / "induced"; the pairs list the positive side first).
-    excerpt_dirs = _directions(excerpt_tokens)
+    excerpt_dirs = directions(excerpt_tokens)
     excerpt_sides = {side for sides in excerpt_dirs.values() for side in sides}
-    for pair, sides in _directions(claim_tokens).items():
+    for pair, sides in directions(claim_tokens).items():
         stated = excerpt_dirs.get(pair)
         if len(sides) != 1:
             # The claim states both ways ("enhanced production damages control"): so must the excerpt.
@@ -461,7 +382,7 @@ def judge_excerpt(
     missing = missing_key_terms(claim, excerpt, known)
     # At least half of the subject's words (its head among them, as a rule): "Activated Cdk5" is
     # named by "Cdk5 ..., activated by", "Myelin sheaths" is not by "trophic role".
-    subject, predicate = subject_and_predicate(claim, frozenset(_direction_index()))
+    subject, predicate = subject_and_predicate(claim, frozenset(direction_index()))
     subject_missing = [term for term in subject if term not in shared]
     if 2 * len(subject_missing) <= len(subject):
         subject_missing = []
