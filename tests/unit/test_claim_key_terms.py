@@ -326,3 +326,13 @@ def test_uncorrelated_is_a_null_claim() -> None:
         "Cellular senescence in the dermis was associated with an older skin appearance.",
     )
     assert label == "not_enough" and "null_effect_mismatch" in why
+
+
+def test_a_negated_compound_contradicts_whatever_else_the_sentence_holds() -> None:
+    # "ATP-dependent" elsewhere in the sentence does not undo "UCP1-independent".
+    label, why = judged(
+        "Calcium cycling is a UCP1-dependent thermogenic mechanism",
+        "We report a UCP1-independent thermogenic mechanism in beige fat that involves ATP-dependent"
+        " calcium cycling.",
+    )
+    assert label == "contradicts" and "negation_flip" in why

@@ -187,7 +187,35 @@ def _prefix_negations(claim: str, excerpt: str) -> int:
                     return True
         return False
 
-    return int(negated(claim_words, excerpt_words)) + int(negated(excerpt_words, claim_words))
+    flips = int(negated(claim_words, excerpt_words)) + int(negated(excerpt_words, claim_words))
+    if not flips and _compound_negated(tokens_of(claim), tokens_of(excerpt)):
+        flips = 1
+    return flips
+
+
+def _compound_negated(claim_tokens: list[str], excerpt_tokens: list[str]) -> bool:
+    """The same compound with its last part negated by a prefix ("UCP1-dependent" / "UCP1-independent"),
+    whatever else either text says ("ATP-dependent" elsewhere in the sentence does not undo it)."""
+
+    def compounds(tokens: list[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for token in tokens:
+            head, dash, last = token.rpartition("-")
+            if dash and head and last.isalpha():
+                out.setdefault(head, set()).add(last)
+        return out
+
+    ours, theirs = compounds(claim_tokens), compounds(excerpt_tokens)
+    for head, lasts in ours.items():
+        for a in lasts:
+            for b in theirs.get(head, ()):
+                if a != b and any(
+                    (a == prefix + b or b == prefix + a)
+                    and len(min(a, b, key=len)) >= rules.NEGATIVE_PREFIX_MIN_ROOT
+                    for prefix in rules.NEGATIVE_PREFIXES
+                ):
+                    return True
+    return False
 
 
 def _polarity(
