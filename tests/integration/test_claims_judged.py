@@ -161,3 +161,26 @@ async def test_the_sentences_citing_one_paper_share_one_fetch_of_its_text(
     # Without a shared memo (a single `cite --paper`), each call fetches.
     await check_cited_claim(SUPPORTED, TRIAL, gateway=gateway, settings=settings, judge=RuleJudge())
     assert len(fetches) == 2
+
+
+async def test_the_readme_example_is_cited_when_searching(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    # README's `aletheia cite "Transformers dispense with recurrence entirely"` (issue 29): the
+    # paper's "We introduce the Transformer ..., dispensing with recurrence and convolution
+    # entirely" states the claim; it is not an aim or a hypothesis.
+    citation, path = await _cite("Transformers dispense with recurrence entirely", gateway, settings, project)
+    assert citation is not None, path
+    assert citation.record.doi == "10.5555/sanc.2017.42"
+    artifact = parse_artifact(path.read_text(encoding="utf-8"))
+    assert "dispensing with recurrence" in artifact.body.excerpts[0].text
+
+
+async def test_a_search_does_not_cite_a_paper_about_another_protein(
+    gateway: SourceGateway, settings: Settings, project: Path
+) -> None:
+    # The RIG-I paper holds every other word of the claim; MDA5 is its key term (issue 29).
+    citation, report = await _cite("MDA5 has two N-terminal CARD domains", gateway, settings, project)
+    assert citation is None and isinstance(report, NoSupportingExcerpts), report
+    assert any("key_term_absent: MDA5" in " ".join(row["reasons"]) for row in report.judgements)
+    assert not (project / "docs").exists()

@@ -119,6 +119,8 @@ class Tally:
     pairs: Counter[str] = field(default_factory=Counter)
     cited: Counter[str] = field(default_factory=Counter)
     refused_contradicted: Counter[str] = field(default_factory=Counter)
+    # Contradicted pairs refused on a sentence the set annotates as the evidence against the claim.
+    refused_on_evidence: int = 0
     rationale_hits: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
 
@@ -133,6 +135,11 @@ class Tally:
                 "cited_share": round(cited / total, 4) if total else None,
                 "refused_as_contradicted": self.refused_contradicted[label],
             }
+        refused = self.refused_contradicted["REFUTE"]
+        out["REFUTE"]["refused_on_evidence"] = self.refused_on_evidence
+        out["REFUTE"]["refused_on_evidence_share"] = (
+            round(self.refused_on_evidence / refused, 4) if refused else None
+        )
         supported_cited = self.cited["SUPPORT"]
         out["SUPPORT"]["rationale_hits"] = self.rationale_hits
         out["SUPPORT"]["rationale_share"] = (
@@ -153,6 +160,8 @@ async def _run_pairs(pairs: list[Pair], reasoner: ClaimReasoner, judge: ClaimJud
         tally.pairs[pair.label] += 1
         if verdict.contradicting:
             tally.refused_contradicted[pair.label] += 1
+            if pair.label == "REFUTE" and _is_rationale(verdict.contradicting[0].excerpt, pair.rationale):
+                tally.refused_on_evidence += 1
         if verdict.supported:
             tally.cited[pair.label] += 1
             if pair.label == "SUPPORT" and any(
@@ -211,18 +220,24 @@ def format_report(figures: dict[str, Any]) -> str:
     lines = [
         f"claims bench, split {figures['split']}, judge {figures['judge']}, reasoner {figures['reasoner']}"
         f" ({figures['seconds']} s)",
-        "| set | contradicted pairs cited | supported pairs cited | rationale among cited | NEI cited |",
-        "|---|---|---|---|---|",
+        "| set | contradicted pairs cited | supported pairs cited | rationale among cited | NEI cited"
+        " | supported refused as contradicted | contradicted refused on a labelled evidence sentence |",
+        "|---|---|---|---|---|---|---|",
     ]
     for dataset, sets in figures["sets"].items():
         if "skipped" in sets:
-            lines.append(f"| {dataset} | skipped: {sets['skipped']} | | | |")
+            lines.append(f"| {dataset} | skipped: {sets['skipped']} | | | | | |")
             continue
         refute, support, nei = sets["REFUTE"], sets["SUPPORT"], sets["NEI"]
+        wrongly_refused = support["refused_as_contradicted"] / support["pairs"] if support["pairs"] else None
         lines.append(
             f"| {dataset} | {refute['cited']}/{refute['pairs']} ({_share(refute['cited_share'])})"
             f" | {support['cited']}/{support['pairs']} ({_share(support['cited_share'])})"
             f" | {support['rationale_hits']}/{support['cited']} ({_share(support['rationale_share'])})"
-            f" | {nei['cited']}/{nei['pairs']} ({_share(nei['cited_share'])}) |"
+            f" | {nei['cited']}/{nei['pairs']} ({_share(nei['cited_share'])})"
+            f" | {support['refused_as_contradicted']}/{support['pairs']}"
+            f" ({_share(wrongly_refused)})"
+            f" | {refute['refused_on_evidence']}/{refute['refused_as_contradicted']}"
+            f" ({_share(refute['refused_on_evidence_share'])}) |"
         )
     return "\n".join(lines)

@@ -25,16 +25,17 @@ reads anything but the two strings: it is the same in every process and in a rep
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
+from aletheia.core.claim_directions import direction_flips, direction_index, directions
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
+from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms, subject_and_predicate
 from aletheia.core.excerpts import (
     PaperText,
     content_terms,
@@ -53,6 +54,7 @@ __all__ = [
     "excerpts_to_judge",
     "judge_claim",
     "judge_excerpt",
+    "paper_abbreviations",
 ]
 
 JudgementLabel = Literal["supports", "contradicts", "not_enough"]
@@ -83,6 +85,8 @@ class ClaimJudgement(BaseModel):
     judge: str = JUDGE_NAME
     # The claim's content terms the paper's whole text never uses (the rules judge's evidence).
     absent_terms: tuple[str, ...] = ()
+    # The abbreviations the paper defines, (abbreviation key, long form): "CR" is "caloric restriction".
+    abbreviations: tuple[tuple[str, str], ...] = ()
 
     @property
     def supporting(self) -> tuple[ExcerptJudgement, ...]:
@@ -110,44 +114,13 @@ def _negations(tokens: Sequence[str], shared: set[str]) -> int:
                 continue
             if any(tuple(tokens[start : start + len(e)]) == e for e in rules.NEGATION_EXCEPTIONS):
                 continue
+            if start > 0 and tokens[start - 1] in rules.CONTRASTIVE_BEFORE_NEGATION:
+                continue  # "... in chronic, but not in episodic, headache": the alternative is negated
             scope = tokens[start + len(cue.words) : start + len(cue.words) + cue.scope]
             if any(stem(token) in shared for token in scope):
                 count += 1
                 taken.update(range(start, start + len(cue.words)))
     return count
-
-
-@functools.cache
-def _direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
-    """stem -> the (pair, side) it names; built once from the table."""
-    index: dict[str, list[tuple[int, int]]] = {}
-    for pair, sides in enumerate(rules.DIRECTION_PAIRS):
-        for side, words in enumerate(sides):
-            for word in words:
-                uses = index.setdefault(stem(word), [])
-                if (pair, side) not in uses:
-                    uses.append((pair, side))
-    return {key: tuple(uses) for key, uses in index.items()}
-
-
-def _directions(tokens: Sequence[str]) -> dict[int, set[int]]:
-    """For each direction pair (by index), which of its two sides the text states."""
-    found: dict[int, set[int]] = {}
-    index = _direction_index()
-    for token in tokens:
-        for pair, side in index.get(stem(token), ()):
-            found.setdefault(pair, set()).add(side)
-    return found
-
-
-def _direction_flips(claim: Sequence[str], excerpt: Sequence[str]) -> int:
-    flips = 0
-    excerpt_dirs = _directions(excerpt)
-    for index, sides in _directions(claim).items():
-        other = excerpt_dirs.get(index)
-        if len(sides) == 1 and other is not None and len(other) == 1 and other != sides:
-            flips += 1
-    return flips
 
 
 # --- quantifiers and populations --------------------------------------------------------------------------
@@ -176,14 +149,18 @@ class _Findings:
     notes: list[str]
 
 
-def _relevance(claim: str, excerpt: str) -> tuple[float, set[str], set[str]]:
+def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[float, set[str], set[str]]:
+    """Share of the claim's content terms in the excerpt; an abbreviation counts as its long form
+    and the long form as the abbreviation ("CR" in the excerpt holds "caloric restriction")."""
     wanted = set(content_terms(claim))
-    present = set(content_terms(excerpt))
+    present = set(content_terms(expanded(excerpt, known)))
+    present |= {key for key, long_form in known.items() if set(content_terms(long_form)) <= present}
     shared = wanted & present
     return (len(shared) / len(wanted) if wanted else 0.0), shared, wanted
 
 
 _PLAIN_WORD: Final = re.compile(r"[a-z]+")
+_CLAUSE: Final = re.compile(r"[;:,]")
 
 
 def _prefix_negations(claim: str, excerpt: str) -> int:
@@ -210,7 +187,35 @@ def _prefix_negations(claim: str, excerpt: str) -> int:
                     return True
         return False
 
-    return int(negated(claim_words, excerpt_words)) + int(negated(excerpt_words, claim_words))
+    flips = int(negated(claim_words, excerpt_words)) + int(negated(excerpt_words, claim_words))
+    if not flips and _compound_negated(tokens_of(claim), tokens_of(excerpt)):
+        flips = 1
+    return flips
+
+
+def _compound_negated(claim_tokens: list[str], excerpt_tokens: list[str]) -> bool:
+    """The same compound with its last part negated by a prefix ("UCP1-dependent" / "UCP1-independent"),
+    whatever else either text says ("ATP-dependent" elsewhere in the sentence does not undo it)."""
+
+    def compounds(tokens: list[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for token in tokens:
+            head, dash, last = token.rpartition("-")
+            if dash and head and last.isalpha():
+                out.setdefault(head, set()).add(last)
+        return out
+
+    ours, theirs = compounds(claim_tokens), compounds(excerpt_tokens)
+    for head, lasts in ours.items():
+        for a in lasts:
+            for b in theirs.get(head, ()):
+                if a != b and any(
+                    (a == prefix + b or b == prefix + a)
+                    and len(min(a, b, key=len)) >= rules.NEGATIVE_PREFIX_MIN_ROOT
+                    for prefix in rules.NEGATIVE_PREFIXES
+                ):
+                    return True
+    return False
 
 
 def _polarity(
@@ -221,22 +226,36 @@ def _polarity(
     shared: set[str],
     out: _Findings,
 ) -> None:
-    negations = _negations(claim_tokens, shared) + _negations(excerpt_tokens, shared)
-    negation_flip = (negations + _prefix_negations(claim, excerpt)) % 2
-    direction_flips = _direction_flips(claim_tokens, excerpt_tokens)
-    if (negation_flip + direction_flips) % 2 == 1:
+    # A negation reaches no further than its clause ("no association with 8 cancers; use was
+    # associated with prostate cancer", "higher tau, unrelated to amyloid, and editing rescued it").
+    claim_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(claim))
+    excerpt_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(excerpt))
+    negation_flip = (claim_negations + excerpt_negations + _prefix_negations(claim, excerpt)) % 2
+    reversed_directions = direction_flips(claim_tokens, excerpt_tokens, shared)
+    if (negation_flip + reversed_directions) % 2 == 1:
         code = "negation_flip" if negation_flip else "direction_flip"
         out.contradicts.append(code)
-    elif negation_flip and direction_flips:
-        out.notes.append("negation_and_direction_cancel")
+    elif negation_flip and reversed_directions:
+        # "does not increase" is not "decreases": a negation and a reversed direction do not
+        # cancel into a support (two reversed directions do: "less sleep worsens memory").
+        out.not_enough.append("negation_and_direction")
+    elif claim_negations != excerpt_negations and not negation_flip:
+        # Two negations on one side and none on the other do not cancel: each may negate another
+        # part of the sentence ("does not reduce X and is not safe" against "reduces X and is safe").
+        out.not_enough.append("negation_count_differs")
     # The effect the claim states must be stated by the excerpt, one way only. Where the excerpt
     # names no side of the claim's pair, the same side of another pair, with no opposite side
     # anywhere, states it ("enhances" / "induced"; the pairs list the positive side first).
-    excerpt_dirs = _directions(excerpt_tokens)
+    excerpt_dirs = directions(excerpt_tokens)
     excerpt_sides = {side for sides in excerpt_dirs.values() for side in sides}
-    for pair, sides in _directions(claim_tokens).items():
+    for pair, sides in directions(claim_tokens).items():
         stated = excerpt_dirs.get(pair)
         if len(sides) != 1:
+            # The claim states both ways ("enhanced production damages control"): so must the excerpt.
+            if stated != sides:
+                out.not_enough.append(
+                    f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][0][0]} and its opposite"
+                )
             continue
         if not stated and excerpt_sides == sides:
             continue
@@ -244,6 +263,10 @@ def _polarity(
             out.not_enough.append(f"direction_not_stated: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
         elif len(stated) == 2:
             out.not_enough.append(f"direction_mixed: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
+        elif stated != sides:
+            # Only the opposite, on a measure the direction rule could not tie to the claim's: not
+            # a contradiction it can show, and no support either.
+            out.not_enough.append(f"direction_opposite: {rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
 
 
 def _assertion(claim_tokens: list[str], excerpt: str, excerpt_tokens: list[str], out: _Findings) -> None:
@@ -323,7 +346,10 @@ def _population(claim_tokens: list[str], excerpt_tokens: list[str], out: _Findin
     comparative = has_phrase(claim_tokens, rules.COMPARISON_CUES)
     for axis in rules.POPULATION_AXES:
         wanted, stated = _groups(claim_tokens, axis), _groups(excerpt_tokens, axis)
-        if wanted and stated and not wanted & stated:
+        if axis.general is not None:
+            wanted = wanted - {axis.general} if len(wanted) > 1 else wanted
+            stated = stated - {axis.general} if len(stated) > 1 else stated
+        if wanted and stated and not wanted <= stated:
             out.not_enough.append(
                 f"population_{axis.name}: {'/'.join(sorted(wanted))} vs {'/'.join(sorted(stated))}"
             )
@@ -353,7 +379,9 @@ _EXPLAIN: Final = {
     "hedged_excerpt_for_strong_claim": "the claim asserts cause or certainty; the excerpt only suggests it",
     "majority_vs_share_under_half": "the claim says a majority; the excerpt's shares are all under half",
     "claim_terms_absent_from_paper": "the claim names things the paper never mentions",
-    "not_an_assertion": "the excerpt states an aim, a question or a method, not a finding",
+    "not_an_assertion": "the excerpt states an aim, a question, a hypothesis or a method, not a finding",
+    "negation_count_differs": "one side negates more than the other: the negations may not cancel",
+    "negation_and_direction": "a negation and a reversed direction: 'does not increase' is not 'decreases'",
     "comparison_not_stated": "the claim compares; the excerpt does not",
 }
 
@@ -363,13 +391,32 @@ def _explain(codes: Sequence[str]) -> str:
 
 
 def judge_excerpt(
-    claim: str, excerpt: str, *, location: str | None = None, absent_terms: Sequence[str] = ()
+    claim: str,
+    excerpt: str,
+    *,
+    location: str | None = None,
+    absent_terms: Sequence[str] = (),
+    known_abbreviations: Mapping[str, str] | Sequence[tuple[str, str]] = (),
 ) -> ExcerptJudgement:
     """Judge one excerpt (the paper's own words) against the claim: supports / contradicts /
     not_enough, with the rule codes that decided it. `absent_terms` are the claim's content terms
     that the paper's whole text never uses (`claim_terms_absent`): past
-    `MAX_CLAIM_TERMS_ABSENT_FROM_PAPER` of them, the claim says more than the paper does."""
-    share, shared, wanted = _relevance(claim, excerpt)
+    `MAX_CLAIM_TERMS_ABSENT_FROM_PAPER` of them, the claim says more than the paper does.
+    `known_abbreviations`: the paper's definitions (`claim_terms.abbreviations`); the claim's own
+    are read here."""
+    known = dict(abbreviations(claim))
+    known.update(dict(known_abbreviations))
+    share, shared, wanted = _relevance(claim, excerpt, known)
+    missing = missing_key_terms(claim, excerpt, known)
+    # At least half of the subject's words (its head among them, as a rule): "Activated Cdk5" is
+    # named by "Cdk5 ..., activated by", "Myelin sheaths" is not by "trophic role".
+    subject, predicate = subject_and_predicate(claim, frozenset(direction_index()))
+    subject_missing = [term for term in subject if term not in shared]
+    if 2 * len(subject_missing) <= len(subject):
+        subject_missing = []
+    predicate_missing = [term for term in predicate if term not in shared]
+    if 2 * len(predicate_missing) <= len(predicate):
+        predicate_missing = []
     claim_tokens, excerpt_tokens = tokens_of(claim), tokens_of(excerpt)
     findings = _Findings([], [], [])
     _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
@@ -379,6 +426,17 @@ def judge_excerpt(
     _quantifier_relation(claim_tokens, excerpt_tokens, findings)
     _population(claim_tokens, excerpt_tokens, findings)
     _hedge(claim_tokens, excerpt_tokens, findings)
+    if missing:
+        findings.not_enough.append(f"key_term_absent: {', '.join(missing)}")
+    if subject_missing:
+        findings.not_enough.append(f"subject_not_stated: {', '.join(subject_missing)}")
+    if predicate_missing:
+        findings.not_enough.append(f"predicate_not_stated: {', '.join(predicate_missing)}")
+    if missing or subject_missing or predicate_missing or "not_an_assertion" in findings.not_enough:
+        # A contradiction needs the same subject (the claim's key terms) stated as a finding: an
+        # aim, a hypothesis or a sentence about another gene says nothing against the claim.
+        findings.not_enough.extend(f"not_against: {code}" for code in findings.contradicts)
+        findings.contradicts = []
     coverage_code = f"coverage {len(shared)}/{len(wanted)}"
     if len(wanted) < rules.MIN_CLAIM_TERMS:
         return ExcerptJudgement(
@@ -444,18 +502,42 @@ def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
 
 
 def judge_claim(
-    claim: str, excerpts: Sequence[tuple[str, str | None]], *, absent_terms: Sequence[str] = ()
+    claim: str,
+    excerpts: Sequence[tuple[str, str | None]],
+    *,
+    absent_terms: Sequence[str] = (),
+    known_abbreviations: Sequence[tuple[str, str]] = (),
 ) -> ClaimJudgement:
-    """Every (excerpt, location) judged; duplicates judged once. `absent_terms`: see `judge_excerpt`
-    (kept with the judgement, so that a replay judges exactly as the decision did)."""
+    """Every (excerpt, location) judged; duplicates judged once. `absent_terms`,
+    `known_abbreviations`: see `judge_excerpt` (kept with the judgement, so that a replay judges
+    exactly as the decision did)."""
     seen: set[str] = set()
     judgements: list[ExcerptJudgement] = []
     for text, location in excerpts:
         if text in seen:
             continue
         seen.add(text)
-        judgements.append(judge_excerpt(claim, text, location=location, absent_terms=absent_terms))
-    return ClaimJudgement(claim=claim, judgements=tuple(judgements), absent_terms=tuple(absent_terms))
+        judgements.append(
+            judge_excerpt(
+                claim,
+                text,
+                location=location,
+                absent_terms=absent_terms,
+                known_abbreviations=known_abbreviations,
+            )
+        )
+    return ClaimJudgement(
+        claim=claim,
+        judgements=tuple(judgements),
+        absent_terms=tuple(absent_terms),
+        abbreviations=tuple(known_abbreviations),
+    )
+
+
+def paper_abbreviations(claim: str, paper_text: str) -> tuple[tuple[str, str], ...]:
+    """The abbreviations the paper defines that bear on the claim (its key terms, or an excerpt's
+    abbreviation whose long form the claim uses), sorted: kept with the judgement for replay."""
+    return tuple(sorted(abbreviations(paper_text).items()))
 
 
 def excerpts_to_judge(claim: str, paper: PaperText, *, limit: int = 5) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-JUDGE_RULES_VERSION: Final = "1.0.0"
+JUDGE_RULES_VERSION: Final = "1.1.0"
 
 # --- relevance -----------------------------------------------------------------------------------------
 
@@ -73,6 +73,13 @@ NEGATION_CUES: Final[tuple[NegationCue, ...]] = tuple(
         "n't",
     )
 )
+
+# "X, but not Y" negates a contrasted alternative, not the statement (a cue right after one of these
+# words is not a negation of what the sentence asserts).
+CONTRASTIVE_BEFORE_NEGATION: Final = frozenset({"but"})
+# How far (tokens either side) a direction word reaches for the measure it qualifies: "enhances IL-10
+# production" is about IL-10 production; "led to T cell dysfunction" in the same sentence is not.
+DIRECTION_ANCHOR_WINDOW: Final = 6
 
 # "not only X but also Y" affirms X; "no more than" bounds a number. These never negate.
 NEGATION_EXCEPTIONS: Final[tuple[tuple[str, ...], ...]] = (
@@ -132,6 +139,36 @@ DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
      _forms("inferior underperform underperformed underperforms")),
 )  # fmt: skip
 
+# Pairs that name one effect in two vocabularies: "encourages proliferation" and "reduces
+# proliferation" disagree as "increases" and "reduces" do (indexes into DIRECTION_PAIRS, whose first
+# side is the positive one in each).
+DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
+
+# --- the claim's subject ------------------------------------------------------------------------------
+
+# A claim's subject is what it is about: the words before its first verb ("ALDH1 expression", "All six
+# cathelicidins", "Suboptimal nutrition"). Its content words must be in the excerpt: a
+# sentence about "most osteoporosis treatments" is no evidence for "Risedronate reduces the risk".
+# (At least half of them, in `claim_judge`: "Activated Cdk5" is named by "Cdk5, activated by".) The
+# same holds for what the claim says of its subject, the words after the verb: "F4/80+ macrophages
+# are located in the periosteum" is not shown by a sentence on splenic F4/80+ macrophages.
+# The verb is found by these words (auxiliaries and common claim verbs, every form listed) or by a
+# direction word; a claim whose verb none of them finds within `SUBJECT_MAX_TOKENS` has no subject read.
+SUBJECT_VERBS: Final = frozenset(
+    _forms(
+        "is are was were be been being has have had can could may might will would should must does do"
+        " did plays play played causes cause caused leads lead led occurs occur occurred requires require"
+        " required encodes encode encoded mediates mediate regulates regulate regulated contributes"
+        " contribute contributed correlates correlate correlated predicts predict predicted protects"
+        " protect affects affect affected binds bind bound forms form formed shows show showed exhibits"
+        " exhibit exhibited produces produce produced remains remain remained differs differ differed"
+        " depends depend depended results result resulted prevents prevent acts act serves serve"
+        " represents represent involves involve involved controls control controlled determines"
+        " determine underlies underlie confers confer"
+    )
+)
+SUBJECT_MAX_TOKENS: Final = 12
+
 # --- null effects and equivalence -----------------------------------------------------------------------
 
 # An excerpt that reports no effect / no difference contradicts a claim that one exists, and the
@@ -151,11 +188,30 @@ NULL_EFFECT_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "not associated",
         "no relationship",
         "no correlation",
+        "uncorrelated",
         "not correlated",
         "no change",
         "no changes",
         "unchanged",
+        "did not change",
+        "does not change",
+        "not changed",
+        "remained the same",
+        "remains the same",
+        "remain the same",
+        "stayed the same",
+        "remained stable",
+        "remains stable",
+        "remained constant",
+        "remains constant",
+        "remained unchanged",
+        "unaltered",
+        "unaffected",
         "no impact",
+        "little effect",
+        "little or no",
+        "minimal effect",
+        "limited effect",
         "no benefit",
         "no evidence",
         "no increase",
@@ -270,10 +326,14 @@ MAJORITY_SHARE: Final = 50.0
 
 @dataclass(frozen=True)
 class PopulationAxis:
-    """Groups that exclude each other: an excerpt about one says nothing about another."""
+    """Groups that exclude each other: an excerpt about one says nothing about another. Every group
+    the claim names must be one the excerpt names (a claim about men and women is not shown by a
+    sentence about women). `general`: a group a more specific one of the axis implies ("older
+    adults" are adults), left out when a specific one is named."""
 
     name: str
     groups: tuple[tuple[str, tuple[str, ...]], ...]  # (group, its words)
+    general: str | None = None
 
 
 POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
@@ -281,8 +341,11 @@ POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
         ("men", ("men", "man", "male", "males", "boys", "fathers")),
         ("women", ("women", "woman", "female", "females", "girls", "mothers", "pregnant")),
     )),
-    PopulationAxis("age", (
-        ("adults", ("adult", "adults", "elderly", "older", "aged")),
+    PopulationAxis("age", general="adults", groups=(
+        ("adults", ("adult", "adults")),
+        ("older_adults", ("elderly", "older", "seniors", "geriatric", "old age")),
+        ("young_adults", ("young adult", "young adults", "younger adult", "younger adults",
+                          "young people")),
         ("infants", ("infant", "infants", "newborn", "newborns", "neonatal", "neonates", "toddler",
                      "toddlers", "babies")),
         ("children", ("child", "children", "paediatric", "pediatric", "kids", "schoolchildren")),
@@ -456,8 +519,35 @@ NON_ASSERTION_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "we hypothesized",
         "we hypothesised",
         "hypothesis",
-        "we propose",
+        "we propose that",
         "we speculate",
+        # A hypothesis or a belief the paper reports, not a finding it makes.
+        "proposed to",
+        "is proposed",
+        "are proposed",
+        "has been proposed",
+        "have been proposed",
+        "thought to",
+        "is thought",
+        "are thought",
+        "believed to",
+        "is believed",
+        "are believed",
+        "postulated",
+        "has been suggested",
+        "have been suggested",
+        "it has been suggested",
+        "hypothesized to",
+        "hypothesised to",
+        "predicted to",
+        # A call for research reports none.
+        "more research",
+        "further research",
+        "further studies",
+        "further study",
+        "further investigation",
+        "future research",
+        "future studies",
         "whether",
         "remains unknown",
         "remain unknown",

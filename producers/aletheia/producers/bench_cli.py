@@ -5,7 +5,7 @@ figures and the machine they were measured on)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -267,29 +267,67 @@ def speed(sizes: str, cpu: int, json_path: Path | None) -> None:
     type=click.Choice(["held_out", "dev"]),
     default="held_out",
     show_default=True,
-    help="held_out: each set's test file, never used while the rules were written; dev: train + dev.",
+    help="held_out: each set's test file (no longer blind: docs/benchmarks.md says how it was read);"
+    " dev: train + dev.",
 )
-@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N pairs of each set.")
+@click.option(
+    "--mode",
+    type=click.Choice(["both", "named", "search"]),
+    default="both",
+    show_default=True,
+    help="named: each (claim, paper) pair judged as `cite --paper` does; search: the claim alone, the"
+    " set's corpus searched as `cite` searches the sources (issue 29); both: one after the other.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    default=None,
+    help="Only the first N pairs (claims, searching) of each set.",
+)
 @click.option(
     "--misses",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the contradicted pairs that were cited (JSONL).",
+    help="Write the contradicted pairs that were cited (JSONL; named mode).",
+)
+@click.option(
+    "--cases",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every wrong citation and every contradiction refusal of the search mode (JSONL).",
 )
 @_JSON
-def claims(split: str, limit: int | None, misses: Path | None, json_path: Path | None) -> None:
-    """Issue 19: contradicted and supported pairs cited by the offline judge (SciFact,
-    Citation-Integrity; needs ../shared/data/benchmarks)."""
+def claims(
+    split: str, mode: str, limit: int | None, misses: Path | None, cases: Path | None, json_path: Path | None
+) -> None:
+    """Issues 19 and 29: contradicted and supported pairs cited by the offline judge with the paper
+    named, and the citations written when searching (SciFact, Citation-Integrity; needs
+    ../shared/data/benchmarks)."""
     import json
 
-    from aletheia.bench import claims_bench
+    from aletheia.bench import claims_bench, claims_search_bench
+    from aletheia.bench.common import machine
 
-    figures = claims_bench.run(split="dev" if split == "dev" else "held_out", limit=limit)
-    if all("skipped" in value for value in figures["sets"].values()):
-        raise click.ClickException("no claim data set found under ../shared/data/benchmarks")
-    if misses is not None:
-        lines = [json.dumps(row, ensure_ascii=False) for row in figures["contradicted_cited"]]
-        misses.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    _emit(figures, claims_bench.format_report(figures), json_path)
+    chosen: Literal["dev", "held_out"] = "dev" if split == "dev" else "held_out"
+    figures: dict[str, Any] = {}
+    reports: list[str] = []
+    if mode in ("both", "named"):
+        named = claims_bench.run(split=chosen, limit=limit)
+        if all("skipped" in value for value in named["sets"].values()):
+            raise click.ClickException("no claim data set found under ../shared/data/benchmarks")
+        if misses is not None:
+            lines = [json.dumps(row, ensure_ascii=False) for row in named["contradicted_cited"]]
+            misses.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        figures["named"] = named
+        reports.append(claims_bench.format_report(named))
+    if mode in ("both", "search"):
+        searched = claims_search_bench.run_search(split=chosen, limit=limit)
+        if all("skipped" in value for value in searched["sets"].values()):
+            raise click.ClickException("no claim data set found under ../shared/data/benchmarks")
+        if cases is not None:
+            claims_search_bench.write_cases(searched, cases)
+        figures["search"] = searched
+        reports.append(claims_search_bench.format_search_report(searched))
+    figures["machine"] = machine()
+    _emit(figures, "\n\n".join(reports), json_path)
 
 
 @bench.command()

@@ -98,6 +98,9 @@ def replay_claim_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Clai
                 str(stored.get("excerpt") or ""),
                 location=stored.get("location"),
                 absent_terms=tuple(body.get("absent_terms") or ()),
+                known_abbreviations=tuple(
+                    (str(pair[0]), str(pair[1])) for pair in body.get("abbreviations") or ()
+                ),
             )
             report.judged += 1
             labels.append(again.label)

@@ -30,6 +30,7 @@ from aletheia.core.claim_judge import (
     claim_terms_absent,
     excerpts_to_judge,
     judge_claim,
+    paper_abbreviations,
 )
 from aletheia.core.excerpts import ExcerptMatch, PaperText, locate_excerpt, match_key
 from aletheia.pipeline.claims.reasoner import LLM, ClaimReasoner, LLMError, anthropic_from_settings
@@ -68,7 +69,12 @@ class RuleJudge:
 
     async def judge(self, claim: str, paper: PaperText, excerpts: Sequence[ExcerptMatch]) -> ClaimJudgement:
         absent = claim_terms_absent(claim, paper.text)
-        return judge_claim(claim, [(m.text, m.location) for m in excerpts], absent_terms=absent)
+        return judge_claim(
+            claim,
+            [(m.text, m.location) for m in excerpts],
+            absent_terms=absent,
+            known_abbreviations=paper_abbreviations(claim, paper.text),
+        )
 
 
 _SUBMIT_JUDGEMENTS: Final = {

@@ -323,6 +323,7 @@ async def _stage_judge(state: ClaimState, env: StageEnv) -> None:
             "judgements": judgement_rows(judged.judgement.judgements),
             "supported": judged.supported,
             "absent_terms": list(judged.judgement.absent_terms),
+            "abbreviations": [list(pair) for pair in judged.judgement.abbreviations],
             "proposed_not_found": list(judged.evidence.rejected),
         },
     )

@@ -1,0 +1,96 @@
+"""Directions of an effect for the claim judge (pure): which way a sentence says a measure moves.
+
+Split from `claim_judge` (one responsibility each): the words come from `DIRECTION_PAIRS` (listed
+forms, not stems), grouped by `DIRECTION_FAMILIES`; a claim's direction word is compared with the
+excerpt's words of its family that stand by the same measure (the shared terms within
+`DIRECTION_ANCHOR_WINDOW` tokens).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from aletheia.core import claim_judge_rules as rules
+from aletheia.core.excerpts import content_terms, stem
+
+__all__ = ["direction_flips", "direction_index", "directions"]
+
+
+@functools.cache
+def direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
+    """word -> the (pair, side) it names; built once from the table. Words, not stems: every form
+    is listed, and a stem is shared by nouns that name no direction ("activity" and "activate")."""
+    index: dict[str, list[tuple[int, int]]] = {}
+    for pair, sides in enumerate(rules.DIRECTION_PAIRS):
+        for side, words in enumerate(sides):
+            for word in words:
+                uses = index.setdefault(word, [])
+                if (pair, side) not in uses:
+                    uses.append((pair, side))
+    return {key: tuple(uses) for key, uses in index.items()}
+
+
+@functools.cache
+def _direction_stems() -> frozenset[str]:
+    return frozenset(stem(word) for word in direction_index())
+
+
+def _family(pair: int) -> int:
+    """The first pair of the family `pair` belongs to (`DIRECTION_FAMILIES`), or itself."""
+    for family in rules.DIRECTION_FAMILIES:
+        if pair in family:
+            return family[0]
+    return pair
+
+
+def _near(tokens: Sequence[str], position: int) -> set[str]:
+    """The content stems within `DIRECTION_ANCHOR_WINDOW` tokens of `position`, itself left out."""
+    window = rules.DIRECTION_ANCHOR_WINDOW
+    near = [*tokens[max(0, position - window) : position], *tokens[position + 1 : position + window + 1]]
+    return {term for word in near for term in _word_terms(word)}
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_terms(word: str) -> tuple[str, ...]:
+    return tuple(content_terms(word))
+
+
+def directions(tokens: Sequence[str]) -> dict[int, set[int]]:
+    """For each direction pair (by index), which of its two sides the text states."""
+    found: dict[int, set[int]] = {}
+    index = direction_index()
+    for token in tokens:
+        for pair, side in index.get(token, ()):
+            found.setdefault(pair, set()).add(side)
+    return found
+
+
+def _occurrences(tokens: Sequence[str]) -> list[tuple[int, int, set[str]]]:
+    """Every direction word: (its family, its side, the content stems around it)."""
+    index = direction_index()
+    found = []
+    for position, token in enumerate(tokens):
+        for pair, side in index.get(token, ()):
+            found.append((_family(pair), side, _near(tokens, position)))
+    return found
+
+
+def direction_flips(claim: Sequence[str], excerpt: Sequence[str], shared: set[str]) -> int:
+    """Effects the excerpt states, on the claim's measure, in the opposite direction: for each of the
+    claim's direction words, the excerpt's words of the same family whose surroundings share most
+    of its own (its measure: "reduces IL-10 production") decide; another measure the sentence
+    reports in another direction ("led to T cell dysfunction") does not."""
+    index = _direction_stems()
+    theirs = _occurrences(excerpt)
+    flips = 0
+    for family, side, near in _occurrences(claim):
+        measure = {term for term in near if term in shared and term not in index}
+        scored = [(len(other & measure), s) for f, s, other in theirs if f == family and other & measure]
+        if not scored:
+            continue
+        best = max(score for score, _ in scored)
+        sides = {s for score, s in scored if score == best}
+        if len(sides) == 1 and side not in sides:
+            flips += 1
+    return flips

@@ -1,0 +1,196 @@
+"""The claim's key terms, and the abbreviations a paper defines (pure; read by `claim_judge`).
+
+A sentence can hold most of a claim's words and still be about something else: "PD-L1 expression
+correlates with better outcomes in breast cancer" is not evidence for "ALDH1 expression is
+associated with better breast cancer outcomes"; a RIG-I sentence is not evidence about MDA5. The
+words that name *what* a claim is about are its key terms, and each must be in the excerpt:
+
+- a name written with capitals inside the word or in a run ("MDA5", "ALDH1", "PD-L1", "CR",
+  "rs647161", "G-CSF", "CAFs"): a word holding a digit and a letter, or two capitals or more;
+- a proper name of several capitalised words ("Fibroblast Growth Factor").
+
+An abbreviation stands for its expansion and the reverse: the paper's own definitions
+("caloric restriction (CR)"), and the claim's, are read (`abbreviations`), so that a claim saying
+"CR" is matched by an excerpt saying "caloric restriction", and an excerpt saying "CR" holds the
+words "caloric restriction" for the claim's coverage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Final
+
+from aletheia.core import claim_judge_rules as rules
+from aletheia.core.claim_reading import tokens_of
+from aletheia.core.excerpts import content_terms
+
+__all__ = ["abbreviations", "expanded", "key_terms", "missing_key_terms", "subject_and_predicate"]
+
+_WORD: Final = re.compile(r"[^\W_]+(?:[-/'][^\W_]+)*")
+# "caloric restriction (CR)", "(CAFs)", "(MDA5)": an abbreviation in brackets after its long form.
+_DEFINED: Final = re.compile(r"\(\s*([^\W_][^\s()\[\];,]{0,14}?)\s*[;,)]")
+_MAX_LONG_WORDS: Final = 10
+_NUMBER_WITH_UNIT: Final = re.compile(r"\d+(?:[.,]\d+)*[a-z%µ]*")
+
+
+def _is_code(word: str) -> bool:
+    """A word written as a name or a code: a digit and a letter ("MDA5", "rs647161", "COVID-19"),
+    not a number with its unit ("24h", "3rd"); or two capitals or more ("CR", "RIG-I", "CAFs")."""
+    if not any(c.isalpha() for c in word):
+        return False
+    if sum(c.isupper() for c in word) >= 2:
+        return True
+    return any(c.isdigit() for c in word) and not _NUMBER_WITH_UNIT.fullmatch(word)
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and word[1:].islower() and len(word) > 2
+
+
+def _key(word: str) -> str:
+    """The comparable form of a code: no hyphens or slashes, case folded, a plural `s` after a
+    capital dropped ("CAFs" = "CAF", "PD-L1" = "PDL1")."""
+    if len(word) > 2 and word.endswith("s") and word[-2].isupper():
+        word = word[:-1]
+    return re.sub(r"[-/']", "", word).casefold()
+
+
+def _codes_in(text: str) -> set[str]:
+    """Every code in `text`, whole and by its hyphen-joined parts ("NLRP3-dependent" holds NLRP3)."""
+    found: set[str] = set()
+    for word in _WORD.findall(text):
+        found.add(_key(word))
+        for part in re.split(r"[-/']", word):
+            if part:
+                found.add(_key(part))
+        # "BRCA1" names BRCA as the claim writes it ("BRCA 1"): the letters before a final number.
+        if (prefix := re.fullmatch(r"([^\W\d_]{2,})\d+", word)) is not None:
+            found.add(_key(prefix.group(1)))
+    return found
+
+
+def key_terms(claim: str) -> tuple[str, ...]:
+    """The claim's key terms, in order: codes, and proper names of two capitalised words or more
+    (a phrase, space-joined)."""
+    words = _WORD.findall(claim)
+    terms: list[str] = []
+    run: list[str] = []
+
+    def close_run() -> None:
+        if len(run) >= 2:
+            terms.append(" ".join(run))
+        run.clear()
+
+    for position, word in enumerate(words):
+        if _is_code(word):
+            close_run()
+            parts = re.split(r"[-/']", word)
+            if any(part.isalpha() and part.islower() and len(part) > 2 for part in parts):
+                # "UCP1-dependent", "NLRP3-mediated": the code is the name, the rest says how.
+                terms.extend(part for part in parts if _is_code(part))
+            else:
+                terms.append(word)
+        elif word[:1].isupper() and word[1:].islower() and len(word) > 2:
+            run.append(word)
+            # A run from the claim's first word needs a third: "Notably Treg" is a sentence start.
+            if position == len(run) - 1 and len(run) == 2 and words[2:3] and not _capitalised(words[2]):
+                run.clear()
+        else:
+            close_run()
+    close_run()
+    return tuple(dict.fromkeys(terms))
+
+
+def _initials_match(abbreviation: str, words: list[str]) -> list[str] | None:
+    """The shortest run of the last `words` whose letters spell the abbreviation, the first letter
+    of the abbreviation starting the run's first word (Schwartz and Hearst's rule, simplified)."""
+    letters = [c.casefold() for c in abbreviation if c.isalnum()]
+    if len(letters) < 2:
+        return None
+    for start in range(len(words) - 1, max(-1, len(words) - _MAX_LONG_WORDS - 1), -1):
+        run = words[start:]
+        if run[0][:1].casefold() != letters[0]:
+            continue
+        text = " ".join(run).casefold()
+        position = len(text)
+        ok = True
+        for letter in reversed(letters[1:]):
+            position = text.rfind(letter, 1, position)
+            if position < 1:
+                ok = False
+                break
+        if ok and len(run) <= len(letters) + 2:
+            return run
+    return None
+
+
+def abbreviations(text: str) -> dict[str, str]:
+    """Abbreviation (its key) -> long form, for every "long form (ABBR)" the text defines."""
+    found: dict[str, str] = {}
+    for match in _DEFINED.finditer(text):
+        abbreviation = match.group(1)
+        if not _is_code(abbreviation) and not (abbreviation.isupper() and len(abbreviation) >= 2):
+            continue
+        before = _WORD.findall(text[max(0, match.start() - 160) : match.start()])
+        run = _initials_match(abbreviation, before)
+        if run:
+            found.setdefault(_key(abbreviation), " ".join(run))
+    return found
+
+
+def expanded(excerpt: str, known: Mapping[str, str]) -> str:
+    """The excerpt with the long form of each abbreviation it uses appended (for coverage only)."""
+    longs = [known[code] for code in sorted(_codes_in(excerpt)) if code in known]
+    return f"{excerpt} {' '.join(longs)}" if longs else excerpt
+
+
+def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[str, ...]:
+    """The claim's key terms the excerpt does not name, itself or through an abbreviation defined in
+    the paper or the claim (`known`, from `abbreviations`)."""
+    codes = _codes_in(excerpt)
+    stems = set(content_terms(excerpt))
+    missing: list[str] = []
+    for term in key_terms(claim):
+        if " " not in term:
+            key = _key(term)
+            long_form = known.get(key)
+            if key in codes or (long_form and set(content_terms(long_form)) <= stems):
+                continue
+        else:
+            initials = "".join(word[0] for word in term.split()).casefold()
+            if set(content_terms(term)) <= stems or initials in codes:
+                continue
+        missing.append(term)
+    return tuple(missing)
+
+
+def subject_and_predicate(
+    claim: str, direction_words: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The content terms (stemmed) of the claim's subject, the words before its first verb
+    (`SUBJECT_VERBS`, or one of `direction_words` in a verb form), and of its predicate, the words
+    after it (direction words left out: the direction rules read them); numbers and quantifiers left
+    out of both. Both empty when no verb is found early enough to tell."""
+    tokens = tokens_of(claim)
+    quantifiers = {word for q in rules.QUANTIFIERS for word in q.words}
+
+    def terms(words: list[str]) -> tuple[str, ...]:
+        kept = [
+            word
+            for word in words
+            if word not in quantifiers
+            and word not in rules.NUMBER_WORDS
+            and not word[:1].isdigit()
+            and word not in direction_words
+            and word not in rules.SUBJECT_VERBS
+        ]
+        return tuple(dict.fromkeys(term for word in kept for term in content_terms(word)))
+
+    for position, token in enumerate(tokens[: rules.SUBJECT_MAX_TOKENS]):
+        # A direction word is the verb in its verb forms ("reduces", "induced"), not as a noun
+        # ("in response to DNA damage", "a reduction in").
+        verb_form = token in direction_words and token.endswith(("s", "ed")) and not token.endswith("ss")
+        if position and (token in rules.SUBJECT_VERBS or verb_form):
+            return terms(tokens[:position]), terms(tokens[position + 1 :])
+    return (), ()
