@@ -215,6 +215,12 @@ def test_a_one_letter_surname_slip_is_the_same_person() -> None:
     slipped = ("Zhuowan Li", "Xingrui Wong", *names[2:])
     openalex = WorkRecord(source=O, title=title, authors=_people(*slipped), year=2023, venue="CVPR")
     assert not _searched(cited, openalex).flagged
+    # A digit is no slip: numbered names of a generated list stay apart.
+    from aletheia.core.authors import one_letter_slip
+
+    assert not one_letter_slip(
+        Author(given="Imani", family="Okafor9"), Author(given="Imani", family="Okafor0")
+    )
     # Another first name with the near surname is another person.
     other = ("Zhuowan Li", "Xiaoyu Wong", *names[2:])
     assert _searched(cited, openalex.model_copy(update={"authors": _people(*other)})).reasons

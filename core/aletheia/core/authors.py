@@ -433,6 +433,8 @@ def one_letter_slip(a: Author, b: Author) -> bool:
     if len(first_a) < 2 or first_a != first_b:
         return False
     key_a, key_b = fold_name(a.family), fold_name(b.family)
+    if not (key_a.isalpha() and key_b.isalpha()):
+        return False  # a digit is no slip of the pen: "Okafor9" and "Okafor0" are two names
     if key_a == key_b or min(len(key_a), len(key_b)) < MIN_SURNAME_FOR_ONE_LETTER - 1:
         return False
     if max(len(key_a), len(key_b)) < MIN_SURNAME_FOR_ONE_LETTER:
