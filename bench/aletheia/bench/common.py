@@ -277,3 +277,13 @@ def bibtex_entry(key: str, entry_type: str, fields: Iterable[tuple[str, str | No
 
 def dump(figures: dict[str, Any]) -> str:
     return json.dumps(figures, indent=2, sort_keys=False, default=str)
+
+
+def disagreements(verdict: Any) -> str:
+    """The fields a source contradicted, for a bench's list of flags: `name: cited=... found=... (source)`."""
+    parts = []
+    for name, ev in verdict.fields.items():
+        if ev.agrees is False:
+            source = ev.source.value if ev.source is not None else "?"
+            parts.append(f"{name}: cited={ev.cited!r} found={ev.found!r} ({source})")
+    return "; ".join(parts)

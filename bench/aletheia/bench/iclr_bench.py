@@ -23,6 +23,7 @@ from typing import Any
 
 from aletheia.bench.common import (
     SimulatorProcess,
+    disagreements,
     format_requests,
     machine,
     requests_twice,
@@ -89,15 +90,6 @@ def noise_model(base: Path = ICLR_DIR, refs: list[CitedReference] | None = None)
         "applied": round((count + 1) / (total + 2), 3),
     }
     return model, real
-
-
-def _disagreements(verdict: Any) -> str:
-    parts = []
-    for name, ev in verdict.fields.items():
-        if ev.agrees is False:
-            source = ev.source.value if ev.source is not None else "?"
-            parts.append(f"{name}: cited={ev.cited!r} found={ev.found!r} ({source})")
-    return "; ".join(parts)
 
 
 def run(
@@ -191,7 +183,7 @@ def run(
             severity = f"/{v.severity.value}" if v.severity else ""
             lines.append(
                 f"{paper}\t{index}\t{status}{severity}\t{','.join(reasons)}\t"
-                f"{o.cited.title}\t{_disagreements(v)}\t{where}"
+                f"{o.cited.title}\t{disagreements(v)}\t{where}"
             )
         elif status != "verified":
             unflagged.update(reasons or [f"({status})"])

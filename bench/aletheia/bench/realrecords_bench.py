@@ -34,6 +34,7 @@ from typing import Any
 from aletheia.bench.common import (
     SHARED_DATA,
     SimulatorProcess,
+    disagreements,
     machine,
     parse_bibtex,
     simulator_settings,
@@ -85,16 +86,6 @@ def _served_universe(base: Path, folder: Path) -> Path:
             if line.strip():
                 out.write(json.dumps(copies_without_witness(json.loads(line))) + "\n")
     return path
-
-
-def disagreements(verdict: Any) -> str:
-    """The fields a source contradicted: `name: cited=... found=... (source)`."""
-    parts = []
-    for name, ev in verdict.fields.items():
-        if ev.agrees is False:
-            source = ev.source.value if ev.source is not None else "?"
-            parts.append(f"{name}: cited={ev.cited!r} found={ev.found!r} ({source})")
-    return "; ".join(parts)
 
 
 def run(
