@@ -563,11 +563,13 @@ def test_extract_identifiers_reads_at_most_the_cap() -> None:
     ],
 )
 def test_extract_identifiers_is_linear_on_hostile_input(hostile: str) -> None:
-    started = time.perf_counter()
+    # This process's CPU time, not the wall clock (which a loaded machine stretches past any bound):
+    # a quadratic scan of these inputs takes minutes.
+    started = time.process_time()
     extract_identifiers(hostile)
     for clean in (clean_doi, clean_arxiv_id, clean_pmid, clean_pmcid, clean_isbn):
         clean(hostile)
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 10.0
 
 
 SURROUNDING = st.text(max_size=60)

@@ -134,7 +134,8 @@ def cited_library_work(cited: CitedReference, records: Sequence[WorkRecord]) -> 
 
 def records_to_remember(verdict: Verdict, evidence: Evidence) -> list[WorkRecord]:
     """The matched work's records among the answers that establish works (as `decide` grouped
-    them): what a verified reference leaves in the library. Empty without a match."""
+    them): what a verified reference leaves in the library; the match alone where no answer holds
+    it. Empty without a match."""
     if verdict.match is None:
         return []
     answers = [a for a in evidence.answers if a.kind not in OUTSIDE_WORKS and a.outcome is Outcome.FOUND]
@@ -142,4 +143,5 @@ def records_to_remember(verdict: Verdict, evidence: Evidence) -> list[WorkRecord
         if any(r == verdict.match for r in work.records):
             # Within it, the library's own rule: no namesake of another kind or identifier.
             return next(w for w in library_works(work.records) if any(r == verdict.match for r in w))
-    return []
+    # The evidence kept no answer that holds it (a verdict handed over whole): the match alone.
+    return [verdict.match]

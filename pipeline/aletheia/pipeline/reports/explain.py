@@ -144,6 +144,14 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
         WRONG,
         ("the year is wrong: cited {year_cited}; {year_says} {year_found}", "the year is wrong"),
     ),
+    Reason.YEAR_OF_UNSEEN_VERSION: (
+        NOTE,
+        (
+            "cited {year_cited}, later than the preprint the sources show ({year_found}): the year "
+            "of a published version no source shows",
+            "the year of a published version no source shows",
+        ),
+    ),
     Reason.YEAR_OFF_BY_ONE_VERSIONS: (
         NOTE,
         (
@@ -287,6 +295,13 @@ SENTENCES: dict[Reason, tuple[str, tuple[str, ...]]] = {
         (
             "not every source that could hold it was searched: {not_searched}",
             "not every source that could hold it was searched",
+        ),
+    ),
+    Reason.NOT_YET_INDEXED: (
+        NOTE,
+        (
+            "cited as this year's work with no identifier: the indexes may not hold it yet",
+            "cited as this year's work with no identifier: the indexes may not hold it yet",
         ),
     ),
     Reason.UNINDEXED_KIND: (
