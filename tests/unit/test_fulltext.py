@@ -72,7 +72,7 @@ def test_page_and_size_limits_are_errors_for_that_document(settings: Settings, t
 def test_time_limit(settings: Settings) -> None:
     # The page loop's clock ("... s at page N"), or, when the child's start-up alone outlasts the
     # limit on a loaded machine, its CPU limit ("... s of CPU"): the same limit, either way.
-    with pytest.raises(DocumentLimitError, match="s at page|s of CPU"):
+    with pytest.raises(DocumentLimitError, match=r"s at page|s of CPU"):
         convert_document(
             pdf_bytes(), "pdf", settings=settings.model_copy(update={"pdf_timeout_seconds": -1.0})
         )
