@@ -34,7 +34,14 @@ from aletheia.core.author_kinds import people_and_groups
 from aletheia.core.authors import surname_key
 from aletheia.core.records import Author, SourceName, WorkRecord
 
-__all__ = ["MIN_SORTED_NAMES", "alphabetical_records", "is_sorted_by_family", "same_people_reordered"]
+__all__ = [
+    "DEPOSIT_LINEAGE",
+    "MIN_SORTED_NAMES",
+    "alphabetical_records",
+    "is_sorted_by_family",
+    "lineage",
+    "same_people_reordered",
+]
 
 # A sorted list this long is alphabetical against any other order of the people they share; a
 # shorter one only against the same people in another order (two names: the same two reversed).
@@ -74,26 +81,29 @@ def alphabetical_records(
     record, or the citation when only the deposit lineage sorts (`DEPOSIT_LINEAGE`), gives some
     of the same people in another order (see the module's docstring)."""
     keyed = [(r, _family_keys(r.authors)) for r in records if r.authors]
-    against_records = tuple(
-        r
-        for r, keys in keyed
-        if is_sorted_by_family(keys)
-        and any(o is not r and _alphabetised_against(keys, other) for o, other in keyed)
-    )
     sorted_lists = [(r, keys) for r, keys in keyed if is_sorted_by_family(keys)]
     cited_keys = _family_keys(cited)
-    if not sorted_lists or is_sorted_by_family(cited_keys):
-        return against_records
-    if any(r.source not in DEPOSIT_LINEAGE for r, _ in sorted_lists):
-        return against_records
-    against_citation = tuple(
-        r
-        for r, keys in sorted_lists
-        if r not in against_records
-        and len(_order_of_shared(keys, cited_keys)[0]) >= MIN_SORTED_NAMES
-        and _alphabetised_against(keys, cited_keys)
+    # The citation is the other order only against the deposit lineage, and only when it is not
+    # sorted itself (a sorted list from an independent lineage is an alphabetical byline).
+    citation_witnesses = not is_sorted_by_family(cited_keys) and all(
+        r.source in DEPOSIT_LINEAGE for r, _ in sorted_lists
     )
-    return against_records + against_citation
+
+    def alphabetised(r: WorkRecord, keys: list[str]) -> bool:
+        if any(o is not r and _alphabetised_against(keys, other) for o, other in keyed):
+            return True
+        return (
+            citation_witnesses
+            and len(_order_of_shared(keys, cited_keys)[0]) >= MIN_SORTED_NAMES
+            and _alphabetised_against(keys, cited_keys)
+        )
+
+    return tuple(r for r, keys in sorted_lists if alphabetised(r, keys))
+
+
+def lineage(source: SourceName) -> str:
+    """The witness a source's author order is: Crossref and OpenAlex carry one deposit's list."""
+    return "deposit" if source in DEPOSIT_LINEAGE else source.value
 
 
 def same_people_reordered(a: Sequence[Author], b: Sequence[Author]) -> bool:

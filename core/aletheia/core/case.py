@@ -28,7 +28,12 @@ from aletheia.core.coverage import (
 )
 from aletheia.core.evidence import OUTSIDE_WORKS, Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.field_evidence import Findings
-from aletheia.core.field_rules import NEAR_MISS_THRESHOLD, apply_field_rules, field_facts
+from aletheia.core.field_rules import (
+    NEAR_MISS_THRESHOLD,
+    VERSION_TITLE_THRESHOLD,
+    apply_field_rules,
+    field_facts,
+)
 from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid, same_doi
 from aletheia.core.isbn import normalise_isbn, same_isbn
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
@@ -44,9 +49,6 @@ __all__ = ["Case", "establish"]
 # An identifier's record whose title is at least this close, with the same first author, is the
 # cited work with title errors; below it the identifier belongs to a different work.
 SAME_WORK_UNDER_IDENTIFIER: Final = 0.60
-# A title this much like the found one, by the same authors, may be an earlier arXiv version's
-# (`field_rules.VERSION_TITLE_THRESHOLD`, the same bar).
-VERSION_TITLE_SIMILARITY: Final = 0.50
 # Years beyond this many years from now are invented (accepted papers are cited "to appear").
 FUTURE_YEAR_MARGIN: Final = 1
 # A title this close (or identical once normalised), in the cited year, under other authors, is
@@ -354,7 +356,7 @@ def _search(case: Case) -> None:
     retitled = [
         w
         for w in ranked
-        if case.assessments[id(w)].title_similarity >= VERSION_TITLE_SIMILARITY
+        if case.assessments[id(w)].title_similarity >= VERSION_TITLE_THRESHOLD
         and case.assessments[id(w)].first_author_agrees is True
         and _authors_overlap(case.assessments[id(w)])
         and len(w.arxiv_ids()) == 1

@@ -20,7 +20,7 @@ from typing import Final
 
 from aletheia.core.arxiv_versions import arxiv_answered, preprint_id, version_title_evidence
 from aletheia.core.author_lists import AuthorComparison
-from aletheia.core.author_order import DEPOSIT_LINEAGE
+from aletheia.core.author_order import lineage
 from aletheia.core.book_rules import is_book_record, publisher_agrees
 from aletheia.core.cs_scope import is_computing_venue
 from aletheia.core.dblp_venue import venue_confirmed_by_dblp
@@ -123,8 +123,8 @@ def field_facts(
         facts.sources_lacking_cited_authors = len(lacking - {SourceName.LIBRARY})
         omitting = {r.source for c, r in a.all_authors if omits_coauthors(c)}
         facts.sources_listing_omitted = len(omitting - {SourceName.LIBRARY})
-        reordering = {_lineage(r.source) for c, r in a.all_authors if c.swapped and c.first_author_agrees}
-        facts.lineages_reordering = len(reordering - {SourceName.LIBRARY.value})
+        reordering = {lineage(r.source) for c, r in a.all_authors if c.swapped and c.first_author_agrees}
+        facts.lineages_reordering = len(reordering - {lineage(SourceName.LIBRARY)})
     facts.low_trust_only = not any_decisive(r.source for r in work.records)
     facts.orcid_conflict = bool(orcid_conflicts(work.records))
     facts.book_edition = any(is_book_record(r) for r in work.records)
@@ -166,11 +166,6 @@ def _cut_short(cited: str, found: str | None) -> bool:
 
 def _authors_fine(f: FieldFacts) -> bool:
     return f.authors is None or f.authors_agree_somewhere
-
-
-def _lineage(source: SourceName) -> str:
-    """Crossref and OpenAlex carry one deposit's author list: one witness of its order."""
-    return "deposit" if source in DEPOSIT_LINEAGE else source.value
 
 
 def _order_only(f: FieldFacts) -> bool:

@@ -10,18 +10,13 @@ once per key. Nothing here knows what a state holds: it is JSON to this layer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, delete, select, update
 
 from aletheia.storage.db import session_factory, upsert
-from aletheia.storage.models import ClaimDocumentRow, ClaimStateRow, utcnow
-
-
-def _aware(ts: datetime) -> datetime:
-    # SQLite hands timestamps back naive; they were written in UTC.
-    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
+from aletheia.storage.models import ClaimDocumentRow, ClaimStateRow, as_utc, utcnow
 
 
 @dataclass(frozen=True)
@@ -59,7 +54,7 @@ class ClaimStageStore:
             row = s.get(ClaimStateRow, job_id)
             if row is None:
                 return None
-            return StageRow(row.job_id, row.stage, row.version, dict(row.state), _aware(row.updated_at))
+            return StageRow(row.job_id, row.stage, row.version, dict(row.state), as_utc(row.updated_at))
 
     def create(self, job_id: str, stage: str, state: dict[str, Any]) -> StageRow:
         """The job's state row, created with `state` unless it exists (then left as it is)."""

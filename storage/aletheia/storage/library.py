@@ -16,8 +16,8 @@ from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title
 from aletheia.sources.base import SourceRecord
 from aletheia.storage.db import session_factory, upsert
-from aletheia.storage.models import LibraryWork
-from aletheia.storage.stores import _aware, _off_loop, database_threads
+from aletheia.storage.models import LibraryWork, as_utc
+from aletheia.storage.stores import database_threads, off_loop
 
 __all__ = ["SqlLibrary"]
 
@@ -37,7 +37,7 @@ def _library_record(row: LibraryWork) -> SourceRecord:
     return SourceRecord(
         record=WorkRecord.model_validate(row.record),
         raw=row.raw,
-        fetched_at=_aware(row.fetched_at),
+        fetched_at=as_utc(row.fetched_at),
         from_cache=True,
     )
 
@@ -55,7 +55,7 @@ class SqlLibrary:
             return int(s.scalar(select(func.count()).select_from(LibraryWork)) or 0)
 
     async def lookup(self, cited: CitedReference) -> list[SourceRecord]:
-        return await _off_loop(self.threads, self.lookup_sync, cited)  # off the event loop, as the cache's
+        return await off_loop(self.threads, self.lookup_sync, cited)  # off the event loop, as the cache's
 
     def lookup_sync(self, cited: CitedReference) -> list[SourceRecord]:
         with self.sessions() as s:
@@ -97,7 +97,7 @@ class SqlLibrary:
     ) -> list[SourceRecord]:
         """Tier 0 for claims: the works whose title (exactly, when `title` is given) or whose title
         and abstract (full text, `library_search`) best match; every record of each, best first."""
-        return await _off_loop(
+        return await off_loop(
             self.threads, functools.partial(self.search_sync, title=title, limit=limit), words
         )
 
@@ -110,7 +110,7 @@ class SqlLibrary:
             return [_library_record(r) for r in search_library_rows(s, self.engine, words, title, limit)]
 
     async def remember(self, records: Sequence[SourceRecord], *, origin: str = "verified") -> None:
-        await _off_loop(self.threads, functools.partial(self.remember_sync, origin=origin), records)
+        await off_loop(self.threads, functools.partial(self.remember_sync, origin=origin), records)
 
     def remember_sync(self, records: Sequence[SourceRecord], *, origin: str = "verified") -> int:
         rows = [

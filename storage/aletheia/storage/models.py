@@ -32,6 +32,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(ts: datetime) -> datetime:
+    """A stored timestamp as an aware UTC one: SQLite hands them back naive; they were written in UTC."""
+    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 

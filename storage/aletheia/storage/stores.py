@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import ColumnElement, Engine, case, select, true, update
@@ -35,6 +35,7 @@ from aletheia.storage.models import (
     JobStatus,
     SourceRecordRow,
     VerdictRow,
+    as_utc,
     new_id,
     utcnow,
 )
@@ -57,13 +58,8 @@ def database_threads(engine: Engine) -> ThreadPoolExecutor:
         return _DATABASE_THREADS[name]
 
 
-async def _off_loop(threads: ThreadPoolExecutor, call: Callable[..., _T], *args: Any) -> _T:
+async def off_loop(threads: ThreadPoolExecutor, call: Callable[..., _T], *args: Any) -> _T:
     return await asyncio.get_running_loop().run_in_executor(threads, call, *args)
-
-
-def _aware(ts: datetime) -> datetime:
-    # SQLite hands timestamps back naive; they were written in UTC.
-    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -423,12 +419,10 @@ class SqlRawCache:
     # The sources' event loop never waits on the database: the synchronous SQLAlchemy calls run
     # in the database threads (`database_threads`), the loop serves other requests meanwhile.
     async def get(self, source: str, key: str) -> CachedRaw | None:
-        return await _off_loop(self.threads, self.get_sync, source, key)
+        return await off_loop(self.threads, self.get_sync, source, key)
 
     async def put(self, source: str, key: str, raw: Any, *, found: bool, url: str | None = None) -> None:
-        await _off_loop(
-            self.threads, functools.partial(self.put_sync, found=found, url=url), source, key, raw
-        )
+        await off_loop(self.threads, functools.partial(self.put_sync, found=found, url=url), source, key, raw)
 
     def get_sync(self, source: str, key: str) -> CachedRaw | None:
         with self.sessions() as s:
@@ -437,7 +431,7 @@ class SqlRawCache:
             )
         if row is None:
             return None
-        fetched = _aware(row.fetched_at)
+        fetched = as_utc(row.fetched_at)
         default = self.ttl if row.found else self.negative_ttl
         ttl = timedelta(
             seconds=namespace_ttl(
