@@ -16,6 +16,7 @@ from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import extract_identifiers
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
+from tests.unit.decide_author_cases import A, C, D, O, S, _people
 
 __all__ = [
     "test_a_conference_year_after_the_first_appearance_is_not_an_error",
@@ -34,17 +35,6 @@ __all__ = [
 ]
 
 YEAR = 2026
-C, O, S, A, D = (  # noqa: E741
-    SourceName.CROSSREF,
-    SourceName.OPENALEX,
-    SourceName.SEMANTIC_SCHOLAR,
-    SourceName.ARXIV,
-    SourceName.DBLP,
-)
-
-
-def _people(*names: str) -> tuple[Author, ...]:
-    return tuple(Author(given=" ".join(n.split()[:-1]), family=n.split()[-1]) for n in names)
 
 
 def _answer(
