@@ -21,15 +21,21 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from aletheia.core.bibliography.manager_fields import first_year, record_reference
+from aletheia.core.bibliography.manager_fields import (
+    arxiv_fields,
+    container_fields,
+    first_year,
+    is_identifiable,
+    record_reference,
+)
 from aletheia.core.bibliography.problems import InputError, InputProblem
-from aletheia.core.identifiers import clean_arxiv_id, clean_isbn
+from aletheia.core.identifiers import clean_isbn
 from aletheia.core.records import CitedReference
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-__all__ = ["ENDNOTE_TYPES", "iter_endnote_xml", "looks_like_endnote_xml", "parse_xml_safely"]
+__all__ = ["ENDNOTE_TYPES", "element_text", "iter_endnote_xml", "looks_like_endnote_xml", "parse_xml_safely"]
 
 _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _ENDNOTE_ROOT = re.compile(r"^(?:\s*<\?xml[^>]*\?>)?(?:\s*<!--.*?-->)*\s*<xml>\s*<records[\s>]", re.DOTALL)
@@ -70,7 +76,8 @@ def parse_xml_safely(text: str, origin: str, what: str) -> Element:
         raise InputError(origin, f"not well-formed XML ({error})") from None
 
 
-def _text(element: Element | None) -> str | None:
+def element_text(element: Element | None) -> str | None:
+    """All the text of an element (its runs, its children's), whitespace collapsed; None if blank."""
     if element is None:
         return None
     text = " ".join("".join(element.itertext()).split())
@@ -80,14 +87,14 @@ def _text(element: Element | None) -> str | None:
 def _first(record: Element, *paths: str) -> str | None:
     for path in paths:
         for element in record.iterfind(path):
-            text = _text(element)
+            text = element_text(element)
             if text:
                 return text
     return None
 
 
 def _all(record: Element, path: str) -> list[str]:
-    return [t for t in (_text(e) for e in record.iterfind(path)) if t]
+    return [t for t in (element_text(e) for e in record.iterfind(path)) if t]
 
 
 def _reference(record: Element, *, key: str, origin: str) -> CitedReference:
@@ -117,25 +124,8 @@ def _reference(record: Element, *, key: str, origin: str) -> CitedReference:
     }
     if serial:
         values["isbn" if serial and clean_isbn(serial.split()[0]) else "issn"] = serial
-    if entry_type == "article":
-        values |= {"journal": container, "publisher": publisher}
-    elif entry_type in ("inproceedings", "incollection"):
-        values |= {"booktitle": container, "publisher": publisher}
-    elif entry_type == "book":
-        values |= {"series": container, "publisher": publisher}
-    elif entry_type == "techreport":
-        values["institution"] = publisher or container
-    elif entry_type == "phdthesis":
-        values["school"] = publisher or container
-    else:
-        values["howpublished"] = container or publisher
-    accession = _first(record, "accession-num")
-    arxiv = clean_arxiv_id(accession) if accession else None
-    if arxiv is not None:
-        values |= {
-            "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
-            "archiveprefix": "arXiv",
-        }
+    values |= container_fields(entry_type, container, publisher)
+    values |= arxiv_fields(_first(record, "accession-num"))
     return record_reference(
         key=key,
         entry_type=entry_type,
@@ -158,7 +148,7 @@ def iter_endnote_xml(text: str, *, origin: str) -> Iterator[CitedReference | Inp
         key = label if label and " " not in label else number or str(position)
         where = f"{origin}:record {position}"
         reference = _reference(record, key=key, origin=where)
-        if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
+        if not is_identifiable(reference):
             yield InputProblem(
                 origin=origin,
                 key=key,
