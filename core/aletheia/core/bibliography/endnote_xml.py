@@ -59,14 +59,15 @@ def looks_like_endnote_xml(head: str) -> bool:
     return _ENDNOTE_ROOT.match(head) is not None
 
 
-def parse_xml_safely(text: str, origin: str, what: str) -> Element:
+def parse_xml_safely(text: str | bytes, origin: str, what: str) -> Element:
     """The root element of a user's XML file, parsed by defusedxml; `InputError` for XML that is
-    not well-formed or declares entities or a DTD."""
+    not well-formed or declares entities or a DTD. Bytes (an XML part of an archive) are decoded by
+    the XML parser, as XML says: a byte-order mark, else the declaration's encoding, else UTF-8."""
     import defusedxml.ElementTree as SafeET  # imported here: only XML inputs need it
     from defusedxml import DefusedXmlException
 
-    # The text is already decoded: an encoding named in the declaration no longer applies.
-    body = _DECLARATION.sub("", text, count=1)
+    # Decoded text: an encoding named in the declaration no longer applies.
+    body = _DECLARATION.sub("", text, count=1) if isinstance(text, str) else text
     try:
         root: Element = SafeET.fromstring(body, forbid_dtd=True)
         return root
