@@ -124,7 +124,7 @@ def _reference(record: Element, *, key: str, origin: str) -> CitedReference:
         "note": " ".join(_all(record, "notes") + _all(record, "custom1")) or None,
     }
     if serial:
-        values["isbn" if serial and clean_isbn(serial.split()[0]) else "issn"] = serial
+        values["isbn" if clean_isbn(serial.split()[0]) else "issn"] = serial
     values |= container_fields(entry_type, container, publisher)
     values |= arxiv_fields(_first(record, "accession-num"))
     return record_reference(
