@@ -11,8 +11,8 @@ concatenation of all its text. The record becomes the BibTeX entry the same refe
 (`manager_fields`); its key is the `label` when EndNote holds a citation key there, else its
 `rec-number`, else its position.
 
-The XML is parsed by defusedxml (no entity expansion, no external entities or DTDs fetched): the
-file is the user's, and XML is how a small file expands without bound.
+The XML is parsed by defusedxml (`user_xml.parse_xml_safely`: no entity expansion, no external
+entities or DTDs fetched).
 """
 
 from __future__ import annotations
@@ -29,15 +29,15 @@ from aletheia.core.bibliography.manager_fields import (
     record_reference,
 )
 from aletheia.core.bibliography.problems import InputError, InputProblem
+from aletheia.core.bibliography.user_xml import element_text, parse_xml_safely
 from aletheia.core.identifiers import clean_isbn
 from aletheia.core.records import CitedReference
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-__all__ = ["ENDNOTE_TYPES", "element_text", "iter_endnote_xml", "looks_like_endnote_xml", "parse_xml_safely"]
+__all__ = ["ENDNOTE_TYPES", "iter_endnote_xml", "looks_like_endnote_xml"]
 
-_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _ENDNOTE_ROOT = re.compile(r"^(?:\s*<\?xml[^>]*\?>)?(?:\s*<!--.*?-->)*\s*<xml>\s*<records[\s>]", re.DOTALL)
 
 # EndNote reference types (the `name` of `ref-type`) -> BibTeX entry types; unknown -> misc.
@@ -57,32 +57,6 @@ ENDNOTE_TYPES: Final = {
 
 def looks_like_endnote_xml(head: str) -> bool:
     return _ENDNOTE_ROOT.match(head) is not None
-
-
-def parse_xml_safely(text: str | bytes, origin: str, what: str) -> Element:
-    """The root element of a user's XML file, parsed by defusedxml; `InputError` for XML that is
-    not well-formed or declares entities or a DTD. Bytes (an XML part of an archive) are decoded by
-    the XML parser, as XML says: a byte-order mark, else the declaration's encoding, else UTF-8."""
-    import defusedxml.ElementTree as SafeET  # imported here: only XML inputs need it
-    from defusedxml import DefusedXmlException
-
-    # Decoded text: an encoding named in the declaration no longer applies.
-    body = _DECLARATION.sub("", text, count=1) if isinstance(text, str) else text
-    try:
-        root: Element = SafeET.fromstring(body, forbid_dtd=True)
-        return root
-    except DefusedXmlException as error:
-        raise InputError(origin, f"{what} with a DTD or entity declarations is not read ({error})") from None
-    except SafeET.ParseError as error:
-        raise InputError(origin, f"not well-formed XML ({error})") from None
-
-
-def element_text(element: Element | None) -> str | None:
-    """All the text of an element (its runs, its children's), whitespace collapsed; None if blank."""
-    if element is None:
-        return None
-    text = " ".join("".join(element.itertext()).split())
-    return text or None
 
 
 def _first(record: Element, *paths: str) -> str | None:

@@ -9,7 +9,7 @@ Read from an item: `dc:title`; `bib:authors` (and `bib:editors`) as `foaf:Person
 10...", "ISBN ...", "ISSN ...", or a `dcterms:URI` with the URL); `prism:number`,
 `prism:volume`, `bib:pages`; `dc:publisher`; `z:archiveID` and `dc:description` (where an arXiv id
 or a DOI may be); `z:citationKey` as the key, else the item's position. The item becomes the BibTeX entry
-the same reference would be (`manager_fields`). Parsed by defusedxml (`endnote_xml.parse_xml_safely`).
+the same reference would be (`manager_fields`). Parsed by defusedxml (`user_xml.parse_xml_safely`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from aletheia.core.bibliography.endnote_xml import element_text as _text
-from aletheia.core.bibliography.endnote_xml import parse_xml_safely
 from aletheia.core.bibliography.manager_fields import (
     arxiv_fields,
     container_fields,
@@ -28,6 +26,8 @@ from aletheia.core.bibliography.manager_fields import (
     record_reference,
 )
 from aletheia.core.bibliography.problems import InputError, InputProblem
+from aletheia.core.bibliography.user_xml import element_text as _text
+from aletheia.core.bibliography.user_xml import parse_xml_safely
 from aletheia.core.records import CitedReference
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import zipfile
 from typing import TYPE_CHECKING, Final
 
 from aletheia.core.bibliography import SUPPORTED, InputError
-from aletheia.core.bibliography.endnote_xml import parse_xml_safely
+from aletheia.core.bibliography.user_xml import parse_xml_safely
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
