@@ -178,3 +178,39 @@ def test_a_real_docx_gives_the_references_of_the_same_paper_as_text(shared_data:
     assert [(r.title, r.doi, r.year) for r in docx] == [(r.title, r.doi, r.year) for r in txt]
     with pytest.raises(InputError, match=r"legacy Word \.doc"):
         list(iter_references([folder / "to_err_is_human.doc"], max_bytes=10 * MB))
+
+
+def _docx_with_part(document: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", document)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("declared", "codec"),
+    [("UTF-8", "utf-8"), ("UTF-16", "utf-16"), ("ISO-8859-1", "latin-1"), ("windows-1252", "cp1252")],
+)
+def test_the_document_part_is_decoded_as_its_declaration_says(declared: str, codec: str) -> None:
+    # Before: the part was decoded as UTF-8, else UTF-16, whatever its declaration named, so a
+    # well-formed part declared ISO-8859-1 (written by converters, not Word) was refused.
+    document = (
+        f'<?xml version="1.0" encoding="{declared}"?>\n<w:document xmlns:w="{W}"><w:body>'
+        f"{_paragraph(_run('Café society and the Poincaré map'))}</w:body></w:document>"
+    ).encode(codec)
+    assert docx_text(_docx_with_part(document), origin="d.docx", max_bytes=MB) == (
+        "Café society and the Poincaré map\n"
+    )
+
+
+def test_a_document_part_that_is_not_in_its_encoding_is_refused() -> None:
+    document = (
+        (
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<w:document xmlns:w="{W}"><w:body>'
+            f"{_paragraph(_run('Caf'))}</w:body></w:document>"
+        )
+        .encode()
+        .replace(b"Caf", b"Caf\xe9")
+    )
+    with pytest.raises(InputError, match="not well-formed XML"):
+        docx_text(_docx_with_part(document), origin="d.docx", max_bytes=MB)

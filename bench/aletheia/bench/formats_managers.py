@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from aletheia.bench.formats_render import MANAGER_FORMATS, _entry_keys
+from aletheia.bench.formats_render import MANAGER_FORMATS, _entry_keys, _run
 
 __all__ = ["render_manager", "write_endnote_xml", "write_ris", "write_zotero_rdf"]
 
@@ -77,9 +77,9 @@ _NS: Final = {
 }
 
 
-def csl_items(bib: Path, run: Any) -> list[dict[str, Any]]:
+def csl_items(bib: Path) -> list[dict[str, Any]]:
     """The `.bib` as pandoc reads it, as CSL-JSON items in the file's order."""
-    done = run(["pandoc", "-f", "bibtex", "-t", "csljson", bib.name], bib.parent, check=True)
+    done = _run(["pandoc", "-f", "bibtex", "-t", "csljson", bib.name], bib.parent, check=True)
     items = json.loads(done.stdout)
     if not isinstance(items, list):
         raise RuntimeError("pandoc -t csljson wrote no array")
@@ -292,7 +292,7 @@ def write_zotero_rdf(items: Sequence[dict[str, Any]]) -> str:
 # --- Word --------------------------------------------------------------------------------------------------
 
 
-def _docx(bib: Path, csl: Path | None, run: Any) -> tuple[Path, list[str], str]:
+def _docx(bib: Path, csl: Path | None) -> tuple[Path, list[str], str]:
     """`pandoc --citeproc` to a .docx whose last section, References, is every entry."""
     directory = bib.parent
     source = directory / "manuscript.md"
@@ -303,21 +303,19 @@ def _docx(bib: Path, csl: Path | None, run: Any) -> tuple[Path, list[str], str]:
     args = ["pandoc", source.name, "--citeproc", "--bibliography", bib.name]
     if csl is not None:
         args += ["--csl", str(csl.resolve())]
-    tree = run([*args, "-t", "json"], directory, check=True)
+    tree = _run([*args, "-t", "json"], directory, check=True)
     keys = list(_entry_keys(json.loads(tree.stdout)))
     out = directory / "refs.docx"
-    done = run([*args, "-t", "docx", "-o", out.name], directory, check=True)
+    done = _run([*args, "-t", "docx", "-o", out.name], directory, check=True)
     return out, keys, done.stderr
 
 
-def render_manager(
-    bib: Path, fmt: str, csl: Path | None, run: Any
-) -> tuple[Path, dict[str, str], list[str], str]:
+def render_manager(bib: Path, fmt: str, csl: Path | None) -> tuple[Path, dict[str, str], list[str], str]:
     """(the rendered file, reader key -> `.bib` key, the `.docx`'s keys in order, the tool log)."""
     if fmt == "docx":
-        path, keys, log = _docx(bib, csl, run)
+        path, keys, log = _docx(bib, csl)
         return path, {}, keys, log
-    items = csl_items(bib, run)
+    items = csl_items(bib)
     key_map = {str(position): str(item.get("id")) for position, item in enumerate(items, start=1)}
     if fmt == "ris":
         path, text = bib.parent / "refs.ris", write_ris(items)

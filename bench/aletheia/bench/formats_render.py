@@ -413,7 +413,7 @@ def render_manager_format(bib: Path, fmt: str, csl: Path | None = None) -> Rende
     it: the paragraphs after its References heading, in the order of pandoc's tree."""
     from aletheia.bench.formats_managers import render_manager
 
-    path, key_map, keys, log = render_manager(bib, fmt, csl, _run)
+    path, key_map, keys, log = render_manager(bib, fmt, csl)
     if fmt != "docx":
         return Rendered(fmt, path, (), log=log, key_map=tuple(key_map.items()))
     from aletheia.pipeline.documents.docx_reading import docx_text

@@ -23,11 +23,10 @@ from aletheia.core.artifact_parse import ArtifactFormatError, parse_artifact
 from aletheia.core.artifact_render import H_BIBTEX
 from aletheia.core.artifact_slugs import ArtifactPathError, slug_for_record, validate_slug
 from aletheia.core.bibliography.bibtex import iter_bibtex
-from aletheia.core.bibliography.formats import looks_like_artifact
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.records import CitedReference
 
-__all__ = ["iter_artifact", "looks_like_artifact", "reference_from_artifact"]
+__all__ = ["iter_artifact", "reference_from_artifact"]
 
 _ENTRY_TYPE: Final = re.compile(r"^\s*@\s*([A-Za-z]+)\s*[{(]")
 # The BibTeX block ends an artifact: only the last `## BibTeX` header is tried (one linear match,

@@ -65,11 +65,10 @@ codecs.register_error(_FALLBACK, _windows_1252_fallback)
 
 @dataclass(frozen=True, slots=True)
 class Encoding:
-    """An input's encoding: the codec, the length of its byte-order mark, and how it was told."""
+    """An input's encoding: the codec and the length of its byte-order mark."""
 
     codec: str
     bom: int = 0
-    how: str = "default"  # "bom", "nul-pattern" or "default"
 
     @property
     def label(self) -> str:
@@ -82,7 +81,7 @@ def sniff_encoding(head: bytes) -> Encoding:
     """The encoding of an input from its first bytes (see the module docstring)."""
     for bom, codec in _BOMS:
         if head.startswith(bom):
-            return Encoding(codec, len(bom), "bom")
+            return Encoding(codec, len(bom))
     pairs = min(len(head) // 2, _PAIRS_SAMPLED)
     if pairs >= 2 and b"\x00" in head[: 2 * pairs]:
         low_nul = high_nul = 0
@@ -95,9 +94,9 @@ def sniff_encoding(head: bytes) -> Encoding:
             elif first == 0:
                 high_nul += 1
         if low_nul >= _UTF16_SHARE * pairs and high_nul == 0:
-            return Encoding("utf-16-le", 0, "nul-pattern")
+            return Encoding("utf-16-le")
         if high_nul >= _UTF16_SHARE * pairs and low_nul == 0:
-            return Encoding("utf-16-be", 0, "nul-pattern")
+            return Encoding("utf-16-be")
     return Encoding("utf-8")
 
 
@@ -116,8 +115,7 @@ class TextDecoder:
 
     def _start(self, data: bytes) -> bytes:
         self.encoding = sniff_encoding(data)
-        errors = "strict"
-        self._decoder = codecs.getincrementaldecoder(self.encoding.codec)(errors=errors)
+        self._decoder = codecs.getincrementaldecoder(self.encoding.codec)(errors="strict")
         self.offset += self.encoding.bom
         return data[self.encoding.bom :]
 

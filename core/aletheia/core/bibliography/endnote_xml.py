@@ -11,8 +11,8 @@ concatenation of all its text. The record becomes the BibTeX entry the same refe
 (`manager_fields`); its key is the `label` when EndNote holds a citation key there, else its
 `rec-number`, else its position.
 
-The XML is parsed by defusedxml (no entity expansion, no external entities or DTDs fetched): the
-file is the user's, and XML is how a small file expands without bound.
+The XML is parsed by defusedxml (`user_xml.parse_xml_safely`: no entity expansion, no external
+entities or DTDs fetched).
 """
 
 from __future__ import annotations
@@ -21,17 +21,23 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from aletheia.core.bibliography.manager_fields import first_year, record_reference
+from aletheia.core.bibliography.manager_fields import (
+    arxiv_fields,
+    container_fields,
+    first_year,
+    is_identifiable,
+    record_reference,
+)
 from aletheia.core.bibliography.problems import InputError, InputProblem
-from aletheia.core.identifiers import clean_arxiv_id, clean_isbn
+from aletheia.core.bibliography.user_xml import element_text, parse_xml_safely
+from aletheia.core.identifiers import clean_isbn
 from aletheia.core.records import CitedReference
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-__all__ = ["ENDNOTE_TYPES", "iter_endnote_xml", "looks_like_endnote_xml", "parse_xml_safely"]
+__all__ = ["ENDNOTE_TYPES", "iter_endnote_xml", "looks_like_endnote_xml"]
 
-_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _ENDNOTE_ROOT = re.compile(r"^(?:\s*<\?xml[^>]*\?>)?(?:\s*<!--.*?-->)*\s*<xml>\s*<records[\s>]", re.DOTALL)
 
 # EndNote reference types (the `name` of `ref-type`) -> BibTeX entry types; unknown -> misc.
@@ -53,41 +59,17 @@ def looks_like_endnote_xml(head: str) -> bool:
     return _ENDNOTE_ROOT.match(head) is not None
 
 
-def parse_xml_safely(text: str, origin: str, what: str) -> Element:
-    """The root element of a user's XML file, parsed by defusedxml; `InputError` for XML that is
-    not well-formed or declares entities or a DTD."""
-    import defusedxml.ElementTree as SafeET  # imported here: only XML inputs need it
-    from defusedxml import DefusedXmlException
-
-    # The text is already decoded: an encoding named in the declaration no longer applies.
-    body = _DECLARATION.sub("", text, count=1)
-    try:
-        root: Element = SafeET.fromstring(body, forbid_dtd=True)
-        return root
-    except DefusedXmlException as error:
-        raise InputError(origin, f"{what} with a DTD or entity declarations is not read ({error})") from None
-    except SafeET.ParseError as error:
-        raise InputError(origin, f"not well-formed XML ({error})") from None
-
-
-def _text(element: Element | None) -> str | None:
-    if element is None:
-        return None
-    text = " ".join("".join(element.itertext()).split())
-    return text or None
-
-
 def _first(record: Element, *paths: str) -> str | None:
     for path in paths:
         for element in record.iterfind(path):
-            text = _text(element)
+            text = element_text(element)
             if text:
                 return text
     return None
 
 
 def _all(record: Element, path: str) -> list[str]:
-    return [t for t in (_text(e) for e in record.iterfind(path)) if t]
+    return [t for t in (element_text(e) for e in record.iterfind(path)) if t]
 
 
 def _reference(record: Element, *, key: str, origin: str) -> CitedReference:
@@ -116,26 +98,9 @@ def _reference(record: Element, *, key: str, origin: str) -> CitedReference:
         "note": " ".join(_all(record, "notes") + _all(record, "custom1")) or None,
     }
     if serial:
-        values["isbn" if serial and clean_isbn(serial.split()[0]) else "issn"] = serial
-    if entry_type == "article":
-        values |= {"journal": container, "publisher": publisher}
-    elif entry_type in ("inproceedings", "incollection"):
-        values |= {"booktitle": container, "publisher": publisher}
-    elif entry_type == "book":
-        values |= {"series": container, "publisher": publisher}
-    elif entry_type == "techreport":
-        values["institution"] = publisher or container
-    elif entry_type == "phdthesis":
-        values["school"] = publisher or container
-    else:
-        values["howpublished"] = container or publisher
-    accession = _first(record, "accession-num")
-    arxiv = clean_arxiv_id(accession) if accession else None
-    if arxiv is not None:
-        values |= {
-            "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
-            "archiveprefix": "arXiv",
-        }
+        values["isbn" if clean_isbn(serial.split()[0]) else "issn"] = serial
+    values |= container_fields(entry_type, container, publisher)
+    values |= arxiv_fields(_first(record, "accession-num"))
     return record_reference(
         key=key,
         entry_type=entry_type,
@@ -158,7 +123,7 @@ def iter_endnote_xml(text: str, *, origin: str) -> Iterator[CitedReference | Inp
         key = label if label and " " not in label else number or str(position)
         where = f"{origin}:record {position}"
         reference = _reference(record, key=key, origin=where)
-        if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
+        if not is_identifiable(reference):
             yield InputProblem(
                 origin=origin,
                 key=key,

@@ -264,6 +264,7 @@ def detect_format_bytes(head: bytes, filename: str | None = None) -> InputFormat
         return InputFormat.DOC
     sample = head[:SNIFF_BYTES]
     if b"\x00" in sample:
-        # UTF-16 text also has NULs; it is not a format we read, and saying "binary" is honest.
+        # UTF-16/32 text has NULs too: the readers decode it (`encoding.TextDecoder`) and sniff
+        # the decoded text, whatever this says of its bytes.
         return InputFormat.UNKNOWN
     return detect_format(sample.decode("utf-8", errors="replace"), filename)

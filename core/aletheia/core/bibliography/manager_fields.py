@@ -17,9 +17,18 @@ from collections.abc import Iterable, Mapping
 from typing import Final
 
 from aletheia.core.bibliography.bibtex_fields import reference_from_fields
+from aletheia.core.identifiers import clean_arxiv_id
 from aletheia.core.records import CitedReference
 
-__all__ = ["bibtex_name", "first_year", "join_pages", "record_reference"]
+__all__ = [
+    "arxiv_fields",
+    "bibtex_name",
+    "container_fields",
+    "first_year",
+    "is_identifiable",
+    "join_pages",
+    "record_reference",
+]
 
 # Fields kept as written (identifiers and links): BibTeX's reader takes them verbatim.
 _VERBATIM: Final = frozenset({"doi", "url", "isbn", "issn", "eprint", "archiveprefix", "pmid", "pmcid"})
@@ -70,6 +79,37 @@ def join_pages(start: str | None, end: str | None) -> str | None:
     if start and end and end != start:
         return f"{start}--{end}"
     return start or end or None
+
+
+def container_fields(entry_type: str, container: str | None, publisher: str | None) -> dict[str, str | None]:
+    """Where a record's container (journal, proceedings, book, series) and publisher go in the
+    BibTeX entry of `entry_type`: the fields BibTeX's reader takes the venue from."""
+    if entry_type == "article":
+        return {"journal": container, "publisher": publisher}
+    if entry_type in ("inproceedings", "incollection"):
+        return {"booktitle": container, "publisher": publisher}
+    if entry_type == "book":
+        return {"series": container, "publisher": publisher}
+    if entry_type == "techreport":
+        return {"institution": publisher or container}
+    if entry_type == "phdthesis":
+        return {"school": publisher or container}
+    return {"howpublished": container or publisher}
+
+
+def arxiv_fields(candidate: str | None) -> dict[str, str | None]:
+    """`eprint` and `archiveprefix` when `candidate` (an accession number, an archive id) is an
+    arXiv id, else nothing."""
+    arxiv = clean_arxiv_id(candidate) if candidate else None
+    if arxiv is None:
+        return {}
+    return {"eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""), "archiveprefix": "arXiv"}
+
+
+def is_identifiable(reference: CitedReference) -> bool:
+    """Whether a record's reference can be checked: it has a title or an identifier (a record with
+    neither is skipped with a problem)."""
+    return bool(reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn)
 
 
 def record_reference(

@@ -88,7 +88,6 @@ class ReferenceFields(TypedDict, total=False):
 _LEADING_MARKER = re.compile(r"^\s*(?:\[[^\]]{1,40}\]|\(\d{1,4}\)|\d{1,3}[.)]|\d{1,3}(?=\s+[^\d\s]))\s*")
 _SPACED_INITIAL = re.compile(r"(?<=\b[A-Z])\s+\.(?=\s)")
 _QUOTED = re.compile(r"[“\"«„](?P<title>[^“”\"«»„]{3,600}?)[”\"»“]")
-_YEAR_TOKEN = YEAR_TOKEN
 _ABBREVIATIONS: Final = frozenset(
     {
         *("al", "vol", "no", "nos", "pp", "p", "ed", "eds", "edn", "proc", "conf", "int", "j"),
@@ -248,7 +247,7 @@ def parse_reference_string(s: str) -> ReferenceFields:
         # IEEE, MLA, Chicago, AIP with titles: the title is the quoted part.
         title = masked[quoted[0] + 1 : quoted[1] - 1]
         before = masked[: quoted[0]]
-        before = re.sub(rf"[\s.,(]*{_YEAR_TOKEN}[a-z]?[).,]*\s*$", "", before)
+        before = re.sub(rf"[\s.,(]*{YEAR_TOKEN}[a-z]?[).,]*\s*$", "", before)
         author_segment = before
         venue = _clean_venue(masked[quoted[1] :])
     else:
@@ -401,7 +400,7 @@ def _unquoted_fields(masked: str, year_at: int | None) -> tuple[str | None, str 
     # ACS: "Surname, I.; Surname, I. Venue 1985, 151, 192." (no title).
     acs = _ACS_AUTHORS.match(masked)
     if acs is not None:
-        venue = re.sub(rf"\s*\b{_YEAR_TOKEN}\b.*$", "", acs.group("rest"))
+        venue = re.sub(rf"\s*\b{YEAR_TOKEN}\b.*$", "", acs.group("rest"))
         return acs.group("authors"), None, _clean_venue(venue)
 
     # Vancouver: "Surname AB, Surname C. Title. Venue. 2013;344:23-32."
@@ -494,7 +493,7 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
     return title, _clean_venue(remainder) if remainder.strip() else None
 
 
-_TRAILING_YEAR = re.compile(rf"(?<=\S),\s*{_YEAR_TOKEN}[a-z]?\.?\s*$")
+_TRAILING_YEAR = re.compile(rf"(?<=\S),\s*{YEAR_TOKEN}[a-z]?\.?\s*$")
 
 
 # --- references -----------------------------------------------------------------------------------

@@ -22,9 +22,16 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
-from aletheia.core.bibliography.manager_fields import first_year, join_pages, record_reference
+from aletheia.core.bibliography.manager_fields import (
+    arxiv_fields,
+    container_fields,
+    first_year,
+    is_identifiable,
+    join_pages,
+    record_reference,
+)
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers import clean_arxiv_id, clean_pmid
+from aletheia.core.identifiers import clean_pmid
 from aletheia.core.records import CitedReference
 
 __all__ = ["RIS_TYPES", "iter_ris", "looks_like_ris"]
@@ -141,30 +148,13 @@ def _reference(record: dict[str, Any], *, key: str, origin: str) -> CitedReferen
     serial = _one(record, "issn")
     values["isbn" if entry_type in _BOOKISH else "issn"] = serial
     publisher = _one(record, "publisher")
-    if entry_type == "article":
-        values["journal"] = container
-        values["publisher"] = publisher
-    elif entry_type in ("inproceedings", "incollection"):
-        values["booktitle"] = container
-        values["publisher"] = publisher
-    elif entry_type == "book":
-        values["series"] = container
-        values["publisher"] = publisher
-    elif entry_type == "techreport":
-        values["institution"] = publisher or container
-    elif entry_type == "phdthesis":
-        values["school"] = publisher or container
-    else:
-        values["howpublished"] = container or publisher
+    values |= container_fields(entry_type, container, publisher)
     accession = _one(record, "accession_number")
     if accession:
-        arxiv = clean_arxiv_id(accession)
+        arxiv = arxiv_fields(accession)
         database = " ".join(_many(record, "name_of_database", "database_provider")).lower()
-        if arxiv is not None:
-            values |= {
-                "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
-                "archiveprefix": "arXiv",
-            }
+        if arxiv:
+            values |= arxiv
         elif "pubmed" in database or "medline" in database:
             values["pmid"] = clean_pmid(accession)
     return record_reference(
@@ -195,7 +185,7 @@ def iter_ris(text: str, *, origin: str) -> Iterator[CitedReference | InputProble
         record = parsed[0]
         key = _one(record, "id") or str(position)
         reference = _reference(record, key=key, origin=f"{origin}:{line}")
-        if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
+        if not is_identifiable(reference):
             yield InputProblem(
                 origin=origin,
                 line=line,

@@ -9,7 +9,7 @@ Read from an item: `dc:title`; `bib:authors` (and `bib:editors`) as `foaf:Person
 10...", "ISBN ...", "ISSN ...", or a `dcterms:URI` with the URL); `prism:number`,
 `prism:volume`, `bib:pages`; `dc:publisher`; `z:archiveID` and `dc:description` (where an arXiv id
 or a DOI may be); `z:citationKey` as the key, else the item's position. The item becomes the BibTeX entry
-the same reference would be (`manager_fields`). Parsed by defusedxml (`endnote_xml.parse_xml_safely`).
+the same reference would be (`manager_fields`). Parsed by defusedxml (`user_xml.parse_xml_safely`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,16 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from aletheia.core.bibliography.endnote_xml import parse_xml_safely
-from aletheia.core.bibliography.manager_fields import first_year, record_reference
+from aletheia.core.bibliography.manager_fields import (
+    arxiv_fields,
+    container_fields,
+    first_year,
+    is_identifiable,
+    record_reference,
+)
 from aletheia.core.bibliography.problems import InputError, InputProblem
-from aletheia.core.identifiers import clean_arxiv_id
+from aletheia.core.bibliography.user_xml import element_text as _text
+from aletheia.core.bibliography.user_xml import parse_xml_safely
 from aletheia.core.records import CitedReference
 
 if TYPE_CHECKING:
@@ -57,13 +63,6 @@ def looks_like_zotero_rdf(head: str) -> bool:
 
 def _q(namespace: str, name: str) -> str:
     return f"{{{namespace}}}{name}"
-
-
-def _text(element: Element | None) -> str | None:
-    if element is None:
-        return None
-    text = " ".join("".join(element.itertext()).split())
-    return text or None
 
 
 def _child_text(node: Element, namespace: str, name: str) -> str | None:
@@ -139,26 +138,8 @@ def _reference(item: Element, nodes: dict[str, Element], *, key: str, origin: st
         "pages": _text(item.find(_q(BIB, "pages"))),
         "note": _text(item.find(_q(DC, "description"))),
     }
-    if entry_type == "article":
-        values |= {"journal": container, "publisher": publisher}
-    elif entry_type in ("inproceedings", "incollection"):
-        values |= {"booktitle": container, "publisher": publisher}
-    elif entry_type == "book":
-        values |= {"series": container, "publisher": publisher}
-    elif entry_type == "techreport":
-        values["institution"] = publisher or container
-    elif entry_type == "phdthesis":
-        values["school"] = publisher or container
-    else:
-        values["howpublished"] = container or publisher
-    for candidate in (_text(item.find(_q(Z, "archiveID"))), values["number"]):
-        arxiv = clean_arxiv_id(candidate) if candidate else None
-        if arxiv is not None:
-            values |= {
-                "eprint": arxiv.id + (f"v{arxiv.version}" if arxiv.version else ""),
-                "archiveprefix": "arXiv",
-            }
-            break
+    values |= container_fields(entry_type, container, publisher)
+    values |= arxiv_fields(_text(item.find(_q(Z, "archiveID")))) or arxiv_fields(values["number"])
     return record_reference(
         key=key,
         entry_type=entry_type,
@@ -184,7 +165,7 @@ def iter_zotero_rdf(text: str, *, origin: str) -> Iterator[CitedReference | Inpu
         position += 1
         key = _text(node.find(_q(Z, "citationKey"))) or str(position)
         reference = _reference(node, nodes, key=key, origin=f"{origin}:item {position}")
-        if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
+        if not is_identifiable(reference):
             yield InputProblem(
                 origin=origin,
                 key=key,

@@ -22,7 +22,7 @@ import zipfile
 from typing import TYPE_CHECKING, Final
 
 from aletheia.core.bibliography import SUPPORTED, InputError
-from aletheia.core.bibliography.endnote_xml import parse_xml_safely
+from aletheia.core.bibliography.user_xml import parse_xml_safely
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -121,16 +121,8 @@ def docx_text(data: bytes, *, origin: str, max_bytes: int) -> str:
                 f"a ZIP archive without {DOCUMENT_PART}, so not a Word document; Aletheia reads {SUPPORTED}",
             )
         xml = _read_part(archive, DOCUMENT_PART, origin, max_bytes)
-    try:
-        text = xml.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            text = xml.decode("utf-16")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                origin, f"{DOCUMENT_PART} is neither UTF-8 nor UTF-16 XML ({error.reason})"
-            ) from None
-    root = parse_xml_safely(text, origin, "a Word document")
+    # The part's bytes go to the XML parser, which decodes them as its declaration says.
+    root = parse_xml_safely(xml, origin, "a Word document")
     try:
         paragraphs = _paragraphs(root)
     except RecursionError:
