@@ -534,9 +534,10 @@ def judge_claim(
     )
 
 
-def paper_abbreviations(claim: str, paper_text: str) -> tuple[tuple[str, str], ...]:
-    """The abbreviations the paper defines that bear on the claim (its key terms, or an excerpt's
-    abbreviation whose long form the claim uses), sorted: kept with the judgement for replay."""
+def paper_abbreviations(paper_text: str) -> tuple[tuple[str, str], ...]:
+    """Every abbreviation the paper defines (`claim_terms.abbreviations`), sorted: kept with the
+    judgement for replay. All of them, not those of the claim alone: one abbreviation's long form,
+    added to an excerpt, can complete another's, so no smaller set is sure to judge the same."""
     return tuple(sorted(abbreviations(paper_text).items()))
 
 
