@@ -486,21 +486,11 @@ async def test_a_claim_is_cited_from_the_library_without_a_search(
 async def test_when_the_library_does_not_support_the_claim_the_apis_are_searched(
     simulator: SimulatorServer, gateway: SourceGateway, settings: Settings, project: Path, tmp_path: Path
 ) -> None:
-    from aletheia.core.records import Author, SourceName, WorkRecord
     from aletheia.sources.base import SourceRecord
+    from tests.unit.claims_library_fixtures import NEAR_MISS
 
     library = _library(tmp_path)
-    # Plausible (most of the claim's words) but no sentence says it: not_enough, not a contradiction.
-    near_miss = WorkRecord(
-        source=SourceName.CROSSREF,
-        title="Notes on Sensor Fusion",
-        authors=(Author(given="Ada", family="Quinn"),),
-        year=2020,
-        doi="10.5555/notes.2020.1",
-        abstract="Trimmed median aggregation is a robust statistic. Byzantine sensor nodes appear in"
-        " one third of field deployments.",
-    )
-    library.remember_sync([SourceRecord(near_miss, None, NOW)])
+    library.remember_sync([SourceRecord(NEAR_MISS, None, NOW)])
     gateway.library = library
     trail = ClaimTrail()
     citation, path = await _cite(HAPPY_CLAIM, gateway, settings, project, trail=trail)

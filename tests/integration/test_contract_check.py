@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from aletheia.config import Settings
-from aletheia.config.settings import SourceLimits, reset_settings_cache
+from aletheia.config.settings import reset_settings_cache
 from aletheia.pipeline.contracts import (
     check_contracts,
     latest_contract_report,
@@ -25,9 +25,9 @@ from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.contracts import load_contracts
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from aletheia.sources.transport.ratelimit import build_rate_limiter
+from tests.integration.sim_pipeline import sim_settings
 
 UNIVERSE = Path(__file__).resolve().parents[1] / "fixtures" / "simulator" / "universe.jsonl"
-FAST = SourceLimits(rate=1000, burst=1000, concurrency=8)
 # The simulator's works stand in for the real ones the shipped contracts ask for.
 QUERIES = {
     "crossref": "10.5555/mat.2018.311",
@@ -51,21 +51,7 @@ def simulator() -> Iterator[SimulatorServer]:
 @pytest.fixture
 def settings(simulator: SimulatorServer, tmp_path: Path) -> Iterator[Settings]:
     simulator.configure(SimulatorConfig.unlimited())
-    yield Settings(
-        data_dir=tmp_path / "data",
-        crossref_url=simulator.url_for("crossref"),
-        openalex_url=simulator.url_for("openalex"),
-        semantic_scholar_url=simulator.url_for("s2"),
-        arxiv_api_url=simulator.url_for("arxiv_api"),
-        arxiv_url=simulator.url_for("arxiv"),
-        pubmed_url=simulator.url_for("pubmed"),
-        crossref_limits=FAST,
-        openalex_limits=FAST,
-        semantic_scholar_limits=FAST,
-        arxiv_limits=FAST,
-        pubmed_limits=FAST,
-        http_attempts=1,
-    )
+    yield sim_settings(tmp_path, simulator, http_attempts=1)
     simulator.configure(SimulatorConfig.unlimited())
 
 

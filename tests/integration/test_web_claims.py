@@ -64,6 +64,18 @@ async def test_a_claim_the_page_says_is_supported_with_a_verbatim_excerpt(
     assert "port 7411" in excerpt["text"] and excerpt["location"] == "Section 4. Transport, paragraph 1"
 
 
+async def test_the_page_is_converted_under_the_gateways_settings(
+    simulator: SimulatorServer, gateway: SourceGateway
+) -> None:
+    # Its conversion is cached in the gateway's data folder (it went to the process's before).
+    await _check(gateway, "WTP/2 runs over TLS 1.3 on TCP port 7411", _page(simulator))
+    assert list((gateway.settings.data_dir / "fulltext").rglob("*.json"))
+    small = gateway.settings.model_copy(update={"max_input_bytes": 64})
+    gateway.settings = small
+    result = await _check(gateway, "WTP/2 runs over TLS 1.3 on TCP port 7411", _page(simulator))
+    assert result.verdict == "unreachable" and "the limit is 64" in result.pages[0]["why"], result.as_json()
+
+
 async def test_a_claim_the_page_denies_is_contradicted(
     simulator: SimulatorServer, gateway: SourceGateway
 ) -> None:

@@ -53,6 +53,16 @@ def test_an_xml_shape_is_elements_by_local_name() -> None:
     assert xml_shape('<PMID Version="1">123</PMID>') == {"@Version": "string", "#text": "string"}
 
 
+def test_an_xml_answer_declaring_entities_is_refused_as_the_clients_refuse_it() -> None:
+    from aletheia.sources.base import SourceParseError
+
+    laughs = '<!DOCTYPE r [<!ENTITY a "ha"><!ENTITY b "&a;&a;">]><r>&b;</r>'
+    with pytest.raises(SourceParseError, match="entities"):
+        xml_shape(laughs)
+    # A plain DOCTYPE line, as NCBI sends, is read.
+    assert xml_shape('<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD" "x.dtd"><PMID>1</PMID>') == "string"
+
+
 def test_drift_is_a_key_gone_or_a_type_changed() -> None:
     recorded = {"message": {"title": ["string"], "author": [{"family": "string"}], "year": "number"}}
     same = {

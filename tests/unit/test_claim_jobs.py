@@ -445,19 +445,10 @@ def test_a_claim_job_goes_back_to_the_apis_when_the_library_does_not_support_it(
     read, then the candidates stage runs again and the APIs' paper is cited."""
     from datetime import UTC, datetime
 
-    from aletheia.core.records import Author, SourceName, WorkRecord
     from aletheia.sources.base import SourceRecord
+    from tests.unit.claims_library_fixtures import NEAR_MISS
 
-    near_miss = WorkRecord(
-        source=SourceName.CROSSREF,
-        title="Notes on Sensor Fusion",
-        authors=(Author(given="Ada", family="Quinn"),),
-        year=2020,
-        doi="10.5555/notes.2020.1",
-        abstract="Trimmed median aggregation is a robust statistic. Byzantine sensor nodes appear in"
-        " one third of field deployments.",
-    )
-    runtime.library.remember_sync([SourceRecord(near_miss, None, datetime.now(UTC))])
+    runtime.library.remember_sync([SourceRecord(NEAR_MISS, None, datetime.now(UTC))])
     job_id, sent = run_inline(runtime, HAPPY_CLAIM, project)
     assert sent[:4] == [
         service.CLAIM_CANDIDATES,

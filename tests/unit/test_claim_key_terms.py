@@ -20,7 +20,7 @@ from aletheia.pipeline.claims.reasoner import LexicalReasoner
 
 
 def judged(claim: str, excerpt: str, paper: str | None = None) -> tuple[str, str]:
-    known = paper_abbreviations(claim, paper if paper is not None else excerpt)
+    known = paper_abbreviations(paper if paper is not None else excerpt)
     result = judge_excerpt(claim, excerpt, known_abbreviations=known)
     return result.label, " ".join(result.reasons)
 

@@ -64,9 +64,10 @@ class Pair:
     title: str = ""
 
 
-def _corpus(folder: Path) -> dict[int, dict[str, Any]]:
+def read_corpus(folder: Path) -> dict[int, dict[str, Any]]:
+    """The set's documents (`corpus.jsonl`) by doc id."""
     with (folder / "corpus.jsonl").open(encoding="utf-8") as handle:
-        return {row["doc_id"]: row for row in map(json.loads, handle)}
+        return {int(row["doc_id"]): row for row in map(json.loads, handle)}
 
 
 def load_pairs(dataset: str, split: Split) -> list[Pair]:
@@ -74,7 +75,7 @@ def load_pairs(dataset: str, split: Split) -> list[Pair]:
     folder = DATASETS[dataset]
     if not (folder / "corpus.jsonl").is_file():
         return []
-    corpus = _corpus(folder)
+    corpus = read_corpus(folder)
     pairs: list[Pair] = []
     for name in SPLIT_FILES[split]:
         with (folder / name).open(encoding="utf-8") as handle:
@@ -107,11 +108,15 @@ def load_pairs(dataset: str, split: Split) -> list[Pair]:
     return pairs
 
 
-def paper_of(pair: Pair) -> PaperText:
+def abstract_paper(sentences: tuple[str, ...]) -> PaperText:
     """The set's text as the pipeline sees an abstract-only paper (one block, section Abstract)."""
     return PaperText(
-        blocks=(TextBlock(text=" ".join(pair.sentences), section="Abstract", paragraph=1),), origin="abstract"
+        blocks=(TextBlock(text=" ".join(sentences), section="Abstract", paragraph=1),), origin="abstract"
     )
+
+
+def paper_of(pair: Pair) -> PaperText:
+    return abstract_paper(pair.sentences)
 
 
 @dataclass
@@ -148,7 +153,7 @@ class Tally:
         return out
 
 
-def _is_rationale(excerpt: str, rationale: tuple[str, ...]) -> bool:
+def is_rationale(excerpt: str, rationale: tuple[str, ...]) -> bool:
     key = match_key(excerpt)
     return any(key in match_key(r) or match_key(r) in key for r in rationale)
 
@@ -160,12 +165,12 @@ async def _run_pairs(pairs: list[Pair], reasoner: ClaimReasoner, judge: ClaimJud
         tally.pairs[pair.label] += 1
         if verdict.contradicting:
             tally.refused_contradicted[pair.label] += 1
-            if pair.label == "REFUTE" and _is_rationale(verdict.contradicting[0].excerpt, pair.rationale):
+            if pair.label == "REFUTE" and is_rationale(verdict.contradicting[0].excerpt, pair.rationale):
                 tally.refused_on_evidence += 1
         if verdict.supported:
             tally.cited[pair.label] += 1
             if pair.label == "SUPPORT" and any(
-                _is_rationale(j.excerpt, pair.rationale) for j in verdict.supporting
+                is_rationale(j.excerpt, pair.rationale) for j in verdict.supporting
             ):
                 tally.rationale_hits += 1
             if pair.label == "REFUTE":
@@ -212,7 +217,7 @@ def run(
     return figures
 
 
-def _share(value: float | None) -> str:
+def percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
@@ -231,13 +236,13 @@ def format_report(figures: dict[str, Any]) -> str:
         refute, support, nei = sets["REFUTE"], sets["SUPPORT"], sets["NEI"]
         wrongly_refused = support["refused_as_contradicted"] / support["pairs"] if support["pairs"] else None
         lines.append(
-            f"| {dataset} | {refute['cited']}/{refute['pairs']} ({_share(refute['cited_share'])})"
-            f" | {support['cited']}/{support['pairs']} ({_share(support['cited_share'])})"
-            f" | {support['rationale_hits']}/{support['cited']} ({_share(support['rationale_share'])})"
-            f" | {nei['cited']}/{nei['pairs']} ({_share(nei['cited_share'])})"
+            f"| {dataset} | {refute['cited']}/{refute['pairs']} ({percent(refute['cited_share'])})"
+            f" | {support['cited']}/{support['pairs']} ({percent(support['cited_share'])})"
+            f" | {support['rationale_hits']}/{support['cited']} ({percent(support['rationale_share'])})"
+            f" | {nei['cited']}/{nei['pairs']} ({percent(nei['cited_share'])})"
             f" | {support['refused_as_contradicted']}/{support['pairs']}"
-            f" ({_share(wrongly_refused)})"
+            f" ({percent(wrongly_refused)})"
             f" | {refute['refused_on_evidence']}/{refute['refused_as_contradicted']}"
-            f" ({_share(refute['refused_on_evidence_share'])}) |"
+            f" ({percent(refute['refused_on_evidence_share'])}) |"
         )
     return "\n".join(lines)

@@ -37,8 +37,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from aletheia.bench.claims_bench import DATASETS, SPLIT_FILES, Split, clean_claim
-from aletheia.core.excerpts import PaperText, TextBlock, content_terms, match_key
+from aletheia.bench.claims_bench import (
+    DATASETS,
+    SPLIT_FILES,
+    Split,
+    abstract_paper,
+    clean_claim,
+    is_rationale,
+    percent,
+    read_corpus,
+)
+from aletheia.core.excerpts import PaperText, content_terms
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.pipeline.claims.judge import ClaimJudge, RuleJudge, judge_evidence
 from aletheia.pipeline.claims.model import Candidate
@@ -102,20 +111,17 @@ class CorpusIndex:
         )
 
     def paper(self, doc_id: int) -> PaperText:
-        text = " ".join(self.documents[doc_id].sentences)
-        return PaperText(blocks=(TextBlock(text=text, section="Abstract", paragraph=1),), origin="abstract")
+        return abstract_paper(self.documents[doc_id].sentences)
 
 
 def load(dataset: str, split: Split) -> tuple[CorpusIndex | None, list[SearchClaim]]:
     folder = DATASETS[dataset]
     if not (folder / "corpus.jsonl").is_file():
         return None, []
-    documents: dict[int, Document] = {}
-    with (folder / "corpus.jsonl").open(encoding="utf-8") as handle:
-        for row in map(json.loads, handle):
-            documents[int(row["doc_id"])] = Document(
-                int(row["doc_id"]), row.get("title") or "", tuple(row.get("abstract") or ())
-            )
+    documents = {
+        doc_id: Document(doc_id, row.get("title") or "", tuple(row.get("abstract") or ()))
+        for doc_id, row in read_corpus(folder).items()
+    }
     claims: list[SearchClaim] = []
     for name in SPLIT_FILES[split]:
         with (folder / name).open(encoding="utf-8") as handle:
@@ -140,11 +146,6 @@ def load(dataset: str, split: Split) -> tuple[CorpusIndex | None, list[SearchCla
                         )
                 claims.append(SearchClaim(int(row["id"]), claim, labels, rationale))
     return CorpusIndex(documents), claims
-
-
-def _is_rationale(excerpt: str, rationale: tuple[str, ...]) -> bool:
-    key = match_key(excerpt)
-    return any(key in match_key(r) or match_key(r) in key for r in rationale)
 
 
 @dataclass
@@ -210,7 +211,7 @@ async def search_claim(
         verdict = judged.judgement
         if verdict.contradicting:
             against = verdict.contradicting[0]
-            on_evidence = item.labels.get(doc_id) == "REFUTE" and _is_rationale(
+            on_evidence = item.labels.get(doc_id) == "REFUTE" and is_rationale(
                 against.excerpt, item.rationale.get(doc_id, ())
             )
             tally.refused_contradicted += 1
@@ -285,10 +286,6 @@ def run_search(
     return figures
 
 
-def _share(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
 def format_search_report(figures: dict[str, Any]) -> str:
     lines = [
         f"claims bench, search mode, split {figures['split']}, judge {figures['judge']},"
@@ -304,11 +301,11 @@ def format_search_report(figures: dict[str, Any]) -> str:
             continue
         lines.append(
             f"| {dataset} | {sets['claims']} | {sets['cited']}"
-            f" | {sets['cited_wrong']}/{sets['cited']} ({_share(sets['wrong_share'])})"
+            f" | {sets['cited_wrong']}/{sets['cited']} ({percent(sets['wrong_share'])})"
             f" | {sets['contradicted_claims_cited']}/{sets['contradicted_claims']}"
-            f" ({_share(sets['contradicted_claims_cited_share'])})"
+            f" ({percent(sets['contradicted_claims_cited_share'])})"
             f" | {sets['refused_contradicted_on_evidence']}/{sets['refused_contradicted']}"
-            f" ({_share(sets['refused_contradicted_on_evidence_share'])})"
+            f" ({percent(sets['refused_contradicted_on_evidence_share'])})"
             f" | {sets['refused_no_support']} |"
         )
         for case in sets["wrong_citations"]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core.excerpts import content_terms, stem
 
-__all__ = ["direction_flips", "direction_index", "directions"]
+__all__ = ["direction_flips", "direction_index", "direction_words", "directions"]
 
 
 @functools.cache
@@ -29,6 +29,12 @@ def direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
                 if (pair, side) not in uses:
                     uses.append((pair, side))
     return {key: tuple(uses) for key, uses in index.items()}
+
+
+@functools.cache
+def direction_words() -> frozenset[str]:
+    """Every direction word of the table (`direction_index`'s keys), built once."""
+    return frozenset(direction_index())
 
 
 @functools.cache

@@ -33,7 +33,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
-from aletheia.core.claim_directions import direction_flips, direction_index, directions
+from aletheia.core.claim_directions import direction_flips, direction_words, directions
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
 from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms, subject_and_predicate
 from aletheia.core.excerpts import (
@@ -410,7 +410,7 @@ def judge_excerpt(
     missing = missing_key_terms(claim, excerpt, known)
     # At least half of the subject's words (its head among them, as a rule): "Activated Cdk5" is
     # named by "Cdk5 ..., activated by", "Myelin sheaths" is not by "trophic role".
-    subject, predicate = subject_and_predicate(claim, frozenset(direction_index()))
+    subject, predicate = subject_and_predicate(claim, direction_words())
     subject_missing = [term for term in subject if term not in shared]
     if 2 * len(subject_missing) <= len(subject):
         subject_missing = []
@@ -534,9 +534,10 @@ def judge_claim(
     )
 
 
-def paper_abbreviations(claim: str, paper_text: str) -> tuple[tuple[str, str], ...]:
-    """The abbreviations the paper defines that bear on the claim (its key terms, or an excerpt's
-    abbreviation whose long form the claim uses), sorted: kept with the judgement for replay."""
+def paper_abbreviations(paper_text: str) -> tuple[tuple[str, str], ...]:
+    """Every abbreviation the paper defines (`claim_terms.abbreviations`), sorted: kept with the
+    judgement for replay. All of them, not those of the claim alone: one abbreviation's long form,
+    added to an excerpt, can complete another's, so no smaller set is sure to judge the same."""
     return tuple(sorted(abbreviations(paper_text).items()))
 
 

@@ -91,7 +91,7 @@ def key_terms(claim: str) -> tuple[str, ...]:
                 terms.extend(part for part in parts if _is_code(part))
             else:
                 terms.append(word)
-        elif word[:1].isupper() and word[1:].islower() and len(word) > 2:
+        elif _capitalised(word):
             run.append(word)
             # A run from the claim's first word needs a third: "Notably Treg" is a sentence start.
             if position == len(run) - 1 and len(run) == 2 and words[2:3] and not _capitalised(words[2]):

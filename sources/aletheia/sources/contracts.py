@@ -17,10 +17,14 @@ read, written by hand from real answers; the check is `aletheia.pipeline.contrac
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from aletheia.sources.safe_xml import parse_untrusted_xml
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 __all__ = [
     "SHAPES_FILE",
@@ -96,9 +100,10 @@ def _element_shape(element: ET.Element) -> Any:
 
 
 def xml_shape(text: str) -> Any:
-    """The shape of an XML document's root element (see the module docstring). The sources' XML is
-    parsed by the standard library as their clients parse it (no DTD or entity is fetched)."""
-    return _element_shape(ET.fromstring(text))  # noqa: S314 - the sources' own answers, as the clients read them
+    """The shape of an XML document's root element (see the module docstring). Parsed as the
+    sources' clients parse it (`safe_xml`: no entity declaration, no internal DTD subset; a
+    `SourceParseError` otherwise)."""
+    return _element_shape(parse_untrusted_xml(text, source="contract check", allow_doctype=True))
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ class RuleJudge:
             claim,
             [(m.text, m.location) for m in excerpts],
             absent_terms=absent,
-            known_abbreviations=paper_abbreviations(claim, paper.text),
+            known_abbreviations=paper_abbreviations(paper.text),
         )
 
 

@@ -95,7 +95,10 @@ async def verify_claim_with_search(
     for url in pages:
         try:
             document = await gateway.open_access.fetch(url)
-            paper = await asyncio.to_thread(convert_document, document.body, document.kind)
+            # Under the gateway's settings (its limits, its sandbox, its cache), not the process's.
+            paper = await asyncio.to_thread(
+                convert_document, document.body, document.kind, settings=getattr(gateway, "settings", None)
+            )
         except (SourceError, FulltextError) as exc:
             result.pages.append({"url": url, "read": False, "why": str(exc)})
             continue

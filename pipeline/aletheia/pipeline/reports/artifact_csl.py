@@ -14,7 +14,6 @@ trail travels with the item. Reading an item back (`iter_csl_json`) gives the sa
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +21,12 @@ from typing import Any, Final
 
 from aletheia.core.artifacts import ArtifactFormatError, CitationArtifact, parse_artifact
 from aletheia.core.authors import parse_name
+from aletheia.core.bibliography.artifact import reference_from_artifact
 from aletheia.pipeline.reports.entry import CSL_TYPES
 
 __all__ = ["ArtifactExport", "artifact_csl_item", "export_artifacts"]
 
 CITATIONS_DIR: Final = ("docs", "citations")
-_ENTRY_TYPE: Final = re.compile(r"^\s*@\s*([A-Za-z]+)\s*[{(]")
 
 
 def _author(name: str) -> dict[str, str]:
@@ -59,8 +58,8 @@ def _note(artifact: CitationArtifact, slug: str) -> str:
 def artifact_csl_item(artifact: CitationArtifact, slug: str) -> dict[str, Any]:
     """One artifact as a CSL-JSON item (see the module docstring)."""
     front = artifact.frontmatter
-    entry = _ENTRY_TYPE.match(artifact.body.bibtex)
-    entry_type = entry.group(1).lower() if entry else "article"
+    # The entry type as `aletheia verify` reads the artifact (its BibTeX block's).
+    entry_type = reference_from_artifact(artifact, key=slug, origin=None).entry_type or "article"
     preprint = front.venue == "arXiv preprint"
     item: dict[str, Any] = {
         "id": slug,
