@@ -28,7 +28,7 @@ from typing import Any
 from celery import Task
 
 from aletheia.config import get_settings
-from aletheia.workers.outage_wait import OUTAGE_WAIT_SECONDS, failed_service, process_waiter
+from aletheia.workers.outage_wait import OUTAGE_WAIT_SECONDS, Service, failed_service, process_waiter
 
 logger = logging.getLogger(__name__)
 
@@ -62,12 +62,13 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
         try:
             return super().__call__(*args, **kwargs)
         except Exception as exc:
-            if not is_outage(exc):
+            service = failed_service(exc)
+            if service is None:  # not an outage: the task's own business
                 raise
             seen = _outages_seen(self.request)
             visibility = get_settings().visibility_timeout_seconds
             reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-            back = _waited_out(self.request, exc, visibility)  # answers again (outage_wait.py)
+            back = _waited_out(self.request, service, visibility)  # answers again (outage_wait.py)
             countdown = outage_backoff(0 if back else seen, visibility_timeout=visibility)
             logger.warning(
                 "%s: database or broker %s (%s)%s; retrying in %.1fs",
@@ -87,12 +88,11 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
             ) from None
 
 
-def _waited_out(request: Any, exc: BaseException, visibility_timeout: float) -> bool:
-    """Wait in this slot until the service that failed answers again, for at most
-    `OUTAGE_WAIT_SECONDS` (and a third of the visibility timeout); True when it does. Not for an
-    eager `apply()` (tests, the embedded mode), whose retry runs at once anyway."""
-    service = failed_service(exc)
-    if service is None or getattr(request, "is_eager", False):
+def _waited_out(request: Any, service: Service, visibility_timeout: float) -> bool:
+    """Wait in this slot until `service` (the one whose connection was lost) answers again, for at
+    most `OUTAGE_WAIT_SECONDS` (and a third of the visibility timeout); True when it does. Not for
+    an eager `apply()` (tests, the embedded mode), whose retry runs at once anyway."""
+    if getattr(request, "is_eager", False):
         return False
     return process_waiter().wait(service, min(OUTAGE_WAIT_SECONDS, visibility_timeout / 3))
 
