@@ -38,6 +38,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.integration.job_checks import wait_for  # noqa: E402 - the root is on the path now
 from tests.integration.private_postgres import PrivatePostgres  # noqa: E402 - the root is on the path now
 from tests.integration.queue_stack import PrivateRedis, Stack, bibtex_for, make_universe, stack_env  # noqa: E402
 
@@ -63,15 +64,6 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
-
-
-def wait_until(predicate: Any, timeout: float, what: str) -> float:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        time.sleep(0.2)
-    return time.monotonic()
 
 
 def one_run(
@@ -109,7 +101,7 @@ def one_run(
                 db.scalar("SELECT count(*) FROM items WHERE job_id=:j AND status='done'", j=job_id) or 0
             )
 
-        wait_until(lambda: done_items() >= FIRST_VERDICTS, 300, "the first verdicts")
+        wait_for(lambda: done_items() >= FIRST_VERDICTS, 300, "the first verdicts", step=0.2)
         back = None
         back_at: datetime | None = None
         if scenario.startswith("pg"):
@@ -127,9 +119,13 @@ def one_run(
             time.sleep(3.0)
             stack.restart_exited(pools)
         pending_at_fault = refs - done_items()
-        finished = wait_until(
-            lambda: db.scalar("SELECT status FROM jobs WHERE id=:j", j=job_id) == "done", 900, "the job"
+        wait_for(
+            lambda: db.scalar("SELECT status FROM jobs WHERE id=:j", j=job_id) == "done",
+            900,
+            "the job",
+            step=0.2,
         )
+        finished = time.monotonic()
         verdicts = db.scalar(
             "SELECT count(*) FROM (SELECT item_id FROM verdicts WHERE job_id=:j GROUP BY item_id "
             "HAVING count(*) = 1) once",

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aletheia.core.records import SourceName
 from aletheia.pipeline.mirror.load import load_dump
 from aletheia.sources.dumps import DumpError
 from aletheia.storage.db import engine_for
@@ -145,3 +146,31 @@ def test_fts_query_quotes_every_term(terms: list[str]) -> None:
         rebuilt.append(quoted)
     assert " OR ".join(rebuilt) == query
     assert len(parts) >= len(terms)
+
+
+def test_an_empty_mirror_has_no_tier_so_a_reference_costs_no_mirror_query(store: MirrorStore) -> None:
+    """Nothing ever loaded: the gateway gets no tier (one query of the snapshots per gateway), so
+    no reference's lookup asks the mirror anything. Once a dump is loaded, the tier is there."""
+    from aletheia.pipeline.evidence.mirror_tier import MirrorTier
+    from aletheia.pipeline.mirror.load import mark_loaded
+
+    assert MirrorTier.open(store, max_age_days=30) is None
+    mark_loaded(store, {"crossref": date(2024, 5, 1)}, complete=False)
+    tier = MirrorTier.open(store, max_age_days=30)
+    assert tier is not None and tier.holds(SourceName.CROSSREF) and not tier.holds(SourceName.DBLP)
+
+
+def test_a_later_load_never_moves_the_snapshot_back_nor_undoes_complete(store: MirrorStore) -> None:
+    from aletheia.pipeline.mirror.load import mark_loaded
+
+    store.mark_snapshot("openalex", date(2024, 5, 1), complete=True, updated_through=date(2024, 6, 1))
+    mark_loaded(store, {"openalex": date(2024, 4, 1)}, complete=False)
+    after = store.snapshots()["openalex"]
+    assert (after.snapshot_date, after.complete, after.updated_through) == (
+        date(2024, 5, 1),
+        True,
+        date(2024, 6, 1),
+    )
+    mark_loaded(store, {"openalex": date(2024, 7, 1), "dblp": date(2024, 7, 2)}, complete=True)
+    assert store.snapshots()["openalex"].snapshot_date == date(2024, 7, 1)
+    assert store.snapshots()["dblp"].complete

@@ -107,6 +107,15 @@ def scheduler(
     return RecordingScheduler(app, schedule_filename=schedule, sent=sent, holder=name)
 
 
+def two_beats(
+    app: Celery, server: fakeredis.FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[tuple[str, str]], RecordingScheduler, RecordingScheduler]:
+    """Beats "a" and "b" on one Redis, and the list of (beat, entry) either sent."""
+    sent: list[tuple[str, str]] = []
+    first = scheduler(app, server, tmp_path, "a", sent, monkeypatch)
+    return sent, first, scheduler(app, server, tmp_path, "b", sent, monkeypatch)
+
+
 def run_both(beats: list[RecordingScheduler], seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -119,9 +128,7 @@ def test_two_beats_send_each_due_entry_once(
     app: Celery, server: fakeredis.FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
-    sent: list[tuple[str, str]] = []
-    first = scheduler(app, server, tmp_path, "a", sent, monkeypatch)
-    second = scheduler(app, server, tmp_path, "b", sent, monkeypatch)
+    sent, first, second = two_beats(app, server, tmp_path, monkeypatch)
     assert first.max_interval <= LOCK_SECONDS / 3, "a pass at least every third of the lock"
     week_ago = first.app.now() - timedelta(days=8)
     for beat in (first, second):  # both beats find the audit due
@@ -156,9 +163,7 @@ def test_two_beats_send_each_due_entry_once(
 def test_an_entry_due_during_the_hand_over_is_sent_by_the_new_holder(
     app: Celery, server: fakeredis.FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sent: list[tuple[str, str]] = []
-    first = scheduler(app, server, tmp_path, "a", sent, monkeypatch)
-    second = scheduler(app, server, tmp_path, "b", sent, monkeypatch)
+    sent, first, second = two_beats(app, server, tmp_path, monkeypatch)
     run_both([first, second], 0.3)
     assert "weekly-audit" not in [name for _, name in sent]
     # It fell due while nobody held the lock: the new holder sends it, once.
@@ -175,9 +180,7 @@ def test_an_entry_due_during_the_hand_over_is_sent_by_the_new_holder(
 def test_a_closed_beat_hands_over_at_once(
     app: Celery, server: fakeredis.FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sent: list[tuple[str, str]] = []
-    first = scheduler(app, server, tmp_path, "a", sent, monkeypatch)
-    second = scheduler(app, server, tmp_path, "b", sent, monkeypatch)
+    _sent, first, second = two_beats(app, server, tmp_path, monkeypatch)
     first.tick()
     second.tick()
     assert second.lock is not None and not second.lock.held

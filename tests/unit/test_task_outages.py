@@ -207,3 +207,18 @@ def test_a_service_still_away_after_the_wait_is_left_to_the_growing_countdown() 
     started = time.monotonic()
     assert waiter.wait(Service.REDIS, 1.5) is False
     assert time.monotonic() - started < 3.0
+
+
+def test_the_outage_is_the_lost_connection_not_a_later_error_of_the_same_library() -> None:
+    """One classifier for the retry and the wait: the service waited on is the one whose connection
+    was lost. Before, the wait asked "any Redis or SQLAlchemy error" of the chain while the retry
+    asked "a lost connection": a Redis error (not an outage) raised while handling a database
+    outage sent the slot to wait on Redis, which answers at once, and the task went back to the
+    queue while PostgreSQL was still down; an IntegrityError was taken for a database outage."""
+    from aletheia.workers.outage_wait import Service, failed_service
+
+    wrong_type = redis.exceptions.ResponseError("WRONGTYPE Operation against a key")
+    assert failed_service(raised_while_handling(pg_gone(), wrong_type)) is Service.DATABASE
+    duplicate = sqlalchemy.exc.IntegrityError("INSERT", {}, Exception("duplicate key"))
+    assert failed_service(duplicate) is None
+    assert failed_service(raised_while_handling(duplicate, wrong_type)) is None

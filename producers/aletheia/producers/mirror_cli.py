@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import sys
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from aletheia.storage.mirror import MirrorStore
 
 
 @click.group()
 def mirror() -> None:
     """The local mirror of DBLP, OpenAlex and Crossref dumps (docs/sources.md, "The mirror tier")."""
+
+
+def _store() -> MirrorStore:
+    """The mirror of the configured database (migrated to the newest tables)."""
+    from aletheia.config import get_settings
+    from aletheia.storage.db import engine_for
+    from aletheia.storage.mirror import MirrorStore
+
+    return MirrorStore(engine_for(get_settings().sqlalchemy_url()))
 
 
 @mirror.command("load")
@@ -47,7 +60,7 @@ def mirror() -> None:
 def load(
     files: tuple[Path, ...],
     source: str | None,
-    snapshot_date: object,
+    snapshot_date: datetime | None,
     dtd: Path | None,
     complete: bool,
     quiet: bool,
@@ -56,14 +69,11 @@ def load(
     Crossref public-data *.json.gz. Run again after a kill: it resumes where it stopped."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-    from aletheia.config import get_settings
-    from aletheia.pipeline.mirror.load import load_dump
+    from aletheia.pipeline.mirror.load import load_dump, mark_loaded
     from aletheia.sources.dumps import DumpError, dump_source
-    from aletheia.storage.db import engine_for
-    from aletheia.storage.mirror import MirrorStore
 
-    store = MirrorStore(engine_for(get_settings().sqlalchemy_url()))
-    day = snapshot_date.date() if hasattr(snapshot_date, "date") else None
+    store = _store()
+    day = snapshot_date.date() if snapshot_date is not None else None
     failed = False
     newest: dict[str, date] = {}
     with Progress(
@@ -97,26 +107,14 @@ def load(
                 resumed = f", resumed after {result.resumed_at:,}" if result.resumed_at else ""
                 note = f"{result.loaded:,} records loaded{resumed}, {result.unparsable:,} not works"
             progress.console.print(f"{path}: {kind}: {note}", soft_wrap=True, highlight=False, markup=False)
-    snapshots = store.snapshots()
-    for kind, day_loaded in newest.items():
-        before = snapshots.get(kind)
-        store.mark_snapshot(
-            kind,
-            max(day_loaded, before.snapshot_date) if before else day_loaded,
-            complete=(complete and not failed) or bool(before and before.complete),
-            updated_through=before.updated_through if before else None,
-        )
+    mark_loaded(store, newest, complete=complete and not failed)
     sys.exit(2 if failed else 0)
 
 
 @mirror.command("status")
 def status() -> None:
     """What the mirror holds: records per source, the snapshot's date, whether it is complete."""
-    from aletheia.config import get_settings
-    from aletheia.storage.db import engine_for
-    from aletheia.storage.mirror import MirrorStore
-
-    store = MirrorStore(engine_for(get_settings().sqlalchemy_url()))
+    store = _store()
     snapshots = store.snapshots()
     if not snapshots:
         click.echo("the mirror is empty")

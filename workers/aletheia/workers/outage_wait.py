@@ -36,23 +36,47 @@ class Service(StrEnum):
     REDIS = "redis"
 
 
-def failed_service(exc: BaseException) -> Service | None:
-    """Which service `exc` (or an error in its chain) lost: the database, Redis, or neither."""
+def _outage_errors() -> dict[Service, tuple[type[BaseException], ...]]:
     import kombu.exceptions
     import redis.exceptions
     import sqlalchemy.exc
 
     from aletheia.pipeline.jobs.enqueue import BrokerUnavailable
 
-    redis_errors = (redis.exceptions.RedisError, kombu.exceptions.OperationalError, BrokerUnavailable)
+    return {
+        Service.DATABASE: (
+            sqlalchemy.exc.OperationalError,  # PostgreSQL gone, restarting, refusing connections
+            sqlalchemy.exc.TimeoutError,  # no pooled connection came back in time
+        ),
+        Service.REDIS: (
+            redis.exceptions.ConnectionError,
+            redis.exceptions.TimeoutError,
+            kombu.exceptions.OperationalError,  # the broker refused a message the step sent
+            BrokerUnavailable,
+        ),
+    }
+
+
+def failed_service(exc: BaseException) -> Service | None:
+    """Which service `exc`, or an error it was raised from or while handling, lost the connection
+    to: the database, Redis, or neither (not an outage). The one test of "is this an outage" for
+    both the wait here and the retry (`workers/retry.py`): an error handler that itself needed the
+    database raises a second error, and the first lost connection in the chain is the outage."""
+    import sqlalchemy.exc
+    from celery.exceptions import Retry
+
+    errors = _outage_errors()
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, sqlalchemy.exc.SQLAlchemyError):
+        if isinstance(current, Retry):
+            return None
+        for service, kinds in errors.items():
+            if isinstance(current, kinds):
+                return service
+        if isinstance(current, sqlalchemy.exc.DBAPIError) and current.connection_invalidated:
             return Service.DATABASE
-        if isinstance(current, redis_errors):
-            return Service.REDIS
         current = current.__cause__ or current.__context__
     return None
 

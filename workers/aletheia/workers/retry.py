@@ -26,9 +26,9 @@ import random
 from typing import Any
 
 from celery import Task
-from celery.exceptions import Retry
 
 from aletheia.config import get_settings
+from aletheia.workers.outage_wait import OUTAGE_WAIT_SECONDS, Service, failed_service, process_waiter
 
 logger = logging.getLogger(__name__)
 
@@ -37,40 +37,10 @@ MAX_OUTAGE_BACKOFF = 30.0
 OUTAGE_HEADER = "aletheia_outages"
 
 
-def _outage_types() -> tuple[type[BaseException], ...]:
-    import kombu.exceptions
-    import redis.exceptions
-    import sqlalchemy.exc
-
-    return (
-        sqlalchemy.exc.OperationalError,  # PostgreSQL gone, restarting, refusing connections
-        sqlalchemy.exc.TimeoutError,  # no pooled connection came back in time
-        redis.exceptions.ConnectionError,
-        redis.exceptions.TimeoutError,
-        kombu.exceptions.OperationalError,  # the broker refused a message the step sent
-    )
-
-
 def is_outage(exc: BaseException) -> bool:
     """True when `exc`, or an error it was raised from or while handling, is a lost connection to
-    PostgreSQL or Redis (an error handler that itself needed the database raises a second one)."""
-    import sqlalchemy.exc
-
-    from aletheia.pipeline.jobs.enqueue import BrokerUnavailable
-
-    kinds = (*_outage_types(), BrokerUnavailable)
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, Retry):
-            return False
-        if isinstance(current, kinds):
-            return True
-        if isinstance(current, sqlalchemy.exc.DBAPIError) and current.connection_invalidated:
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    PostgreSQL or Redis (`outage_wait.failed_service`, which also says which one)."""
+    return failed_service(exc) is not None
 
 
 def outage_backoff(outage_retries: int, *, visibility_timeout: float | None = None) -> float:
@@ -92,29 +62,23 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
         try:
             return super().__call__(*args, **kwargs)
         except Exception as exc:
-            if not is_outage(exc):
+            service = failed_service(exc)
+            if service is None:  # not an outage: the task's own business
                 raise
             seen = _outages_seen(self.request)
             visibility = get_settings().visibility_timeout_seconds
             reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-            if _waited_out(self.request, exc, visibility):  # back: again at once (outage_wait.py)
-                countdown = outage_backoff(0, visibility_timeout=visibility)
-                logger.warning(
-                    "%s: database or broker was unreachable (%s) and answers again; retrying in %.1fs",
-                    self.name,
-                    reason,
-                    countdown,
-                    extra={"outage_retries": seen + 1},
-                )
-            else:
-                countdown = outage_backoff(seen, visibility_timeout=visibility)
-                logger.warning(
-                    "%s: database or broker unreachable (%s); retrying in %.1fs",
-                    self.name,
-                    reason,
-                    countdown,
-                    extra={"outage_retries": seen + 1},
-                )
+            back = _waited_out(self.request, service, visibility)  # answers again (outage_wait.py)
+            countdown = outage_backoff(0 if back else seen, visibility_timeout=visibility)
+            logger.warning(
+                "%s: database or broker %s (%s)%s; retrying in %.1fs",
+                self.name,
+                "was unreachable" if back else "unreachable",
+                reason,
+                " and answers again" if back else "",
+                countdown,
+                extra={"outage_retries": seen + 1},
+            )
             # `max_retries`: this one retry is always allowed, whatever the task's own bound for
             # its own errors (Celery counts every retry in `request.retries`).
             raise self.retry(
@@ -124,14 +88,11 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
             ) from None
 
 
-def _waited_out(request: Any, exc: BaseException, visibility_timeout: float) -> bool:
-    """Wait in this slot until the service that failed answers again, for at most
-    `OUTAGE_WAIT_SECONDS` (and a third of the visibility timeout); True when it does. Not for an
-    eager `apply()` (tests, the embedded mode), whose retry runs at once anyway."""
-    from aletheia.workers.outage_wait import OUTAGE_WAIT_SECONDS, failed_service, process_waiter
-
-    service = failed_service(exc)
-    if service is None or getattr(request, "is_eager", False):
+def _waited_out(request: Any, service: Service, visibility_timeout: float) -> bool:
+    """Wait in this slot until `service` (the one whose connection was lost) answers again, for at
+    most `OUTAGE_WAIT_SECONDS` (and a third of the visibility timeout); True when it does. Not for
+    an eager `apply()` (tests, the embedded mode), whose retry runs at once anyway."""
+    if getattr(request, "is_eager", False):
         return False
     return process_waiter().wait(service, min(OUTAGE_WAIT_SECONDS, visibility_timeout / 3))
 

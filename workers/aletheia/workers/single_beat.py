@@ -4,11 +4,11 @@ kept beside it.
 Beat sends the weekly audit, the re-drive and the hourly Merkle root. Two beats (one per host, or
 `docker compose up --scale beat=2`) would send each twice: two audits of every repository. So every
 beat runs `SingleBeatScheduler` (the app's `beat_scheduler`): before each pass it takes or renews
-a lock in the broker's Redis (`SET NX PX`, renewed by a compare-and-set script so only its holder
-extends it) that lapses `ALETHEIA_BEAT_LOCK_SECONDS` (30) after its last renewal. Only the holder
-sends anything. Another beat says once which beat holds the lock and waits, asking again when the
-lock would lapse; when the holder dies (SIGKILL, its host gone) its lock lapses and a waiting
-beat takes over within about one lock period.
+a lock in the broker's Redis (redis-py's `Lock`: `SET NX PX`, renewed by a compare-and-set
+script so only its holder extends it) that lapses `ALETHEIA_BEAT_LOCK_SECONDS` (30) after its
+last renewal. Only the holder sends anything. Another beat says once which beat holds the lock
+and waits, asking again when the lock would lapse; when the holder dies (SIGKILL, its host gone)
+its lock lapses and a waiting beat takes over within about one lock period.
 
 The beat taking over must not send again what the old holder just sent, nor skip what fell due
 while nobody held the lock: the holder records each entry's last run in a Redis hash as it sends
@@ -25,6 +25,7 @@ costs work.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -43,20 +44,6 @@ LOCK_KEY: Final = "aletheia:beat:lock"
 # app's beat_schedule names them): the re-drive, which finds what the empty Redis lost.
 AT_ONCE_ON_A_NEW_BROKER: Final = ("redrive",)
 LAST_RUN_KEY: Final = "aletheia:beat:last-run"
-
-# Extend the lock only if this beat still holds it (a lapsed lock taken by another beat is theirs).
-_RENEW: Final = """
-if redis.call('get', KEYS[1]) == ARGV[1] then
-  return redis.call('pexpire', KEYS[1], ARGV[2])
-end
-return 0
-"""
-_RELEASE: Final = """
-if redis.call('get', KEYS[1]) == ARGV[1] then
-  return redis.call('del', KEYS[1])
-end
-return 0
-"""
 
 
 def _redis_errors() -> tuple[type[BaseException], ...]:
@@ -79,20 +66,24 @@ class BeatLock:
         self.holder = holder
         self.seconds = float(seconds)
         self.held = False
-        self._renew = client.register_script(_RENEW)
-        self._release = client.register_script(_RELEASE)
-
-    @property
-    def _ttl_ms(self) -> int:
-        return int(self.seconds * 1000)
+        # redis-py's lock: taken by `SET NX PX` with this beat's name as its token, renewed and
+        # released by compare-and-set scripts, so only its holder extends or deletes it (a lapsed
+        # lock taken by another beat is theirs). Not thread-local: the scheduler's thread owns it.
+        self._lock = client.lock(LOCK_KEY, timeout=self.seconds, blocking=False, thread_local=False)
 
     def hold(self) -> Holding:
         """Renew the lock if this beat holds it, else take it if it is free."""
-        if self.held and int(self._renew(keys=[LOCK_KEY], args=[self.holder, self._ttl_ms])):
-            return Holding.RENEWED
+        from redis.exceptions import LockNotOwnedError
+
         if self.held:
-            logger.warning("beat lock lost (it lapsed, or Redis restarted empty): taking it again if free")
-        self.held = bool(self.client.set(LOCK_KEY, self.holder, nx=True, px=self._ttl_ms))
+            try:
+                self._lock.reacquire()
+                return Holding.RENEWED
+            except LockNotOwnedError:
+                logger.warning(
+                    "beat lock lost (it lapsed, or Redis restarted empty): taking it again if free"
+                )
+        self.held = bool(self._lock.acquire(token=self.holder))
         return Holding.TAKEN if self.held else Holding.WAITING
 
     def current_holder(self) -> str | None:
@@ -105,9 +96,12 @@ class BeatLock:
         return max(0.0, left / 1000.0)
 
     def release(self) -> None:
+        from redis.exceptions import LockNotOwnedError
+
         if self.held:
-            self._release(keys=[LOCK_KEY], args=[self.holder])
             self.held = False
+            with contextlib.suppress(LockNotOwnedError):  # it lapsed: whoever holds it now keeps it
+                self._lock.release()
 
     # --- the schedule's last runs, shared by the beats ---------------------------------------------
 

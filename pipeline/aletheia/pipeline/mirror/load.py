@@ -119,3 +119,18 @@ def load_dump(
             raise
         commit(done=True)
     return result
+
+
+def mark_loaded(store: MirrorStore, newest: dict[str, date], *, complete: bool) -> None:
+    """Record what a load brought each source to: its snapshot's day (`newest`, never earlier than
+    the day the mirror had), and complete when `complete` (every file of a whole dump loaded) or
+    when it already was; the API increments' day is kept."""
+    snapshots = store.snapshots()
+    for source, day in newest.items():
+        before = snapshots.get(source)
+        store.mark_snapshot(
+            source,
+            max(day, before.snapshot_date) if before else day,
+            complete=complete or bool(before and before.complete),
+            updated_through=before.updated_through if before else None,
+        )
