@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from aletheia.producers import exits
+
 
 def _emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
@@ -67,12 +69,12 @@ def cite(
 
     if not project_root.is_dir():
         click.echo(f"aletheia: project root {project_root} is not a directory", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     from aletheia.config import get_settings
 
     if get_settings().offline:  # one line, not a "turned off" error per source (issue 20)
         click.echo("aletheia cite: needs the network (offline): a claim is proven from the sources", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     client = AletheiaClient()
     try:
         job_id = client.submit_claim(
@@ -80,17 +82,17 @@ def cite(
         )
     except ValueError as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     click.echo(f"job: {job_id}", err=True)
     try:
         final = client.wait(job_id, timeout=timeout)
     except JobTimeout as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(124)
+        sys.exit(exits.TIMED_OUT)
     summary = client.result(job_id)["summary"]
     if final["status"] != "done" or "verified" not in summary:
         click.echo(f"aletheia: {final.get('error') or 'the claim job did not finish'}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     _print_claim_outcome(summary, fmt, job_id)
 
 
@@ -136,11 +138,11 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
                 click.echo("note: single-source verified (no second source knew this work)")
             if citation.text_excerpts_unavailable:
                 click.echo("note: full text unavailable; the excerpts are the abstract's own sentences")
-        sys.exit(0)
+        sys.exit(exits.OK)
     report: Any = TypeAdapter(ConflictReport).validate_python(summary["conflict"])
     if report.kind == "RetriesExhausted":
         # An outage decides nothing about the claim: not a refusal (exit 1), one line of its own.
-        from aletheia.producers.exits import SOURCES_UNREACHABLE, outage_line
+        from aletheia.producers.exits import outage_line
 
         if fmt == "json":
             _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
@@ -149,7 +151,7 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
             "decided about the claim, try again when they answer",
             err=True,
         )
-        sys.exit(SOURCES_UNREACHABLE)
+        sys.exit(exits.SOURCES_UNREACHABLE)
     if fmt == "json":
         _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
     else:
@@ -157,7 +159,7 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
         for name, value in report.model_dump(mode="json", exclude={"kind", "detail", "claim"}).items():
             if value not in (None, [], (), {}):
                 click.echo(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
-    sys.exit(1)
+    sys.exit(exits.FLAGGED)
 
 
 @click.command()
@@ -244,7 +246,7 @@ def csl(paths: tuple[Path, ...], output: Path | None) -> None:
         write_atomically(output, text.encode("utf-8"), prefix=f".{output.name}.")
     for problem in export.problems:
         click.echo(f"aletheia csl: unreadable artifact: {problem}", err=True)
-    sys.exit(1 if export.problems else 0)
+    sys.exit(exits.FLAGGED if export.problems else exits.OK)
 
 
 @click.command("web-claim")
@@ -264,10 +266,10 @@ def web_claim(claim: str, urls: tuple[str, ...], fmt: str) -> None:
 
     if len(urls) > MAX_PAGES or any(not u.startswith(("http://", "https://")) for u in urls):
         click.echo(f"aletheia web-claim: --url takes at most {MAX_PAGES} http(s) URLs", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     if get_settings().offline:
         click.echo("aletheia web-claim: needs the network (offline)", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     result = asyncio.run(verify_claim_on_the_web(claim, urls))
     if fmt == "json":
         _emit_json(result.as_json())

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from aletheia.producers import exits
+
 # Every subcommand but `verify` (below): its name -> "module:attribute" of its click command.
 COMMAND_PATHS: dict[str, str] = {
     "library": "aletheia.producers.library_cli:library",
@@ -58,20 +60,16 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            from aletheia.producers.exits import INTERRUPTED
-
             click.echo("aletheia: interrupted", err=True)
-            sys.exit(INTERRUPTED)
+            sys.exit(exits.INTERRUPTED)
         except Exception as exc:
             # The database down is one line and exit 5, not a traceback and 1 ("job failed").
             from aletheia.producers.database_down import database_down_line, is_database_down
 
             if not is_database_down(exc):
                 raise
-            from aletheia.producers.exits import DATABASE_UNREACHABLE
-
             click.echo(f"aletheia: {database_down_line(exc)}; try again when it is back", err=True)
-            sys.exit(DATABASE_UNREACHABLE)
+            sys.exit(exits.DATABASE_UNREACHABLE)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -164,7 +162,7 @@ def verify(
         target = ReportOutput(output, chosen)
     except (OutputError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     try:
         runtime = Runtime.open(settings)
         # A full-text input (a paper, not a bibliography) is itself checked for paper-mill signs,
@@ -186,7 +184,7 @@ def verify(
         # Nothing of the report is written: a document is whole or absent (`report_output`).
         target.discard()
         click.echo(f"aletheia: input error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     except BaseException:
         target.discard()
         raise
