@@ -64,9 +64,9 @@ def submit(
 ) -> None:
     """Submit bibliography FILES (or --claim TEXT) as a job; print the job id.
 
-    Exit codes: 0 queued (the id alone on stdout); 2 usage or input error; 3 the broker or the
-    database does not answer: nothing was queued (a job created before the broker refused it is
-    marked failed, "never enqueued", so it never runs later)."""
+    Exit codes: 0 queued (the id alone on stdout); 2 usage or input error; 3 the broker does not
+    answer: nothing was queued (a job created before the broker refused it is marked failed,
+    "never enqueued", so it never runs later); 5 the database does not answer: nothing was queued."""
     if bool(files) == bool(claim):
         raise click.UsageError("give bibliography FILES or --claim TEXT (one of them)")
     if (paper or override_reason is not None) and not claim:
@@ -90,7 +90,7 @@ def submit(
         from aletheia.producers.database_down import database_down_line
 
         click.echo(f"aletheia: {database_down_line(exc)}: nothing was queued", err=True)
-        sys.exit(exits.UNCHECKED)
+        sys.exit(exits.DATABASE_UNREACHABLE)
     except (ValueError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
         sys.exit(exits.USAGE)
