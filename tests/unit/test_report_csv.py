@@ -87,3 +87,24 @@ def test_every_extension_names_a_format_that_exists() -> None:
 def test_a_cell_that_would_start_a_formula_is_quoted(value: str) -> None:
     assert _cell(value) == "'" + value
     assert _cell(["a", None, "b"]) == "a; b" and _cell(None) == ""
+
+
+def test_rows_follow_the_order_of_every_report_for_people() -> None:
+    """The CSV orders as the table and the HTML do (`advice.attention_rank`: remove, replace, check,
+    optional, nothing; input order within each), not by a needs-attention flag of its own."""
+    from aletheia.pipeline.reports.csv_report import csv_rows
+    from tests.unit.test_explain import _unmatched
+
+    conflict = _unmatched(
+        "ambiguous",
+        ["triangulation_conflict"],
+        notes=["triangulation_conflict:year: crossref=2001 openalex=2011"],
+    )
+    refs = [
+        {**conflict, "key": "check1"},
+        {**_unmatched("not_found", ["no_match_found"]), "key": "remove2"},
+        {**_unmatched("verified", ["doi_resolved", "triangulated"]), "key": "nothing3"},
+        {**_unmatched("not_found", ["no_match_found"]), "key": "remove4"},
+    ]
+    key = CSV_COLUMNS.index("key")
+    assert [row[key] for row in csv_rows(refs)] == ["remove2", "remove4", "check1", "nothing3"]
