@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from aletheia.pipeline.reports.csv_report import CSV_COLUMNS, _cell
 from aletheia.pipeline.reports.formats import FORMATS
-from aletheia.producers.cli import main
+from aletheia.producers.cli import REPORT_FORMATS, main
 from aletheia.producers.report_output import EXTENSION_FORMATS, OutputError, format_for
 from tests.conftest import REPO_ROOT
 
@@ -80,6 +80,7 @@ def test_an_extension_no_format_owns_is_refused(tmp_path: Path) -> None:
 
 def test_every_extension_names_a_format_that_exists() -> None:
     assert {fmt for _, fmt in EXTENSION_FORMATS} <= set(FORMATS)
+    assert REPORT_FORMATS == FORMATS  # the CLI's choices, spelled out to start without the pipeline
     assert format_for(None, Path("OUT.CSV"), tty=True) == "csv"
 
 

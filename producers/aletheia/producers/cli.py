@@ -11,10 +11,17 @@ import gc
 import importlib
 import sys
 from pathlib import Path
+from typing import Final
 
 import click
 
 from aletheia.producers import exits
+
+# The report formats of `verify` and `aletheia report` (`pipeline.reports.formats.FORMATS`, spelled
+# out here so that the CLI starts without importing the pipeline).
+REPORT_FORMATS: Final = (
+    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
+)  # fmt: skip
 
 # Every subcommand but `verify` (below): its name -> "module:attribute" of its click command.
 COMMAND_PATHS: dict[str, str] = {
@@ -90,21 +97,7 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(
-        [
-            "table",
-            "json",
-            "jsonl",
-            "html",
-            "bibtex",
-            "csl-json",
-            "markdown",
-            "github",
-            "sarif",
-            "junit",
-            "csv",
-        ]
-    ),
+    type=click.Choice(REPORT_FORMATS),
     default=None,
     help="Output format (default: from the -o extension, else table on a terminal, json otherwise). "
     "markdown: a pull-request comment; github: workflow annotations on the .bib lines; "

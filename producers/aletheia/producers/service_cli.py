@@ -15,23 +15,10 @@ from typing import TYPE_CHECKING
 import click
 
 from aletheia.producers import exits
+from aletheia.producers.cli import REPORT_FORMATS
 
 if TYPE_CHECKING:  # the client pulls in the pipeline: imported when a command runs, not at CLI start
     from aletheia.producers.client import AletheiaClient
-
-REPORT_FORMATS = (
-    "table",
-    "json",
-    "jsonl",
-    "html",
-    "bibtex",
-    "csl-json",
-    "markdown",
-    "github",
-    "sarif",
-    "junit",
-    "csv",
-)
 
 
 def _client() -> AletheiaClient:
