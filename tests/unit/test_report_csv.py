@@ -6,9 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,35 +16,21 @@ from aletheia.pipeline.reports.formats import FORMATS
 from aletheia.producers.cli import REPORT_FORMATS, main
 from aletheia.producers.report_output import EXTENSION_FORMATS, OutputError, format_for
 from tests.conftest import REPO_ROOT
+from tests.e2e.test_cli_outputs import run  # the shared CLI subprocess
 
 SAMPLE = REPO_ROOT / "examples" / "sample.bib"
 
 
-def _verify(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true"}
-    env.pop("ALETHEIA_DATABASE_URL", None)
-    env.pop("ALETHEIA_BROKER_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "aletheia.producers", "verify", str(SAMPLE), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        cwd=REPO_ROOT,
-    )
-
-
 def test_o_csv_writes_a_table_with_the_references_that_need_attention_first(tmp_path: Path) -> None:
     out = tmp_path / "report.csv"
-    done = _verify(tmp_path, "-o", str(out))
+    done = run(tmp_path, "verify", str(SAMPLE), "-o", str(out))
     assert done.returncode == 1, done.stderr
     data = out.read_bytes()
     assert data.startswith("\ufeff".encode()) and not data.lstrip(b"\xef\xbb\xbf").startswith(b"{")
     rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     assert tuple(rows[0].keys()) == CSV_COLUMNS
     json_out = tmp_path / "report.json"
-    _verify(tmp_path, "-o", str(json_out))
+    run(tmp_path, "verify", str(SAMPLE), "-o", str(json_out))
     references = json.loads(json_out.read_text(encoding="utf-8"))["references"]
     assert sorted(int(r["position"]) for r in rows) == list(range(1, len(references) + 1))
     by_position = {int(r["position"]): r for r in rows}
