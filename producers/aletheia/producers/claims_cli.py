@@ -140,21 +140,17 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
                 click.echo("note: full text unavailable; the excerpts are the abstract's own sentences")
         sys.exit(exits.OK)
     report: Any = TypeAdapter(ConflictReport).validate_python(summary["conflict"])
+    if fmt == "json":
+        _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
     if report.kind == "RetriesExhausted":
         # An outage decides nothing about the claim: not a refusal (exit 1), one line of its own.
-        from aletheia.producers.exits import outage_line
-
-        if fmt == "json":
-            _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
         click.echo(
-            f"aletheia cite: could not reach the sources: {outage_line(report.error)}; nothing was "
-            "decided about the claim, try again when they answer",
+            f"aletheia cite: could not reach the sources: {exits.outage_line(report.error)}; nothing "
+            "was decided about the claim, try again when they answer",
             err=True,
         )
         sys.exit(exits.SOURCES_UNREACHABLE)
-    if fmt == "json":
-        _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
-    else:
+    if fmt != "json":
         click.echo(f"refused: {report.kind}: {report.detail}")
         for name, value in report.model_dump(mode="json", exclude={"kind", "detail", "claim"}).items():
             if value not in (None, [], (), {}):
