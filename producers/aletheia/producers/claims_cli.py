@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -145,7 +146,7 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
     if report.kind == "RetriesExhausted":
         # An outage decides nothing about the claim: not a refusal (exit 1), one line of its own.
         click.echo(
-            f"aletheia cite: could not reach the sources: {exits.outage_line(report.error)}; nothing "
+            f"aletheia cite: could not reach the sources: {_outage_line(report.error)}; nothing "
             "was decided about the claim, try again when they answer",
             err=True,
         )
@@ -156,6 +157,24 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
             if value not in (None, [], (), {}):
                 click.echo(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
     sys.exit(exits.FLAGGED)
+
+
+_REQUEST = re.compile(r"\s*(?:GET|POST)\s+\S+:\s*")
+
+
+def _outage_line(error: str) -> str:
+    """A source client's error (`name: name: GET url: ConnectError: ...; other: ...`) as one short
+    phrase: the sources that failed and the first failure, without the URLs."""
+    names: list[str] = []
+    reason = ""
+    for part in error.split("; "):
+        name = part.split(":", 1)[0].strip()
+        if name and name not in names:
+            names.append(name)
+        if not reason:
+            found = _REQUEST.split(part, maxsplit=1)
+            reason = found[1].strip() if len(found) > 1 else part.split(": ")[-1].strip()
+    return f"{', '.join(names)} ({reason})" if reason else ", ".join(names)
 
 
 @click.command()
