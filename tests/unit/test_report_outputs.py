@@ -402,3 +402,24 @@ def test_the_exports_keep_a_cited_middle_initial_the_source_leaves_out() -> None
         "corrected": {"authors": ["Christopher Manning", "Hinrich Schütze"]},
     }
     assert corrected_values(ref)["authors"] == ["Christopher D. Manning", "Hinrich Schütze"]
+
+
+def test_the_listed_change_is_the_corrected_entrys_authors() -> None:
+    """The change a report lists ("authors: ... → ...") is the corrected record's, as its entry is:
+    it said the middle initial goes while the entry kept it."""
+    from aletheia.pipeline.reports.advice import explain
+    from tests.unit.test_explain import _unmatched
+
+    ref = _unmatched(
+        "metadata_error",
+        ["author_mismatch"],
+        severity="major",
+        input={"title": "Foundations", "author": "Schütze, Hinrich and Manning, Christopher D."},
+        fields={"authors": {"cited": ["Hinrich Schütze", "Christopher D. Manning"]}},
+        corrected={"authors": ["Christopher Manning", "Hinrich Schütze"]},
+    )
+    fix = explain(ref).fix
+    assert fix.bibtex is not None and "Manning, Christopher D." in fix.bibtex
+    assert fix.changes == [
+        "authors: Hinrich Schütze, Christopher D. Manning → Christopher D. Manning, Hinrich Schütze"
+    ]
