@@ -1,6 +1,7 @@
 """Issue 30, "Data loss and wrong answers" and "Outputs and exits", through the real command line
 (a subprocess, its own data directory): an output never replaces an input, an outage is not a
-refusal, Ctrl-C is 130, a database that is down is one line, a bad universe line is one line."""
+refusal, Ctrl-C is 130, a bad universe line is one line. A database that is down is one line too:
+tests/integration/test_database_down_cli.py (it needs a PostgreSQL to stop)."""
 
 from __future__ import annotations
 
@@ -12,35 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.e2e.test_cli_outputs import one_line_error, run  # the shared CLI subprocess
 
 pytestmark = pytest.mark.slow
-
-SAMPLE = REPO_ROOT / "examples" / "sample.bib"
-
-
-def run(tmp_path: Path, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true", **env}
-    for name in ("ALETHEIA_DATABASE_URL", "ALETHEIA_BROKER_URL"):
-        if name not in env:
-            environ.pop(name, None)
-    return subprocess.run(
-        [sys.executable, "-m", "aletheia.producers", *args],
-        env=environ,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        cwd=tmp_path,
-    )
-
-
-def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
-    assert "Traceback" not in proc.stderr, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
-
 
 AUTHORED = (
     '@string{nips = "Advances in Neural Information Processing Systems"}\n'

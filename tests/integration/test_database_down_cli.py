@@ -101,3 +101,16 @@ def test_wait_keeps_waiting_through_a_database_restart(
         _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, (proc.returncode, err)
     assert "Traceback" not in err
+
+
+def test_submit_with_the_database_down_exits_5_not_the_brokers_3(tmp_path: Path) -> None:
+    """README "Exit codes": 5 is the database, 3 (for `submit`) the broker; `submit` said 3 for both."""
+    from tests.integration.queue_stack import free_port
+
+    env = _env(tmp_path, f"postgresql+psycopg://aletheia:s3cret@127.0.0.1:{free_port()}/aletheia")
+    proc = _aletheia(env, "submit", str(REPO_ROOT / "examples" / "sample.bib"))
+    assert proc.returncode == 5, (proc.returncode, proc.stderr[-2000:])
+    assert proc.stdout == ""  # no job id: nothing was queued
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "does not answer" in lines[0] and "nothing was queued" in lines[0], lines
+    assert "s3cret" not in lines[0]

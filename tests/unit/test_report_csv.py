@@ -6,9 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,38 +13,24 @@ from click.testing import CliRunner
 
 from aletheia.pipeline.reports.csv_report import CSV_COLUMNS, _cell
 from aletheia.pipeline.reports.formats import FORMATS
-from aletheia.producers.cli import main
+from aletheia.producers.cli import REPORT_FORMATS, main
 from aletheia.producers.report_output import EXTENSION_FORMATS, OutputError, format_for
 from tests.conftest import REPO_ROOT
+from tests.e2e.test_cli_outputs import run  # the shared CLI subprocess
 
 SAMPLE = REPO_ROOT / "examples" / "sample.bib"
 
 
-def _verify(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "ALETHEIA_OFFLINE": "true"}
-    env.pop("ALETHEIA_DATABASE_URL", None)
-    env.pop("ALETHEIA_BROKER_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "aletheia.producers", "verify", str(SAMPLE), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        cwd=REPO_ROOT,
-    )
-
-
 def test_o_csv_writes_a_table_with_the_references_that_need_attention_first(tmp_path: Path) -> None:
     out = tmp_path / "report.csv"
-    done = _verify(tmp_path, "-o", str(out))
+    done = run(tmp_path, "verify", str(SAMPLE), "-o", str(out))
     assert done.returncode == 1, done.stderr
     data = out.read_bytes()
     assert data.startswith("\ufeff".encode()) and not data.lstrip(b"\xef\xbb\xbf").startswith(b"{")
     rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     assert tuple(rows[0].keys()) == CSV_COLUMNS
     json_out = tmp_path / "report.json"
-    _verify(tmp_path, "-o", str(json_out))
+    run(tmp_path, "verify", str(SAMPLE), "-o", str(json_out))
     references = json.loads(json_out.read_text(encoding="utf-8"))["references"]
     assert sorted(int(r["position"]) for r in rows) == list(range(1, len(references) + 1))
     by_position = {int(r["position"]): r for r in rows}
@@ -80,6 +63,7 @@ def test_an_extension_no_format_owns_is_refused(tmp_path: Path) -> None:
 
 def test_every_extension_names_a_format_that_exists() -> None:
     assert {fmt for _, fmt in EXTENSION_FORMATS} <= set(FORMATS)
+    assert REPORT_FORMATS == FORMATS  # the CLI's choices, spelled out to start without the pipeline
     assert format_for(None, Path("OUT.CSV"), tty=True) == "csv"
 
 
@@ -87,3 +71,24 @@ def test_every_extension_names_a_format_that_exists() -> None:
 def test_a_cell_that_would_start_a_formula_is_quoted(value: str) -> None:
     assert _cell(value) == "'" + value
     assert _cell(["a", None, "b"]) == "a; b" and _cell(None) == ""
+
+
+def test_rows_follow_the_order_of_every_report_for_people() -> None:
+    """The CSV orders as the table and the HTML do (`advice.attention_rank`: remove, replace, check,
+    optional, nothing; input order within each), not by a needs-attention flag of its own."""
+    from aletheia.pipeline.reports.csv_report import csv_rows
+    from tests.unit.test_explain import _unmatched
+
+    conflict = _unmatched(
+        "ambiguous",
+        ["triangulation_conflict"],
+        notes=["triangulation_conflict:year: crossref=2001 openalex=2011"],
+    )
+    refs = [
+        {**conflict, "key": "check1"},
+        {**_unmatched("not_found", ["no_match_found"]), "key": "remove2"},
+        {**_unmatched("verified", ["doi_resolved", "triangulated"]), "key": "nothing3"},
+        {**_unmatched("not_found", ["no_match_found"]), "key": "remove4"},
+    ]
+    key = CSV_COLUMNS.index("key")
+    assert [row[key] for row in csv_rows(refs)] == ["remove2", "remove4", "check1", "nothing3"]

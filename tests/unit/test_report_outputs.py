@@ -319,6 +319,35 @@ def test_bibtex_and_csl_json_render_one_corrected_record() -> None:
     assert items["vaswani2017"]["DOI"] == entries["vaswani2017"]["doi"] == "10.5555/right.2"
 
 
+def test_bibtex_and_csl_json_both_put_a_wrong_venue_right() -> None:
+    """A venue the decision corrected (the work appeared elsewhere): the BibTeX's booktitle and the
+    CSL's container-title are both the sources' venue (CSL kept the cited, wrong one)."""
+    cited = CitedReference(
+        key="vaswani2017",
+        entry_type="inproceedings",
+        fields={
+            "title": TITLE,
+            "author": "Vaswani, Ashish and Shazeer, Noam",
+            "booktitle": "International Conference on Machine Learning",
+            "year": "2017",
+        },
+        title=TITLE,
+        authors=AUTHORS,
+        year=2017,
+        venue="International Conference on Machine Learning",
+    )
+    ref = obj(cited, record(SourceName.CROSSREF), record(SourceName.OPENALEX), record(SourceName.DBLP))
+    neurips = "Advances in Neural Information Processing Systems"
+    assert ref["corrected"] == {"venue": neurips}
+    bib, csl = io.StringIO(), io.StringIO()
+    for sink in (BibtexSink(bib), CslJsonSink(csl)):
+        sink.reference(ref)
+        sink.summary({"total": 1, "logic_version": "x"})
+    (entry,) = bibtexparser.parse_string(bib.getvalue()).entries
+    (item,) = json.loads(csl.getvalue())
+    assert entry["booktitle"] == item["container-title"] == neurips
+
+
 def test_sources_that_affected_no_verdict_make_no_partial_run() -> None:
     """A default run with a reference not found: the LLM fallback and the web search were skipped
     (no key) and affected nothing; the sources that answered are `ok`."""
@@ -373,3 +402,24 @@ def test_the_exports_keep_a_cited_middle_initial_the_source_leaves_out() -> None
         "corrected": {"authors": ["Christopher Manning", "Hinrich Schütze"]},
     }
     assert corrected_values(ref)["authors"] == ["Christopher D. Manning", "Hinrich Schütze"]
+
+
+def test_the_listed_change_is_the_corrected_entrys_authors() -> None:
+    """The change a report lists ("authors: ... → ...") is the corrected record's, as its entry is:
+    it said the middle initial goes while the entry kept it."""
+    from aletheia.pipeline.reports.advice import explain
+    from tests.unit.test_explain import _unmatched
+
+    ref = _unmatched(
+        "metadata_error",
+        ["author_mismatch"],
+        severity="major",
+        input={"title": "Foundations", "author": "Schütze, Hinrich and Manning, Christopher D."},
+        fields={"authors": {"cited": ["Hinrich Schütze", "Christopher D. Manning"]}},
+        corrected={"authors": ["Christopher Manning", "Hinrich Schütze"]},
+    )
+    fix = explain(ref).fix
+    assert fix.bibtex is not None and "Manning, Christopher D." in fix.bibtex
+    assert fix.changes == [
+        "authors: Hinrich Schütze, Christopher D. Manning → Christopher D. Manning, Hinrich Schütze"
+    ]

@@ -133,7 +133,7 @@ def _names_more(fuller: str | None, other: str | None) -> bool:
     """`fuller` names the same given names as `other` and more of them, or spells out what
     `other` gives as initials ("Christopher D." over "Christopher", "Prabhakar" over "P.")."""
     long, short = _given_words(fuller), _given_words(other)
-    if len(long) < len(short) or (len(long), sum(map(len, long))) <= (len(short), sum(map(len, short))):
+    if (len(long), sum(map(len, long))) <= (len(short), sum(map(len, short))):  # not more words, nor longer
         return False
     return all(a == b or (len(b) == 1 and a.startswith(b)) for a, b in zip(long, short, strict=False))
 

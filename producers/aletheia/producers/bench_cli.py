@@ -261,6 +261,11 @@ def speed(sizes: str, cpu: int, json_path: Path | None) -> None:
     _emit(figures, speed_bench.format_report(figures), json_path)
 
 
+def _require_claim_data(figures: dict[str, Any]) -> None:
+    if all("skipped" in value for value in figures["sets"].values()):
+        raise click.ClickException("no claim data set found under ../shared/data/benchmarks")
+
+
 @bench.command()
 @click.option(
     "--split",
@@ -311,8 +316,7 @@ def claims(
     reports: list[str] = []
     if mode in ("both", "named"):
         named = claims_bench.run(split=chosen, limit=limit)
-        if all("skipped" in value for value in named["sets"].values()):
-            raise click.ClickException("no claim data set found under ../shared/data/benchmarks")
+        _require_claim_data(named)
         if misses is not None:
             lines = [json.dumps(row, ensure_ascii=False) for row in named["contradicted_cited"]]
             misses.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
@@ -320,8 +324,7 @@ def claims(
         reports.append(claims_bench.format_report(named))
     if mode in ("both", "search"):
         searched = claims_search_bench.run_search(split=chosen, limit=limit)
-        if all("skipped" in value for value in searched["sets"].values()):
-            raise click.ClickException("no claim data set found under ../shared/data/benchmarks")
+        _require_claim_data(searched)
         if cases is not None:
             claims_search_bench.write_cases(searched, cases)
         figures["search"] = searched

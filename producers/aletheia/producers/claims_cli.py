@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+
+from aletheia.producers import exits
 
 
 def _emit_json(data: Any) -> None:
@@ -67,12 +70,12 @@ def cite(
 
     if not project_root.is_dir():
         click.echo(f"aletheia: project root {project_root} is not a directory", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     from aletheia.config import get_settings
 
     if get_settings().offline:  # one line, not a "turned off" error per source (issue 20)
         click.echo("aletheia cite: needs the network (offline): a claim is proven from the sources", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     client = AletheiaClient()
     try:
         job_id = client.submit_claim(
@@ -80,17 +83,17 @@ def cite(
         )
     except ValueError as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     click.echo(f"job: {job_id}", err=True)
     try:
         final = client.wait(job_id, timeout=timeout)
     except JobTimeout as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(124)
+        sys.exit(exits.TIMED_OUT)
     summary = client.result(job_id)["summary"]
     if final["status"] != "done" or "verified" not in summary:
         click.echo(f"aletheia: {final.get('error') or 'the claim job did not finish'}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     _print_claim_outcome(summary, fmt, job_id)
 
 
@@ -136,28 +139,42 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
                 click.echo("note: single-source verified (no second source knew this work)")
             if citation.text_excerpts_unavailable:
                 click.echo("note: full text unavailable; the excerpts are the abstract's own sentences")
-        sys.exit(0)
+        sys.exit(exits.OK)
     report: Any = TypeAdapter(ConflictReport).validate_python(summary["conflict"])
-    if report.kind == "RetriesExhausted":
-        # An outage decides nothing about the claim: not a refusal (exit 1), one line of its own.
-        from aletheia.producers.exits import SOURCES_UNREACHABLE, outage_line
-
-        if fmt == "json":
-            _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
-        click.echo(
-            f"aletheia cite: could not reach the sources: {outage_line(report.error)}; nothing was "
-            "decided about the claim, try again when they answer",
-            err=True,
-        )
-        sys.exit(SOURCES_UNREACHABLE)
     if fmt == "json":
         _emit_json({"ok": False, **report.model_dump(mode="json"), "job_id": job_id})
-    else:
+    if report.kind == "RetriesExhausted":
+        # An outage decides nothing about the claim: not a refusal (exit 1), one line of its own.
+        click.echo(
+            f"aletheia cite: could not reach the sources: {_outage_line(report.error)}; nothing "
+            "was decided about the claim, try again when they answer",
+            err=True,
+        )
+        sys.exit(exits.SOURCES_UNREACHABLE)
+    if fmt != "json":
         click.echo(f"refused: {report.kind}: {report.detail}")
         for name, value in report.model_dump(mode="json", exclude={"kind", "detail", "claim"}).items():
             if value not in (None, [], (), {}):
                 click.echo(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
-    sys.exit(1)
+    sys.exit(exits.FLAGGED)
+
+
+_REQUEST = re.compile(r"\s*(?:GET|POST)\s+\S+:\s*")
+
+
+def _outage_line(error: str) -> str:
+    """A source client's error (`name: name: GET url: ConnectError: ...; other: ...`) as one short
+    phrase: the sources that failed and the first failure, without the URLs."""
+    names: list[str] = []
+    reason = ""
+    for part in error.split("; "):
+        name = part.split(":", 1)[0].strip()
+        if name and name not in names:
+            names.append(name)
+        if not reason:
+            found = _REQUEST.split(part, maxsplit=1)
+            reason = found[1].strip() if len(found) > 1 else part.split(": ")[-1].strip()
+    return f"{', '.join(names)} ({reason})" if reason else ", ".join(names)
 
 
 @click.command()
@@ -244,7 +261,7 @@ def csl(paths: tuple[Path, ...], output: Path | None) -> None:
         write_atomically(output, text.encode("utf-8"), prefix=f".{output.name}.")
     for problem in export.problems:
         click.echo(f"aletheia csl: unreadable artifact: {problem}", err=True)
-    sys.exit(1 if export.problems else 0)
+    sys.exit(exits.FLAGGED if export.problems else exits.OK)
 
 
 @click.command("web-claim")
@@ -264,10 +281,10 @@ def web_claim(claim: str, urls: tuple[str, ...], fmt: str) -> None:
 
     if len(urls) > MAX_PAGES or any(not u.startswith(("http://", "https://")) for u in urls):
         click.echo(f"aletheia web-claim: --url takes at most {MAX_PAGES} http(s) URLs", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     if get_settings().offline:
         click.echo("aletheia web-claim: needs the network (offline)", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     result = asyncio.run(verify_claim_on_the_web(claim, urls))
     if fmt == "json":
         _emit_json(result.as_json())

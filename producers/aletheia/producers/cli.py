@@ -11,8 +11,17 @@ import gc
 import importlib
 import sys
 from pathlib import Path
+from typing import Final
 
 import click
+
+from aletheia.producers import exits
+
+# The report formats of `verify` and `aletheia report` (`pipeline.reports.formats.FORMATS`, spelled
+# out here so that the CLI starts without importing the pipeline).
+REPORT_FORMATS: Final = (
+    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
+)  # fmt: skip
 
 # Every subcommand but `verify` (below): its name -> "module:attribute" of its click command.
 COMMAND_PATHS: dict[str, str] = {
@@ -58,20 +67,16 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            from aletheia.producers.exits import INTERRUPTED
-
             click.echo("aletheia: interrupted", err=True)
-            sys.exit(INTERRUPTED)
+            sys.exit(exits.INTERRUPTED)
         except Exception as exc:
             # The database down is one line and exit 5, not a traceback and 1 ("job failed").
             from aletheia.producers.database_down import database_down_line, is_database_down
 
             if not is_database_down(exc):
                 raise
-            from aletheia.producers.exits import DATABASE_UNREACHABLE
-
             click.echo(f"aletheia: {database_down_line(exc)}; try again when it is back", err=True)
-            sys.exit(DATABASE_UNREACHABLE)
+            sys.exit(exits.DATABASE_UNREACHABLE)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -92,21 +97,7 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(
-        [
-            "table",
-            "json",
-            "jsonl",
-            "html",
-            "bibtex",
-            "csl-json",
-            "markdown",
-            "github",
-            "sarif",
-            "junit",
-            "csv",
-        ]
-    ),
+    type=click.Choice(REPORT_FORMATS),
     default=None,
     help="Output format (default: from the -o extension, else table on a terminal, json otherwise). "
     "markdown: a pull-request comment; github: workflow annotations on the .bib lines; "
@@ -164,7 +155,7 @@ def verify(
         target = ReportOutput(output, chosen)
     except (OutputError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     try:
         runtime = Runtime.open(settings)
         # A full-text input (a paper, not a bibliography) is itself checked for paper-mill signs,
@@ -186,7 +177,7 @@ def verify(
         # Nothing of the report is written: a document is whole or absent (`report_output`).
         target.discard()
         click.echo(f"aletheia: input error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     except BaseException:
         target.discard()
         raise

@@ -3,7 +3,6 @@ outage exited 1, the code of a refusal or a flagged reference, and Ctrl-C exited
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 OK: Final = 0
@@ -21,20 +20,3 @@ DATABASE_UNREACHABLE: Final = 5
 TIMED_OUT: Final = 124
 # Interrupted (Ctrl-C): 128 + SIGINT, as a shell reports it.
 INTERRUPTED: Final = 130
-
-_URL = re.compile(r"\s*(?:GET|POST)\s+\S+:\s*")
-
-
-def outage_line(error: str) -> str:
-    """A source client's error (`name: name: GET url: ConnectError: ...; other: ...`) as one short
-    phrase: the sources that failed and the first failure, without the URLs."""
-    names: list[str] = []
-    reason = ""
-    for part in error.split("; "):
-        name = part.split(":", 1)[0].strip()
-        if name and name not in names:
-            names.append(name)
-        if not reason:
-            found = _URL.split(part, maxsplit=1)
-            reason = found[1].strip() if len(found) > 1 else part.split(": ")[-1].strip()
-    return f"{', '.join(names)} ({reason})" if reason else ", ".join(names)

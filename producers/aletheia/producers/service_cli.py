@@ -14,22 +14,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from aletheia.producers import exits
+from aletheia.producers.cli import REPORT_FORMATS
+
 if TYPE_CHECKING:  # the client pulls in the pipeline: imported when a command runs, not at CLI start
     from aletheia.producers.client import AletheiaClient
-
-REPORT_FORMATS = (
-    "table",
-    "json",
-    "jsonl",
-    "html",
-    "bibtex",
-    "csl-json",
-    "markdown",
-    "github",
-    "sarif",
-    "junit",
-    "csv",
-)
 
 
 def _client() -> AletheiaClient:
@@ -62,9 +51,9 @@ def submit(
 ) -> None:
     """Submit bibliography FILES (or --claim TEXT) as a job; print the job id.
 
-    Exit codes: 0 queued (the id alone on stdout); 2 usage or input error; 3 the broker or the
-    database does not answer: nothing was queued (a job created before the broker refused it is
-    marked failed, "never enqueued", so it never runs later)."""
+    Exit codes: 0 queued (the id alone on stdout); 2 usage or input error; 3 the broker does not
+    answer: nothing was queued (a job created before the broker refused it is marked failed,
+    "never enqueued", so it never runs later); 5 the database does not answer: nothing was queued."""
     if bool(files) == bool(claim):
         raise click.UsageError("give bibliography FILES or --claim TEXT (one of them)")
     if (paper or override_reason is not None) and not claim:
@@ -83,15 +72,15 @@ def submit(
     except BrokerUnavailable as exc:
         failed = f"; job {exc.job_id} is marked failed (never enqueued)" if exc.job_id else ""
         click.echo(f"aletheia: {exc}: nothing was queued{failed}", err=True)
-        sys.exit(3)
+        sys.exit(exits.UNCHECKED)
     except OperationalError as exc:
         from aletheia.producers.database_down import database_down_line
 
         click.echo(f"aletheia: {database_down_line(exc)}: nothing was queued", err=True)
-        sys.exit(3)
+        sys.exit(exits.DATABASE_UNREACHABLE)
     except (ValueError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     click.echo(job_id)
 
 
@@ -117,7 +106,7 @@ def status(job_id: str) -> None:
     found = read_job_status(get_settings(), job_id)
     if found is None:
         click.echo(f"aletheia: no job {job_id}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     click.echo(json.dumps(found, indent=2))
 
 
@@ -176,13 +165,13 @@ def wait(job_id: str, timeout: float | None, quiet: bool, notice_after: float) -
         )
     except LookupError:
         click.echo(f"aletheia: no job {job_id}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     except JobTimeout as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(124)
+        sys.exit(exits.TIMED_OUT)
     if not quiet:
         click.echo(json.dumps(final, indent=2))
-    sys.exit(0 if final["status"] == "done" else 1)
+    sys.exit(exits.OK if final["status"] == "done" else exits.FLAGGED)
 
 
 def _stall_notice(client: AletheiaClient, job_id: str, idle: float) -> str | None:
@@ -218,13 +207,13 @@ def report(job_id: str, fmt: str | None, output: Path | None) -> None:
     job = client.runtime.jobs.job(job_id)
     if job is None:
         click.echo(f"aletheia: no job {job_id}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     record = kind_record(job.kind)
     try:
         chosen = format_for(fmt, output, tty=True)  # as `verify` does, but a table by default
     except OutputError as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     if fmt is None and output is None and chosen not in record.formats:
         chosen = record.formats[0]  # a claim's or a sweep's report is its JSON
     if chosen not in record.formats:
@@ -232,17 +221,17 @@ def report(job_id: str, fmt: str | None, output: Path | None) -> None:
             f"aletheia: a {job.kind} job's report comes as {', '.join(record.formats)}, not {chosen}",
             err=True,
         )
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     try:
         doc = client.result(job_id)
     except LookupError:
         click.echo(f"aletheia: no job {job_id}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     try:
         target = ReportOutput(output, chosen)
     except (OutputError, OSError) as exc:
         click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     try:
         resolve(record.render)(doc, chosen, target.stream)
     except BaseException:
@@ -267,7 +256,7 @@ def redrive(older_than: float | None) -> None:
     client = _client()
     if not client.queued:
         click.echo("aletheia: redrive needs ALETHEIA_BROKER_URL (the embedded mode has no queue)", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     from aletheia.workers.dispatch import CeleryDispatcher
 
     ctx = service.ServiceContext(

@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from aletheia.producers import exits
+
 
 def _emit(data: Any, out: Any) -> None:
     out.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
@@ -147,7 +149,7 @@ def claims(
             "ask the sources; --no-check --no-suggest finds and resolves the claims without them",
             err=True,
         )
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     if output is not None:
         from aletheia.producers.report_output import OutputError, check_output
 
@@ -155,7 +157,7 @@ def claims(
             check_output(output)
         except OutputError as exc:
             click.echo(f"aletheia: {exc}", err=True)
-            sys.exit(2)
+            sys.exit(exits.USAGE)
     data = file.read_bytes()
     found = discover_bibliographies(file, data.decode("utf-8", errors="replace"))
     runtime = Runtime.open(settings)
@@ -177,13 +179,13 @@ def claims(
         inline.drain(ctx)
     except ValueError as exc:
         click.echo(f"aletheia: input error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     finally:
         ctx.close()
     report = claims_report(runtime, job_id)
     if report["status"] != "done":
         click.echo(f"aletheia: {report.get('error') or 'the claims job did not finish'}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     out = output.open("w", encoding="utf-8") if output else sys.stdout
     chosen = fmt or ("text" if out.isatty() else "json")
     try:
@@ -224,7 +226,7 @@ def fix(file: Path, output: Path | None, in_place: bool, fmt: str, offline: bool
     assert target is not None
     if not in_place and target.resolve() == file.resolve():
         click.echo(f"aletheia: refusing to overwrite {file} without --in-place", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
@@ -233,7 +235,7 @@ def fix(file: Path, output: Path | None, in_place: bool, fmt: str, offline: bool
 
     if text.strip() and detect_format(text, str(file)) is not InputFormat.BIBTEX:
         click.echo(f"aletheia: {file} is not a BibTeX file (fix edits BibTeX only)", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)
     plan, report = asyncio.run(fix_bibtex_text(Runtime.open(settings), text, origin=str(file)))
     write_atomically(target, plan.fixed_text(), encoding)
     report["output"] = str(target)

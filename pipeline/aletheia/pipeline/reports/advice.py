@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aletheia.pipeline.reports.bibtex import corrected_entry
+from aletheia.pipeline.reports.corrected import corrections
 from aletheia.pipeline.reports.explain import HOW, WRONG, context, join_names, role, sentence, source_name
 from aletheia.pipeline.reports.explain import asked_sources as asked_sources
 from aletheia.pipeline.reports.fields import decoded_cited, field_diffs, split_origin
@@ -122,9 +123,7 @@ def _asked_words(ctx: Mapping[str, Any]) -> str:
 def _changes(ref: Mapping[str, Any]) -> list[str]:
     out = []
     fields = ref.get("fields") or {}
-    for name, value in (ref.get("corrected") or {}).items():
-        if value in (None, "", []):
-            continue
+    for name, value in corrections(ref).items():  # the corrected entry's values (`corrected.py`)
         old = (fields.get(name) or {}).get("cited")
         new = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         old_text = ", ".join(map(str, old)) if isinstance(old, list) else ("" if old is None else str(old))
@@ -135,8 +134,7 @@ def _changes(ref: Mapping[str, Any]) -> list[str]:
 def suggest_fix(ref: Mapping[str, Any], ctx: Mapping[str, Any], wrong: list[str]) -> Fix:
     verdict = ref.get("verdict")
     reasons = ref.get("reasons", [])
-    corrected = {k: v for k, v in (ref.get("corrected") or {}).items() if v not in (None, "", [])}
-    entry = corrected_entry(dict(ref))[1] if corrected and "input" in ref else None
+    entry = corrected_entry(dict(ref))[1] if corrections(ref) and "input" in ref else None
     if verdict == "verified":
         return Fix(NOTHING, "nothing to change")
     if verdict == "out_of_scope":

@@ -105,7 +105,7 @@ def csl_item(ref: Mapping[str, Any], key: str) -> dict[str, Any]:
             item["issued"] = {"date-parts": [[int(str(value)[:4])]]}
         elif name == "doi":
             item["DOI"] = value
-        elif name == "venue" and "container-title" not in item:
+        elif name == "venue":  # a corrected venue replaces the cited one, as the BibTeX's does
             item["container-title"] = value
         elif name == "arxiv_id":
             item["archive"], item["archive_location"] = "arXiv", value

@@ -1,10 +1,11 @@
 """The report as a CSV table, for a spreadsheet (issue 30: `-o out.csv` used to write JSON).
 
-One row per reference, the references that need attention first (then the rest, each group in
-input order; `position` gives the input order back). The columns say what every report for people
-says, in the same words (`advice.explain`): the verdict and its label, the severity, whether it
-needs attention, what is wrong, how we know, the suggested fix and the changes it makes; then the
-cited fields (decoded), what the sources hold (the match), and where the reference is (file, line).
+One row per reference, in the order of every report for people (`advice.attention_rank`: what
+needs a change first, then the rest, input order within each; `position` gives the input order
+back). The columns say what every report for people says, in the same words (`advice.explain`):
+the verdict and its label, the severity, whether it needs attention, what is wrong, how we know,
+the suggested fix and the changes it makes; then the cited fields (decoded), what the sources hold
+(the match), and where the reference is (file, line).
 
 Written for spreadsheets: UTF-8 with a byte-order mark (Excel reads UTF-8 only so), RFC 4180
 quoting, and a cell that would start a formula (`=`, `+`, `-`, `@`, a tab or a carriage return)
@@ -62,10 +63,10 @@ def _cell(value: Any) -> str:
 
 
 def csv_rows(references: Iterable[dict[str, Any]]) -> list[list[str]]:
-    """The table's rows (without the header): attention first, each group in input order."""
-    from aletheia.pipeline.reports.advice import explain
+    """The table's rows (without the header), in the order of the table and the HTML."""
+    from aletheia.pipeline.reports.advice import attention_rank, explain
 
-    rows: list[tuple[bool, int, list[str]]] = []
+    rows: list[tuple[int, list[str]]] = []
     for position, ref in enumerate(references, start=1):
         told = explain(ref)
         cited = told.cited
@@ -98,9 +99,9 @@ def csv_rows(references: Iterable[dict[str, Any]]) -> list[list[str]]:
             "file": told.file,
             "line": told.line,
         }
-        rows.append((not told.needs_attention, position, [_cell(values[c]) for c in CSV_COLUMNS]))
-    rows.sort(key=lambda row: (row[0], row[1]))
-    return [row for _, _, row in rows]
+        rows.append((attention_rank(told), [_cell(values[c]) for c in CSV_COLUMNS]))
+    rows.sort(key=lambda row: row[0])  # stable: input order within a rank
+    return [row for _, row in rows]
 
 
 class CsvSink(CollectingSink):
