@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aletheia.core.bibliography import InputError, InputFormat, InputProblem, detect_format, parse_text
-from aletheia.core.bibliography.manager_fields import _escaped, bibtex_name
+from aletheia.core.bibliography.manager_fields import bibtex_name
+from aletheia.core.bibtex_value import bibtex_escape
 from aletheia.core.records import CitedReference
 from aletheia.core.text import latex_to_unicode
 from aletheia.pipeline.documents.inputs import iter_references
@@ -266,7 +267,16 @@ def test_a_value_escaped_for_bibtex_decodes_to_itself(value: str) -> None:
     (TeX math `$...^...$` and backquote ligatures are outside this promise.)"""
     value = " ".join(value.split())
     if value:
-        assert latex_to_unicode(_escaped(value)) == value
+        assert latex_to_unicode(bibtex_escape(value)) == value
+
+
+@given(st.text(alphabet="{}ab -", min_size=1, max_size=30))
+def test_a_value_with_unpaired_braces_stays_a_balanced_bibtex_value(value: str) -> None:
+    """BibTeX counts every brace, escaped or not: an unpaired one in a manager's title must not
+    leave the field open (it swallowed the next entry of the corrected .bib export)."""
+    escaped = bibtex_escape(value)
+    assert escaped.count("{") == escaped.count("}")
+    assert latex_to_unicode(escaped) == " ".join(value.split())
 
 
 def test_people_as_bibtex_names() -> None:

@@ -25,8 +25,9 @@ from aletheia.core.bibtex_edit import (
     render_value,
     scan_entries,
 )
+from aletheia.core.bibtex_value import bibtex_escape
 from aletheia.core.records import Author, CitedReference, WorkRecord
-from aletheia.core.render import bibtex_escape, bibtex_name
+from aletheia.core.render import bibtex_name
 from aletheia.core.text import fold_name
 from aletheia.core.verdicts import Verdict, VerdictStatus
 

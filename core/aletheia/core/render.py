@@ -18,7 +18,6 @@ break the entry around it. BibTeX specifics:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -30,8 +29,8 @@ from aletheia.core.artifacts import (
     title_keyword,
     urls_for,
 )
+from aletheia.core.bibtex_value import bibtex_escape, clean_text
 from aletheia.core.records import Author, WorkRecord
-from aletheia.core.text import normalize_whitespace
 
 __all__ = [
     "bibtex_escape",
@@ -46,16 +45,10 @@ __all__ = [
 # --- shared -----------------------------------------------------------------------------------------
 
 
-def _clean(text: str) -> str:
-    """Control characters dropped, whitespace collapsed: the text every format starts from."""
-    kept = "".join(char if unicodedata.category(char) != "Cc" or char.isspace() else "" for char in text)
-    return normalize_whitespace(kept)
-
-
 def full_title(record: WorkRecord) -> str:
     """Title and subtitle as one title (`Title: Subtitle`), unless the title already holds it."""
-    title = _clean(record.title or "")
-    subtitle = _clean(record.subtitle or "")
+    title = clean_text(record.title or "")
+    subtitle = clean_text(record.subtitle or "")
     if subtitle and subtitle.casefold() not in title.casefold():
         separator = " " if title.endswith((":", "?", "!", ".")) else ": "
         return f"{title}{separator}{subtitle}" if title else subtitle
@@ -69,59 +62,14 @@ def _primary_url(record: WorkRecord) -> str | None:
 
 # --- BibTeX -------------------------------------------------------------------------------------------
 
-_SPECIAL: Final = {
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "\\": r"\textbackslash{}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-# (character, next character) pairs that TeX fonts turn into one glyph.
-_LIGATURES: Final = frozenset(
-    {("-", "-"), ("`", "`"), ("'", "'"), ("?", "`"), ("!", "`"), (",", ","), ("<", "<"), (">", ">")}
-)
 _KEY_FORBIDDEN: Final = re.compile(r"[\s,{}()=#%\"'\\~]")
 _ENTRY_TYPE: Final = re.compile(r"[A-Za-z]+")
 _AND: Final = re.compile(r"\band\b", re.IGNORECASE)
 
 
-def _partnered_braces(text: str) -> set[int]:
-    """Positions of the braces in `text` that pair up, as brackets do."""
-    opened: list[int] = []
-    paired: set[int] = set()
-    for position, char in enumerate(text):
-        if char == "{":
-            opened.append(position)
-        elif char == "}" and opened:
-            paired.update((opened.pop(), position))
-    return paired
-
-
-def bibtex_escape(text: str) -> str:
-    """Plain text as the value of a BibTeX field, reading back (LaTeX-decoded) as the same text."""
-    text = _clean(text)
-    paired = _partnered_braces(text)
-    out: list[str] = []
-    for position, char in enumerate(text):
-        if char in "{}":
-            if position in paired:
-                out.append("\\" + char)
-            else:
-                out.append(r"\textbraceleft{}" if char == "{" else r"\textbraceright{}")
-        else:
-            out.append(_SPECIAL.get(char, char))
-        following = text[position + 1] if position + 1 < len(text) else ""
-        if (char, following) in _LIGATURES:
-            out.append("{}")
-    return "".join(out)
-
-
 def _verbatim_value(text: str) -> str:
     """A DOI or URL for a verbatim field: only what would unbalance or split it is percent-encoded."""
-    return "".join(f"%{ord(c):02X}" if c in "{}\\" or c.isspace() else c for c in _clean(text))
+    return "".join(f"%{ord(c):02X}" if c in "{}\\" or c.isspace() else c for c in clean_text(text))
 
 
 def _bibtex_part(text: str) -> str:
@@ -131,10 +79,10 @@ def _bibtex_part(text: str) -> str:
 
 
 def bibtex_name(author: Author) -> str | None:
-    literal = _clean(author.literal or "")
-    family = _clean(author.family or "")
-    given = _clean(author.given or "")
-    suffix = _clean(author.suffix or "")
+    literal = clean_text(author.literal or "")
+    family = clean_text(author.family or "")
+    given = clean_text(author.given or "")
+    suffix = clean_text(author.suffix or "")
     if literal:
         return "{" + bibtex_escape(literal) + "}"
     if family:
@@ -210,7 +158,7 @@ def _bibtex_fields(record: WorkRecord, entry_type: str) -> Iterator[tuple[str, s
     venue_field = _VENUE_FIELD.get(entry_type.lower(), "howpublished")
     if is_arxiv_preprint(record) and record.arxiv_id:
         yield venue_field, bibtex_escape(f"arXiv preprint arXiv:{record.arxiv_id}")
-    elif record.venue and _clean(record.venue):
+    elif record.venue and clean_text(record.venue):
         yield venue_field, bibtex_escape(record.venue)
     if record.year is not None:
         yield "year", str(record.year)
@@ -264,10 +212,10 @@ _CSL_TYPE: Final = {
 
 
 def _csl_name(author: Author) -> dict[str, str] | None:
-    literal = _clean(author.literal or "")
-    family = _clean(author.family or "")
-    given = _clean(author.given or "")
-    suffix = _clean(author.suffix or "")
+    literal = clean_text(author.literal or "")
+    family = clean_text(author.family or "")
+    given = clean_text(author.given or "")
+    suffix = clean_text(author.suffix or "")
     if literal:
         return {"literal": literal}
     if family:
@@ -304,8 +252,8 @@ def render_csl_json(record: WorkRecord, *, id: str | None = None) -> dict[str, A
     if preprint and record.arxiv_id:
         item["publisher"] = "arXiv"
         item["number"] = f"arXiv:{record.arxiv_id}"
-    elif record.venue and _clean(record.venue):
-        item["container-title"] = _clean(record.venue)
+    elif record.venue and clean_text(record.venue):
+        item["container-title"] = clean_text(record.venue)
     if record.doi:
         item["DOI"] = record.doi
     url = _primary_url(record)
@@ -317,7 +265,7 @@ def render_csl_json(record: WorkRecord, *, id: str | None = None) -> dict[str, A
         item["PMCID"] = record.pmcid
     if record.isbn:
         item["ISBN"] = record.isbn[0]
-    if record.abstract and _clean(record.abstract):
+    if record.abstract and clean_text(record.abstract):
         item["abstract"] = record.abstract
     return item
 
@@ -328,7 +276,7 @@ _MARKDOWN_SPECIAL: Final = re.compile(r"([\\*_`\[\]<>])")
 
 
 def _markdown_text(text: str) -> str:
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", _clean(text))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", clean_text(text))
 
 
 def _sentence(text: str) -> str:
@@ -360,7 +308,7 @@ def citation_snippet(record: WorkRecord) -> str:
         if venue:
             parts.append(_sentence(venue))
         if record.doi:
-            parts.append(f"doi:{_clean(record.doi)}.")
+            parts.append(f"doi:{clean_text(record.doi)}.")
         elif record.arxiv_id:
             parts.append(f"arXiv:{record.arxiv_id}.")
     return " ".join(parts)

@@ -77,7 +77,12 @@ def _latex_converter() -> LatexNodes2Text:
     context.add_context_category(
         "aletheia-bibtex",
         macros=[MacroTextSpec(name, simplify_repl="%s") for name in keep_argument]
-        + [MacroTextSpec(name, simplify_repl="") for name in ("protect", "relax", "nobreak")],
+        + [MacroTextSpec(name, simplify_repl="") for name in ("protect", "relax", "nobreak")]
+        # What `bibtex_value.bibtex_escape` writes for a brace without a partner and for a caret.
+        + [
+            MacroTextSpec(name, simplify_repl=text)
+            for name, text in (("textbraceleft", "{"), ("textbraceright", "}"), ("textasciicircum", "^"))
+        ],
         prepend=True,
     )
     return LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=False)

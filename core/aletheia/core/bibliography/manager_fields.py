@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Final
 
 from aletheia.core.bibliography.bibtex_fields import reference_from_fields
+from aletheia.core.bibtex_value import bibtex_escape
 from aletheia.core.identifiers import clean_arxiv_id
 from aletheia.core.records import CitedReference
 
@@ -32,20 +33,8 @@ __all__ = [
 
 # Fields kept as written (identifiers and links): BibTeX's reader takes them verbatim.
 _VERBATIM: Final = frozenset({"doi", "url", "isbn", "issn", "eprint", "archiveprefix", "pmid", "pmcid"})
-_LATEX_SPECIAL = re.compile(r"([{}%&#_$])")
-_LIGATURE = re.compile(r"-{2,}|`{2,}|'{2,}|[!?]`")
 _TRUNCATION = re.compile(r"^\s*(?:et\.?\s*al\.?|others|\.\.\.|…)\s*$", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1\d{3}|2\d{3})(?!\d)")
-
-
-def _escaped(text: str) -> str:
-    """Text as a BibTeX value that LaTeX decoding gives back unchanged."""
-    text = text.replace("\\", "\x00")
-    text = _LATEX_SPECIAL.sub(r"\\\1", text)
-    text = text.replace("~", r"\textasciitilde{}").replace("^", "{^}")
-    # TeX's ligatures (`--` a dash, ``` `` ``` a quote) are text here: broken by an empty group.
-    text = _LIGATURE.sub(lambda m: "{}".join(m.group(0)), text)
-    return text.replace("\x00", r"\textbackslash{}")
 
 
 def bibtex_name(name: str) -> str | None:
@@ -56,7 +45,7 @@ def bibtex_name(name: str) -> str | None:
         return None
     if _TRUNCATION.match(name):
         return "others"
-    escaped = _escaped(name)
+    escaped = bibtex_escape(name)
     if "," not in name:
         # The managers write a person "Family, Given"; a name without a comma is one field (an
         # organisation, a mononym), as Zotero reads it on import: kept whole.
@@ -127,7 +116,7 @@ def record_reference(
     for name, value in values.items():
         text = " ".join((value or "").split())
         if text:
-            fields[name] = text if name in _VERBATIM else _escaped(text)
+            fields[name] = text if name in _VERBATIM else bibtex_escape(text)
     for field_name, people in (("author", authors), ("editor", editors)):
         names = [n for n in (bibtex_name(p) for p in people) if n]
         if names and names != ["others"]:

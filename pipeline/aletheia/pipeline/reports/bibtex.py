@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TextIO
 
+from aletheia.core.bibtex_value import bibtex_escape
 from aletheia.core.records import Author
-from aletheia.core.render import bibtex_escape
 from aletheia.pipeline.reports.corrected import corrections, matched_values
 from aletheia.pipeline.reports.entry import citation_key, entry_type_of
 from aletheia.pipeline.reports.fields import shorten
