@@ -17,7 +17,7 @@ from aletheia.producers.cli import main
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer
 from aletheia.storage.admin import ADMIN_SCOPE, DATABASE_CLEARED
 from aletheia.storage.audit_log import AuditLog
-from aletheia.storage.db import engine_for, session_factory
+from aletheia.storage.db import dispose_engines, engine_for, session_factory
 from aletheia.storage.library import SqlLibrary
 from aletheia.storage.lists import PredatoryStore, RetractionStore
 from aletheia.storage.models import ArtifactRow, Item, Job, JobStatus, VerdictRow
@@ -44,7 +44,7 @@ def engine(request: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     """A database holding one finished job (6 real works, 2 invented), retraction rows and a
     report folder, with the CLI's settings pointed at it."""
     url = _database_url(request.param, tmp_path)
-    engine_for.cache_clear()  # the PostgreSQL database was dropped and created again: migrate it
+    dispose_engines()  # the PostgreSQL database was dropped and created again: migrate it
     with SimulatorServer(universe(WORKS), SimulatorConfig.unlimited(seed=5)) as sim:
         run = run_embedded(sim_settings(tmp_path, sim, database_url=url), references(WORKS, 2))
     assert run.summary.job_id is not None
@@ -60,7 +60,7 @@ def engine(request: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     yield eng
     reset_settings_cache()
     eng.dispose()
-    engine_for.cache_clear()
+    dispose_engines()
 
 
 def cli(*args: str, input: str | None = None) -> Any:

@@ -11,7 +11,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
 
-from aletheia.storage.db import MIGRATIONS_DIR, at_head, engine_for, migrate, script_head
+from aletheia.storage.db import MIGRATIONS_DIR, at_head, dispose_engines, migrate, script_head
 
 
 def test_the_head_read_from_the_files_is_alembics() -> None:
@@ -38,7 +38,7 @@ def test_a_new_database_is_migrated_and_then_left_alone(tmp_path: Path) -> None:
         command.upgrade(config, "0003")
     assert not at_head(old)
     old.dispose()
-    engine_for.cache_clear()
+    dispose_engines()
     code = (
         "import sys; from aletheia.storage.db import engine_for; engine_for(sys.argv[1]); "
         "print('alembic' in sys.modules)"
@@ -51,3 +51,19 @@ def test_a_new_database_is_migrated_and_then_left_alone(tmp_path: Path) -> None:
     assert opened_with_alembic()  # behind: Alembic brought it to the head
     assert at_head(create_engine(url))
     assert not opened_with_alembic()  # at the head: one SELECT, no Alembic
+
+
+def test_disposing_the_engines_closes_them_and_the_next_ask_opens_a_new_one(tmp_path: Path) -> None:
+    from aletheia.storage.db import engine_for
+
+    url = f"sqlite:///{tmp_path / 'held.sqlite3'}"
+    first = engine_for(url)
+    assert engine_for(url) is first
+    with first.connect():
+        pass
+    assert first.pool.checkedin() == 1  # the pooled connection a forgotten engine would leak
+    dispose_engines()
+    assert first.pool.checkedin() == 0
+    second = engine_for(url)
+    assert second is not first
+    dispose_engines()

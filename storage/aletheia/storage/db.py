@@ -6,8 +6,8 @@ migrations (`storage/aletheia/storage/migrations/`), never by `create_all` outsi
 
 from __future__ import annotations
 
-import functools
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -119,11 +119,30 @@ def migrate(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
-@functools.cache
+_ENGINES: dict[str, Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
 def engine_for(url: str) -> Engine:
-    engine = make_engine(url)
-    migrate(engine)
-    return engine
+    """The process's one engine for `url`, migrated to head the first time it is asked for."""
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(url)
+        if engine is None:
+            engine = make_engine(url)
+            migrate(engine)
+            _ENGINES[url] = engine
+        return engine
+
+
+def dispose_engines() -> None:
+    """Close every engine `engine_for` holds and forget them: a database dropped and created
+    again is migrated at the next ask. Forgetting without closing would leave the pooled
+    connections to the garbage collector, which psycopg warns about (ResourceWarning)."""
+    with _ENGINES_LOCK:
+        engines = list(_ENGINES.values())
+        _ENGINES.clear()
+    for engine in engines:
+        engine.dispose()
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
