@@ -12,8 +12,9 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aletheia.core.claim_judge import judge_excerpt, paper_abbreviations
-from aletheia.core.claim_terms import abbreviations, key_terms, missing_key_terms
+from aletheia.core.claim_directions import direction_words
+from aletheia.core.claim_judge import claim_terms_absent, judge_excerpt, paper_abbreviations
+from aletheia.core.claim_terms import abbreviations, key_terms, missing_key_terms, subject_and_predicate
 from aletheia.core.excerpts import PaperText, TextBlock
 from aletheia.pipeline.claims.judge import RuleJudge, judge_evidence
 from aletheia.pipeline.claims.reasoner import LexicalReasoner
@@ -336,3 +337,78 @@ def test_a_negated_compound_contradicts_whatever_else_the_sentence_holds() -> No
         " calcium cycling.",
     )
     assert label == "contradicts" and "negation_flip" in why
+
+
+# --- rules 1.2.0: what the search mode cited wrongly on SciFact and Citation-Integrity's dev claims ----
+
+
+def test_a_numbered_name_is_not_another_number() -> None:
+    # "type 1 diabetes" is not "type 2 diabetes": a label's number is part of the name.
+    claim = "Hypertension is frequently observed in type 1 diabetes patients."
+    other = (
+        "Development of diabetic retinopathy in patients with type 2 diabetes was found to be related"
+        " to presence of hypertension."
+    )
+    judged = judge_excerpt(claim, other)
+    assert judged.label == "not_enough"
+    assert "labelled_number_differs: type 1 vs type 2" in judged.reasons
+    same = "Hypertension was frequently observed in patients with type 1 diabetes in this cohort."
+    assert judge_excerpt(claim, same).label == "supports"
+
+
+def test_uncertainty_the_paper_reports_is_no_finding() -> None:
+    judged = judge_excerpt(
+        "Febrile seizures reduce the threshold for development of epilepsy.",
+        "Despite the high incidence of febrile seizures, their contribution to the development of"
+        " epilepsy later in life has remained controversial.",
+    )
+    assert judged.label == "not_enough"
+    assert "not_an_assertion" in judged.reasons
+
+
+def test_a_citation_mention_is_not_a_claim() -> None:
+    # "Chen et al." names whom a sentence cites; there is nothing in it to support.
+    judged = judge_excerpt(
+        "Chen et al. .",
+        "This is consistent with data showing elevated neutrophil levels among COVID-19 patients"
+        " (Chen et al., 2020).",
+    )
+    assert judged.label == "not_enough"
+    assert "claim_too_short" in judged.reasons
+    assert judge_excerpt("A recent study by Derecki et al.", "A recent study by Derecki et al.").label == (
+        "not_enough"
+    )
+    # The rest of a claim that cites a work is still judged.
+    assert judge_excerpt(
+        "Smith et al. showed that aspirin reduces stroke risk in adults.",
+        "Aspirin reduced stroke risk in adults over five years of follow-up.",
+    ).label == ("supports")
+
+
+def test_a_paper_that_never_names_the_subject_is_not_about_it() -> None:
+    claim = "The most prevalent adverse events to Semaglutide are cardiovascular."
+    excerpt = (
+        "Plasma levels predicted increased risks for both prevalent cardiovascular disease"
+        " and adverse events."
+    )
+    absent = claim_terms_absent(claim, excerpt)
+    assert "semaglutid" in absent or "semaglutide" in absent
+    judged = judge_excerpt(claim, excerpt, absent_terms=absent)
+    assert judged.label == "not_enough"
+    assert any(code.startswith("subject_absent_from_paper") for code in judged.reasons)
+
+
+def test_a_spelling_variant_is_not_an_absent_term() -> None:
+    assert (
+        claim_terms_absent(
+            "One in five surgical randomized controlled trials are discontinued early.",
+            "One in five surgical randomised controlled trials are discontinued early.",
+        )
+        == ()
+    )
+
+
+def test_a_base_form_verb_after_a_plural_subject_ends_the_subject() -> None:
+    subject, predicate = subject_and_predicate("Statins decrease blood cholesterol.", direction_words())
+    assert subject == ("statin",)
+    assert "cholesterol" in predicate

@@ -35,7 +35,15 @@ from pydantic import BaseModel, ConfigDict
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_directions import direction_flips, direction_words, directions
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
-from aletheia.core.claim_terms import abbreviations, expanded, missing_key_terms, subject_and_predicate
+from aletheia.core.claim_terms import (
+    abbreviations,
+    expanded,
+    key_terms,
+    missing_key_terms,
+    numbered_names_not_stated,
+    subject_and_predicate,
+    without_citation_mentions,
+)
 from aletheia.core.excerpts import (
     PaperText,
     content_terms,
@@ -59,6 +67,7 @@ __all__ = [
 
 JudgementLabel = Literal["supports", "contradicts", "not_enough"]
 JUDGE_NAME: Final = f"rules:{rules.JUDGE_RULES_VERSION}"
+_VARIANT_PREFIX: Final = 6
 
 
 class ExcerptJudgement(BaseModel):
@@ -404,6 +413,7 @@ def judge_excerpt(
     `MAX_CLAIM_TERMS_ABSENT_FROM_PAPER` of them, the claim says more than the paper does.
     `known_abbreviations`: the paper's definitions (`claim_terms.abbreviations`); the claim's own
     are read here."""
+    claim = without_citation_mentions(claim)
     known = dict(abbreviations(claim))
     known.update(dict(known_abbreviations))
     share, shared, wanted = _relevance(claim, excerpt, known)
@@ -426,6 +436,19 @@ def judge_excerpt(
     _quantifier_relation(claim_tokens, excerpt_tokens, findings)
     _population(claim_tokens, excerpt_tokens, findings)
     _hedge(claim_tokens, excerpt_tokens, findings)
+    findings.not_enough.extend(numbered_names_not_stated(claim_tokens, excerpt_tokens))
+    # The paper must name what the claim is about somewhere: a paper that never says "semaglutide"
+    # is not about it, whatever its sentence on adverse cardiovascular events shares. What it is
+    # about is the subject's head, its last word ("adult tissue-resident macrophages"); an
+    # abbreviation counts as its long form. A subject named by a code ("PRDM1 gene", "COPI
+    # coatomer") is held to the key-term rule instead.
+    head = subject[-1:]
+    if any(term in subject for key in key_terms(claim) for term in content_terms(key)):
+        head = ()
+    defined = {term for key in known for term in content_terms(key)}
+    absent_subject = [term for term in head if term in set(absent_terms) and term not in defined]
+    if absent_subject:
+        findings.not_enough.append(f"subject_absent_from_paper: {', '.join(absent_subject)}")
     if missing:
         findings.not_enough.append(f"key_term_absent: {', '.join(missing)}")
     if subject_missing:
@@ -498,7 +521,17 @@ def judge_excerpt(
 
 def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
     """The claim's content terms (stemmed) that the paper's text never uses, sorted."""
-    return tuple(sorted(set(content_terms(claim)) - set(content_terms(paper_text))))
+    wanted = set(content_terms(without_citation_mentions(claim)))
+    used = set(content_terms(paper_text))
+    # A spelling variant is the same word ("randomized" / "randomised"): the first six letters.
+    prefixes = {term[:_VARIANT_PREFIX] for term in used if len(term) >= _VARIANT_PREFIX}
+    return tuple(
+        sorted(
+            term
+            for term in wanted - used
+            if len(term) < _VARIANT_PREFIX or term[:_VARIANT_PREFIX] not in prefixes
+        )
+    )
 
 
 def judge_claim(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-JUDGE_RULES_VERSION: Final = "1.1.0"
+JUDGE_RULES_VERSION: Final = "1.2.0"
 
 # --- relevance -----------------------------------------------------------------------------------------
 
@@ -557,6 +557,11 @@ NON_ASSERTION_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "is unclear",
         "poorly understood",
         "little is known",
+        # Uncertainty the paper reports is no finding ("has remained controversial").
+        "controversial",
+        "debated",
+        "remains to be",
+        "remain to be",
         "eligibility criteria",
         "question",
     )

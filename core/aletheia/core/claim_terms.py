@@ -17,6 +17,7 @@ words "caloric restriction" for the claim's coverage.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from typing import Final
@@ -25,13 +26,27 @@ from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_reading import tokens_of
 from aletheia.core.excerpts import content_terms
 
-__all__ = ["abbreviations", "expanded", "key_terms", "missing_key_terms", "subject_and_predicate"]
+__all__ = [
+    "abbreviations",
+    "expanded",
+    "key_terms",
+    "labelled_numbers",
+    "missing_key_terms",
+    "numbered_names_not_stated",
+    "subject_and_predicate",
+    "without_citation_mentions",
+]
 
 _WORD: Final = re.compile(r"[^\W_]+(?:[-/'][^\W_]+)*")
 # "caloric restriction (CR)", "(CAFs)", "(MDA5)": an abbreviation in brackets after its long form.
 _DEFINED: Final = re.compile(r"\(\s*([^\W_][^\s()\[\];,]{0,14}?)\s*[;,)]")
 _MAX_LONG_WORDS: Final = 10
 _NUMBER_WITH_UNIT: Final = re.compile(r"\d+(?:[.,]\d+)*[a-z%µ]*")
+# "Chen et al.", "Smith and Jones (2020)", "(Baum et al., 2020)": who said it, not what is said.
+_CITATION_MENTION: Final = re.compile(
+    r"\(?\b[A-Z][\w'-]+(?:\s+(?:and|&)\s+[A-Z][\w'-]+)?\s+et\s+al\b\.?(?:,?\s*\(?\d{4}[a-z]?\)?)?\)?"
+    r"|\([A-Z][\w'-]+(?:\s+(?:and|&)\s+[A-Z][\w'-]+)?,?\s+\d{4}[a-z]?\)"
+)
 
 
 def _is_code(word: str) -> bool:
@@ -165,6 +180,36 @@ def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tup
     return tuple(missing)
 
 
+def without_citation_mentions(claim: str) -> str:
+    """The claim without the names of the works it cites ("A recent study by Derecki et al."): a
+    surname is whom the claim cites, not what it is about, so it is no term of it."""
+    return _CITATION_MENTION.sub(" ", claim)
+
+
+def labelled_numbers(tokens: list[str]) -> set[tuple[str, str]]:
+    """Numbers that are part of a name ("type 1", "phase 3", "stage 4"): `NUMBER_LABELS` words
+    followed by a number. They are not quantities, but "type 1 diabetes" is not "type 2 diabetes"."""
+    return {
+        (label, number)
+        for label, number in itertools.pairwise(tokens)
+        if label in rules.NUMBER_LABELS and len(label) > 1 and number.isdigit()
+    }
+
+
+def numbered_names_not_stated(claim_tokens: list[str], excerpt_tokens: list[str]) -> list[str]:
+    """Reason codes for the claim's numbered names ("type 1", "phase 3") the excerpt does not
+    state: "type 2 diabetes" says nothing of type 1."""
+    stated = labelled_numbers(excerpt_tokens)
+    codes: list[str] = []
+    for label, number in sorted(labelled_numbers(claim_tokens) - stated):
+        others = sorted(n for lab, n in stated if lab == label)
+        if others:
+            codes.append(f"labelled_number_differs: {label} {number} vs {label} {', '.join(others)}")
+        else:
+            codes.append(f"labelled_number_not_stated: {label} {number}")
+    return codes
+
+
 def subject_and_predicate(
     claim: str, direction_words: frozenset[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -191,6 +236,15 @@ def subject_and_predicate(
         # A direction word is the verb in its verb forms ("reduces", "induced"), not as a noun
         # ("in response to DNA damage", "a reduction in").
         verb_form = token in direction_words and token.endswith(("s", "ed")) and not token.endswith("ss")
+        # ... or after a plural subject, in its base form ("statins decrease", "mutations reduce").
+        previous = tokens[position - 1] if position else ""
+        verb_form = verb_form or (
+            token in direction_words
+            and not token.endswith("s")
+            and previous.endswith("s")
+            and not previous.endswith("ss")
+            and previous not in direction_words
+        )
         if position and (token in rules.SUBJECT_VERBS or verb_form):
             return terms(tokens[:position]), terms(tokens[position + 1 :])
     return (), ()
