@@ -412,3 +412,19 @@ def test_a_base_form_verb_after_a_plural_subject_ends_the_subject() -> None:
     subject, predicate = subject_and_predicate("Statins decrease blood cholesterol.", direction_words())
     assert subject == ("statin",)
     assert "cholesterol" in predicate
+
+
+def test_a_sentence_citing_other_works_for_its_statement_is_not_the_papers_finding() -> None:
+    claim = "On the outer membrane, PINK2 recruits Parkin to mitochondria."
+    background = (
+        "On the outer membrane, PINK2 recruits Parkin to mitochondria"
+        " (Gardner et al., 2011; Ito et al., 2012)."
+    )
+    judged = judge_excerpt(claim, background)
+    assert judged.label == "not_enough"
+    assert "attributed_to_other_works" in judged.reasons
+    # The claim saying "reported" too does not make another work's report the paper's own.
+    reported = "Omnivores were recently reported to have higher serum TMAO levels than vegetarians."
+    assert judge_excerpt(reported, reported).label == "not_enough"
+    finding = "Here we show that PINK2 recruits Parkin to mitochondria on the outer membrane."
+    assert judge_excerpt(claim, finding).label == "supports"

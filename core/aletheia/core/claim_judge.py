@@ -33,6 +33,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
+from aletheia.core import claim_sentence_cues as cues
 from aletheia.core.claim_directions import direction_flips, direction_words, directions
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
 from aletheia.core.claim_terms import (
@@ -280,10 +281,12 @@ def _polarity(
 
 def _assertion(claim_tokens: list[str], excerpt: str, excerpt_tokens: list[str], out: _Findings) -> None:
     if excerpt.rstrip().endswith("?") or (
-        has_phrase(excerpt_tokens, rules.NON_ASSERTION_CUES)
-        and not has_phrase(claim_tokens, rules.NON_ASSERTION_CUES)
+        has_phrase(excerpt_tokens, cues.NON_ASSERTION_CUES)
+        and not has_phrase(claim_tokens, cues.NON_ASSERTION_CUES)
     ):
         out.not_enough.append("not_an_assertion")
+    if has_phrase(excerpt_tokens, cues.ATTRIBUTION_CUES):
+        out.not_enough.append("attributed_to_other_works")
     comparative = has_phrase(claim_tokens, rules.DIFFERENCE_CUES) or has_phrase(
         claim_tokens, rules.COMPARISON_CUES
     )
