@@ -20,7 +20,7 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
 from aletheia.pipeline.audit.artifacts import audit_existing_citations
-from aletheia.pipeline.claims.audit_events import ClaimTrail
+from aletheia.pipeline.audit.claim_events import ClaimTrail
 from aletheia.pipeline.claims.cite import ClaimTools, outcome_as_dict, verify_and_cite
 from aletheia.pipeline.claims.judge import MAX_JUDGE_ROUNDS, ModelJudge, RuleJudge
 from aletheia.pipeline.claims.model import (

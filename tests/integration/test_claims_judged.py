@@ -17,7 +17,7 @@ import pytest
 
 from aletheia.config import Settings
 from aletheia.core.artifacts import parse_artifact
-from aletheia.pipeline.claims.audit_events import CLAIM_EVENT_KINDS, ClaimTrail, replay_claim_events
+from aletheia.pipeline.audit.claim_events import CLAIM_EVENT_KINDS, ClaimTrail, replay_claim_events
 from aletheia.pipeline.claims.cite import check_cited_claim, verify_and_cite
 from aletheia.pipeline.claims.judge import RuleJudge
 from aletheia.pipeline.claims.model import ContradictedClaim, NoSupportingExcerpts, PaperNotFound

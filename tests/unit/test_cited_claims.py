@@ -13,8 +13,8 @@ import pytest
 
 from aletheia.config import Settings
 from aletheia.core.records import Author, CitedReference
+from aletheia.pipeline.audit.claim_events import CLAIM_DECISION, CLAIM_EXTRACTED, ClaimTrail
 from aletheia.pipeline.claims import cite as claims_module
-from aletheia.pipeline.claims.audit_events import CLAIM_DECISION, CLAIM_EXTRACTED, ClaimTrail
 from aletheia.pipeline.claims.cite import CitedClaimCheck
 from aletheia.pipeline.claims.cited import claim_status_with_judgement, paper_for
 from aletheia.pipeline.claims.model import NoCandidates

@@ -28,7 +28,8 @@ from aletheia.pipeline.claims.judge import (
     judge_evidence,
     judge_from_settings,
 )
-from aletheia.pipeline.claims.reasoner import LexicalReasoner, LLMError
+from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.llm.client import LLMError
 from aletheia.sources.base import SourceRecord
 from tests.unit.fake_llm import FakeLLM, tool_reply
 

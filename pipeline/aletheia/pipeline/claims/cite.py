@@ -40,21 +40,21 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.config import Settings, get_settings
+from aletheia.pipeline.audit.claim_events import (
+    CLAIM_DECISION,
+    CLAIM_EXTRACTED,
+    ClaimTrail,
+    judgement_rows,
+)
 from aletheia.pipeline.claims.artifact import (
     CITATIONS_DIR,
     VERIFICATION_VERSION,
     build_artifact,
     write_citation_artifact,
 )
-from aletheia.pipeline.claims.audit_events import (
-    CLAIM_DECISION,
-    CLAIM_EXTRACTED,
-    ClaimTrail,
-    judgement_rows,
-)
 from aletheia.pipeline.claims.judge import ClaimJudge, judge_from_settings, paced_judge
 from aletheia.pipeline.claims.model import Citation, ConflictReport, ExtractedClaim, Ranking
-from aletheia.pipeline.claims.reasoner import LLM, ClaimReasoner, LLMError, reasoner_from_settings
+from aletheia.pipeline.claims.reasoner import ClaimReasoner, paced_reasoner, reasoner_from_settings
 from aletheia.pipeline.claims.stages import (
     MAX_CANDIDATES_TRIED,
     MAX_EXCERPTS,
@@ -77,7 +77,7 @@ from aletheia.pipeline.claims.steps import (
 )
 from aletheia.pipeline.claims.tools import ClaimTools, citation_transparency, outcome_as_dict
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, convert_document, fetch_paper_text
-from aletheia.pipeline.llm_paced import paced_reasoner
+from aletheia.pipeline.llm.client import LLM, LLMError
 
 __all__ = [
     "CITATIONS_DIR",

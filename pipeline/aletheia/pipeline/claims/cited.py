@@ -36,7 +36,7 @@ from typing import Any, Final
 from aletheia.config import Settings
 from aletheia.core.claim_text import ClaimFinding, judged_sentence
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claims.audit_events import CLAIM_DECISION, ClaimTrail
+from aletheia.pipeline.audit.claim_events import CLAIM_DECISION, ClaimTrail
 
 __all__ = [
     "DEFAULT_MAX_JUDGEMENTS",
@@ -232,7 +232,8 @@ async def _run(
     One reasoner and one judge (one model client) serve every pair."""
     from aletheia.pipeline.claims.cite import check_cited_claim
     from aletheia.pipeline.claims.judge import judge_from_settings
-    from aletheia.pipeline.claims.reasoner import LLMError, reasoner_from_settings
+    from aletheia.pipeline.claims.reasoner import reasoner_from_settings
+    from aletheia.pipeline.llm.client import LLMError
 
     if not pairs:
         return

@@ -33,8 +33,9 @@ from aletheia.core.claim_judge import (
     paper_abbreviations,
 )
 from aletheia.core.excerpts import ExcerptMatch, PaperText, locate_excerpt, match_key
-from aletheia.pipeline.claims.reasoner import LLM, ClaimReasoner, LLMError, anthropic_from_settings
+from aletheia.pipeline.claims.reasoner import ClaimReasoner
 from aletheia.pipeline.claims.steps import EvidenceResult, match_evidence
+from aletheia.pipeline.llm.client import LLM, LLMError, anthropic_from_settings
 
 __all__ = [
     "MAX_JUDGE_ROUNDS",
@@ -274,10 +275,10 @@ async def judge_evidence(
 
 def paced_judge(judge: ClaimJudge, gateway: Any) -> ClaimJudge:
     """The judge with its model calls drawn from the gateway's global `llm` bucket, as the
-    reasoner's are (`llm_paced`); the rules judge asks no model and is returned as it is."""
+    reasoner's are (`llm/paced.py`); the rules judge asks no model and is returned as it is."""
     import dataclasses
 
-    from aletheia.pipeline.llm_paced import paced_model
+    from aletheia.pipeline.llm.paced import paced_model
 
     if not isinstance(judge, ModelJudge):
         return judge

@@ -34,8 +34,7 @@ from aletheia.core.artifacts import CitationArtifact, slug_for_record
 from aletheia.core.claim_judge import ClaimJudgement
 from aletheia.core.excerpts import ExcerptMatch, PaperText
 from aletheia.core.records import RetractionKind, WorkRecord
-from aletheia.pipeline.claims.artifact import build_artifact, write_citation_artifact
-from aletheia.pipeline.claims.audit_events import (
+from aletheia.pipeline.audit.claim_events import (
     CLAIM_CANDIDATES,
     CLAIM_DECISION,
     CLAIM_EXTRACTED,
@@ -45,6 +44,7 @@ from aletheia.pipeline.claims.audit_events import (
     ClaimTrail,
     judgement_rows,
 )
+from aletheia.pipeline.claims.artifact import build_artifact, write_citation_artifact
 from aletheia.pipeline.claims.judge import ClaimJudge, JudgedEvidence, judge_evidence
 from aletheia.pipeline.claims.library_tier import rank_library, remember_cited
 from aletheia.pipeline.claims.model import (
@@ -61,7 +61,7 @@ from aletheia.pipeline.claims.model import (
     RetriesExhausted,
     TriangulationConflict,
 )
-from aletheia.pipeline.claims.reasoner import ClaimReasoner, LLMError
+from aletheia.pipeline.claims.reasoner import ClaimReasoner
 from aletheia.pipeline.claims.steps import (
     EvidenceResult,
     SourcesFailed,
@@ -73,6 +73,7 @@ from aletheia.pipeline.claims.steps import (
 )
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, fetch_paper_text
 from aletheia.pipeline.documents.fulltext_signals import cited_text_signals
+from aletheia.pipeline.llm.client import LLMError
 
 __all__ = [
     "MAX_CANDIDATES_TRIED",
@@ -166,7 +167,7 @@ class StageEnv:
     """What the stages ask: the sources, the model (or the lexical stand-in), the judge."""
 
     gateway: Any
-    reasoner: ClaimReasoner  # paced (`llm_paced.paced_reasoner`) by whoever builds the env
+    reasoner: ClaimReasoner  # paced (`reasoner.paced_reasoner`) by whoever builds the env
     judge: ClaimJudge
     trail: ClaimTrail
     convert: Converter | None = None  # None: `convert_document` in a thread of this process

@@ -11,7 +11,7 @@ from typing import Any, Final
 from aletheia.core.excerpts import locate_excerpt
 from aletheia.core.transparency import Transparency, claim_transparency
 from aletheia.pipeline.claims.model import Candidate, Citation, ConflictReport, ExtractedClaim
-from aletheia.pipeline.claims.reasoner import TOOL_DEFINITIONS, ClaimReasoner, LLMError
+from aletheia.pipeline.claims.reasoner import TOOL_DEFINITIONS, ClaimReasoner, paced_reasoner
 from aletheia.pipeline.claims.steps import (
     EvidenceResult,
     IdentityCheck,
@@ -22,7 +22,7 @@ from aletheia.pipeline.claims.steps import (
     search_papers,
 )
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, fetch_paper_text
-from aletheia.pipeline.llm_paced import paced_reasoner
+from aletheia.pipeline.llm.client import LLMError
 from aletheia.sources.base import SourceError
 
 __all__ = ["ClaimTools", "citation_transparency", "outcome_as_dict"]

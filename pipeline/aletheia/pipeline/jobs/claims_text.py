@@ -89,8 +89,8 @@ def _document_item(runtime: Runtime, job_id: str) -> str:
 
 def _check(ctx: ServiceContext, job: Job) -> None:
     """The report, its trail committed, its files written; then the job is done."""
+    from aletheia.pipeline.audit.claim_events import ClaimTrail
     from aletheia.pipeline.audit.events import audit_log_for, commit_job_trail
-    from aletheia.pipeline.claims.audit_events import ClaimTrail
     from aletheia.pipeline.claims.research_text import check_claims_text
     from aletheia.pipeline.jobs.files import write_artifact
     from aletheia.pipeline.reports.claims_html import render_claims_html
