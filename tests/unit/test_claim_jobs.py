@@ -20,7 +20,7 @@ from aletheia.core.artifacts import parse_artifact
 from aletheia.pipeline import service
 from aletheia.pipeline.audit.claim_events import ClaimTrail
 from aletheia.pipeline.audit.events import audit_log_for
-from aletheia.pipeline.claims.cite import verify_and_cite
+from aletheia.pipeline.claims.verify_and_cite import verify_and_cite
 from aletheia.pipeline.jobs import claims as claim_jobs
 from aletheia.pipeline.jobs.inline import run_step
 from aletheia.pipeline.runtime import Runtime

@@ -14,8 +14,8 @@ import pytest
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claims.cite import ClaimTools
 from aletheia.pipeline.claims.reasoner import LexicalReasoner, ModelReasoner, paced_reasoner
+from aletheia.pipeline.claims.verify_and_cite import ClaimTools
 from aletheia.pipeline.evidence.llm_fallback import ReferenceSuggester, suggester_from_settings
 from aletheia.pipeline.llm.client import AnthropicLLM, LLMError, LLMReply
 from aletheia.pipeline.llm.paced import BUCKET, PacedLLM

@@ -7,7 +7,7 @@ year a verdict was decided in is the `current_year` of the replay (the future-ye
 it). Nothing is written.
 
 A claim job (`aletheia cite`, `submit --claim`) or a claims-text job has no verdict rows: its
-decisions are in its audit trail (`claim_audit`), and `replay_claim_job` judges every stored
+decisions are in its audit trail (`claim_events.py`), and `replay_claim_job` judges every stored
 excerpt again with today's rules judge (`replay_claim_events`).
 """
 

@@ -43,7 +43,7 @@ from aletheia.core.claim_text import ClaimFinding, find_claims, text_format
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, VerdictStatus
 from aletheia.pipeline.audit.claim_events import ClaimTrail
-from aletheia.pipeline.claims.cited import (
+from aletheia.pipeline.claims.cited_claims import (
     DEFAULT_MAX_JUDGEMENTS,
     claim_status_with_judgement,
     judge_cited_claims,
@@ -396,7 +396,7 @@ async def _suggest(
 ) -> None:
     """A verified citation from `verify_and_cite` for each unsupported claim, or the refusal; each
     search's trail is appended to `trails`."""
-    from aletheia.pipeline.claims.cite import outcome_as_dict, verify_and_cite
+    from aletheia.pipeline.claims.verify_and_cite import outcome_as_dict, verify_and_cite
 
     suggester = suggester or verify_and_cite
     asked = 0

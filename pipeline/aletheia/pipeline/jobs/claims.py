@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CLAIM_PIPELINE_MISSING = (
-    "the claim pipeline (aletheia.pipeline.claims.cite.verify_and_cite) is not installed in this version"
+    "the claim pipeline (aletheia.pipeline.claims.verify_and_cite) is not installed in this version"
 )
 # The task that runs each stage (a state at `done` whose job is not finished: the writer's last part).
 STAGE_TASKS: Final = {
@@ -179,7 +179,7 @@ def _begin(
     if job.status in FINISHED:
         return None
     try:
-        import aletheia.pipeline.claims.cite  # noqa: F401 - the pipeline this job needs
+        import aletheia.pipeline.claims.verify_and_cite  # noqa: F401 - the pipeline this job needs
     except ImportError:
         _fail(rt, job_id, CLAIM_PIPELINE_MISSING)
         logger.error(CLAIM_PIPELINE_MISSING)
