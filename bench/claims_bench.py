@@ -181,8 +181,8 @@ def check_benchmark(
     from aletheia.core.artifacts import CitationArtifact, Excerpt, Triangulation, frontmatter_from_record
     from aletheia.core.records import Author, SourceName, WorkRecord
     from aletheia.core.render import body_from_record
-    from aletheia.pipeline.audit.artifacts import check_citations
-    from aletheia.pipeline.claims.cite import write_citation_artifact
+    from aletheia.pipeline.artifact_checks.link_check import check_citations
+    from aletheia.pipeline.claims.verify_and_cite import write_citation_artifact
 
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)

@@ -19,9 +19,8 @@ from click.testing import CliRunner
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
-from aletheia.pipeline.audit.artifacts import audit_existing_citations
-from aletheia.pipeline.claims.audit_events import ClaimTrail
-from aletheia.pipeline.claims.cite import ClaimTools, outcome_as_dict, verify_and_cite
+from aletheia.pipeline.artifact_checks.drift_check import audit_existing_citations
+from aletheia.pipeline.audit.claim_events import ClaimTrail
 from aletheia.pipeline.claims.judge import MAX_JUDGE_ROUNDS, ModelJudge, RuleJudge
 from aletheia.pipeline.claims.model import (
     NoCandidates,
@@ -31,6 +30,7 @@ from aletheia.pipeline.claims.model import (
     TriangulationConflict,
 )
 from aletheia.pipeline.claims.reasoner import LexicalReasoner, ModelReasoner
+from aletheia.pipeline.claims.verify_and_cite import ClaimTools, outcome_as_dict, verify_and_cite
 from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from tests.unit.fake_llm import FakeLLM, tool_reply

@@ -17,11 +17,11 @@ import pytest
 
 from aletheia.config import Settings
 from aletheia.core.artifacts import parse_artifact
-from aletheia.pipeline.claims.audit_events import CLAIM_EVENT_KINDS, ClaimTrail, replay_claim_events
-from aletheia.pipeline.claims.cite import check_cited_claim, verify_and_cite
+from aletheia.pipeline.audit.claim_events import CLAIM_EVENT_KINDS, ClaimTrail, replay_claim_events
 from aletheia.pipeline.claims.judge import RuleJudge
 from aletheia.pipeline.claims.model import ContradictedClaim, NoSupportingExcerpts, PaperNotFound
 from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.claims.verify_and_cite import check_cited_claim, verify_and_cite
 from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
 from tests.integration.sim_pipeline import sim_settings

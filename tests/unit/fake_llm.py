@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from aletheia.pipeline.claims.reasoner import LLMError, LLMReply, ToolCall
+from aletheia.pipeline.llm.client import LLMError, LLMReply, ToolCall
 
 Script = LLMReply | Callable[[dict[str, Any]], LLMReply]
 _ids = itertools.count(1)

@@ -17,7 +17,7 @@ from aletheia.core.artifacts import (
 )
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.render import body_from_record
-from aletheia.pipeline.claims.cite import write_citation_artifact
+from aletheia.pipeline.claims.verify_and_cite import write_citation_artifact
 
 RECORD = WorkRecord(
     source=SourceName.CROSSREF,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aletheia.pipeline.audit.artifacts import check_citations
-from aletheia.pipeline.audit.citable_text import citable_text
+from aletheia.pipeline.artifact_checks.citable_text import citable_text
+from aletheia.pipeline.artifact_checks.link_check import check_citations
 from tests.conftest import REPO_ROOT
 
 LINK = "docs/citations/nothing-here.md"

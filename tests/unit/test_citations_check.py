@@ -20,8 +20,9 @@ from aletheia.core.artifacts import (
 )
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.render import body_from_record
-from aletheia.pipeline.audit.artifacts import audit_existing_citations, check_citations
-from aletheia.pipeline.claims.cite import write_citation_artifact
+from aletheia.pipeline.artifact_checks.drift_check import audit_existing_citations
+from aletheia.pipeline.artifact_checks.link_check import check_citations
+from aletheia.pipeline.claims.verify_and_cite import write_citation_artifact
 from aletheia.sources.base import SourceRecord, TransientSourceError
 
 NOW = datetime(2026, 5, 23, 12, 0, tzinfo=UTC)

@@ -13,12 +13,12 @@ import pytest
 
 from aletheia.config import Settings
 from aletheia.core.records import Author, CitedReference
-from aletheia.pipeline.claims import cite as claims_module
-from aletheia.pipeline.claims.audit_events import CLAIM_DECISION, CLAIM_EXTRACTED, ClaimTrail
-from aletheia.pipeline.claims.cite import CitedClaimCheck
-from aletheia.pipeline.claims.cited import claim_status_with_judgement, paper_for
+from aletheia.pipeline.audit.claim_events import CLAIM_DECISION, CLAIM_EXTRACTED, ClaimTrail
+from aletheia.pipeline.claims import verify_and_cite as claims_module
+from aletheia.pipeline.claims.cited_claims import claim_status_with_judgement, paper_for
 from aletheia.pipeline.claims.model import NoCandidates
 from aletheia.pipeline.claims.research_text import check_claims_text, claims_exit_code
+from aletheia.pipeline.claims.verify_and_cite import CitedClaimCheck
 from aletheia.pipeline.jobs.submission import InputDocument
 from aletheia.producers.tools import TOOLS
 

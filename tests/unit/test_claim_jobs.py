@@ -18,9 +18,9 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits, reset_settings_cache
 from aletheia.core.artifacts import parse_artifact
 from aletheia.pipeline import service
+from aletheia.pipeline.audit.claim_events import ClaimTrail
 from aletheia.pipeline.audit.events import audit_log_for
-from aletheia.pipeline.claims.audit_events import ClaimTrail
-from aletheia.pipeline.claims.cite import verify_and_cite
+from aletheia.pipeline.claims.verify_and_cite import verify_and_cite
 from aletheia.pipeline.jobs import claims as claim_jobs
 from aletheia.pipeline.jobs.inline import run_step
 from aletheia.pipeline.runtime import Runtime

@@ -20,7 +20,6 @@ from aletheia.config import Settings
 from aletheia.core.artifacts import parse_artifact
 from aletheia.core.excerpts import PaperText, TextBlock, locate_excerpt, match_key
 from aletheia.core.records import Author, SourceName, WorkRecord
-from aletheia.pipeline.claims.cite import verify_and_cite
 from aletheia.pipeline.claims.judge import (
     MAX_JUDGE_ROUNDS,
     ModelJudge,
@@ -28,7 +27,9 @@ from aletheia.pipeline.claims.judge import (
     judge_evidence,
     judge_from_settings,
 )
-from aletheia.pipeline.claims.reasoner import LexicalReasoner, LLMError
+from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.claims.verify_and_cite import verify_and_cite
+from aletheia.pipeline.llm.client import LLMError
 from aletheia.sources.base import SourceRecord
 from tests.unit.fake_llm import FakeLLM, tool_reply
 

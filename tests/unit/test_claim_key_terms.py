@@ -264,7 +264,7 @@ async def test_the_papers_abbreviations_are_kept_with_the_judgement() -> None:
 
 
 def test_a_replay_reads_the_stored_abbreviations() -> None:
-    from aletheia.pipeline.claims.audit_events import CLAIM_JUDGEMENT, replay_claim_events
+    from aletheia.pipeline.audit.claim_events import CLAIM_JUDGEMENT, replay_claim_events
 
     claim = "Caloric restriction is associated with lower methylation age"
     excerpt = "In monkeys, CR was associated with lower methylation age of blood."

@@ -14,13 +14,12 @@ from aletheia.pipeline.claims.model import Candidate
 from aletheia.pipeline.claims.reasoner import (
     MAX_RANKING_ITERATIONS,
     TOOL_DEFINITIONS,
-    AnthropicLLM,
     LexicalReasoner,
-    LLMError,
     ModelReasoner,
     lexical_claim,
     reasoner_from_settings,
 )
+from aletheia.pipeline.llm.client import AnthropicLLM, LLMError
 from tests.unit.fake_llm import FakeLLM, tool_reply
 
 

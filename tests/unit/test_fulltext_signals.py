@@ -17,8 +17,8 @@ from aletheia.core.artifacts import parse_artifact
 from aletheia.core.excerpts import PaperText, TextBlock
 from aletheia.core.paper_mill import work_text_of_paper
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.pipeline.claims.cite import outcome_as_dict, verify_and_cite
 from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.claims.verify_and_cite import outcome_as_dict, verify_and_cite
 from aletheia.pipeline.documents.fulltext_signals import cited_text_signals
 from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe

@@ -1,4 +1,4 @@
-"""Model calls under the global limiter (`llm_paced`): a burst of Tier-5 suggestions, or of the
+"""Model calls under the global limiter (`llm/paced.py`): a burst of Tier-5 suggestions, or of the
 claim pipeline's model calls, is spread at the `llm` bucket's rate (`ALETHEIA_LLM_LIMITS`), on a
 fake clock, with a fake model."""
 
@@ -14,10 +14,11 @@ import pytest
 from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claims.cite import ClaimTools
-from aletheia.pipeline.claims.reasoner import AnthropicLLM, LexicalReasoner, LLMError, LLMReply, ModelReasoner
+from aletheia.pipeline.claims.reasoner import LexicalReasoner, ModelReasoner, paced_reasoner
+from aletheia.pipeline.claims.verify_and_cite import ClaimTools
 from aletheia.pipeline.evidence.llm_fallback import ReferenceSuggester, suggester_from_settings
-from aletheia.pipeline.llm_paced import BUCKET, PacedLLM, paced_reasoner
+from aletheia.pipeline.llm.client import AnthropicLLM, LLMError, LLMReply
+from aletheia.pipeline.llm.paced import BUCKET, PacedLLM
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock

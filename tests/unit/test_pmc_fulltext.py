@@ -17,9 +17,9 @@ from aletheia.config import Settings
 from aletheia.config.settings import SourceLimits
 from aletheia.core.artifacts import parse_artifact
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.pipeline.claims.cite import outcome_as_dict, verify_and_cite
 from aletheia.pipeline.claims.model import NoCandidates
 from aletheia.pipeline.claims.reasoner import LexicalReasoner
+from aletheia.pipeline.claims.verify_and_cite import outcome_as_dict, verify_and_cite
 from aletheia.pipeline.documents.fulltext import fetch_paper_text
 from aletheia.pipeline.documents.pmc_fulltext import wants_pmc
 from aletheia.pipeline.evidence.gateway import SourceGateway

@@ -271,7 +271,7 @@ def test_a_claim_job_fails_with_a_clear_error_when_the_pipeline_is_missing(
     real_import = builtins.__import__
 
     def no_claims(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "aletheia.pipeline.claims.cite":
+        if name == "aletheia.pipeline.claims.verify_and_cite":
             raise ModuleNotFoundError(name)
         return real_import(name, *args, **kwargs)
 

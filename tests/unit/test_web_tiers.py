@@ -21,7 +21,7 @@ from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.pipeline.evidence.gather import verify_reference
 from aletheia.pipeline.evidence.llm_fallback import ReferenceSuggester
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
-from aletheia.pipeline.llm_paced import PacedLLM
+from aletheia.pipeline.llm.paced import PacedLLM
 from aletheia.pipeline.reports.formats import reference_json
 from aletheia.pipeline.reports.html import render_html
 from aletheia.pipeline.reports.transparency import tier_trail

@@ -131,11 +131,13 @@ def replay_command(job_id: str, as_json: bool) -> None:
     """Recompute every verdict of JOB_ID from its stored evidence with the current logic and list
     the differences: exit 0 none, 1 some. A claim or claims-text job: every excerpt judgement in
     its audit trail judged again by the rules judge."""
-    from aletheia.pipeline.audit.replay import CLAIM_KINDS, JobNotFoundError, job_kind, replay_job
+    from aletheia.pipeline.audit.replay import JobNotFoundError, job_kind, replay_job
+    from aletheia.pipeline.jobs.kinds import JobKind
 
     engine = _engine()
     try:
-        if job_kind(engine, job_id) in CLAIM_KINDS:
+        # A claim job or a claims-text job has no verdict rows: it is replayed from its trail.
+        if job_kind(engine, job_id) in (JobKind.CLAIM, JobKind.CLAIMS_TEXT):
             _replay_claims(engine, job_id, as_json)
         report = replay_job(engine, job_id)
     except JobNotFoundError:

@@ -101,8 +101,8 @@ def _print_claim_outcome(summary: dict[str, Any], fmt: str, job_id: str) -> None
     """A claim job's result as `aletheia cite` prints it, rebuilt from the job's summary."""
     from pydantic import TypeAdapter
 
-    from aletheia.pipeline.claims.cite import citation_transparency
     from aletheia.pipeline.claims.model import Citation, ConflictReport
+    from aletheia.pipeline.claims.verify_and_cite import citation_transparency
 
     if summary["verified"]:
         citation = Citation.model_validate(summary["citation"])
@@ -187,7 +187,7 @@ def check(path: Path, max_age_days: int, exclude: tuple[str, ...], fmt: str) -> 
 
     No network, no model: fit for pre-commit and CI. Exit codes: 0 all good; 1 problems found.
     """
-    from aletheia.pipeline.audit.artifacts import check_citations
+    from aletheia.pipeline.artifact_checks.link_check import check_citations
 
     report = check_citations(path, max_age_days=max_age_days, exclude=exclude)
     if fmt == "json":
@@ -212,7 +212,7 @@ def audit(path: Path, fmt: str) -> None:
 
     Exit codes: 0 no drift; 1 drift found; 3 no drift found but some sources could not be asked.
     """
-    from aletheia.pipeline.audit.artifacts import audit_existing_citations
+    from aletheia.pipeline.artifact_checks.drift_check import audit_existing_citations
     from aletheia.pipeline.runtime import Runtime
 
     async def run() -> Any:

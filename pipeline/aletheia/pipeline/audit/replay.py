@@ -7,7 +7,7 @@ year a verdict was decided in is the `current_year` of the replay (the future-ye
 it). Nothing is written.
 
 A claim job (`aletheia cite`, `submit --claim`) or a claims-text job has no verdict rows: its
-decisions are in its audit trail (`claim_audit`), and `replay_claim_job` judges every stored
+decisions are in its audit trail (`claim_events.py`), and `replay_claim_job` judges every stored
 excerpt again with today's rules judge (`replay_claim_events`).
 """
 
@@ -23,8 +23,7 @@ from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
-from aletheia.pipeline.claims.audit_events import CLAIM_EVENT_KINDS, ClaimReplay, replay_claim_events
-from aletheia.pipeline.jobs.kinds import JobKind
+from aletheia.pipeline.audit.claim_events import CLAIM_EVENT_KINDS, ClaimReplay, replay_claim_events
 from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.stores import JobStore
 
@@ -105,9 +104,6 @@ def compare_verdicts(stored: Verdict, replayed: Verdict) -> dict[str, tuple[Any,
 
 class JobNotFoundError(LookupError):
     pass
-
-
-CLAIM_KINDS = (JobKind.CLAIM, JobKind.CLAIMS_TEXT)  # replayed from their trails (`replay_claim_job`)
 
 
 def job_kind(engine: Engine, job_id: str) -> str:

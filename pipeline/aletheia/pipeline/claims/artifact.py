@@ -1,6 +1,6 @@
 """The citation artifact of a proven claim: built from the source's record and the located
 excerpts, written atomically under `docs/citations/` and never outside it (no symlink is
-followed). Re-exported by `aletheia.pipeline.claims.cite`.
+followed). Re-exported by `aletheia.pipeline.claims.verify_and_cite`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from aletheia.core.excerpts import ExcerptMatch
 from aletheia.core.records import RetractionKind
 from aletheia.core.render import body_from_record
 from aletheia.pipeline.atomic_files import write_atomically
-from aletheia.pipeline.claims.steps import IdentityCheck
+from aletheia.pipeline.claims.identity_gate import IdentityCheck
 
 CITATIONS_DIR: Final = "docs/citations"
 VERIFICATION_VERSION: Final = "1.0"

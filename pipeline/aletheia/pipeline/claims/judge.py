@@ -12,8 +12,9 @@ One interface (`ClaimJudge`), three places it can come from (`ALETHEIA_CLAIM_JUD
 
 A local entailment model would be a fourth `ClaimJudge` behind the same setting.
 
-`judge_evidence` is the step the pipeline runs: the reasoner's located quotes plus the sentences of
-the paper that speak to the claim (a contradiction is looked for, not only a support), each judged.
+`judge_evidence` is the step the pipeline runs: the reasoner's quotes, each kept only when located
+verbatim in the text (`match_evidence`), plus the sentences of the paper that speak to the claim (a
+contradiction is looked for, not only a support), each judged.
 """
 
 from __future__ import annotations
@@ -33,17 +34,19 @@ from aletheia.core.claim_judge import (
     paper_abbreviations,
 )
 from aletheia.core.excerpts import ExcerptMatch, PaperText, locate_excerpt, match_key
-from aletheia.pipeline.claims.reasoner import LLM, ClaimReasoner, LLMError, anthropic_from_settings
-from aletheia.pipeline.claims.steps import EvidenceResult, match_evidence
+from aletheia.pipeline.claims.reasoner import ClaimReasoner
+from aletheia.pipeline.llm.client import LLM, LLMError, anthropic_from_settings
 
 __all__ = [
     "MAX_JUDGE_ROUNDS",
     "ClaimJudge",
+    "EvidenceResult",
     "JudgedEvidence",
     "ModelJudge",
     "RuleJudge",
     "judge_evidence",
     "judge_from_settings",
+    "match_evidence",
 ]
 
 MAX_JUDGE_ROUNDS: Final = 3
@@ -227,6 +230,40 @@ def judge_from_settings(settings: Settings, llm: LLM | None = None) -> ClaimJudg
     return ModelJudge(model)
 
 
+# --- the reasoner's quotes, located ----------------------------------------------------------------
+
+
+@dataclass
+class EvidenceResult:
+    """The quotes that were proposed, and the ones found verbatim in the text (with locations)."""
+
+    matches: list[ExcerptMatch]
+    rejected: list[str]
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.matches)
+
+
+async def match_evidence(
+    claim: str, paper: PaperText, reasoner: ClaimReasoner, *, limit: int = 3
+) -> EvidenceResult:
+    """Quotes proposed by the reasoner, each kept only if it is in the text (tolerant rule of
+    `core.excerpts`); a failing quote is dropped, never repaired. Duplicates are kept once."""
+    proposals = await reasoner.propose_excerpts(claim, paper, limit=limit)
+    matches: list[ExcerptMatch] = []
+    rejected: list[str] = []
+    seen: set[str] = set()
+    for proposal in proposals:
+        found = locate_excerpt(proposal, paper)
+        if found is None:
+            rejected.append(proposal)
+        elif found.text not in seen:
+            seen.add(found.text)
+            matches.append(found)
+    return EvidenceResult(matches=matches[:limit], rejected=rejected)
+
+
 @dataclass(frozen=True)
 class JudgedEvidence:
     """The located quotes and the judgement of every candidate excerpt."""
@@ -274,10 +311,10 @@ async def judge_evidence(
 
 def paced_judge(judge: ClaimJudge, gateway: Any) -> ClaimJudge:
     """The judge with its model calls drawn from the gateway's global `llm` bucket, as the
-    reasoner's are (`llm_paced`); the rules judge asks no model and is returned as it is."""
+    reasoner's are (`llm/paced.py`); the rules judge asks no model and is returned as it is."""
     import dataclasses
 
-    from aletheia.pipeline.llm_paced import paced_model
+    from aletheia.pipeline.llm.paced import paced_model
 
     if not isinstance(judge, ModelJudge):
         return judge

@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from aletheia.core.records import CitedReference
+from aletheia.pipeline.claims.identity_gate import IdentityCheck
 from aletheia.pipeline.claims.model import Candidate, ExtractedClaim, Ranking
 from aletheia.pipeline.claims.reasoner import ClaimReasoner
-from aletheia.pipeline.claims.steps import IdentityCheck
 from aletheia.sources.base import SourceRecord
 
 __all__ = ["LIBRARY_CANDIDATES", "library_candidates", "rank_library", "remember_cited"]

@@ -1,5 +1,6 @@
 """The data that flows through `verify_and_cite`: the extracted claim, candidates, the citation, and
-the typed refusals (`ConflictReport`). Kept apart from `claims.py` so the LLM layer can use them.
+the typed refusals (`ConflictReport`), and `SourcesFailed`. Kept apart from the stages so the
+reasoner can use them.
 
 Every report is a pydantic model with a `kind` and a one-line `detail`, serialisable as JSON (the
 CLI's `--format json`, the queue's results).
@@ -27,6 +28,7 @@ __all__ = [
     "Ranking",
     "RetractedWork",
     "RetriesExhausted",
+    "SourcesFailed",
     "TriangulationConflict",
     "candidate_key",
 ]
@@ -104,6 +106,15 @@ class FieldDisagreement(BaseModel):
     secondary_source: SourceName
     secondary_value: str | None
     similarity: float | None = None
+
+
+class SourcesFailed(Exception):
+    """Every source a step needed failed after its retries."""
+
+    def __init__(self, source: str, error: str) -> None:
+        super().__init__(source, error)
+        self.source = source
+        self.error = error
 
 
 class _Report(BaseModel):

@@ -13,12 +13,14 @@ Two implementations of one `ClaimReasoner` protocol:
 Neither can make anything verified: whatever they return is checked mechanically by the pipeline
 (every quote against the text, every identity field against a second source).
 
-`AnthropicLLM` is the real `LLM`, importing `anthropic` only when first used; tests use a fake.
+The model client (`LLM`, `AnthropicLLM`) is `aletheia.pipeline.llm.client`; `paced_reasoner` puts a
+`ModelReasoner`'s calls under the global limiter (`aletheia.pipeline.llm.paced`).
 `TOOL_DEFINITIONS` are the five tools of seed 000 §4.1 as Anthropic tool definitions.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -39,141 +41,22 @@ from aletheia.core.excerpts import (
 from aletheia.core.identifiers import clean_arxiv_id, extract_identifiers
 from aletheia.core.text import normalize_whitespace
 from aletheia.pipeline.claims.model import Candidate, ExtractedClaim, Ranking
-from aletheia.sources.transport.politeness import parse_retry_after
+from aletheia.pipeline.llm.client import LLM, LLMError, LLMReply, ToolCall, anthropic_from_settings
+from aletheia.pipeline.llm.paced import paced_model
 
 __all__ = [
-    "LLM",
     "MAX_RANKING_ITERATIONS",
     "TOOL_DEFINITIONS",
-    "AnthropicLLM",
     "ClaimReasoner",
-    "LLMError",
-    "LLMReply",
     "LexicalReasoner",
     "ModelReasoner",
     "SearchFn",
-    "ToolCall",
-    "anthropic_from_settings",
+    "paced_reasoner",
     "reasoner_from_settings",
 ]
 
 MAX_RANKING_ITERATIONS: Final = 3
 SearchFn = Callable[[str, int | None], Awaitable[list[Candidate]]]
-
-
-class LLMError(Exception):
-    """The model could not be asked (network, quota, refusal) or answered out of protocol.
-    `status_code` and `retry_after` carry the API's HTTP status and Retry-After when it gave them
-    (a 429 slows the shared `llm` bucket down: `llm_paced.PacedLLM`)."""
-
-    def __init__(
-        self, message: str, *, status_code: int | None = None, retry_after: float | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.retry_after = retry_after
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    return parse_retry_after(headers.get("retry-after")) if headers is not None else None
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    input: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class LLMReply:
-    text: str
-    tool_calls: tuple[ToolCall, ...] = ()
-    stop_reason: str | None = None
-    # The assistant turn as the API wants it back in the next request (Anthropic content blocks).
-    content: tuple[dict[str, Any], ...] = ()
-
-
-class LLM(Protocol):
-    """One chat completion with tools, in Anthropic's message format."""
-
-    model: str
-
-    async def complete(
-        self,
-        *,
-        system: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        tool_choice: dict[str, Any] | None = None,
-        max_tokens: int = 1024,
-    ) -> LLMReply: ...
-
-
-class AnthropicLLM:
-    """`LLM` over Anthropic's Messages API (the `anthropic` package, imported on first use)."""
-
-    def __init__(self, api_key: str, *, model: str, temperature: float = 0.0, client: Any = None) -> None:
-        self.model = model
-        self.temperature = temperature
-        self._api_key = api_key
-        self._client = client
-
-    def _get_client(self) -> Any:
-        if self._client is None:
-            try:
-                from anthropic import AsyncAnthropic
-            except ImportError as exc:  # the `llm` extra is not installed
-                raise LLMError("the anthropic package is not installed (pip install '.[llm]')") from exc
-            self._client = AsyncAnthropic(api_key=self._api_key)
-        return self._client
-
-    async def complete(
-        self,
-        *,
-        system: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        tool_choice: dict[str, Any] | None = None,
-        max_tokens: int = 1024,
-    ) -> LLMReply:
-        client = self._get_client()
-        arguments: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": max_tokens,
-            "temperature": self.temperature,
-            "system": system,
-            "messages": messages,
-            "tools": tools,
-        }
-        if tool_choice is not None:
-            arguments["tool_choice"] = tool_choice
-        try:
-            response = await client.messages.create(**arguments)
-        except Exception as exc:  # anthropic.APIError and its transport errors
-            status = getattr(exc, "status_code", None)
-            raise LLMError(
-                f"{type(exc).__name__}: {exc}",
-                status_code=status if isinstance(status, int) else None,
-                retry_after=_retry_after(exc),
-            ) from exc
-        texts: list[str] = []
-        calls: list[ToolCall] = []
-        content: list[dict[str, Any]] = []
-        for block in response.content:
-            if block.type == "text":
-                texts.append(block.text)
-                content.append({"type": "text", "text": block.text})
-            elif block.type == "tool_use":
-                calls.append(ToolCall(id=block.id, name=block.name, input=dict(block.input)))
-                content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
-        return LLMReply(
-            text="".join(texts),
-            tool_calls=tuple(calls),
-            stop_reason=getattr(response, "stop_reason", None),
-            content=tuple(content),
-        )
 
 
 # --- the five tools of seed 000 §4.1 ----------------------------------------------------------------
@@ -579,9 +462,11 @@ def reasoner_from_settings(settings: Settings, llm: LLM | None = None) -> ClaimR
     return ModelReasoner(model) if model is not None else LexicalReasoner()
 
 
-def anthropic_from_settings(settings: Settings) -> AnthropicLLM | None:
-    """Claude as the settings say (model, temperature), or None without `ANTHROPIC_API_KEY`."""
-    if settings.anthropic_api_key is None:
-        return None
-    key = settings.anthropic_api_key.get_secret_value()
-    return AnthropicLLM(key, model=settings.llm_model, temperature=settings.llm_temperature)
+def paced_reasoner(reasoner: ClaimReasoner, gateway: Any) -> ClaimReasoner:
+    """The claim pipeline's reasoner with its model paced by the gateway's limiter (the lexical
+    reasoner asks no model)."""
+    if not isinstance(reasoner, ModelReasoner):
+        return reasoner
+    paced = paced_model(reasoner.llm, gateway)
+    # A copy: the caller's reasoner is left as it was (its transcript list is shared, for audit).
+    return reasoner if paced is reasoner.llm else dataclasses.replace(reasoner, llm=paced)

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Protocol
 
 from aletheia.config import Settings
 from aletheia.core.bibliography import (
@@ -42,14 +42,25 @@ from aletheia.core.claim_rules import REFERENCE_HEADINGS, RULES_VERSION
 from aletheia.core.claim_text import ClaimFinding, find_claims, text_format
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, VerdictStatus
-from aletheia.pipeline.claims.audit_events import ClaimTrail
-from aletheia.pipeline.claims.cited import (
+from aletheia.pipeline.audit.claim_events import ClaimTrail
+from aletheia.pipeline.claims.cited_claims import (
     DEFAULT_MAX_JUDGEMENTS,
     claim_status_with_judgement,
     judge_cited_claims,
     judgement_summary,
 )
-from aletheia.pipeline.jobs.submission import InputDocument
+
+
+class NamedBytes(Protocol):
+    """A document as this check reads it: its name and its bytes. The claims-text job passes the
+    `InputDocument`s of its row (`jobs/submission.py`); the claims import no job module."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def data(self) -> bytes: ...
+
 
 NO_SUGGESTION: Final = "no verified citation found"
 DEFAULT_MAX_SUGGESTIONS: Final = 20
@@ -109,7 +120,7 @@ def discover_bibliographies(path: Path, text: str) -> FoundBibliographies:
 
 
 def document_text(
-    doc: InputDocument, settings: Settings
+    doc: NamedBytes, settings: Settings
 ) -> tuple[str, str, list[CitedReference | InputProblem]]:
     """(text, format, the document's own references) of the submitted document."""
     if doc.data[:5] == b"%PDF-":
@@ -159,7 +170,7 @@ def _own_references(text: str, fmt: str, origin: str) -> list[CitedReference | I
 
 
 def bibliography_references(
-    documents: Sequence[InputDocument],
+    documents: Sequence[NamedBytes],
 ) -> tuple[list[CitedReference], list[InputProblem]]:
     refs: list[CitedReference] = []
     problems: list[InputProblem] = []
@@ -226,13 +237,13 @@ def _query_text(sentence: str) -> str:
 
 
 async def check_claims_text(
-    document: InputDocument,
-    bibliographies: Sequence[InputDocument],
+    document: NamedBytes,
+    bibliographies: Sequence[NamedBytes],
     *,
     gateway: Any,
     settings: Settings,
     project_root: Path,
-    beside: Sequence[InputDocument] = (),
+    beside: Sequence[NamedBytes] = (),
     suggest: bool = True,
     check: bool = True,
     max_suggestions: int = DEFAULT_MAX_SUGGESTIONS,
@@ -385,7 +396,7 @@ async def _suggest(
 ) -> None:
     """A verified citation from `verify_and_cite` for each unsupported claim, or the refusal; each
     search's trail is appended to `trails`."""
-    from aletheia.pipeline.claims.cite import outcome_as_dict, verify_and_cite
+    from aletheia.pipeline.claims.verify_and_cite import outcome_as_dict, verify_and_cite
 
     suggester = suggester or verify_and_cite
     asked = 0

@@ -14,8 +14,8 @@
     done
 
 A stage reads the state, asks the sources or the model, and leaves the state at the next stage;
-every step it took is an event of the trail (`claim_audit`). The state is JSON (pydantic), so the
-queue keeps it in PostgreSQL between stages (`aletheia.pipeline.jobs.claims`), and
+every step it took is an event of the trail (`audit/claim_events.py`). The state is JSON
+(pydantic), so the queue keeps it in PostgreSQL between stages (`aletheia.pipeline.jobs.claims`), and
 `verify_and_cite` runs the same stages one after the other in memory (`run_claim`): one engine.
 A refusal at any stage (default-deny) sends the state straight to `write`, which records it.
 """
@@ -34,8 +34,7 @@ from aletheia.core.artifacts import CitationArtifact, slug_for_record
 from aletheia.core.claim_judge import ClaimJudgement
 from aletheia.core.excerpts import ExcerptMatch, PaperText
 from aletheia.core.records import RetractionKind, WorkRecord
-from aletheia.pipeline.claims.artifact import build_artifact, write_citation_artifact
-from aletheia.pipeline.claims.audit_events import (
+from aletheia.pipeline.audit.claim_events import (
     CLAIM_CANDIDATES,
     CLAIM_DECISION,
     CLAIM_EXTRACTED,
@@ -45,7 +44,10 @@ from aletheia.pipeline.claims.audit_events import (
     ClaimTrail,
     judgement_rows,
 )
-from aletheia.pipeline.claims.judge import ClaimJudge, JudgedEvidence, judge_evidence
+from aletheia.pipeline.claims.artifact import build_artifact, write_citation_artifact
+from aletheia.pipeline.claims.candidate_search import _direct_candidates, named_paper, search_papers
+from aletheia.pipeline.claims.identity_gate import _retraction, identity_check
+from aletheia.pipeline.claims.judge import ClaimJudge, EvidenceResult, JudgedEvidence, judge_evidence
 from aletheia.pipeline.claims.library_tier import rank_library, remember_cited
 from aletheia.pipeline.claims.model import (
     Candidate,
@@ -59,20 +61,13 @@ from aletheia.pipeline.claims.model import (
     Ranking,
     RetractedWork,
     RetriesExhausted,
+    SourcesFailed,
     TriangulationConflict,
 )
-from aletheia.pipeline.claims.reasoner import ClaimReasoner, LLMError
-from aletheia.pipeline.claims.steps import (
-    EvidenceResult,
-    SourcesFailed,
-    _direct_candidates,
-    _retraction,
-    identity_check,
-    named_paper,
-    search_papers,
-)
+from aletheia.pipeline.claims.reasoner import ClaimReasoner
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, fetch_paper_text
 from aletheia.pipeline.documents.fulltext_signals import cited_text_signals
+from aletheia.pipeline.llm.client import LLMError
 
 __all__ = [
     "MAX_CANDIDATES_TRIED",
@@ -166,7 +161,7 @@ class StageEnv:
     """What the stages ask: the sources, the model (or the lexical stand-in), the judge."""
 
     gateway: Any
-    reasoner: ClaimReasoner  # paced (`llm_paced.paced_reasoner`) by whoever builds the env
+    reasoner: ClaimReasoner  # paced (`reasoner.paced_reasoner`) by whoever builds the env
     judge: ClaimJudge
     trail: ClaimTrail
     convert: Converter | None = None  # None: `convert_document` in a thread of this process

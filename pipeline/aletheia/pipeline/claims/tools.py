@@ -1,5 +1,5 @@
 """The five tools of seed 000 §4.1 over one gateway (`ClaimTools`), and a `verify_and_cite` outcome as
-JSON-able data. Re-exported by `aletheia.pipeline.claims.cite`.
+JSON-able data. Re-exported by `aletheia.pipeline.claims.verify_and_cite`.
 """
 
 from __future__ import annotations
@@ -10,19 +10,13 @@ from typing import Any, Final
 
 from aletheia.core.excerpts import locate_excerpt
 from aletheia.core.transparency import Transparency, claim_transparency
-from aletheia.pipeline.claims.model import Candidate, Citation, ConflictReport, ExtractedClaim
-from aletheia.pipeline.claims.reasoner import TOOL_DEFINITIONS, ClaimReasoner, LLMError
-from aletheia.pipeline.claims.steps import (
-    EvidenceResult,
-    IdentityCheck,
-    SearchOutcome,
-    SourcesFailed,
-    identity_check,
-    match_evidence,
-    search_papers,
-)
+from aletheia.pipeline.claims.candidate_search import SearchOutcome, search_papers
+from aletheia.pipeline.claims.identity_gate import IdentityCheck, identity_check
+from aletheia.pipeline.claims.judge import EvidenceResult, match_evidence
+from aletheia.pipeline.claims.model import Candidate, Citation, ConflictReport, ExtractedClaim, SourcesFailed
+from aletheia.pipeline.claims.reasoner import TOOL_DEFINITIONS, ClaimReasoner, paced_reasoner
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, fetch_paper_text
-from aletheia.pipeline.llm_paced import paced_reasoner
+from aletheia.pipeline.llm.client import LLMError
 from aletheia.sources.base import SourceError
 
 __all__ = ["ClaimTools", "citation_transparency", "outcome_as_dict"]

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from aletheia.pipeline.claims.audit_events import judgement_rows
+from aletheia.pipeline.audit.claim_events import judgement_rows
 from aletheia.pipeline.claims.judge import ClaimJudge, judge_evidence
 from aletheia.pipeline.claims.reasoner import ClaimReasoner, lexical_claim
 from aletheia.pipeline.documents.fulltext import FulltextError, convert_document
@@ -137,8 +137,7 @@ async def verify_claim_on_the_web(
     Python client and the agent tool call this)."""
     from aletheia.config import get_settings
     from aletheia.pipeline.claims.judge import judge_from_settings, paced_judge
-    from aletheia.pipeline.claims.reasoner import reasoner_from_settings
-    from aletheia.pipeline.llm_paced import paced_reasoner
+    from aletheia.pipeline.claims.reasoner import paced_reasoner, reasoner_from_settings
     from aletheia.pipeline.runtime import Runtime
 
     settings = settings or get_settings()

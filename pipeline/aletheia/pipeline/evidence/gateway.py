@@ -125,7 +125,7 @@ class SourceGateway:
         from aletheia.sources.semantic_scholar import SemanticScholarClient, semantic_scholar_transport
 
         self.settings = settings
-        self.limiter = limiter  # also paces the claim pipeline's model calls (`llm_paced`)
+        self.limiter = limiter  # also paces the claim pipeline's model calls (`llm/paced.py`)
         self.offline = settings.offline
         self.library = library
         self.retractions = retractions

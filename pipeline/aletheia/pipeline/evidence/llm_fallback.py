@@ -6,9 +6,9 @@ Seed 004's last tier, held to this project's rule that only sources are evidence
 it cannot make a reference `verified`, nor `not_found`, nor anything else; it is shown to the
 reader as a suggestion to check by hand (the verdict's notes say "never evidence").
 
-The model is Claude through the small `LLM` interface (`pipeline.llm`; `AnthropicLLM` imports
+The model is Claude through the small `LLM` interface (`pipeline/llm/client.py`; `AnthropicLLM` imports
 `anthropic` only when first used), answering through one tool (structured output), paced by the
-global limiter's `llm` bucket (`llm_paced`, `ALETHEIA_LLM_LIMITS`). Without a key there is no
+global limiter's `llm` bucket (`llm/paced.py`, `ALETHEIA_LLM_LIMITS`). Without a key there is no
 model: the answer is recorded as skipped, naming the missing key (deterministic).
 """
 
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Final
 from aletheia.config import Settings
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
-from aletheia.pipeline.claims.reasoner import LLM, LLMError, anthropic_from_settings
-from aletheia.pipeline.llm_paced import PacedLLM
+from aletheia.pipeline.llm.client import LLM, LLMError, anthropic_from_settings
+from aletheia.pipeline.llm.paced import PacedLLM
 from aletheia.sources.base import SourceRecord, SourceUnavailableError, TransientSourceError
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ def suggester_from_settings(
     settings: Settings, llm: LLM | None = None, limiter: RateLimiter | None = None
 ) -> ReferenceSuggester:
     """Over `llm`, or Claude when `ANTHROPIC_API_KEY` is set; else one that records a skip. With a
-    `limiter`, every call is paced by its `llm` bucket (`ALETHEIA_LLM_LIMITS`, `llm_paced`)."""
+    `limiter`, every call is paced by its `llm` bucket (`ALETHEIA_LLM_LIMITS`, `llm/paced.py`)."""
     if llm is None:
         if settings.offline:
             return ReferenceSuggester(None, why_not="skipped: offline")

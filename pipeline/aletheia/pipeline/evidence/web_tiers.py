@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     import httpx
 
     from aletheia.config import Settings
-    from aletheia.pipeline.claims.reasoner import LLM
     from aletheia.pipeline.evidence.llm_fallback import ReferenceSuggester
+    from aletheia.pipeline.llm.client import LLM
     from aletheia.sources.base import RawCache
     from aletheia.sources.transport.limiter import RateLimiter
     from aletheia.sources.web_page import WebPageClient

@@ -92,7 +92,8 @@ def audit_repositories(ctx: ServiceContext, job: Job) -> None:
 def audit_repository(ctx: ServiceContext, job_id: str, root: Path) -> dict[str, Any]:
     """One repository: its artifacts' drift (sources asked afresh), those found retracted marked,
     then its citation links checked as `aletheia check` does."""
-    from aletheia.pipeline.audit.artifacts import audit_existing_citations, check_citations
+    from aletheia.pipeline.artifact_checks.drift_check import audit_existing_citations
+    from aletheia.pipeline.artifact_checks.link_check import check_citations
 
     if not root.is_dir():
         return {"repository": str(root), "error": "not a directory"}

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CLAIM_PIPELINE_MISSING = (
-    "the claim pipeline (aletheia.pipeline.claims.cite.verify_and_cite) is not installed in this version"
+    "the claim pipeline (aletheia.pipeline.claims.verify_and_cite) is not installed in this version"
 )
 # The task that runs each stage (a state at `done` whose job is not finished: the writer's last part).
 STAGE_TASKS: Final = {
@@ -119,7 +119,7 @@ def claim_artifact(ctx: ServiceContext, job_id: str) -> None:
     """Writer: the artifact written under the repository's lock and the decision recorded; then the
     job's summary, its items settled and its report asked for."""
     from aletheia.core.artifacts import ArtifactPathError
-    from aletheia.pipeline.claims.audit_events import ClaimTrail
+    from aletheia.pipeline.audit.claim_events import ClaimTrail
     from aletheia.pipeline.claims.stages import write_stage
 
     rt = ctx.runtime
@@ -179,7 +179,7 @@ def _begin(
     if job.status in FINISHED:
         return None
     try:
-        import aletheia.pipeline.claims.cite  # noqa: F401 - the pipeline this job needs
+        import aletheia.pipeline.claims.verify_and_cite  # noqa: F401 - the pipeline this job needs
     except ImportError:
         _fail(rt, job_id, CLAIM_PIPELINE_MISSING)
         logger.error(CLAIM_PIPELINE_MISSING)
@@ -255,11 +255,11 @@ def _run_stage(ctx: ServiceContext, job_id: str, stage: str) -> None:
 
 
 def _env(ctx: ServiceContext, job_id: str, fetches: Any) -> StageEnv | None:
-    from aletheia.pipeline.claims.audit_events import ClaimTrail
+    from aletheia.pipeline.audit.claim_events import ClaimTrail
     from aletheia.pipeline.claims.judge import judge_from_settings, paced_judge
-    from aletheia.pipeline.claims.reasoner import LLMError, reasoner_from_settings
+    from aletheia.pipeline.claims.reasoner import paced_reasoner, reasoner_from_settings
     from aletheia.pipeline.claims.stages import StageEnv
-    from aletheia.pipeline.llm_paced import paced_reasoner
+    from aletheia.pipeline.llm.client import LLMError
 
     gateway = ctx.source_gateway()
     try:

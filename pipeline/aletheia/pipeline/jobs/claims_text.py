@@ -4,7 +4,7 @@ and is written as `claims.json` and `claims.html` in the job's report folder.
 
 The job row carries the document and its bibliographies (`InputDocument`s as JSON), so any worker
 on any host can run it. Every claim's trail (each cited claim's judgement, each suggestion's
-search: `claim_audit.py`) is appended to the job's audit log before the summary is stored, and the
+search: `audit/claim_events.py`) is appended to the job's audit log before the summary is stored, and the
 job's Merkle root is committed before it is marked done. Idempotent: a finished job is left alone;
 a redelivered one recomputes the same report, logs nothing new (the events carry no timestamps)
 and rewrites artifacts only when their content changes.
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from aletheia.pipeline.claims.cited import DEFAULT_MAX_JUDGEMENTS
+from aletheia.pipeline.claims.cited_claims import DEFAULT_MAX_JUDGEMENTS
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import ServiceContext, _run_in_job
 from aletheia.pipeline.jobs.enqueue import enqueue_first_step
@@ -89,8 +89,8 @@ def _document_item(runtime: Runtime, job_id: str) -> str:
 
 def _check(ctx: ServiceContext, job: Job) -> None:
     """The report, its trail committed, its files written; then the job is done."""
+    from aletheia.pipeline.audit.claim_events import ClaimTrail
     from aletheia.pipeline.audit.events import audit_log_for, commit_job_trail
-    from aletheia.pipeline.claims.audit_events import ClaimTrail
     from aletheia.pipeline.claims.research_text import check_claims_text
     from aletheia.pipeline.jobs.files import write_artifact
     from aletheia.pipeline.reports.claims_html import render_claims_html

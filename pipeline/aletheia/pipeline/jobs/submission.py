@@ -181,7 +181,7 @@ def submit_claim(
     if hint:
         job_input["hint"] = hint
     if paper:
-        from aletheia.pipeline.claims.steps import parse_paper_id
+        from aletheia.pipeline.claims.candidate_search import parse_paper_id
 
         if parse_paper_id(paper) is None:
             raise ValueError(f"paper {paper!r} is not a DOI, an arXiv id or a PMID")

@@ -1,4 +1,4 @@
-"""`aletheia check` and `aletheia audit`: the mechanical gate on citation links, and the drift audit.
+"""`aletheia check`: the mechanical gate on citation links.
 
 `check_citations(root)` (seed 000's `check_citations.py`, tiers 2 and 3 of §8): no network, no
 model. Every reference to `docs/citations/<slug>.md` in the repository's text files (a
@@ -9,53 +9,35 @@ A `research:` comment must be followed, within three lines, by such a link. Ever
 `docs/citations/` must parse, referenced or not. A line holding `aletheia-check: ignore` is skipped
 (for documentation that shows example links), and so is syntax shown rather than used: a Markdown
 code span or fenced block, a Python string literal (`citable_text.py`).
-
-`audit_existing_citations(root, gateway)` (tier 4): re-asks the sources for every artifact's
-identifiers and reports drift: a DOI now resolving to a different work, a retraction, a corrected
-first author, a changed year or title, an identifier that no longer resolves. A disagreement a
-human accepted when the artifact was written (`overridden_conflicts`, seed 000 §5.4) is listed as
-accepted, with the reason, not as drift, for as long as the source says what was accepted.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import stat
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from aletheia.core.artifact_overrides import accepted_override, overrides_of
 from aletheia.core.artifacts import (
     ArtifactFormatError,
     CitationArtifact,
     parse_artifact,
-    record_of_artifact,
     validate_slug,
 )
-from aletheia.core.identifiers import arxiv_id_from_doi
-from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
-from aletheia.core.retraction import combine_retraction_status
-from aletheia.core.triangulate import triangulate
-from aletheia.pipeline.audit.citable_text import citable_text
-from aletheia.sources.base import SourceError, SourceRecord
+from aletheia.core.records import RetractionKind
+from aletheia.pipeline.artifact_checks.citable_text import citable_text
 
 __all__ = [
+    "CITATIONS_DIR",
     "DEFAULT_MAX_AGE_DAYS",
-    "ArtifactAudit",
-    "AuditReport",
     "CheckReport",
     "CitationProblem",
-    "Drift",
-    "audit_existing_citations",
     "check_citations",
 ]
 
@@ -292,197 +274,3 @@ def _check_file(
                     "a research: comment needs a 'see docs/citations/<slug>.md' link within 3 lines",
                 )
             )
-
-
-# --- the audit --------------------------------------------------------------------------------------
-
-DriftKind = Literal[
-    "doi_resolves_elsewhere",
-    "retracted",
-    "first_author_changed",
-    "year_changed",
-    "title_changed",
-    "identifier_changed",
-    "identifier_not_found",
-    "unreachable",
-    "unreadable",
-]
-
-
-class Drift(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    kind: DriftKind
-    source: str | None = None
-    recorded: str | None = None
-    current: str | None = None
-    detail: str
-
-
-class ArtifactAudit(BaseModel):
-    path: str
-    slug: str
-    drifts: list[Drift] = []
-    # Disagreements a human override accepted when the artifact was written: not drift.
-    accepted: list[Drift] = []
-    sources_checked: list[str] = []
-
-    @property
-    def drifted(self) -> bool:
-        return any(d.kind not in ("unreachable",) for d in self.drifts)
-
-
-class AuditReport(BaseModel):
-    root: str
-    artifacts: list[ArtifactAudit] = []
-
-    @property
-    def drifted(self) -> list[ArtifactAudit]:
-        return [a for a in self.artifacts if a.drifted]
-
-    @property
-    def unreachable(self) -> list[ArtifactAudit]:
-        return [a for a in self.artifacts if any(d.kind == "unreachable" for d in a.drifts)]
-
-    def exit_code(self) -> int:
-        """0: no drift; 1: drift in at least one artifact; 3: none, but some could not be checked."""
-        if self.drifted:
-            return 1
-        return 3 if self.unreachable else 0
-
-
-Lookup = tuple[SourceName, str, Callable[[], Awaitable[Any]]]
-
-
-def _audit_lookups(gateway: Any, recorded: WorkRecord) -> list[Lookup]:
-    lookups: list[Lookup] = []
-    doi = recorded.doi if recorded.doi and arxiv_id_from_doi(recorded.doi) is None else None
-    if doi:
-        lookups.append((SourceName.OPENALEX, "doi", lambda: gateway.openalex.work_by_doi(doi)))
-        lookups.append((SourceName.CROSSREF, "doi", lambda: gateway.crossref.work_by_doi(doi)))
-    if recorded.arxiv_id:
-        arxiv = recorded.arxiv_id
-        lookups.append((SourceName.ARXIV, "arxiv_id", lambda: gateway.arxiv.by_id(arxiv)))
-    if recorded.pmid:
-        pmid = recorded.pmid
-        lookups.append((SourceName.PUBMED, "pmid", lambda: gateway.pubmed.by_pmid(pmid)))
-    return lookups
-
-
-_FIELD_DRIFT: Final[dict[str, DriftKind]] = {
-    "first_author_surname": "first_author_changed",
-    "year": "year_changed",
-    "title": "title_changed",
-    "doi": "identifier_changed",
-    "arxiv_id": "identifier_changed",
-}
-
-
-async def _audit_one(
-    gateway: Any, path: Path, relative: str, learnt: list[SourceRecord] | None = None
-) -> ArtifactAudit:
-    slug = path.name[: -len(".md")]
-    audit = ArtifactAudit(path=relative, slug=slug)
-    try:
-        text = await asyncio.to_thread(path.read_text, encoding="utf-8")
-        artifact = parse_artifact(text)
-    except (ArtifactFormatError, UnicodeDecodeError, OSError) as exc:
-        audit.drifts.append(Drift(kind="unreadable", detail=str(exc)))
-        return audit
-    recorded = record_of_artifact(artifact)
-    overrides = overrides_of(artifact.frontmatter)
-    reason = artifact.frontmatter.override_reason
-    found_records: list[WorkRecord] = []
-    seen: set[tuple[str, str | None]] = set()
-
-    def add(drift: Drift) -> None:
-        if (drift.kind, drift.current) not in seen:
-            seen.add((drift.kind, drift.current))
-            audit.drifts.append(drift)
-
-    for source, by, lookup in _audit_lookups(gateway, recorded):
-        try:
-            found = await lookup()
-        except SourceError as exc:
-            add(Drift(kind="unreachable", source=source.value, detail=str(exc)))
-            continue
-        audit.sources_checked.append(source.value)
-        if found is None:
-            add(
-                Drift(
-                    kind="identifier_not_found",
-                    source=source.value,
-                    detail=f"{source.value} no longer knows the {by}",
-                )
-            )
-            continue
-        fresh = found.record
-        found_records.append(fresh)
-        if learnt is not None:
-            learnt.append(found)
-        result = triangulate(recorded, fresh)
-        for conflict in result.conflicts:
-            kind = _FIELD_DRIFT.get(conflict.field, "identifier_changed")
-            if by == "doi" and conflict.field == "title":
-                kind = "doi_resolves_elsewhere"
-            drift = Drift(
-                kind=kind,
-                source=source.value,
-                recorded=conflict.primary_value,
-                current=conflict.secondary_value,
-                detail=f"{conflict.field}: artifact says {conflict.primary_value!r},"
-                f" {source.value} now says {conflict.secondary_value!r}",
-            )
-            if accepted_override(conflict.field, conflict.primary_value, conflict.secondary_value, overrides):
-                audit.accepted.append(
-                    drift.model_copy(update={"detail": f"{drift.detail} (accepted by override: {reason})"})
-                )
-            else:
-                add(drift)
-    notices = [notice for record in found_records for notice in record.retraction_notices]
-    lookup_notices = getattr(gateway, "retraction_notices", None)
-    if lookup_notices is not None:
-        notices.extend(
-            lookup_notices(CitedReference(key=slug, doi=recorded.doi, pmid=recorded.pmid), found_records)
-        )
-    status = combine_retraction_status(notices)
-    if status.flagged and status.kind != artifact.frontmatter.retraction_status:
-        notice = status.notice
-        add(
-            Drift(
-                kind="retracted",
-                source=",".join(s.value for s in status.sources) or None,
-                recorded=(artifact.frontmatter.retraction_status or RetractionKind.NONE).value,
-                current=status.kind.value,
-                detail=f"the work is now {status.kind.value}"
-                + (f" (notice {notice.notice_doi})" if notice and notice.notice_doi else ""),
-            )
-        )
-    return audit
-
-
-def _artifact_files(root: Path) -> tuple[Path, list[Path]]:
-    base = root.resolve()
-    citations = base.joinpath(*CITATIONS_DIR)
-    if not citations.is_dir() or citations.is_symlink():
-        return base, []
-    found = [p for p in citations.iterdir() if p.suffix == ".md" and not p.name.startswith(".")]
-    return base, sorted(p for p in found if not p.is_symlink())
-
-
-async def audit_existing_citations(
-    root: Path | str, gateway: Any, *, concurrency: int = 4, learnt: list[SourceRecord] | None = None
-) -> AuditReport:
-    """Re-check every artifact in `root/docs/citations/` against the sources (see the module
-    docstring). The weekly beat task calls this with the worker's gateway; every record the
-    sources gave is appended to `learnt` (the audit keeps them in the Tier-0 library)."""
-    base, paths = await asyncio.to_thread(_artifact_files, Path(root))
-    report = AuditReport(root=str(base))
-    gate = asyncio.Semaphore(concurrency)
-
-    async def one(path: Path) -> ArtifactAudit:
-        async with gate:
-            return await _audit_one(gateway, path, "/".join(CITATIONS_DIR) + "/" + path.name, learnt)
-
-    report.artifacts = list(await asyncio.gather(*(one(p) for p in paths)))
-    return report

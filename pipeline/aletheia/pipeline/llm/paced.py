@@ -7,20 +7,20 @@ service). A token that does not come within `max_wait` seconds is a `RateLimited
 the answer is recorded as failed, never waited for without bound.
 
 Both users of the model are paced: Tier 5's suggestions (`llm_fallback.suggester_from_settings`)
-and the claim pipeline's `ModelReasoner` (`paced_reasoner`, over the gateway's limiter).
+and the claim pipeline's `ModelReasoner` (`claims.reasoner.paced_reasoner`, over the gateway's
+limiter).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.records import SourceName
-from aletheia.pipeline.claims.reasoner import LLMError
+from aletheia.pipeline.llm.client import LLMError
 
 if TYPE_CHECKING:
     from aletheia.config.settings import SourceLimits
-    from aletheia.pipeline.claims.reasoner import LLM, ClaimReasoner, LLMReply
+    from aletheia.pipeline.llm.client import LLM, LLMReply
     from aletheia.sources.transport.limiter import RateLimiter
 
 BUCKET: Final = f"{SourceName.LLM.value}:single"
@@ -75,15 +75,3 @@ def paced_model(llm: LLM, gateway: Any) -> LLM:
     if isinstance(llm, PacedLLM) or limiter is None or settings is None:
         return llm
     return PacedLLM(llm, limiter, settings.limits_for(SourceName.LLM.value))
-
-
-def paced_reasoner(reasoner: ClaimReasoner, gateway: Any) -> ClaimReasoner:
-    """The claim pipeline's reasoner with its model paced by the gateway's limiter (the lexical
-    reasoner asks no model)."""
-    from aletheia.pipeline.claims.reasoner import ModelReasoner
-
-    if not isinstance(reasoner, ModelReasoner):
-        return reasoner
-    paced = paced_model(reasoner.llm, gateway)
-    # A copy: the caller's reasoner is left as it was (its transcript list is shared, for audit).
-    return reasoner if paced is reasoner.llm else dataclasses.replace(reasoner, llm=paced)

@@ -36,7 +36,7 @@ from typing import Any, Final
 from aletheia.config import Settings
 from aletheia.core.claim_text import ClaimFinding, judged_sentence
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claims.audit_events import CLAIM_DECISION, ClaimTrail
+from aletheia.pipeline.audit.claim_events import CLAIM_DECISION, ClaimTrail
 
 __all__ = [
     "DEFAULT_MAX_JUDGEMENTS",
@@ -60,7 +60,9 @@ _IDENTIFIERS: Final = (("doi", ""), ("arxiv_id", "arXiv:"), ("pmid", "PMID:"))
 
 def paper_for(reference: Mapping[str, Any] | None, cited: CitedReference | None) -> tuple[str | None, str]:
     """(the identifier to judge the claim against, None) or (None, why there is none)."""
-    from aletheia.pipeline.claims.steps import parse_paper_id  # the claim pipeline: loaded when used
+    from aletheia.pipeline.claims.candidate_search import (
+        parse_paper_id,  # the claim pipeline: loaded when used
+    )
 
     if reference is None:
         return None, "the reference was not checked"
@@ -230,9 +232,10 @@ async def _run(
 ) -> None:
     """Judge every pair: papers concurrently (at most PARALLEL_PAPERS), each paper's pairs in order.
     One reasoner and one judge (one model client) serve every pair."""
-    from aletheia.pipeline.claims.cite import check_cited_claim
     from aletheia.pipeline.claims.judge import judge_from_settings
-    from aletheia.pipeline.claims.reasoner import LLMError, reasoner_from_settings
+    from aletheia.pipeline.claims.reasoner import reasoner_from_settings
+    from aletheia.pipeline.claims.verify_and_cite import check_cited_claim
+    from aletheia.pipeline.llm.client import LLMError
 
     if not pairs:
         return

@@ -1,6 +1,6 @@
 """`verify_and_cite`: ground a research claim in a paper, prove it, write the artifact, or refuse.
 
-The flow of seed 000 §4.2; on the queue each stage runs on its own pool (`claim_stages.py`):
+The flow of seed 000 §4.2; on the queue each stage runs on its own pool (`stages.py`):
 
     extract_claim        (retrieval)  the assertion and its search queries
     search_papers        (retrieval)  Semantic Scholar and OpenAlex searches -> candidates
@@ -19,14 +19,16 @@ cited only when an excerpt supports it and none contradicts it (`ContradictedCla
 excerpt that does). What is mechanical and what is judgement: the identity fields come from the
 source's record (never from the model), every excerpt is a located span of the paper's text, the
 gate compares two sources' records with `aletheia.core.triangulate`. Ranking, quote proposal and
-the judgement are the reasoner's and the judge's (`llm.py`, `claim_judge.py`), and what a model
+the judgement are the reasoner's and the judge's (`reasoner.py`, `judge.py`; the rules judge is
+`aletheia.core.claim_judge`, a model is asked through `aletheia.pipeline.llm`), and what a model
 says is checked by the steps above.
 
-Where the steps are: the stages that compose them in `claim_stages.py` (one engine: this module
-runs them in one process, a claim job on the worker pools, `jobs/claims.py`), search, evidence
-matching and the triangulation gate in `claim_steps.py`, the judgement in `claim_judge.py`, the
-artifact in `claim_artifact.py`, the types in `claim_types.py`, the tools in `claim_tools.py`, the
-audit events in `claim_audit.py`.
+Where the steps are (in `aletheia/pipeline/claims/` unless named otherwise): the stages that
+compose them in `stages.py` (one engine: this module runs them in one process, a claim job on the
+worker pools, `jobs/claims.py`), the search for candidates in `candidate_search.py`, the quotes'
+matching and the judgement in `judge.py`, the triangulation gate in `identity_gate.py`, the
+artifact in `artifact.py`, the types in `model.py`, the tools in `tools.py`, the audit events in
+`aletheia/pipeline/audit/claim_events.py`.
 """
 
 from __future__ import annotations
@@ -40,21 +42,34 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.config import Settings, get_settings
+from aletheia.pipeline.audit.claim_events import (
+    CLAIM_DECISION,
+    CLAIM_EXTRACTED,
+    ClaimTrail,
+    judgement_rows,
+)
 from aletheia.pipeline.claims.artifact import (
     CITATIONS_DIR,
     VERIFICATION_VERSION,
     build_artifact,
     write_citation_artifact,
 )
-from aletheia.pipeline.claims.audit_events import (
-    CLAIM_DECISION,
-    CLAIM_EXTRACTED,
-    ClaimTrail,
-    judgement_rows,
+from aletheia.pipeline.claims.candidate_search import (
+    SearchOutcome,
+    named_paper,
+    parse_paper_id,
+    search_papers,
 )
-from aletheia.pipeline.claims.judge import ClaimJudge, judge_from_settings, paced_judge
-from aletheia.pipeline.claims.model import Citation, ConflictReport, ExtractedClaim, Ranking
-from aletheia.pipeline.claims.reasoner import LLM, ClaimReasoner, LLMError, reasoner_from_settings
+from aletheia.pipeline.claims.identity_gate import IdentityCheck, identity_check
+from aletheia.pipeline.claims.judge import (
+    ClaimJudge,
+    EvidenceResult,
+    judge_from_settings,
+    match_evidence,
+    paced_judge,
+)
+from aletheia.pipeline.claims.model import Citation, ConflictReport, ExtractedClaim, Ranking, SourcesFailed
+from aletheia.pipeline.claims.reasoner import ClaimReasoner, paced_reasoner, reasoner_from_settings
 from aletheia.pipeline.claims.stages import (
     MAX_CANDIDATES_TRIED,
     MAX_EXCERPTS,
@@ -64,20 +79,9 @@ from aletheia.pipeline.claims.stages import (
     read_and_judge,
     run_claim,
 )
-from aletheia.pipeline.claims.steps import (
-    EvidenceResult,
-    IdentityCheck,
-    SearchOutcome,
-    SourcesFailed,
-    identity_check,
-    match_evidence,
-    named_paper,
-    parse_paper_id,
-    search_papers,
-)
 from aletheia.pipeline.claims.tools import ClaimTools, citation_transparency, outcome_as_dict
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, convert_document, fetch_paper_text
-from aletheia.pipeline.llm_paced import paced_reasoner
+from aletheia.pipeline.llm.client import LLM, LLMError
 
 __all__ = [
     "CITATIONS_DIR",
