@@ -15,11 +15,11 @@ from aletheia.core.claim_judge import (
     JUDGE_NAME,
     ClaimJudgement,
     ExcerptJudgement,
-    claim_terms_absent,
     excerpts_to_judge,
     judge_claim,
     judge_excerpt,
 )
+from aletheia.core.claim_terms import claim_terms_absent
 from aletheia.core.excerpts import PaperText, TextBlock
 
 

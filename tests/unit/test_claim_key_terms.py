@@ -13,8 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aletheia.core.claim_directions import direction_words
-from aletheia.core.claim_judge import claim_terms_absent, judge_excerpt, paper_abbreviations
-from aletheia.core.claim_terms import abbreviations, key_terms, missing_key_terms, subject_and_predicate
+from aletheia.core.claim_judge import judge_excerpt, paper_abbreviations
+from aletheia.core.claim_terms import (
+    abbreviations,
+    claim_terms_absent,
+    key_terms,
+    missing_key_terms,
+    subject_and_predicate,
+)
 from aletheia.core.excerpts import PaperText, TextBlock
 from aletheia.pipeline.claims.judge import RuleJudge, judge_evidence
 from aletheia.pipeline.claims.reasoner import LexicalReasoner
@@ -428,3 +434,32 @@ def test_a_sentence_citing_other_works_for_its_statement_is_not_the_papers_findi
     assert judge_excerpt(reported, reported).label == "not_enough"
     finding = "Here we show that PINK2 recruits Parkin to mitochondria on the outer membrane."
     assert judge_excerpt(claim, finding).label == "supports"
+
+
+def test_a_code_inside_a_prefixed_code_and_a_pair_of_codes_are_named() -> None:
+    # "mtDNA" names DNA; "RANK-RANKL" is named by a sentence naming RANKL and RANK.
+    assert (
+        missing_key_terms(
+            "Elevated mitochondrial DNA levels predict death.", "High mtDNA levels predicted death.", {}
+        )
+        == ()
+    )
+    assert (
+        missing_key_terms(
+            "RANK-RANKL signalling drives thymic maturation.",
+            "RANKL signals promote the maturation of RANK-expressing progenitors.",
+            {},
+        )
+        == ()
+    )
+    assert missing_key_terms(
+        "RANK-RANKL signalling drives thymic maturation.", "RANKL signals promote it.", {}
+    ) == ("RANK-RANKL",)
+
+
+def test_a_compound_written_whole_or_hyphenated_is_one_word() -> None:
+    label, reasons = judged(
+        "Birth-weight is positively associated with prostate cancer.",
+        "Increased risk of prostate cancer was noted with increased birthweight (relative risk 1.2).",
+    )
+    assert label == "supports", reasons

@@ -59,7 +59,6 @@ __all__ = [
     "ClaimJudgement",
     "ExcerptJudgement",
     "JudgementLabel",
-    "claim_terms_absent",
     "excerpts_to_judge",
     "judge_claim",
     "judge_excerpt",
@@ -68,7 +67,7 @@ __all__ = [
 
 JudgementLabel = Literal["supports", "contradicts", "not_enough"]
 JUDGE_NAME: Final = f"rules:{rules.JUDGE_RULES_VERSION}"
-_VARIANT_PREFIX: Final = 6
+_HYPHENATED: Final = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
 class ExcerptJudgement(BaseModel):
@@ -164,6 +163,10 @@ def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[floa
     and the long form as the abbreviation ("CR" in the excerpt holds "caloric restriction")."""
     wanted = set(content_terms(claim))
     present = set(content_terms(expanded(excerpt, known)))
+    # A compound is one word written whole or hyphenated ("birth-weight" / "birthweight").
+    for compound in _HYPHENATED.findall(claim):
+        if stem(compound.replace("-", "").casefold()) in present:
+            present |= set(content_terms(compound))
     present |= {key for key, long_form in known.items() if set(content_terms(long_form)) <= present}
     shared = wanted & present
     return (len(shared) / len(wanted) if wanted else 0.0), shared, wanted
@@ -519,21 +522,6 @@ def judge_excerpt(
         explanation=f"states the claim: {len(shared)} of its {len(wanted)} content terms, nothing negated,"
         " reversed, or out of range",
         location=location,
-    )
-
-
-def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
-    """The claim's content terms (stemmed) that the paper's text never uses, sorted."""
-    wanted = set(content_terms(without_citation_mentions(claim)))
-    used = set(content_terms(paper_text))
-    # A spelling variant is the same word ("randomized" / "randomised"): the first six letters.
-    prefixes = {term[:_VARIANT_PREFIX] for term in used if len(term) >= _VARIANT_PREFIX}
-    return tuple(
-        sorted(
-            term
-            for term in wanted - used
-            if len(term) < _VARIANT_PREFIX or term[:_VARIANT_PREFIX] not in prefixes
-        )
     )
 
 

@@ -28,6 +28,7 @@ from aletheia.core.excerpts import content_terms
 
 __all__ = [
     "abbreviations",
+    "claim_terms_absent",
     "expanded",
     "key_terms",
     "labelled_numbers",
@@ -41,6 +42,7 @@ _WORD: Final = re.compile(r"[^\W_]+(?:[-/'][^\W_]+)*")
 # "caloric restriction (CR)", "(CAFs)", "(MDA5)": an abbreviation in brackets after its long form.
 _DEFINED: Final = re.compile(r"\(\s*([^\W_][^\s()\[\];,]{0,14}?)\s*[;,)]")
 _MAX_LONG_WORDS: Final = 10
+_VARIANT_PREFIX: Final = 6
 _NUMBER_WITH_UNIT: Final = re.compile(r"\d+(?:[.,]\d+)*[a-z%µ]*")
 # "Chen et al.", "Smith and Jones (2020)", "(Baum et al., 2020)": who said it, not what is said.
 _CITATION_MENTION: Final = re.compile(
@@ -82,6 +84,9 @@ def _codes_in(text: str) -> set[str]:
         # "BRCA1" names BRCA as the claim writes it ("BRCA 1"): the letters before a final number.
         if (prefix := re.fullmatch(r"([^\W\d_]{2,})\d+", word)) is not None:
             found.add(_key(prefix.group(1)))
+        # "mtDNA", "cfDNA", "siRNA" name DNA and RNA: a lower-case prefix before a capital code.
+        if (tail := re.fullmatch(r"[a-z]{1,3}([A-Z]{2,}\w*)", word)) is not None:
+            found.add(_key(tail.group(1)))
     return found
 
 
@@ -172,6 +177,10 @@ def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tup
             long_form = known.get(key)
             if key in codes or (long_form and set(content_terms(long_form)) <= stems):
                 continue
+            # "RANK-RANKL" is named when each of its codes is ("RANKL signals ... RANK-expressing").
+            parts = [_key(part) for part in re.split(r"[-/]", term) if part]
+            if len(parts) > 1 and all(part in codes for part in parts):
+                continue
         else:
             initials = "".join(word[0] for word in term.split()).casefold()
             if set(content_terms(term)) <= stems or initials in codes:
@@ -248,3 +257,18 @@ def subject_and_predicate(
         if position and (token in rules.SUBJECT_VERBS or verb_form):
             return terms(tokens[:position]), terms(tokens[position + 1 :])
     return (), ()
+
+
+def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
+    """The claim's content terms (stemmed) that the paper's text never uses, sorted."""
+    wanted = set(content_terms(without_citation_mentions(claim)))
+    used = set(content_terms(paper_text))
+    # A spelling variant is the same word ("randomized" / "randomised"): the first six letters.
+    prefixes = {term[:_VARIANT_PREFIX] for term in used if len(term) >= _VARIANT_PREFIX}
+    return tuple(
+        sorted(
+            term
+            for term in wanted - used
+            if len(term) < _VARIANT_PREFIX or term[:_VARIANT_PREFIX] not in prefixes
+        )
+    )

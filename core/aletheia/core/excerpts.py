@@ -314,13 +314,13 @@ def sentences_of(paper: PaperText) -> list[tuple[str, int]]:
 
 _STOPWORD_TEXT: Final = """
 a about above after again against all also although am among an and any are as at be because been
-before being below between both but by can could did do does doing done down during each either
-etc few for from further had has have having he her here hers him his how however i if in into is it
-its itself just may me might more most much must my neither no nor not of off on once only or other
-our ours out over own per same shall she should since so some such than that the their theirs them
-then there therefore these they this those through thus to too under until up upon us very via was
-we were what when where whether which while who whom whose why will with within without would yet
-you your
+before being below between both but by can could did do does doing done down during each either etc
+few for from further had has have having he her here hers herself him himself his how however i if
+in into is it its itself just may me might more most much must my neither no nor not of off on once
+only or other our ours ourselves out over own per same shall she should since so some such than that
+the their theirs them themselves then there therefore these they this those through thus to too
+under until up upon us very via was we were what when where whether which while who whom whose why
+will with within without would yet you your
 """
 STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
 # Words that flip a statement; a sentence and a claim that disagree on them do not support each other.

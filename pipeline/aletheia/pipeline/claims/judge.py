@@ -28,11 +28,11 @@ from aletheia.core.claim_judge import (
     JUDGE_NAME,
     ClaimJudgement,
     ExcerptJudgement,
-    claim_terms_absent,
     excerpts_to_judge,
     judge_claim,
     paper_abbreviations,
 )
+from aletheia.core.claim_terms import claim_terms_absent
 from aletheia.core.excerpts import ExcerptMatch, PaperText, locate_excerpt, match_key
 from aletheia.pipeline.claims.reasoner import ClaimReasoner
 from aletheia.pipeline.llm.client import LLM, LLMError, anthropic_from_settings
