@@ -405,6 +405,51 @@ def _explain(codes: Sequence[str]) -> str:
     return "; ".join(_EXPLAIN.get(code, code) for code in codes)
 
 
+def _not_about_the_claim(
+    claim: str, excerpt: str, shared: set[str], known: Mapping[str, str], absent_terms: Sequence[str]
+) -> list[str]:
+    """Reason codes for what the excerpt (or the paper) does not say of what the claim is about:
+    its key terms, at least half of its subject's words and of its predicate's (the head among
+    them, as a rule: "Activated Cdk5" is named by "Cdk5 ..., activated by", "Myelin sheaths" is not
+    by "trophic role"), and the subject's head somewhere in the paper."""
+    codes: list[str] = []
+    subject, predicate = subject_and_predicate(claim, direction_words())
+    # A paper that never says "semaglutide" is not about it, whatever its sentence on adverse
+    # cardiovascular events shares. The head is the subject's last word ("adult tissue-resident
+    # macrophages"); an abbreviation counts as its long form; a subject named by a code ("PRDM1
+    # gene") is held to the key-term rule instead.
+    head = subject[-1:]
+    if any(term in subject for key in key_terms(claim) for term in content_terms(key)):
+        head = ()
+    defined = {term for key in known for term in content_terms(key)}
+    absent_subject = [term for term in head if term in set(absent_terms) and term not in defined]
+    if absent_subject:
+        codes.append(f"subject_absent_from_paper: {', '.join(absent_subject)}")
+    if missing := missing_key_terms(claim, excerpt, known):
+        codes.append(f"key_term_absent: {', '.join(missing)}")
+    for part, words in (("subject", subject), ("predicate", predicate)):
+        unstated = [term for term in words if term not in shared]
+        if 2 * len(unstated) > len(words):
+            codes.append(f"{part}_not_stated: {', '.join(unstated)}")
+    return codes
+
+
+def _statement(claim: str, excerpt: str, shared: set[str]) -> _Findings:
+    """What the excerpt states against or beside the claim: polarity, assertion, effects, numbers,
+    quantifiers, populations, hedges."""
+    claim_tokens, excerpt_tokens = tokens_of(claim), tokens_of(excerpt)
+    findings = _Findings([], [], [])
+    _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
+    _assertion(claim_tokens, excerpt, excerpt_tokens, findings)
+    _effects(claim_tokens, excerpt_tokens, findings)
+    _numbers(claim_tokens, excerpt_tokens, findings)
+    _quantifier_relation(claim_tokens, excerpt_tokens, findings)
+    _population(claim_tokens, excerpt_tokens, findings)
+    _hedge(claim_tokens, excerpt_tokens, findings)
+    findings.not_enough.extend(numbered_names_not_stated(claim_tokens, excerpt_tokens))
+    return findings
+
+
 def judge_excerpt(
     claim: str,
     excerpt: str,
@@ -423,58 +468,26 @@ def judge_excerpt(
     known = dict(abbreviations(claim))
     known.update(dict(known_abbreviations))
     share, shared, wanted = _relevance(claim, excerpt, known)
-    missing = missing_key_terms(claim, excerpt, known)
-    # At least half of the subject's words (its head among them, as a rule): "Activated Cdk5" is
-    # named by "Cdk5 ..., activated by", "Myelin sheaths" is not by "trophic role".
-    subject, predicate = subject_and_predicate(claim, direction_words())
-    subject_missing = [term for term in subject if term not in shared]
-    if 2 * len(subject_missing) <= len(subject):
-        subject_missing = []
-    predicate_missing = [term for term in predicate if term not in shared]
-    if 2 * len(predicate_missing) <= len(predicate):
-        predicate_missing = []
-    claim_tokens, excerpt_tokens = tokens_of(claim), tokens_of(excerpt)
-    findings = _Findings([], [], [])
-    _polarity(claim, excerpt, claim_tokens, excerpt_tokens, shared, findings)
-    _assertion(claim_tokens, excerpt, excerpt_tokens, findings)
-    _effects(claim_tokens, excerpt_tokens, findings)
-    _numbers(claim_tokens, excerpt_tokens, findings)
-    _quantifier_relation(claim_tokens, excerpt_tokens, findings)
-    _population(claim_tokens, excerpt_tokens, findings)
-    _hedge(claim_tokens, excerpt_tokens, findings)
-    findings.not_enough.extend(numbered_names_not_stated(claim_tokens, excerpt_tokens))
-    # The paper must name what the claim is about somewhere: a paper that never says "semaglutide"
-    # is not about it, whatever its sentence on adverse cardiovascular events shares. What it is
-    # about is the subject's head, its last word ("adult tissue-resident macrophages"); an
-    # abbreviation counts as its long form. A subject named by a code ("PRDM1 gene", "COPI
-    # coatomer") is held to the key-term rule instead.
-    head = subject[-1:]
-    if any(term in subject for key in key_terms(claim) for term in content_terms(key)):
-        head = ()
-    defined = {term for key in known for term in content_terms(key)}
-    absent_subject = [term for term in head if term in set(absent_terms) and term not in defined]
-    if absent_subject:
-        findings.not_enough.append(f"subject_absent_from_paper: {', '.join(absent_subject)}")
-    if missing:
-        findings.not_enough.append(f"key_term_absent: {', '.join(missing)}")
-    if subject_missing:
-        findings.not_enough.append(f"subject_not_stated: {', '.join(subject_missing)}")
-    if predicate_missing:
-        findings.not_enough.append(f"predicate_not_stated: {', '.join(predicate_missing)}")
-    if missing or subject_missing or predicate_missing or "not_an_assertion" in findings.not_enough:
+    off_subject = _not_about_the_claim(claim, excerpt, shared, known, absent_terms)
+    findings = _statement(claim, excerpt, shared)
+    findings.not_enough.extend(off_subject)
+    if any(not code.startswith("subject_absent") for code in off_subject) or (
+        "not_an_assertion" in findings.not_enough
+    ):
         # A contradiction needs the same subject (the claim's key terms) stated as a finding: an
         # aim, a hypothesis or a sentence about another gene says nothing against the claim.
         findings.not_enough.extend(f"not_against: {code}" for code in findings.contradicts)
         findings.contradicts = []
     coverage_code = f"coverage {len(shared)}/{len(wanted)}"
-    if len(wanted) < rules.MIN_CLAIM_TERMS:
+
+    def judgement(label: JudgementLabel, reasons: Sequence[str], explanation: str) -> ExcerptJudgement:
         return ExcerptJudgement(
-            excerpt=excerpt,
-            label="not_enough",
-            reasons=("claim_too_short", coverage_code),
-            explanation=f"the claim has {len(wanted)} content term(s): too little to judge",
-            location=location,
+            excerpt=excerpt, label=label, reasons=tuple(reasons), explanation=explanation, location=location
         )
+
+    if len(wanted) < rules.MIN_CLAIM_TERMS:
+        why = f"the claim has {len(wanted)} content term(s): too little to judge"
+        return judgement("not_enough", ("claim_too_short", coverage_code), why)
     relevant = share >= rules.CONTRADICT_MIN_COVERAGE and len(shared) >= min(
         rules.CONTRADICT_MIN_SHARED, len(wanted)
     )
@@ -487,42 +500,19 @@ def judge_excerpt(
         findings.contradicts = [code for code in findings.contradicts if code not in numeric]
         findings.not_enough.extend(code.replace("number_mismatch", "number_differs") for code in numeric)
     if findings.contradicts and relevant:
-        codes = (*findings.contradicts, coverage_code)
-        return ExcerptJudgement(
-            excerpt=excerpt,
-            label="contradicts",
-            reasons=codes,
-            explanation=_explain(findings.contradicts),
-            location=location,
+        return judgement(
+            "contradicts", (*findings.contradicts, coverage_code), _explain(findings.contradicts)
         )
     if not enough:
         why = f"the excerpt holds {len(shared)} of the claim's {len(wanted)} content terms"
-        return ExcerptJudgement(
-            excerpt=excerpt,
-            label="not_enough",
-            reasons=("low_coverage", coverage_code, *findings.not_enough),
-            explanation=why,
-            location=location,
-        )
+        return judgement("not_enough", ("low_coverage", coverage_code, *findings.not_enough), why)
     blockers = [*findings.not_enough, *findings.contradicts]
     if len(absent_terms) > rules.MAX_CLAIM_TERMS_ABSENT_FROM_PAPER:
         blockers.append(f"claim_terms_absent_from_paper: {', '.join(absent_terms)}")
     if blockers:
-        return ExcerptJudgement(
-            excerpt=excerpt,
-            label="not_enough",
-            reasons=(*blockers, coverage_code),
-            explanation=_explain(blockers),
-            location=location,
-        )
-    return ExcerptJudgement(
-        excerpt=excerpt,
-        label="supports",
-        reasons=(coverage_code, *findings.notes),
-        explanation=f"states the claim: {len(shared)} of its {len(wanted)} content terms, nothing negated,"
-        " reversed, or out of range",
-        location=location,
-    )
+        return judgement("not_enough", (*blockers, coverage_code), _explain(blockers))
+    stated = f"states the claim: {len(shared)} of its {len(wanted)} content terms, nothing negated,"
+    return judgement("supports", (coverage_code, *findings.notes), stated + " reversed, or out of range")
 
 
 def judge_claim(
