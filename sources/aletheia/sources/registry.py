@@ -15,9 +15,9 @@ the tiers that ask them pick theirs by name (`client_of`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from aletheia.core.records import SourceName
 from aletheia.core.source_facts import SOURCE_FACTS, SourceFacts
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from pydantic import SecretStr
 
     from aletheia.config import Settings
-    from aletheia.sources.base import RawCache, Transport
+    from aletheia.sources.base import RawCache, SourceRecord, Transport
     from aletheia.sources.transport.breaker import CircuitBreaker
     from aletheia.sources.transport.limiter import RateLimiter
 
@@ -73,11 +73,19 @@ class ClientParts:
         return self.settings.coalesce_window_ms / 1000.0
 
 
+# (the source's client, the cited title, its first author's surname) -> the records found.
+TitleSearch = Callable[[Any, str, "str | None"], Awaitable["list[SourceRecord]"]]
+
+
 @dataclass(frozen=True, slots=True)
 class SourceSpec:
     facts: SourceFacts  # the core's record: display name, trust, tier, coverage, documented 404
     client: Callable[[ClientParts], SourceClient]  # the one way its client is built
     url_settings: tuple[str, ...]  # the `Settings` fields with its base URLs (`ALETHEIA_<FIELD>`)
+    # A search source's title search, asked with the specialised indexes (arXiv, PubMed, DBLP) by
+    # `SourceGateway.search_stages` when its coverage holds the work. None: the gateway's own
+    # stages ask it (the general indexes and those three, each with its own query and batching).
+    title_search: TitleSearch | None = None
 
     @property
     def name(self) -> str:

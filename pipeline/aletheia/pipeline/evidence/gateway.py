@@ -262,7 +262,8 @@ class SourceGateway:
            title search (esearch, then efetch of the best PMIDs) when PubMed could, and DBLP's
            title search (one request every 2 s) for a computer-science work; arXiv's and DBLP's
            go many titles a request where a shared answer can prove them (`arxiv_titles`,
-           `dblp_titles`), as OpenAlex's do in stage 1 (`openalex_titles`).
+           `dblp_titles`), as OpenAlex's do in stage 1 (`openalex_titles`); with them, the title
+           search of every source whose registry record has one (`sources/registry.py`).
 
         A reference given as a string (plain text, a `.bbl` item, a PDF's reference list) is sent
         to Crossref's bibliographic search whole (`bibliographic_query`: it matches whole reference
@@ -322,15 +323,31 @@ class SourceGateway:
                 title,
                 self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title)),
             )
+            specialised = [arxiv, pubmed, dblp, *self._registered_searches(title, author)]
             if self.settings.crossref_search_last and not given_as_string(cited):
                 # Crossref has no OR: its searches go one title at a time (3 per second), so it is
                 # asked last, when no other index found the work (issue 23); a work found
                 # elsewhere is triangulated by its DOI, which Crossref answers many at a time.
-                stages = [[openalex], [s2_match], [arxiv, pubmed, dblp], [crossref]]
+                stages = [[openalex], [s2_match], specialised, [crossref]]
             else:
-                stages = [[openalex], [crossref], [s2_match], [arxiv, pubmed, dblp]]
+                stages = [[openalex], [crossref], [s2_match], specialised]
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
+
+    def _registered_searches(self, title: str, author: str | None) -> list[SearchCall]:
+        """The title search of every registered source whose record has one (`SourceSpec.title_search`):
+        a new search source is asked without a line here."""
+        from aletheia.sources.registry import SOURCES
+
+        return [
+            SearchCall(
+                SourceName(name),
+                title,
+                searchable(SourceName(name), partial(spec.title_search, self.clients[name], title, author)),
+            )
+            for name, spec in SOURCES.items()
+            if spec.title_search is not None and name in self.clients
+        ]
 
     async def _pubmed_search(self, title: str) -> list[SourceRecord]:
         """PubMed's title search gives PMIDs; their records come from efetch (cached by PMID)."""

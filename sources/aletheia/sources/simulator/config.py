@@ -10,29 +10,12 @@ faults.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SimSource = Literal[
-    "crossref",
-    "openalex",
-    "semantic_scholar",
-    "arxiv_api",
-    "arxiv",
-    "pubmed",
-    "europe_pmc",
-    "dblp",
-    "acl_anthology",
-    "open_library",
-    "google_books",
-    "perseus",
-    "ccel",
-    "tavily",
-    "brave_search",
-]
-# The Literal's own values, in order: a new source is named once.
-SIM_SOURCES: Final[tuple[SimSource, ...]] = get_args(SimSource)
+# A source's name in the simulator: a key of `routes.SIM_ROUTES` (the route table says which).
+SimSource = str
 RequestKind = Literal["single", "search", "batch", "fulltext"]
 REQUEST_KINDS: Final[tuple[RequestKind, ...]] = ("single", "search", "batch", "fulltext")
 FaultName = Literal["error_500", "error_503", "hang", "reset", "malformed"]
@@ -98,27 +81,16 @@ class SourceSimConfig(BaseModel):
         return self.faults_by_kind.get(kind, self.faults)
 
 
+def _routes() -> dict[str, Any]:
+    # The route table imports this module (its records hold a `SourceSimConfig`): read on use.
+    from aletheia.sources.simulator.routes import SIM_ROUTES
+
+    return SIM_ROUTES
+
+
 def _documented() -> dict[SimSource, SourceSimConfig]:
-    return {
-        "crossref": SourceSimConfig(rate=10, burst=10, search_rate=3, search_burst=3, concurrency=3),
-        "openalex": SourceSimConfig(rate=10, burst=10),
-        "semantic_scholar": SourceSimConfig(rate=1, burst=1),
-        "arxiv_api": SourceSimConfig(rate=1 / 3, burst=1),
-        "arxiv": SourceSimConfig(rate=1 / 3, burst=1),
-        "pubmed": SourceSimConfig(rate=3, burst=3, rate_with_key=10, burst_with_key=10),
-        # DBLP's FAQ: one or two seconds between requests; the ACL Anthology documents none.
-        "dblp": SourceSimConfig(rate=0.5, burst=1),
-        "acl_anthology": SourceSimConfig(rate=1, burst=1),
-        "europe_pmc": SourceSimConfig(rate=5, burst=5),
-        # Books and canonical texts document no number: the product's own default, one per second.
-        "open_library": SourceSimConfig(rate=1, burst=1),
-        "google_books": SourceSimConfig(rate=1, burst=1),
-        "perseus": SourceSimConfig(rate=1, burst=1),
-        "ccel": SourceSimConfig(rate=1, burst=1),
-        # Web search (Tier 4): Brave's free plan, 1 query per second; Tavily as well.
-        "tavily": SourceSimConfig(rate=1, burst=1),
-        "brave_search": SourceSimConfig(rate=1, burst=1),
-    }
+    """Every route's documented limits (its record's `documented`)."""
+    return {name: route.documented.model_copy(deep=True) for name, route in _routes().items()}
 
 
 class SimulatorConfig(BaseModel):
@@ -129,7 +101,11 @@ class SimulatorConfig(BaseModel):
 
     @model_validator(mode="after")
     def _every_source(self) -> SimulatorConfig:
-        for source in SIM_SOURCES:
+        routes = _routes()
+        unknown = sorted(set(self.sources) - set(routes))
+        if unknown:
+            raise ValueError(f"the simulator serves no source {unknown} (its routes: {sorted(routes)})")
+        for source in routes:
             self.sources.setdefault(source, SourceSimConfig())
         return self
 
@@ -142,12 +118,12 @@ class SimulatorConfig(BaseModel):
         """The documented limits counted over a sliding window on arrival, with network jitter:
         what a service answers 429 to (issue 11)."""
         patch = {"limit_mode": "sliding", "arrival_jitter_ms": arrival_jitter_ms}
-        return cls(seed=seed).merged({"sources": {source: dict(patch) for source in SIM_SOURCES}})
+        return cls(seed=seed).merged({"sources": {source: dict(patch) for source in _routes()}})
 
     @classmethod
     def unlimited(cls, seed: int = 0) -> SimulatorConfig:
         """No rate limits, no concurrency caps, no latency, no faults."""
-        return cls(seed=seed, sources={source: SourceSimConfig() for source in SIM_SOURCES})
+        return cls(seed=seed, sources={source: SourceSimConfig() for source in _routes()})
 
     def source(self, name: SimSource) -> SourceSimConfig:
         return self.sources[name]
