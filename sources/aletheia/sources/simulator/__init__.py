@@ -8,8 +8,9 @@ and every knob.
 from __future__ import annotations
 
 from aletheia.sources.simulator.app import SimulatorApp, prefixes
-from aletheia.sources.simulator.config import FaultRates, SimSource, SimulatorConfig, SourceSimConfig
+from aletheia.sources.simulator.config import FaultRates, SimSource, SourceSimConfig
 from aletheia.sources.simulator.routes import SIM_ROUTES, SIM_SOURCES, SimRoute
+from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.simulator.server import ENV_NAMES, SimulatorServer, env_for, serve, url_for
 from aletheia.sources.simulator.universe import (
     WORK_SOURCES,

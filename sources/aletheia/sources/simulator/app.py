@@ -28,12 +28,13 @@ from pydantic import ValidationError
 
 from aletheia.sources.simulator import venue_registry
 from aletheia.sources.simulator.common import SimContext
-from aletheia.sources.simulator.config import FAULT_NAMES, FaultName, RequestKind, SimSource, SimulatorConfig
+from aletheia.sources.simulator.config import FAULT_NAMES, FaultName, RequestKind, SimSource
 from aletheia.sources.simulator.drift import renamed
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit, retry_after_header
 from aletheia.sources.simulator.pages import serve_page
 from aletheia.sources.simulator.routes import SIM_ROUTES, SimRoute
+from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.simulator.stats import SimulatorStats
 from aletheia.sources.simulator.universe import Universe
 

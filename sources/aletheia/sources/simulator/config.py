@@ -1,16 +1,15 @@
-"""How the simulator behaves per source: rate limits, concurrency caps, latency and faults.
+"""How the simulator behaves for one source: rate limits, concurrency caps, latency and faults.
 
-`SimulatorConfig()` is the documented public limits (Crossref 10/s single and 3/s search with at
+Each route's documented limits (`routes.SIM_ROUTES`: Crossref 10/s single and 3/s search with at
 most 3 requests in flight, OpenAlex 10/s, Semantic Scholar 1/s, arXiv one request per 3 s, PubMed
-3/s or 10/s with an API key); `SimulatorConfig.unlimited()` turns every limit off for fast tests.
-Faults are probabilities per request, per source and optionally per request kind; they are drawn
-from a RNG seeded with `seed`, so a run with the same requests in the same order injects the same
-faults.
+3/s or 10/s with an API key) are the defaults of `run_config.SimulatorConfig()`. Faults are
+probabilities per request, per source and optionally per request kind; they are drawn from a RNG
+seeded with `seed`, so a run with the same requests in the same order injects the same faults.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -79,69 +78,3 @@ class SourceSimConfig(BaseModel):
 
     def faults_for(self, kind: RequestKind) -> FaultRates:
         return self.faults_by_kind.get(kind, self.faults)
-
-
-def _routes() -> dict[str, Any]:
-    # The route table imports this module (its records hold a `SourceSimConfig`): read on use.
-    from aletheia.sources.simulator.routes import SIM_ROUTES
-
-    return SIM_ROUTES
-
-
-def _documented() -> dict[SimSource, SourceSimConfig]:
-    """Every route's documented limits (its record's `documented`)."""
-    return {name: route.documented.model_copy(deep=True) for name, route in _routes().items()}
-
-
-class SimulatorConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    seed: int = 0
-    sources: dict[SimSource, SourceSimConfig] = Field(default_factory=_documented)
-
-    @model_validator(mode="after")
-    def _every_source(self) -> SimulatorConfig:
-        routes = _routes()
-        unknown = sorted(set(self.sources) - set(routes))
-        if unknown:
-            raise ValueError(f"the simulator serves no source {unknown} (its routes: {sorted(routes)})")
-        for source in routes:
-            self.sources.setdefault(source, SourceSimConfig())
-        return self
-
-    @classmethod
-    def documented(cls, seed: int = 0) -> SimulatorConfig:
-        return cls(seed=seed)
-
-    @classmethod
-    def sliding_window(cls, seed: int = 0, arrival_jitter_ms: float = 0.0) -> SimulatorConfig:
-        """The documented limits counted over a sliding window on arrival, with network jitter:
-        what a service answers 429 to (issue 11)."""
-        patch = {"limit_mode": "sliding", "arrival_jitter_ms": arrival_jitter_ms}
-        return cls(seed=seed).merged({"sources": {source: dict(patch) for source in _routes()}})
-
-    @classmethod
-    def unlimited(cls, seed: int = 0) -> SimulatorConfig:
-        """No rate limits, no concurrency caps, no latency, no faults."""
-        return cls(seed=seed, sources={source: SourceSimConfig() for source in _routes()})
-
-    def source(self, name: SimSource) -> SourceSimConfig:
-        return self.sources[name]
-
-    def merged(self, patch: dict[str, Any]) -> SimulatorConfig:
-        """This config with `patch` applied: `{"seed": 3, "sources": {"crossref": {"rate": 1}}}`
-        changes only what it names (nested objects merge, other values replace)."""
-        data = self.model_dump()
-        _deep_merge(data, patch)
-        return SimulatorConfig.model_validate(data)
-
-    def with_source(self, name: SimSource, **changes: Any) -> SimulatorConfig:
-        return self.merged({"sources": {name: changes}})
-
-
-def _deep_merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
-    for key, value in patch.items():
-        if isinstance(value, dict) and isinstance(target.get(key), dict):
-            _deep_merge(target[key], value)
-        else:
-            target[key] = value

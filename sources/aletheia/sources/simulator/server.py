@@ -13,9 +13,9 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 from aletheia.sources.simulator.app import SimulatorApp
-from aletheia.sources.simulator.config import SimulatorConfig
 from aletheia.sources.simulator.http import HttpServer
 from aletheia.sources.simulator.routes import SIM_ROUTES, SIM_SOURCES, route_named
+from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.simulator.universe import Universe
 
 T = TypeVar("T")
