@@ -2,11 +2,13 @@
 record. A toy of each is defined here and put in with `monkeypatch.setitem`, touching no other
 file: the CLI offers and writes the toy report, `-o out.toy` chooses it; the toy input is detected
 by its own signature and by its extension, read from a file, a folder and `aletheia verify`. The
-docs' table of formats is the records' (`formats_table`).
+docs' table of formats is the records' (`formats_table`), and docs/architecture.md's "where a change
+goes" rows name exactly the files these toys needed.
 """
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 from collections.abc import Iterator
@@ -17,15 +19,18 @@ import pytest
 from click.testing import CliRunner
 
 from aletheia.core.bibliography import InputFormat, detect_format, parse_text
+from aletheia.core.bibliography import input_formats as input_registry
 from aletheia.core.bibliography.formats import extension_format
 from aletheia.core.bibliography.input_formats import INPUT_FORMATS, InputFormatRecord, supported
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.records import Author, CitedReference
+from aletheia.pipeline import report_formats as report_registry
 from aletheia.pipeline.documents.inputs import files_in_folder
 from aletheia.pipeline.report_formats import REPORT_FORMATS, ReportFormat, formats_table, make_sink
 from aletheia.producers.cli import ReportFormatChoice, main
 from aletheia.producers.report_output import format_for
 from tests.conftest import REPO_ROOT
+from tests.unit.architecture_table import architecture_row, instantiated
 
 SAMPLE = REPO_ROOT / "examples" / "sample.bib"
 
@@ -148,3 +153,34 @@ def test_without_its_record_the_toy_input_is_plain_text() -> None:
     assert detect_format(TOY_TEXT, "refs.toyref") is InputFormat.PLAIN
     with pytest.raises(ValueError):
         InputFormat("toy_refs")
+
+
+# --- docs/architecture.md names the files these toys needed -------------------------------------------
+
+
+def test_the_architecture_table_names_the_report_formats_files() -> None:
+    files = architecture_row("a new report format")
+    # The toy needed a sink (a module of the reports, `NAME.py`) and a record in the registry.
+    needed = {"pipeline/aletheia/pipeline/reports/NAME.py", _repo_path(report_registry)}
+    assert files == needed
+    assert all((REPO_ROOT / instantiated(f, NAME="csv_report")).is_file() for f in files)
+
+
+def test_the_architecture_table_names_the_input_formats_files() -> None:
+    files = architecture_row("a new input format")
+    needed = {"core/aletheia/core/bibliography/NAME.py", _repo_path(input_registry)}
+    assert files == needed
+    assert all((REPO_ROOT / instantiated(f, NAME="ris")).is_file() for f in files)
+
+
+def _repo_path(module: Any) -> str:
+    return Path(inspect.getfile(module)).resolve().relative_to(REPO_ROOT.resolve()).as_posix()
+
+
+def test_the_architecture_table_names_job_kinds_files_that_exist() -> None:
+    """No toy job kind (a kind's steps need tasks in the workers): its row names files that exist,
+    as the bibliography kind has them (`jobs/bibliography.py`, `tasks/bibliography.py`, the
+    `submit` command in `service_cli.py`)."""
+    files = architecture_row("a new job kind")
+    assert "pipeline/aletheia/pipeline/jobs/kinds.py" in files and len(files) == 8
+    assert all((REPO_ROOT / instantiated(f, KIND="bibliography", COMMAND="service")).is_file() for f in files)

@@ -11,6 +11,7 @@ source are the ones this toy needed (`test_the_architecture_table_names_the_toys
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ import httpx
 import pytest
 
 from aletheia.config.settings import Settings, SourceLimits
+from aletheia.core import source_facts
 from aletheia.core.evidence import Outcome
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.source_display import source_name
@@ -29,13 +31,16 @@ from aletheia.core.trust import is_decisive, trust_of
 from aletheia.core.verdicts import VerdictStatus
 from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.pipeline.evidence.gather import verify_reference
+from aletheia.sources import registry
 from aletheia.sources.base import SourceRecord, Transport
 from aletheia.sources.registry import SOURCES, ClientParts, SourceSpec
-from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
+from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe, routes
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.routes import SIM_ROUTES, SimRoute
 from aletheia.sources.transport.factory import transport_from_settings
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
+from tests.conftest import REPO_ROOT
+from tests.unit.architecture_table import architecture_row, instantiated
 
 TOY: Final = "toy_index"
 HELD: Final = {"id": "T1", "title": "Registries Make Sources Cheap", "author": "Okafor", "year": 2021}
@@ -250,3 +255,26 @@ async def test_not_found_waits_for_its_answer(
     toy_answers = [a for a in outcome.evidence.answers if a.source == TOY]
     assert [a.outcome for a in toy_answers] == [Outcome.NOT_FOUND]
     assert outcome.verdict.status in {VerdictStatus.NOT_FOUND, VerdictStatus.FABRICATED}
+
+
+def test_the_architecture_table_names_the_toys_files() -> None:
+    """docs/architecture.md's row for a new source names exactly what the toy needed: its client,
+    its parser and its simulator answers (here, in this test: `NAME.py`, `NAME_parse.py`,
+    `simulator/NAME.py`), the modules of the three tables it was put in (`SOURCE_FACTS`,
+    `SOURCES`, `SIM_ROUTES`), and the settings it subclassed for its URL and limits."""
+    files = architecture_row("a new source")
+    tables = (source_facts, registry, routes)
+    assert SOURCE_FACTS is source_facts.SOURCE_FACTS and SOURCES is registry.SOURCES
+    assert SIM_ROUTES is routes.SIM_ROUTES
+    assert files == {
+        "sources/aletheia/sources/NAME.py",
+        "sources/aletheia/sources/NAME_parse.py",
+        "sources/aletheia/sources/simulator/NAME.py",
+        *(_repo_path(inspect.getfile(module)) for module in tables),
+        _repo_path(inspect.getfile(Settings)),
+    }
+    assert all((REPO_ROOT / instantiated(f, NAME="europe_pmc")).is_file() for f in files)
+
+
+def _repo_path(path: str) -> str:
+    return Path(path).resolve().relative_to(REPO_ROOT.resolve()).as_posix()
