@@ -21,6 +21,7 @@ from aletheia.sources.base import (
 )
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.crossref import CrossrefClient, crossref_transport, polite_user_agent
+from aletheia.sources.registry import SOURCES, ClientParts
 from aletheia.sources.transport.polite import PoliteTransport
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
@@ -268,9 +269,11 @@ def test_the_transport_factory_reads_settings(http_factory: Any) -> None:
     assert transport.enabled
 
 
-async def test_the_client_from_settings_sends_the_configured_contact(http_factory: Any) -> None:
+async def test_the_client_from_its_registry_record_sends_the_configured_contact(http_factory: Any) -> None:
     recorder = Recorder(work_response)
-    client = CrossrefClient.from_settings(http_factory(recorder), settings(), LocalRateLimiter())
+    parts = ClientParts(settings(), http_factory(recorder), LocalRateLimiter(), None, None)
+    client = SOURCES["crossref"].client(parts)
+    assert isinstance(client, CrossrefClient)
     await client.work_by_doi("10.5555/aletheia.test.0001")
     [request] = recorder.requests
     assert request.url.params["mailto"] == MAILTO

@@ -14,6 +14,7 @@ from aletheia.core.records import SourceName
 from aletheia.sources.base import PermanentSourceError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.openalex import OpenAlexClient, openalex_transport
+from aletheia.sources.registry import SOURCES, ClientParts
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 BASE = "https://api.openalex.test"
@@ -215,7 +216,7 @@ async def test_the_key_never_shows_in_an_error(make_client: Any) -> None:
     assert API_KEY not in str(caught.value)
 
 
-async def test_the_client_from_settings_sends_the_configured_key_and_contact() -> None:
+async def test_the_client_from_its_registry_record_sends_the_configured_key_and_contact() -> None:
     stub = OpenAlexStub()
     settings = Settings(
         openalex_url=BASE,
@@ -225,7 +226,8 @@ async def test_the_client_from_settings_sends_the_configured_key_and_contact() -
         openalex_limits=SourceLimits(rate=1000, burst=1000, concurrency=20),
     )
     async with httpx.AsyncClient(transport=httpx.MockTransport(stub)) as http:
-        client = OpenAlexClient.from_settings(http, settings, LocalRateLimiter())
+        client = SOURCES["openalex"].client(ClientParts(settings, http, LocalRateLimiter(), None, None))
+        assert isinstance(client, OpenAlexClient)
         await asyncio.gather(client.work_by_doi("10.5555/one"), client.work_by_doi("10.5555/two"))
     [request] = stub.requests  # coalesced within the configured 5 ms
     assert request.url.params["api_key"] == API_KEY

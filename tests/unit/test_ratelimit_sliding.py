@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aletheia.sources.simulator.config import SimulatorConfig
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit
+from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.transport.gcra import SEND_MARGIN, GcraState, pace
 from aletheia.sources.transport.limiter import RateLimiter
 from aletheia.sources.transport.ratelimit import LocalRateLimiter, RedisRateLimiter

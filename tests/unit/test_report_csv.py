@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from aletheia.pipeline.report_formats import REPORT_FORMATS
 from aletheia.pipeline.reports.csv_report import CSV_COLUMNS, _cell
 from aletheia.pipeline.reports.formats import FORMATS
-from aletheia.producers.cli import REPORT_FORMATS, main
-from aletheia.producers.report_output import EXTENSION_FORMATS, OutputError, format_for
+from aletheia.producers.cli import ReportFormatChoice, main
+from aletheia.producers.report_output import OutputError, format_for
 from tests.conftest import REPO_ROOT
 from tests.e2e.test_cli_outputs import run  # the shared CLI subprocess
 
@@ -62,8 +63,9 @@ def test_an_extension_no_format_owns_is_refused(tmp_path: Path) -> None:
 
 
 def test_every_extension_names_a_format_that_exists() -> None:
-    assert {fmt for _, fmt in EXTENSION_FORMATS} <= set(FORMATS)
-    assert REPORT_FORMATS == FORMATS  # the CLI's choices, spelled out to start without the pipeline
+    assert format_for(None, Path("refs.csl.json"), tty=False) == "csl-json"  # the longest extension
+    assert format_for(None, Path("refs.jsonl"), tty=False) == "jsonl"
+    assert ReportFormatChoice().choices == FORMATS == tuple(REPORT_FORMATS)  # the records' names
     assert format_for(None, Path("OUT.CSV"), tty=True) == "csv"
 
 

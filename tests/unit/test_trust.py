@@ -6,13 +6,15 @@ from __future__ import annotations
 import pytest
 
 from aletheia.core.records import SourceName
+from aletheia.core.source_facts import SOURCE_FACTS
 from aletheia.core.trust import is_decisive, parse_trust, trust_of, trust_rank, trust_table
 from aletheia.core.verdicts import FieldEvidence
 
 
 def test_every_source_has_a_trust_level() -> None:
     table = trust_table()
-    assert {s.value for s in SourceName} <= set(table.sources), "add the new source to source_trust.json"
+    assert {s.value for s in SourceName} <= set(table.sources), "add the source's record to source_facts.py"
+    assert {facts.trust for facts in SOURCE_FACTS.values()} <= set(table.levels)
 
 
 def test_the_seed_order_holds() -> None:

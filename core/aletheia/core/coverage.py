@@ -12,6 +12,7 @@ The tables are data: a new repository host or a new biomedical venue word is a r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
@@ -19,11 +20,13 @@ from urllib.parse import urlsplit
 from aletheia.core.author_kinds import is_organisation_name, is_placeholder_author
 from aletheia.core.cs_scope import is_computer_science
 from aletheia.core.records import Author, CitedReference, SourceName
+from aletheia.core.source_facts import SOURCE_FACTS, Coverage
 from aletheia.core.text import fold
 from aletheia.core.venues import is_no_venue_claim, is_publisher
 
-# The general indexes: every scholarly work could be in any of them.
-GENERAL_INDEXES: Final = (SourceName.OPENALEX, SourceName.CROSSREF, SourceName.SEMANTIC_SCHOLAR)
+# The general indexes: every scholarly work could be in any of them (their records' coverage is
+# "always").
+GENERAL_INDEXES: Final = tuple(SourceName(f.name) for f in SOURCE_FACTS.values() if f.coverage == "always")
 # arXiv began in August 1991.
 ARXIV_FIRST_YEAR: Final = 1991
 # Before this year the indexes' coverage of conference papers, reports and books is thin: a work
@@ -403,19 +406,25 @@ def could_be_on_arxiv(cited: CitedReference) -> bool:
 
 
 def search_coverage(cited: CitedReference) -> tuple[SourceName, ...]:
-    """The sources whose searches must all have answered before "no source has it" is evidence.
+    """The sources whose searches must all have answered before "no source has it" is evidence:
+    each source whose record's coverage (`source_facts.SourceFacts.coverage`) holds the work.
 
     The three general indexes always; arXiv for a work cited as a preprint or without a venue;
-    PubMed for a work in a life-science venue; DBLP for a computer-science work (`cs_scope`).
-    (Semantic Scholar holds all of arXiv, but arXiv's own search finds a preprint whose title
-    Semantic Scholar holds in another version.)
+    PubMed for a work in a life-science venue; DBLP for a computer-science work (`cs_scope`: it
+    lists CS proceedings the general indexes miss, issue 12). (Semantic Scholar holds all of arXiv,
+    but arXiv's own search finds a preprint whose title Semantic Scholar holds in another version.)
     """
-    sources: list[SourceName] = list(GENERAL_INDEXES)
-    if could_be_on_arxiv(cited):
-        sources.append(SourceName.ARXIV)
-    if is_biomedical(cited):
-        sources.append(SourceName.PUBMED)
-    if is_computer_science(cited):
-        # DBLP lists CS proceedings the general indexes miss (issue 12): it must answer too.
-        sources.append(SourceName.DBLP)
-    return tuple(sources)
+    return tuple(
+        SourceName(facts.name)
+        for facts in SOURCE_FACTS.values()
+        if facts.coverage is not None and COVERAGE_RULES[facts.coverage](cited)
+    )
+
+
+# A record's coverage -> whether its source could hold the cited work.
+COVERAGE_RULES: Final[dict[Coverage, Callable[[CitedReference], bool]]] = {
+    "always": lambda _: True,
+    "preprint": could_be_on_arxiv,
+    "biomedical": is_biomedical,
+    "computer_science": is_computer_science,
+}

@@ -1,30 +1,28 @@
-"""What every report calls each source: one table, so that no output mixes `dblp` with "Open
-Library" (issue 20). Keys are `SourceName` values; a name the table lacks is shown as given."""
+"""What every report calls each source: one name per source, so that no output mixes `dblp` with
+"Open Library" (issue 20). The names are the sources' records (`source_facts.SourceFacts.display`);
+a name no record has is shown as given."""
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Iterator, Mapping
 
-SOURCE_NAMES: Final[dict[str, str]] = {
-    "crossref": "Crossref",
-    "openalex": "OpenAlex",
-    "semantic_scholar": "Semantic Scholar",
-    "arxiv": "arXiv",
-    "pubmed": "PubMed",
-    "retraction_watch": "Retraction Watch",
-    "library": "the local library",
-    "dblp": "DBLP",
-    "acl_anthology": "ACL Anthology",
-    "europe_pmc": "Europe PMC",
-    "open_library": "Open Library",
-    "google_books": "Google Books",
-    "perseus": "Perseus",
-    "ccel": "CCEL",
-    "web": "the cited web page",
-    "tavily": "Tavily web search",
-    "brave_search": "Brave web search",
-    "llm": "the LLM fallback",
-}
+from aletheia.core.source_facts import SOURCE_FACTS
+
+
+class _DisplayNames(Mapping[str, str]):
+    """`SourceName` value -> display name, read from the records each time (a live view)."""
+
+    def __getitem__(self, name: str) -> str:
+        return SOURCE_FACTS[name].display
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SOURCE_FACTS)
+
+    def __len__(self) -> int:
+        return len(SOURCE_FACTS)
+
+
+SOURCE_NAMES: Mapping[str, str] = _DisplayNames()
 
 
 def source_name(name: str | None) -> str:

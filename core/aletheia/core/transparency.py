@@ -9,12 +9,12 @@ Every rule here is a table (data), read by three small functions:
   (a major error, a conflict, not found, fabricated, retracted, ambiguous, unverifiable, out of
   scope) is `unverified`. Two overrides, never upgrades: a verdict decided by Tier 5 (an LLM's
   suggestion) is `unverified` whatever its status, since a model's output is never evidence.
-- `SOURCE_TIERS`: each source -> its tier (0 library, 1 books, 2 scholarly APIs and full text,
-  3 classical texts, 4 web, 5 LLM). The tier that decided a verdict is the lowest tier among the
-  sources of the work it matched (the first tier, in the ADR's order, that found it; a Tier-0
-  library hit is tier 0); for a verdict without a match that the sources decided (`not_found`,
-  `fabricated`) the highest tier asked; none for what no source decided (`unverifiable`,
-  `out_of_scope`).
+- `SOURCE_TIERS`: each source -> its tier, from its record (`source_facts`): 0 library, 1 books,
+  2 scholarly APIs and full text, 3 classical texts, 4 web, 5 LLM. The tier that decided a verdict
+  is the lowest tier among the sources of the work it matched (the first tier, in the ADR's order,
+  that found it; a Tier-0 library hit is tier 0); for a verdict without a match that the sources
+  decided (`not_found`, `fabricated`) the highest tier asked; none for what no source decided
+  (`unverifiable`, `out_of_scope`).
 - `CONTENT_BY_REASON`: for a reference whose quote or page was checked, the reason that says how
   -> `content_type` (`exact_quote`, `verified_paraphrase`, `unverified_content`, and
   `web_resource` for a cited URL that answers with the cited title: the page exists, its words
@@ -28,13 +28,14 @@ docs/sources.md lists the tiers with what each proves and cannot; docs/report-sc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
 from aletheia.core.records import SourceName
+from aletheia.core.source_facts import SOURCE_FACTS, Tier, facts_of
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 
 __all__ = [
@@ -69,15 +70,6 @@ class ContentType(StrEnum):
     WEB_RESOURCE = "web_resource"  # the cited page answers with the cited title; its words unchecked
 
 
-class Tier(IntEnum):
-    LIBRARY = 0
-    BOOKS = 1
-    SCHOLARLY = 2
-    CLASSICAL = 3
-    WEB = 4
-    LLM = 5
-
-
 TIER_NAMES: Final[Mapping[Tier, str]] = MappingProxyType(
     {
         Tier.LIBRARY: "library",
@@ -89,31 +81,26 @@ TIER_NAMES: Final[Mapping[Tier, str]] = MappingProxyType(
     }
 )
 
-# Every source's tier. A new `SourceName` must be placed here (tests/unit/test_transparency.py
-# checks the table covers the enum). Web search engines only find candidates, but a verdict they
-# alone stand behind is a web verdict.
-SOURCE_TIERS: Final[Mapping[SourceName, Tier]] = MappingProxyType(
-    {
-        SourceName.LIBRARY: Tier.LIBRARY,
-        SourceName.OPEN_LIBRARY: Tier.BOOKS,
-        SourceName.GOOGLE_BOOKS: Tier.BOOKS,
-        SourceName.CROSSREF: Tier.SCHOLARLY,
-        SourceName.OPENALEX: Tier.SCHOLARLY,
-        SourceName.SEMANTIC_SCHOLAR: Tier.SCHOLARLY,
-        SourceName.ARXIV: Tier.SCHOLARLY,
-        SourceName.PUBMED: Tier.SCHOLARLY,
-        SourceName.EUROPE_PMC: Tier.SCHOLARLY,
-        SourceName.DBLP: Tier.SCHOLARLY,
-        SourceName.ACL_ANTHOLOGY: Tier.SCHOLARLY,
-        SourceName.RETRACTION_WATCH: Tier.SCHOLARLY,
-        SourceName.CCEL: Tier.CLASSICAL,
-        SourceName.PERSEUS: Tier.CLASSICAL,
-        SourceName.WEB: Tier.WEB,
-        SourceName.TAVILY: Tier.WEB,
-        SourceName.BRAVE_SEARCH: Tier.WEB,
-        SourceName.LLM: Tier.LLM,
-    }
-)
+
+class _RecordedTiers(Mapping[SourceName, Tier]):
+    """Every source's tier, read from its record (`source_facts.SourceFacts.tier`) each time."""
+
+    def __getitem__(self, source: SourceName) -> Tier:
+        facts = facts_of(source)
+        if facts is None:
+            raise KeyError(source)
+        return facts.tier
+
+    def __iter__(self) -> Iterator[SourceName]:
+        return (SourceName(name) for name in SOURCE_FACTS)
+
+    def __len__(self) -> int:
+        return len(SOURCE_FACTS)
+
+
+# Every source's tier, from its record. Web search engines only find candidates, but a verdict
+# they alone stand behind is a web verdict (their records say Tier 4).
+SOURCE_TIERS: Final[Mapping[SourceName, Tier]] = _RecordedTiers()
 
 _V, _P, _U = (
     VerificationStatus.VERIFIED,
@@ -161,11 +148,9 @@ _DECIDED_WITHOUT_MATCH: Final = frozenset({VerdictStatus.NOT_FOUND, VerdictStatu
 
 
 def tier_of(source: SourceName | str) -> Tier | None:
-    """The tier of one source; None for a source the table does not know."""
-    try:
-        return SOURCE_TIERS.get(SourceName(source))
-    except ValueError:
-        return None
+    """The tier of one source; None for a source no record knows."""
+    facts = facts_of(source)
+    return facts.tier if facts is not None else None
 
 
 def _tiers(sources: Iterable[SourceName | str]) -> list[Tier]:

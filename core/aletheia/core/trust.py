@@ -1,19 +1,22 @@
 """Source trust (seed 003): every piece of evidence names its source and that source's trust
 level, and a field supported only by low-trust evidence is never decisive.
 
-The levels and the source -> level table are data (`aletheia/core/data/source_trust.json`),
-keyed by `SourceName` values; this module reads them and answers two questions: how far is this
-source trusted (`trust_of`), and may evidence from it decide a field (`is_decisive`). A source the
-table does not name is treated as the least trusted: default-deny.
+The levels are data (`aletheia/core/data/source_trust.json`); each source's level is its record's
+(`source_facts.SourceFacts.trust`, keyed by `SourceName` values). This module reads them and
+answers two questions: how far is this source trusted (`trust_of`), and may evidence from it
+decide a field (`is_decisive`). A source no record names is treated as the least trusted:
+default-deny.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
+
+from aletheia.core.source_facts import SOURCE_FACTS
 
 __all__ = ["DATA_FILE", "TrustTable", "any_decisive", "is_decisive", "trust_of", "trust_rank", "trust_table"]
 
@@ -23,7 +26,7 @@ DATA_FILE: Final = "source_trust.json"
 @dataclass(frozen=True, slots=True)
 class TrustTable:
     levels: tuple[str, ...]  # most trusted first
-    sources: dict[str, str]
+    sources: Mapping[str, str]
     decisive_from: str
 
     def level(self, source: object) -> str:
@@ -39,9 +42,24 @@ class TrustTable:
         return self.rank(source) <= self.levels.index(self.decisive_from)
 
 
-def parse_trust(data: dict[str, Any]) -> TrustTable:
+class _RecordedLevels(Mapping[str, str]):
+    """`SourceName` value -> trust level, read from the sources' records each time (a live view)."""
+
+    def __getitem__(self, name: str) -> str:
+        return SOURCE_FACTS[name].trust
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SOURCE_FACTS)
+
+    def __len__(self) -> int:
+        return len(SOURCE_FACTS)
+
+
+def parse_trust(data: dict[str, Any], sources: Mapping[str, str] | None = None) -> TrustTable:
+    """The levels of `data`; each source's level from `sources` (default: `data["sources"]`)."""
     levels = tuple(str(entry["level"]) for entry in data["levels"])
-    sources = {str(k): str(v) for k, v in data["sources"].items()}
+    if sources is None:
+        sources = {str(k): str(v) for k, v in data["sources"].items()}
     unknown = {v for v in sources.values() if v not in levels} | ({data["decisive_from"]} - set(levels))
     if unknown:
         raise ValueError(f"trust levels not in the table's levels: {sorted(unknown)}")
@@ -50,11 +68,11 @@ def parse_trust(data: dict[str, Any]) -> TrustTable:
 
 @cache
 def trust_table() -> TrustTable:
-    """The shipped table, read once on first use (never at import)."""
+    """The shipped levels, read once on first use (never at import), over the sources' records."""
     from importlib import resources
 
     text = (resources.files("aletheia.core") / "data" / DATA_FILE).read_text(encoding="utf-8")
-    return parse_trust(json.loads(text))
+    return parse_trust(json.loads(text), _RecordedLevels())
 
 
 def trust_of(source: object) -> str | None:

@@ -11,17 +11,30 @@ import gc
 import importlib
 import sys
 from pathlib import Path
-from typing import Final
 
 import click
 
 from aletheia.producers import exits
 
-# The report formats of `verify` and `aletheia report` (`pipeline.reports.formats.FORMATS`, spelled
-# out here so that the CLI starts without importing the pipeline).
-REPORT_FORMATS: Final = (
-    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
-)  # fmt: skip
+
+class ReportFormatChoice(click.Choice):  # type: ignore[type-arg]
+    """`--format` of `verify` and `aletheia report`: the report formats' names, read from their
+    records (`pipeline/report_formats.py`) when the option is parsed or its help shown,
+    so that the CLI starts without importing the pipeline."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from aletheia.pipeline.report_formats import format_names
+
+        return format_names()
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        """`click.Choice.__init__` sets its choices; these are the records'."""
+
 
 # Every subcommand but `verify` (below): its name -> "module:attribute" of its click command.
 COMMAND_PATHS: dict[str, str] = {
@@ -97,7 +110,7 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(REPORT_FORMATS),
+    type=ReportFormatChoice(),
     default=None,
     help="Output format (default: from the -o extension, else table on a terminal, json otherwise). "
     "markdown: a pull-request comment; github: workflow annotations on the .bib lines; "

@@ -20,26 +20,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Final, TextIO
 
-# File extension -> report format (`.csl.json` before `.json`).
-EXTENSION_FORMATS: Final[tuple[tuple[str, str], ...]] = (
-    (".csl.json", "csl-json"),
-    (".html", "html"),
-    (".htm", "html"),
-    (".jsonl", "jsonl"),
-    (".ndjson", "jsonl"),
-    (".json", "json"),
-    (".bib", "bibtex"),
-    (".md", "markdown"),
-    (".markdown", "markdown"),
-    (".sarif", "sarif"),
-    (".xml", "junit"),
-    (".txt", "table"),
-    (".csv", "csv"),
-)
-# Formats written as they are decided, one whole line at a time: streamed, never held back.
-STREAMED: Final = frozenset({"jsonl", "github"})
 # Held in memory up to this size, then in a temporary file.
 _SPOOL_BYTES: Final = 8 * 1024 * 1024
+
+
+def _streamed(fmt: str) -> bool:
+    """Written as decided, one whole line at a time (its record says): streamed, never held back."""
+    from aletheia.pipeline.report_formats import REPORT_FORMATS
+
+    record = REPORT_FORMATS.get(fmt)
+    return record is not None and record.streamed
 
 
 class OutputError(Exception):
@@ -52,13 +42,14 @@ def format_for(fmt: str | None, output: Path | None, *, tty: bool) -> str:
     `-o out.csv` once wrote JSON under a spreadsheet's name (issue 30)."""
     if fmt:
         return fmt
+    from aletheia.pipeline.report_formats import REPORT_FORMATS, format_for_filename
+
     if output is not None:
-        name = output.name.lower()
-        for suffix, known in EXTENSION_FORMATS:
-            if name.endswith(suffix):
-                return known
+        known = format_for_filename(output.name)
+        if known is not None:
+            return known
         if output.suffix:
-            known_suffixes = ", ".join(suffix for suffix, _ in EXTENSION_FORMATS)
+            known_suffixes = ", ".join(ext for f in REPORT_FORMATS.values() for ext in f.extensions)
             raise OutputError(
                 f"cannot tell the report format from {output.name!r}: {output.suffix} is not an extension "
                 f"a format owns ({known_suffixes}); name the format with --format"
@@ -114,7 +105,7 @@ class ReportOutput:
             handle, name = temporary_beside(output)
             self._temporary = Path(name)
             self.stream: TextIO = os.fdopen(handle, "w", encoding="utf-8")
-        elif fmt in STREAMED or (fmt == "table" and self.stdout.isatty()):
+        elif _streamed(fmt) or (fmt == "table" and self.stdout.isatty()):
             self.stream = self.stdout
         else:
             # Closed by commit() or discard(), whichever ends the run.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from aletheia.producers import exits
-from aletheia.producers.cli import REPORT_FORMATS
+from aletheia.producers.cli import ReportFormatChoice
 
 if TYPE_CHECKING:  # the client pulls in the pipeline: imported when a command runs, not at CLI start
     from aletheia.producers.client import AletheiaClient
@@ -189,7 +189,7 @@ def _stall_notice(client: AletheiaClient, job_id: str, idle: float) -> str | Non
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(REPORT_FORMATS),
+    type=ReportFormatChoice(),
     default=None,
     help="Default: from the -o extension, else table.",
 )

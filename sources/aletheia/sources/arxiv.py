@@ -331,6 +331,11 @@ class ArxivClient:
             stats=api_transport.stats.extra,
         )
 
+    @property
+    def transport(self) -> Transport:
+        """The export API's transport: the one the reports count arXiv's requests on."""
+        return self.api
+
     @staticmethod
     def _canonical(arxiv_id: str) -> str:
         parsed = clean_arxiv_id(arxiv_id)

@@ -129,19 +129,6 @@ class CrossrefClient:
             else None
         )
 
-    @classmethod
-    def from_settings(
-        cls,
-        http: httpx.AsyncClient,
-        settings: Settings,
-        limiter: RateLimiter,
-        *,
-        cache: RawCache | None = None,
-        breaker: CircuitBreaker | None = None,
-    ) -> CrossrefClient:
-        """The client as the pipeline builds it: transport, contact address and cache from settings."""
-        return cls(crossref_transport(http, settings, limiter, breaker), cache=cache, mailto=settings.mailto)
-
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return crossref_params(extra, mailto=self.mailto)
 

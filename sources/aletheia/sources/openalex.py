@@ -144,30 +144,6 @@ class OpenAlexClient:
             else None
         )
 
-    @classmethod
-    def from_settings(
-        cls,
-        http: httpx.AsyncClient,
-        settings: Settings,
-        limiter: RateLimiter,
-        *,
-        cache: RawCache | None = None,
-        breaker: CircuitBreaker | None = None,
-    ) -> OpenAlexClient:
-        """The client as the pipeline builds it: transport, key, contact, cache and coalescing
-        window from settings."""
-        key = settings.openalex_api_key
-        return cls(
-            openalex_transport(http, settings, limiter, breaker),
-            cache=cache,
-            api_key=key.get_secret_value() if key is not None else None,
-            mailto=settings.mailto,
-            coalesce_window=settings.coalesce_window_ms / 1000,
-            title_batch=settings.openalex_title_batch,
-            max_url_bytes=settings.openalex_max_url_bytes,
-            title_absence=settings.openalex_title_absence,
-        )
-
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return openalex_params(extra, api_key=self.api_key, mailto=self.mailto)
 

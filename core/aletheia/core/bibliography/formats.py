@@ -58,32 +58,20 @@ class InputFormat(StrEnum):
     DOC = "doc"
     UNKNOWN = "unknown"
 
+    @classmethod
+    def _missing_(cls, value: object) -> InputFormat | None:
+        """A format with a record in `input_formats.INPUT_FORMATS` but no member here (one added by
+        its reader and record alone, as a test's toy format is). Not cached: known while its
+        record is."""
+        from aletheia.core.bibliography.input_formats import INPUT_FORMATS
 
-_EXTENSIONS: Final = {
-    "bib": InputFormat.BIBTEX,
-    "bibtex": InputFormat.BIBTEX,
-    "bbl": InputFormat.BBL,
-    "tex": InputFormat.LATEX,
-    "ltx": InputFormat.LATEX,
-    "md": InputFormat.MARKDOWN,
-    "markdown": InputFormat.MARKDOWN,
-    "txt": InputFormat.PLAIN,
-    "text": InputFormat.PLAIN,
-    "json": InputFormat.CSL_JSON,
-    "csl": InputFormat.CSL_JSON,
-    "pdf": InputFormat.PDF,
-    "html": InputFormat.HTML,
-    "htm": InputFormat.HTML,
-    "xhtml": InputFormat.HTML,
-    "xml": InputFormat.XML,
-    "nxml": InputFormat.XML,
-    "tei": InputFormat.XML,
-    "ris": InputFormat.RIS,
-    "rdf": InputFormat.ZOTERO_RDF,
-    "docx": InputFormat.DOCX,
-    "docm": InputFormat.DOCX,
-    "doc": InputFormat.DOC,
-}
+        if not isinstance(value, str) or value not in INPUT_FORMATS:
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = value.upper()
+        member._value_ = value
+        return member
+
 
 # A BibTeX entry or macro at the start of a line: `@article{`, `@String (`, `@inproceedings {`.
 _BIBTEX_ENTRY = re.compile(r"^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]", re.MULTILINE)
@@ -133,7 +121,11 @@ def extension_format(filename: str | None) -> InputFormat | None:
     base = filename.replace("\\", "/").rsplit("/", 1)[-1]
     if "." not in base:
         return None
-    return _EXTENSIONS.get(base.rsplit(".", 1)[-1].lower())
+    from aletheia.core.bibliography.input_formats import INPUT_FORMATS
+
+    extension = base.rsplit(".", 1)[-1].lower()
+    owner = next((r.name for r in INPUT_FORMATS.values() if extension in r.extensions), None)
+    return InputFormat(owner) if owner is not None else None
 
 
 # A document that opens as HTML or XML (after a BOM, blank space and comments).
@@ -158,6 +150,16 @@ def _looks_like_json(stripped: str) -> bool:
     return _JSON_START.match(stripped) is not None
 
 
+def _own_signature(stripped: str) -> InputFormat | None:
+    """The first format whose record gives a signature of its own (`sniff`) that `stripped` has."""
+    from aletheia.core.bibliography.input_formats import INPUT_FORMATS
+
+    for record in INPUT_FORMATS.values():
+        if record.sniff is not None and stripped and record.sniff(stripped):
+            return InputFormat(record.name)
+    return None
+
+
 def detect_format(head: str, filename: str | None = None) -> InputFormat:
     """The format of a text input, from its first characters (`head`) and, for ties, its name.
 
@@ -176,6 +178,9 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     if head.lstrip().startswith("%PDF-"):
         return InputFormat.PDF
     stripped = head.lstrip()
+    own = _own_signature(stripped)
+    if own is not None:
+        return own
     if not stripped:
         # Nothing to sniff: an empty .bib is still a (empty) bibliography.
         return by_name if by_name not in (None, InputFormat.PDF) else InputFormat.PLAIN

@@ -44,6 +44,7 @@ from aletheia.core.bibliography import (
 )
 from aletheia.core.bibliography.encoding import TextDecoder, sniff_encoding
 from aletheia.core.bibliography.formats import SNIFF_BYTES, SNIFF_CHARS
+from aletheia.core.bibliography.input_formats import folder_extensions
 from aletheia.core.bibliography.plain import reference_from_string, split_references
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.documents.pdf_reading import _CONTINUATION, _PAGE_BREAK, pdf_text
@@ -57,9 +58,8 @@ __all__ = [
 ]
 
 CHUNK_BYTES: Final = 64 * 1024
-BIBLIOGRAPHY_SUFFIXES: Final = frozenset(
-    {".bib", ".bbl", ".tex", ".md", ".markdown", ".txt", ".json", ".pdf", ".ris", ".rdf", ".docx"}
-)
+# The suffixes of a folder's files that are read (the input formats' records say which).
+BIBLIOGRAPHY_SUFFIXES: Final = folder_extensions()
 STDIN_ORIGIN: Final = "<stdin>"
 # Called with (origin, text) for each named input whose whole text was read (a PDF's extracted
 # text, a decoded text file): the document-level signals read it instead of reading it again.
@@ -114,10 +114,11 @@ def files_in_folder(directory: Path) -> list[Path]:
     and symbolic links that lead out of the directory."""
     root = directory.resolve()
     found: list[Path] = []
+    suffixes = folder_extensions()  # read now: a format added since import counts
     for current, dirs, files in os.walk(directory, followlinks=False):
         dirs[:] = sorted(name for name in dirs if not name.startswith("."))
         for name in sorted(files):
-            if name.startswith(".") or Path(name).suffix.lower() not in BIBLIOGRAPHY_SUFFIXES:
+            if name.startswith(".") or Path(name).suffix.lower() not in suffixes:
                 continue
             path = Path(current) / name
             if path.is_symlink():

@@ -17,17 +17,18 @@ and the calls the evidence gatherer records.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
 from aletheia.core.records import SourceName
-from aletheia.pipeline.evidence.gateway_parts import searchable, transports_of
+from aletheia.pipeline.evidence.gateway_parts import searchable
+from aletheia.sources.acl_anthology import AclAnthologyClient
+from aletheia.sources.dblp import DblpClient
+from aletheia.sources.registry import client_of
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
-    from aletheia.pipeline.evidence.gateway_parts import GatewayParts
-    from aletheia.sources.transport.polite import PoliteTransport
+    from aletheia.sources.registry import SourceClient
 
     Lookup = Callable[[], Awaitable[Any]]
 
@@ -35,23 +36,10 @@ if TYPE_CHECKING:
 class CsSources:
     """The DBLP and ACL Anthology clients of one gateway."""
 
-    def __init__(self, parts: GatewayParts) -> None:
-        from aletheia.sources.acl_anthology import AclAnthologyClient, acl_anthology_transport
-        from aletheia.sources.dblp import DblpClient, dblp_transport
-
-        # Title searches proved absent a few at a time (`dblp_titles`, issue 23).
-        make_dblp = functools.partial(
-            DblpClient,
-            title_batch=parts.settings.dblp_title_batch,
-            coalesce_window=parts.settings.coalesce_window_ms / 1000.0,
-        )
-        self.dblp = parts.client(make_dblp, dblp_transport, SourceName.DBLP)
-        self.acl_anthology = parts.client(
-            AclAnthologyClient, acl_anthology_transport, SourceName.ACL_ANTHOLOGY
-        )
-
-    def transports(self) -> dict[SourceName, PoliteTransport]:
-        return transports_of(self.dblp, self.acl_anthology)
+    def __init__(self, clients: Mapping[str, SourceClient]) -> None:
+        """DBLP's and the ACL Anthology's clients among the gateway's (`sources/registry.py`)."""
+        self.dblp = client_of(clients, SourceName.DBLP, DblpClient)
+        self.acl_anthology = client_of(clients, SourceName.ACL_ANTHOLOGY, AclAnthologyClient)
 
     def dblp_search(self, title: str) -> Lookup:
         """DBLP's title search; a title with no searchable word is a failed answer for DBLP."""

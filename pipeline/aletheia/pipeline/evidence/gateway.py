@@ -18,6 +18,7 @@ from aletheia.config import Settings
 from aletheia.core.coverage import search_coverage
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer, VenueRecord
 from aletheia.core.records import CitedReference, RetractionNotice, SourceName, WorkRecord
+from aletheia.core.source_facts import SOURCE_FACTS
 from aletheia.core.text import repair_pdf_text
 from aletheia.core.venue_registry import VENUE_REGISTRIES
 from aletheia.pipeline.evidence.gateway_parts import searchable
@@ -118,11 +119,18 @@ class SourceGateway:
         retractions: RetractionIndex | None = None,
         mirror: MirrorTier | None = None,
     ) -> None:
-        from aletheia.sources.arxiv import ArxivClient, arxiv_transports
-        from aletheia.sources.crossref import CrossrefClient, crossref_transport
-        from aletheia.sources.openalex import OpenAlexClient, openalex_transport
-        from aletheia.sources.pubmed import PubMedClient, pubmed_transport
-        from aletheia.sources.semantic_scholar import SemanticScholarClient, semantic_scholar_transport
+        from aletheia.pipeline.evidence.cs_sources import CsSources
+        from aletheia.pipeline.evidence.tier_sources import TierSources
+        from aletheia.pipeline.evidence.web_tiers import WebTiers
+        from aletheia.sources.arxiv import ArxivClient
+        from aletheia.sources.crossref import CrossrefClient
+        from aletheia.sources.europe_pmc import EuropePmcClient
+        from aletheia.sources.open_access import open_access_from_settings
+        from aletheia.sources.openalex import OpenAlexClient
+        from aletheia.sources.pubmed import PubMedClient
+        from aletheia.sources.registry import build_clients, client_of
+        from aletheia.sources.semantic_scholar import SemanticScholarClient
+        from aletheia.sources.venue_registry import VenueRegistry
 
         self.settings = settings
         self.limiter = limiter  # also paces the claim pipeline's model calls (`llm/paced.py`)
@@ -131,80 +139,29 @@ class SourceGateway:
         self.retractions = retractions
         # The local snapshot mirror (`mirror_tier`): asked before the APIs it copies; None: off.
         self.mirror = mirror
-        self.breakers = {s: CircuitBreaker.from_settings(s.value, settings) for s in SourceName}
-        key = settings.openalex_api_key.get_secret_value() if settings.openalex_api_key else None
-        s2_key = (
-            settings.semantic_scholar_api_key.get_secret_value()
-            if settings.semantic_scholar_api_key
-            else None
-        )
-        ncbi_key = settings.ncbi_api_key.get_secret_value() if settings.ncbi_api_key else None
-        window = settings.coalesce_window_ms / 1000.0
-
-        self.crossref = CrossrefClient(
-            crossref_transport(http, settings, limiter, self.breakers[SourceName.CROSSREF]),
-            cache=cache,
-            mailto=settings.mailto,
-            coalesce_window=window,
-        )
-        self.openalex = OpenAlexClient(
-            openalex_transport(http, settings, limiter, self.breakers[SourceName.OPENALEX]),
-            cache=cache,
-            api_key=key,
-            mailto=settings.mailto,
-            coalesce_window=window,
-            title_batch=settings.openalex_title_batch,
-            max_url_bytes=settings.openalex_max_url_bytes,
-            title_absence=settings.openalex_title_absence,
-        )
-        self.semantic_scholar = SemanticScholarClient(
-            semantic_scholar_transport(http, settings, limiter, self.breakers[SourceName.SEMANTIC_SCHOLAR]),
-            cache=cache,
-            api_key=s2_key,
-            coalesce_window=window,
-            title_batch=settings.semantic_scholar_title_batch,
-        )
-        api_t, web_t = arxiv_transports(http, settings, limiter, self.breakers[SourceName.ARXIV])
-        self.arxiv = ArxivClient(
-            api_t,
-            web_t,
-            cache=cache,
-            coalesce_window=max(window, 0.05),
-            title_batch=settings.arxiv_title_batch,
-        )
-        self.pubmed = PubMedClient(
-            pubmed_transport(http, settings, limiter, self.breakers[SourceName.PUBMED]),
-            cache=cache,
-            api_key=ncbi_key,
-            email=settings.mailto,
-        )
-        from aletheia.sources.europe_pmc import EuropePmcClient, europe_pmc_transport
-
+        self.breakers = {
+            SourceName(name): CircuitBreaker.from_settings(name, settings) for name in SOURCE_FACTS
+        }
+        # Every registered source's client (`sources/registry.py`), each built from its record on
+        # this one HTTP client, limiter and cache, with its breaker.
+        self.clients = build_clients(settings, http, limiter, self.breakers, cache)
+        clients = self.clients
+        self.crossref = client_of(clients, SourceName.CROSSREF, CrossrefClient)
+        self.openalex = client_of(clients, SourceName.OPENALEX, OpenAlexClient)
+        self.semantic_scholar = client_of(clients, SourceName.SEMANTIC_SCHOLAR, SemanticScholarClient)
+        self.arxiv = client_of(clients, SourceName.ARXIV, ArxivClient)
+        self.pubmed = client_of(clients, SourceName.PUBMED, PubMedClient)
         # Tier 2 full text: open-access PMC articles (the full-text chain, `pmc_fulltext`).
-        self.europe_pmc = EuropePmcClient(
-            europe_pmc_transport(http, settings, limiter, self.breakers[SourceName.EUROPE_PMC]), cache=cache
-        )
-        from aletheia.pipeline.evidence.gateway_parts import GatewayParts
-        from aletheia.pipeline.evidence.tier_sources import TierSources
-
-        parts = GatewayParts(settings, http, limiter, self.breakers, cache)
-        # Tier 1 books and Tier 3 canonical texts (issue 12): built and asked by their own module.
-        self.tiers = TierSources(parts)
-        from aletheia.pipeline.evidence.web_tiers import WebTiers
-
+        self.europe_pmc = client_of(clients, SourceName.EUROPE_PMC, EuropePmcClient)
+        # Tier 1 books and Tier 3 canonical texts (issue 12): asked by their own module.
+        self.tiers = TierSources(clients)
         # Tier 4 (the cited URL, web search) and Tier 5 (LLM suggestions): `web_tiers`.
         self.web_tiers = WebTiers.from_settings(settings, http, limiter, user_agent=user_agent(), cache=cache)
-        from aletheia.sources.open_access import open_access_from_settings
-
         # Open-access full text for claims (`oa_fulltext`): the sources' own PDF and page links,
         # through the SSRF-safe fetcher; on unless `ALETHEIA_OA_FULLTEXT` is false.
         self.open_access = open_access_from_settings(settings, limiter, user_agent=user_agent())
-        from aletheia.pipeline.evidence.cs_sources import CsSources
-
         # DBLP and the ACL Anthology (issue 12): `cs_sources`.
-        self.cs = CsSources(parts)
-        from aletheia.sources.venue_registry import VenueRegistry
-
+        self.cs = CsSources(clients)
         # The venue registries (issue 21) on the OpenAlex, DBLP and Crossref transports: their
         # requests share those sources' limits and breakers and are counted in their stats.
         self.venues = VenueRegistry(
@@ -215,18 +172,10 @@ class SourceGateway:
             },
             cache=cache,
             mailto=settings.mailto,
-            openalex_api_key=key,
+            openalex_api_key=self.openalex.api_key,
         )
-        self._transports = {
-            **self.cs.transports(),
-            **self.tiers.transports(),
-            SourceName.CROSSREF: self.crossref.transport,
-            SourceName.OPENALEX: self.openalex.transport,
-            SourceName.SEMANTIC_SCHOLAR: self.semantic_scholar.transport,
-            SourceName.ARXIV: api_t,
-            SourceName.PUBMED: self.pubmed.transport,
-            SourceName.EUROPE_PMC: self.europe_pmc.transport,
-        }
+        # Each registered source's requests, counted in every report (`stats`).
+        self._transports = {SourceName(name): client.transport for name, client in clients.items()}
 
     # --- lookups -------------------------------------------------------------------------------
 
@@ -313,7 +262,8 @@ class SourceGateway:
            title search (esearch, then efetch of the best PMIDs) when PubMed could, and DBLP's
            title search (one request every 2 s) for a computer-science work; arXiv's and DBLP's
            go many titles a request where a shared answer can prove them (`arxiv_titles`,
-           `dblp_titles`), as OpenAlex's do in stage 1 (`openalex_titles`).
+           `dblp_titles`), as OpenAlex's do in stage 1 (`openalex_titles`); with them, the title
+           search of every source whose registry record has one (`sources/registry.py`).
 
         A reference given as a string (plain text, a `.bbl` item, a PDF's reference list) is sent
         to Crossref's bibliographic search whole (`bibliographic_query`: it matches whole reference
@@ -373,15 +323,31 @@ class SourceGateway:
                 title,
                 self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title)),
             )
+            specialised = [arxiv, pubmed, dblp, *self._registered_searches(title, author)]
             if self.settings.crossref_search_last and not given_as_string(cited):
                 # Crossref has no OR: its searches go one title at a time (3 per second), so it is
                 # asked last, when no other index found the work (issue 23); a work found
                 # elsewhere is triangulated by its DOI, which Crossref answers many at a time.
-                stages = [[openalex], [s2_match], [arxiv, pubmed, dblp], [crossref]]
+                stages = [[openalex], [s2_match], specialised, [crossref]]
             else:
-                stages = [[openalex], [crossref], [s2_match], [arxiv, pubmed, dblp]]
+                stages = [[openalex], [crossref], [s2_match], specialised]
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
+
+    def _registered_searches(self, title: str, author: str | None) -> list[SearchCall]:
+        """The title search of every registered source whose record has one (`SourceSpec.title_search`):
+        a new search source is asked without a line here."""
+        from aletheia.sources.registry import SOURCES
+
+        return [
+            SearchCall(
+                SourceName(name),
+                title,
+                searchable(SourceName(name), partial(spec.title_search, self.clients[name], title, author)),
+            )
+            for name, spec in SOURCES.items()
+            if spec.title_search is not None and name in self.clients
+        ]
 
     async def _pubmed_search(self, title: str) -> list[SourceRecord]:
         """PubMed's title search gives PMIDs; their records come from efetch (cached by PMID)."""

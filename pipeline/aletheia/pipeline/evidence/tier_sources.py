@@ -1,8 +1,9 @@
 """The Tier 1 (books) and Tier 3 (canonical texts) clients of one gateway, and their lookups.
 
-Built once per `SourceGateway` on its shared `httpx.AsyncClient`, limiter, breakers and cache
-(`GatewayParts`); each client's transport is in the gateway's stats (`SourceGateway.stats`), so its
-requests are counted in every report like any other source's.
+The gateway's clients of these sources, built from their records (`sources/registry.py`) on its
+shared `httpx.AsyncClient`, limiter, breakers and cache; each client's transport is in the
+gateway's stats (`SourceGateway.stats`), so its requests are counted in every report like any
+other source's.
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aletheia.core.evidence import Evidence, QueryKind
 from aletheia.core.records import CitedReference, SourceName
-from aletheia.pipeline.evidence.gateway_parts import searchable, transports_of
+from aletheia.pipeline.evidence.gateway_parts import searchable
 from aletheia.sources.base import SourceRecord
 from aletheia.sources.book_snippets import BookTextSearch
-from aletheia.sources.ccel import CcelClient, ccel_transport
-from aletheia.sources.google_books import GoogleBooksClient, google_books_transport
-from aletheia.sources.open_library import OpenLibraryClient, open_library_transport
-from aletheia.sources.perseus import PerseusClient, perseus_transport
+from aletheia.sources.ccel import CcelClient
+from aletheia.sources.google_books import GoogleBooksClient
+from aletheia.sources.open_library import OpenLibraryClient
+from aletheia.sources.perseus import PerseusClient
+from aletheia.sources.registry import client_of
 
 if TYPE_CHECKING:
-    from aletheia.pipeline.evidence.gateway_parts import GatewayParts
-    from aletheia.sources.transport.polite import PoliteTransport
+    from collections.abc import Mapping
+
+    from aletheia.sources.registry import SourceClient
 
 Lookup = Callable[[], Awaitable[Any]]
 # `functools.partial(evidence._ask, gathered)`: run one lookup and record its answer (passed in,
@@ -42,16 +45,13 @@ BOOK_SEARCH_RESULTS = 5
 
 
 class TierSources:
-    def __init__(self, parts: GatewayParts) -> None:
-        self.open_library = parts.client(OpenLibraryClient, open_library_transport, SourceName.OPEN_LIBRARY)
-        self.google_books = parts.client(GoogleBooksClient, google_books_transport, SourceName.GOOGLE_BOOKS)
+    def __init__(self, clients: Mapping[str, SourceClient]) -> None:
+        self.open_library = client_of(clients, SourceName.OPEN_LIBRARY, OpenLibraryClient)
+        self.google_books = client_of(clients, SourceName.GOOGLE_BOOKS, GoogleBooksClient)
         # Search inside a book for a cited quote, through the Google Books client (`book_quotes`).
         self.book_text = BookTextSearch(self.google_books)
-        self.perseus = parts.client(PerseusClient, perseus_transport, SourceName.PERSEUS)
-        self.ccel = parts.client(CcelClient, ccel_transport, SourceName.CCEL)
-
-    def transports(self) -> dict[SourceName, PoliteTransport]:
-        return transports_of(self.open_library, self.google_books, self.perseus, self.ccel)
+        self.perseus = client_of(clients, SourceName.PERSEUS, PerseusClient)
+        self.ccel = client_of(clients, SourceName.CCEL, CcelClient)
 
     def isbn_lookups(self, isbn: str) -> list[tuple[SourceName, Lookup]]:
         return [

@@ -29,6 +29,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any, Final
 
+from aletheia.pipeline.report_formats import format_names
+
 
 class JobKind(StrEnum):
     BIBLIOGRAPHY = "bibliography"
@@ -117,9 +119,8 @@ class KindRecord:
     asks_afresh: bool = False
 
 
-BIBLIOGRAPHY_FORMATS: Final = (
-    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
-)  # fmt: skip
+# A bibliography's report renders to every report format (their records: `report_formats.py`).
+BIBLIOGRAPHY_FORMATS: Final = format_names()
 
 STEPS: Final[Mapping[str, Step]] = MappingProxyType(
     {

@@ -20,6 +20,7 @@ from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.transparency import transparency
 from aletheia.core.trust import trust_of
 from aletheia.core.works import matched_work_sources
+from aletheia.pipeline.report_formats import format_names, make_sink
 from aletheia.pipeline.reports.base import VERDICT_STYLE, CollectingSink
 from aletheia.pipeline.reports.signals import DocumentSignals, reference_signals
 
@@ -75,9 +76,8 @@ __all__ = [
     "render_html",
 ]
 
-FORMATS = (
-    "table", "json", "jsonl", "html", "bibtex", "csl-json", "markdown", "github", "sarif", "junit", "csv",
-)  # fmt: skip
+# Every format's name (their records: `report_formats.REPORT_FORMATS`).
+FORMATS = format_names()
 
 
 def _match_json(record: WorkRecord | None, sources: list[str]) -> dict[str, Any] | None:
@@ -207,28 +207,3 @@ class CslJsonSink(CollectingSink):
 
         json.dump(csl_items(self.references), self.out, ensure_ascii=False, indent=2)
         self.out.write("\n")
-
-
-# Each format's sink, by name (those of `_ELSEWHERE` are imported when their format is asked for).
-SINKS: dict[str, str] = {
-    "json": "JsonSink",
-    "jsonl": "JsonlSink",
-    "html": "HtmlSink",
-    "bibtex": "BibtexSink",
-    "csl-json": "CslJsonSink",
-    "markdown": "MarkdownSink",
-    "github": "GithubSink",
-    "sarif": "SarifSink",
-    "junit": "JunitSink",
-    "csv": "CsvSink",
-}
-
-
-def make_sink(fmt: str, out: TextIO, *, progress: bool = False) -> Any:
-    if fmt == "table":
-        return __getattr__("TableSink")(out, progress=progress)
-    if fmt in SINKS:
-        name = SINKS[fmt]
-        sink = globals()[name] if name in globals() else __getattr__(name)
-        return sink(out)
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -7,14 +7,10 @@ and every knob.
 
 from __future__ import annotations
 
-from aletheia.sources.simulator.app import PREFIXES, SimulatorApp
-from aletheia.sources.simulator.config import (
-    SIM_SOURCES,
-    FaultRates,
-    SimSource,
-    SimulatorConfig,
-    SourceSimConfig,
-)
+from aletheia.sources.simulator.app import SimulatorApp, prefixes
+from aletheia.sources.simulator.config import FaultRates, SimSource, SourceSimConfig
+from aletheia.sources.simulator.routes import SIM_ROUTES, SIM_SOURCES, SimRoute
+from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.simulator.server import ENV_NAMES, SimulatorServer, env_for, serve, url_for
 from aletheia.sources.simulator.universe import (
     WORK_SOURCES,
@@ -30,13 +26,14 @@ from aletheia.sources.simulator.universe import (
 
 __all__ = [
     "ENV_NAMES",
-    "PREFIXES",
+    "SIM_ROUTES",
     "SIM_SOURCES",
     "WORK_SOURCES",
     "ArxivVersion",
     "FaultRates",
     "Related",
     "SimAuthor",
+    "SimRoute",
     "SimSource",
     "SimWork",
     "SimulatorApp",
@@ -46,6 +43,7 @@ __all__ = [
     "Universe",
     "UniverseError",
     "env_for",
+    "prefixes",
     "serve",
     "universe_from_records",
     "url_for",

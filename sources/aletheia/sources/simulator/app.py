@@ -6,12 +6,11 @@ empty, or its sliding window full (with `Retry-After`); wait the
 configured latency; draw a fault; answer from the universe. Control endpoints under `/_sim/` are
 never limited, delayed or faulted.
 
-Routes: `/crossref`, `/openalex`, `/s2`, `/arxiv-api`, `/arxiv`, `/pubmed`, `/europepmc`, each followed by the
-real service's own paths, so `ALETHEIA_CROSSREF_URL=http://127.0.0.1:PORT/crossref` points a
-client at the simulator without any other change. DBLP is served under `/dblp`, the ACL Anthology
-under `/acl`. Books: `/openlibrary`, `/googlebooks`; canonical texts: `/perseus`, `/ccel`
-(`simulator/books.py`, `simulator/classical.py`). Web search: `/tavily`, `/brave`
-(`simulator/web_search.py`). The venue registries (`/openalex/sources`, `/dblp/search/venue/api`,
+Routes: one record per source in `routes.SIM_ROUTES` (`/crossref`, `/openalex`, `/s2`, `/arxiv-api`,
+`/arxiv`, `/pubmed`, `/europepmc`, `/dblp`, `/acl`, `/openlibrary`, `/googlebooks`, `/perseus`,
+`/ccel`, `/tavily`, `/brave`), each followed by the real service's own paths, so
+`ALETHEIA_CROSSREF_URL=http://127.0.0.1:PORT/crossref` points a client at the simulator without
+any other change. The venue registries (`/openalex/sources`, `/dblp/search/venue/api`,
 `/crossref/journals`) are `simulator/venue_registry.py`.
 """
 
@@ -23,79 +22,32 @@ import random
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from pydantic import ValidationError
 
-from aletheia.sources.simulator import (
-    acl_anthology,
-    arxiv,
-    books,
-    classical,
-    crossref,
-    dblp,
-    europe_pmc,
-    openalex,
-    pubmed,
-    semantic_scholar,
-    venue_registry,
-    web_search,
-)
+from aletheia.sources.simulator import venue_registry
 from aletheia.sources.simulator.common import SimContext
-from aletheia.sources.simulator.config import (
-    FAULT_NAMES,
-    SIM_SOURCES,
-    FaultName,
-    RequestKind,
-    SimSource,
-    SimulatorConfig,
-)
+from aletheia.sources.simulator.config import FAULT_NAMES, FaultName, RequestKind, SimSource
 from aletheia.sources.simulator.drift import renamed
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.limits import SlidingWindow, TokenBucket, make_limit, retry_after_header
 from aletheia.sources.simulator.pages import serve_page
+from aletheia.sources.simulator.routes import SIM_ROUTES, SimRoute
+from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.simulator.stats import SimulatorStats
 from aletheia.sources.simulator.universe import Universe
 
 logger = logging.getLogger(__name__)
 
-# URL path prefix of each source.
-PREFIXES: Final[dict[SimSource, str]] = {
-    "crossref": "/crossref",
-    "openalex": "/openalex",
-    "semantic_scholar": "/s2",
-    "arxiv_api": "/arxiv-api",
-    "arxiv": "/arxiv",
-    "pubmed": "/pubmed",
-    "dblp": "/dblp",
-    "acl_anthology": "/acl",
-    "europe_pmc": "/europepmc",
-    "open_library": books.OPEN_LIBRARY_PREFIX,
-    "google_books": books.GOOGLE_BOOKS_PREFIX,
-    "perseus": "/perseus",
-    "ccel": "/ccel",
-    "tavily": web_search.TAVILY_PREFIX,
-    "brave_search": web_search.BRAVE_PREFIX,
-}
-# Sources whose simulator module has the uniform shape: (classify, answer, 429) per source.
-# Books and canonical texts answer from fixed data, without the universe.
-_Route = tuple[
-    Callable[[Request, str], tuple[RequestKind, list[str]]],
-    Callable[[Request, str, SimContext], Response],
-    Callable[[str], Response],
-]
-_ROUTES: Final[dict[str, _Route]] = {
-    "open_library": (books.classify, lambda r, p, _: books.handle_open_library(r, p), books.rate_limited),
-    "google_books": (books.classify, lambda r, p, _: books.handle_google_books(r, p), books.rate_limited),
-    "perseus": (classical.classify, lambda r, p, _: classical.handle_perseus(r, p), classical.rate_limited),
-    "ccel": (classical.classify, lambda r, p, _: classical.handle_ccel(r, p), classical.rate_limited),
-    "tavily": (web_search.classify, web_search.handle_tavily, web_search.rate_limited),
-    "brave_search": (web_search.classify, web_search.handle_brave, web_search.rate_limited),
-    "dblp": (dblp.classify, dblp.handle, dblp.rate_limited),
-    "acl_anthology": (acl_anthology.classify, acl_anthology.handle, acl_anthology.rate_limited),
-    "europe_pmc": (europe_pmc.classify, europe_pmc.handle, europe_pmc.rate_limited),
-}
-_BY_SEGMENT: Final[dict[str, SimSource]] = {prefix.strip("/"): source for source, prefix in PREFIXES.items()}
+
+def prefixes() -> dict[str, str]:
+    """Each route's URL path prefix, by the source's name (the index page lists them)."""
+    return {name: route.prefix for name, route in SIM_ROUTES.items()}
+
+
+def _route_at(segment: str) -> SimRoute | None:
+    return next((r for r in SIM_ROUTES.values() if r.prefix.strip("/") == segment), None)
 
 
 class SimulatorApp:
@@ -141,9 +93,9 @@ class SimulatorApp:
         # One stream per source (string seeds hash the same on every run), so traffic to one
         # source never shifts the faults another source injects.
         seed = self._config.seed
-        self._fault_rng = {s: random.Random(f"{seed}:{s}:faults") for s in SIM_SOURCES}
-        self._latency_rng = {s: random.Random(f"{seed}:{s}:latency") for s in SIM_SOURCES}
-        self._arrival_rng = {s: random.Random(f"{seed}:{s}:arrival") for s in SIM_SOURCES}
+        self._fault_rng = {s: random.Random(f"{seed}:{s}:faults") for s in SIM_ROUTES}
+        self._latency_rng = {s: random.Random(f"{seed}:{s}:latency") for s in SIM_ROUTES}
+        self._arrival_rng = {s: random.Random(f"{seed}:{s}:arrival") for s in SIM_ROUTES}
 
     # --- the pipeline ------------------------------------------------------------------------------
 
@@ -165,15 +117,16 @@ class SimulatorApp:
             return serve_page(self.universe.base_dir, subpath)
         if segment == "":
             return json_response(self._index())
-        source = _BY_SEGMENT.get(segment)
-        if source is None:
+        route = _route_at(segment)
+        if route is None:
             self.stats.begin("_other", "single", [])
             self.stats.status("_other", 404)
             return text_response("Not Found", status=404)
-        return await self._source_request(source, request, subpath)
+        return await self._source_request(route, request, subpath)
 
-    async def _source_request(self, source: SimSource, request: Request, path: str) -> Response:
-        kind, ids = _classify(source, request, path)
+    async def _source_request(self, route: SimRoute, request: Request, path: str) -> Response:
+        source = route.name
+        kind, ids = route.classify(request, path)
         settings = self._config.sources[source]
         # The service stamps a request when it arrives at its edge: when it was read plus the
         # network's jitter, not when this loop (busy, or waking late from the sleep) gets to it.
@@ -187,11 +140,11 @@ class SimulatorApp:
         try:
             if settings.concurrency is not None and in_flight > settings.concurrency:
                 self.stats.limited(source, concurrency=True)
-                return self._finish(source, self._too_many(source, request, 1.0))
-            wait = self._take_token(source, kind, request, arrival)
+                return self._finish(source, self._too_many(route, request, 1.0))
+            wait = self._take_token(route, kind, request, arrival)
             if wait > 0:
                 self.stats.limited(source, concurrency=False)
-                return self._finish(source, self._too_many(source, request, wait))
+                return self._finish(source, self._too_many(route, request, wait))
             delay = settings.latency_ms
             if settings.jitter_ms:
                 delay += self._latency_rng[source].random() * settings.jitter_ms
@@ -213,9 +166,9 @@ class SimulatorApp:
                 # 200 works takes tens of milliseconds) would hold the next requests' arrival back
                 # and count them closer together than they came (issue 11). In a thread, the loop
                 # stays free to count each request when it arrives.
-                response = await asyncio.to_thread(self._answer, source, request, path)
+                response = await asyncio.to_thread(self._answer, route, request, path)
             else:
-                response = self._answer(source, request, path)
+                response = self._answer(route, request, path)
             if settings.renamed_keys and response.status == 200:
                 response.body = renamed(response.body, response.content_type, settings.renamed_keys)
             if fault == "malformed" and response.body:
@@ -229,31 +182,20 @@ class SimulatorApp:
         self.stats.status(source, response.status)
         return response
 
-    def _answer(self, source: SimSource, request: Request, path: str) -> Response:
+    def _answer(self, route: SimRoute, request: Request, path: str) -> Response:
         ctx = self.context
         # The venue registries (OpenAlex sources, DBLP venues, Crossref journals: issue 21).
-        registry = venue_registry.route(source, request, path, ctx)
+        registry = venue_registry.route(route.name, request, path, ctx)
         if registry is not None:
             return registry
-        if source in _ROUTES:
-            return _ROUTES[source][1](request, path, ctx)
-        if source == "crossref":
-            return crossref.handle(request, path, ctx, self._config.sources[source].rate)
-        if source == "openalex":
-            return openalex.handle(request, path, ctx)
-        if source == "semantic_scholar":
-            return semantic_scholar.handle(request, path, ctx)
-        if source == "arxiv_api":
-            return arxiv.handle_api(request, path, ctx)
-        if source == "arxiv":
-            return arxiv.handle_site(request, path, ctx)
-        return pubmed.handle(request, path, ctx)
+        return route.answer(request, path, ctx, self._config.sources[route.name])
 
-    def _take_token(self, source: SimSource, kind: RequestKind, request: Request, arrival: float) -> float:
+    def _take_token(self, route: SimRoute, kind: RequestKind, request: Request, arrival: float) -> float:
+        source = route.name
         settings = self._config.sources[source]
         if kind == "search" and settings.search_rate is not None:
             key, rate, burst = "search", settings.search_rate, settings.search_burst
-        elif source == "pubmed" and settings.rate_with_key is not None and pubmed.has_api_key(request):
+        elif route.keyed is not None and settings.rate_with_key is not None and route.keyed(request):
             key, rate, burst = "key", settings.rate_with_key, settings.burst_with_key
         elif settings.rate is not None:
             key, rate, burst = "main", settings.rate, settings.burst
@@ -264,20 +206,10 @@ class SimulatorApp:
             bucket = self._buckets[(source, key)] = make_limit(settings.limit_mode, rate, burst, self._clock)
         return bucket.try_take(arrival) if isinstance(bucket, SlidingWindow) else bucket.try_take()
 
-    def _too_many(self, source: SimSource, request: Request, wait: float) -> Response:
-        settings = self._config.sources[source]
+    def _too_many(self, route: SimRoute, request: Request, wait: float) -> Response:
+        settings = self._config.sources[route.name]
         header = retry_after_header(settings.retry_after if settings.retry_after is not None else wait)
-        if source in _ROUTES:
-            return _ROUTES[source][2](header)
-        if source == "crossref":
-            return crossref.rate_limited(header, settings.rate)
-        if source == "openalex":
-            return openalex.rate_limited(header)
-        if source == "semantic_scholar":
-            return semantic_scholar.rate_limited(header)
-        if source == "pubmed":
-            return pubmed.rate_limited(header, settings.rate, request)
-        return arxiv.rate_limited(header)
+        return route.rate_limited(header, settings, request)
 
     def _draw_fault(self, source: SimSource, kind: RequestKind) -> FaultName | None:
         # One draw per request whatever the rates, so changing one fault's rate does not shift
@@ -297,7 +229,7 @@ class SimulatorApp:
         return {
             "simulator": "aletheia",
             "works": len(self.universe),
-            "sources": dict(PREFIXES),
+            "sources": prefixes(),
             "control": ["/_sim/stats", "/_sim/reset", "/_sim/config", "/_sim/health"],
             "pages": "/pages/<name>.html",
         }
@@ -325,19 +257,3 @@ class SimulatorApp:
         return json_response(
             {"status": "error", "message": f"no control endpoint {request.method} {path}"}, 404
         )
-
-
-def _classify(source: SimSource, request: Request, path: str) -> tuple[RequestKind, list[str]]:
-    if source in _ROUTES:
-        return _ROUTES[source][0](request, path)
-    if source == "crossref":
-        return crossref.classify(request, path)
-    if source == "openalex":
-        return openalex.classify(request, path)
-    if source == "semantic_scholar":
-        return semantic_scholar.classify(request, path)
-    if source == "arxiv_api":
-        return arxiv.classify_api(request, path)
-    if source == "arxiv":
-        return arxiv.classify_site(request, path)
-    return pubmed.classify(request, path)

@@ -12,38 +12,37 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, TypeVar
 
-from aletheia.sources.simulator.app import PREFIXES, SimulatorApp
-from aletheia.sources.simulator.config import SIM_SOURCES, SimSource, SimulatorConfig
+from aletheia.sources.simulator.app import SimulatorApp
 from aletheia.sources.simulator.http import HttpServer
+from aletheia.sources.simulator.routes import SIM_ROUTES, SIM_SOURCES, route_named
+from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.simulator.universe import Universe
 
 T = TypeVar("T")
 
-# The setting each source's base URL is read from (aletheia.config.settings): `ALETHEIA_<SOURCE>_URL`.
-ENV_NAMES: Final[dict[SimSource, str]] = {source: f"ALETHEIA_{source.upper()}_URL" for source in SIM_SOURCES}
-# Names a caller may use for a source: the simulator's own, `SourceName` values and short names.
-_ALIASES: Final[dict[str, SimSource]] = {
-    **{source: source for source in SIM_SOURCES},
-    "s2": "semantic_scholar",
-    "arxiv-api": "arxiv_api",
-    "brave": "brave_search",
-}
+
+def env_name(source: str) -> str:
+    """The setting a source's base URL is read from (aletheia.config.settings): `ALETHEIA_<NAME>_URL`."""
+    return f"ALETHEIA_{source.upper()}_URL"
+
+
+# The built-in routes' settings (a toy source's route is named by `env_name`).
+ENV_NAMES: Final[dict[str, str]] = {source: env_name(source) for source in SIM_SOURCES}
 
 
 def url_for(base_url: str, source: str) -> str:
     """`http://127.0.0.1:PORT/crossref` for `source` ("crossref", "semantic_scholar", "arxiv_api"...)."""
-    try:
-        sim_source = _ALIASES[str(source).lower()]
-    except KeyError:
-        raise ValueError(f"the simulator has no source {source!r}") from None
-    return base_url.rstrip("/") + PREFIXES[sim_source]
+    route = route_named(str(source))
+    if route is None:
+        raise ValueError(f"the simulator has no source {source!r}")
+    return base_url.rstrip("/") + route.prefix
 
 
 def env_for(base_url: str) -> dict[str, str]:
     """The `ALETHEIA_*_URL` settings that point every source client at a simulator at `base_url`,
     and the open-access full text turned off: the universe's open-access links name hosts outside
     the simulator (`https://repository.example.org/...`), which a run against it must not reach."""
-    urls = {name: url_for(base_url, source) for source, name in ENV_NAMES.items()}
+    urls = {env_name(source): url_for(base_url, source) for source in SIM_ROUTES}
     return {**urls, "ALETHEIA_OA_FULLTEXT": "false"}
 
 
@@ -141,7 +140,10 @@ class SimulatorServer:
         return self.app.stats.snapshot()
 
     def source_stats(self, source: str) -> dict[str, Any]:
-        return self.app.stats.source(_ALIASES[source])
+        route = route_named(source)
+        if route is None:
+            raise KeyError(source)
+        return self.app.stats.source(route.name)
 
     def _in_loop(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         if self._loop is None or not self._loop.is_running():

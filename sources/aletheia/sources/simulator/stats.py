@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from aletheia.sources.simulator.config import SIM_SOURCES
+from aletheia.sources.simulator.routes import SIM_ROUTES
 
 
 @dataclass
@@ -51,7 +51,8 @@ class SimulatorStats:
     def reset(self) -> None:
         with self._lock:
             in_flight = {name: c.in_flight for name, c in self._sources.items()}
-            self._sources = {name: SourceCounters() for name in (*SIM_SOURCES, "_other")}
+            # Every route's counters, read at each reset (a route added later counts from then).
+            self._sources = {name: SourceCounters() for name in (*SIM_ROUTES, "_other")}
             for name, count in in_flight.items():
                 self._sources[name].in_flight = count
             self._started = time.time()

@@ -4,9 +4,10 @@ A 404 from a route the source does not have (the base URL points at another serv
 simulator without its `/crossref` prefix) used to read as "no such work": every lookup then said
 "not found", every search "nothing", and a real work came out `fabricated` with a report saying
 every source answered (issue 20). Now a 404 is an answer only in the shape the source documents
-for it, for the kinds of request that document one (`NOT_FOUND_RULES`, a table: one row per
-source); any other 404 is a failed request (`PoliteTransport` raises `PermanentSourceError`), so
-the reference stays `unverifiable` and the source is named as not answering.
+for it, for the kinds of request that document one (each source's record says which and what
+body: `core.source_facts.SourceFacts.not_found`); any other 404 is a failed request
+(`PoliteTransport` raises `PermanentSourceError`), so the reference stays `unverifiable` and the
+source is named as not answering.
 
 The shapes, from real recordings where there are some (../shared/data/api-samples):
 
@@ -32,19 +33,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from aletheia.core.records import SourceName
+from aletheia.core.source_facts import NotFound, facts_of
 
 if TYPE_CHECKING:
     import httpx
 
     from aletheia.sources.base import RequestKind
-
-
-def _any_body(_: httpx.Response) -> bool:
-    return True
 
 
 def _json_error(response: httpx.Response) -> bool:
@@ -56,41 +52,22 @@ def _json_error(response: httpx.Response) -> bool:
     return isinstance(body, dict) and isinstance(body.get("error"), str)
 
 
-def _crossref_text(response: httpx.Response) -> bool:
-    return response.text.strip() == "Resource not found."
-
-
-@dataclass(frozen=True, slots=True)
-class NotFoundRule:
-    """The request kinds whose 404 the source documents, and the body shape it documents."""
-
-    kinds: frozenset[RequestKind]
-    body: Callable[[httpx.Response], bool]
-
-
-_SINGLE: Final[frozenset[RequestKind]] = frozenset({"single"})
-_NONE: Final[frozenset[RequestKind]] = frozenset()
-
-NOT_FOUND_RULES: Final[dict[SourceName, NotFoundRule]] = {
-    SourceName.CROSSREF: NotFoundRule(frozenset({"single", "venue"}), _crossref_text),
-    SourceName.OPENALEX: NotFoundRule(_SINGLE, _json_error),
-    SourceName.SEMANTIC_SCHOLAR: NotFoundRule(frozenset({"single", "search"}), _json_error),
-    SourceName.ARXIV: NotFoundRule(_NONE, _any_body),
-    SourceName.PUBMED: NotFoundRule(_NONE, _any_body),
-    SourceName.EUROPE_PMC: NotFoundRule(_NONE, _any_body),
-    SourceName.DBLP: NotFoundRule(_SINGLE, _any_body),
-    SourceName.ACL_ANTHOLOGY: NotFoundRule(_SINGLE, _any_body),
-    SourceName.TAVILY: NotFoundRule(_NONE, _any_body),
-    SourceName.BRAVE_SEARCH: NotFoundRule(_NONE, _any_body),
+# A record's documented 404 body -> whether a response has it.
+_BODIES: Final[dict[str, Callable[[NotFound, httpx.Response], bool]]] = {
+    "any": lambda _rule, _response: True,
+    "json_error": lambda _rule, response: _json_error(response),
+    "text": lambda rule, response: response.text.strip() == rule.text,
 }
 
 
-def documented_not_found(source: SourceName, kind: RequestKind, response: httpx.Response) -> bool:
+def documented_not_found(source: str, kind: RequestKind, response: httpx.Response) -> bool:
     """Whether this 404 is the source's own "no such record" (else: a route it does not have).
-    Full text is always so; a source without a row keeps the plain rule (any 404 is an answer)."""
+    Full text is always so; a source whose record documents no 404 keeps the plain rule (any 404
+    is an answer)."""
     if kind == "fulltext":
         return True
-    rule = NOT_FOUND_RULES.get(source)
+    facts = facts_of(source)
+    rule = facts.not_found if facts is not None else None
     if rule is None:
         return True
-    return kind in rule.kinds and rule.body(response)
+    return kind in rule.kinds and _BODIES[rule.body](rule, response)
