@@ -450,6 +450,15 @@ def _statement(claim: str, excerpt: str, shared: set[str]) -> _Findings:
     return findings
 
 
+def _numbers_of_something_else(findings: _Findings) -> None:
+    """A number belongs to its sentence: one that states another quantity of something else ("the
+    edge cut fell by 12%" against "halves the memory footprint") is not evidence against the claim
+    unless the sentence is about what the claim is about."""
+    numeric = [code for code in findings.contradicts if code.startswith("number_mismatch")]
+    findings.contradicts = [code for code in findings.contradicts if code not in numeric]
+    findings.not_enough.extend(code.replace("number_mismatch", "number_differs") for code in numeric)
+
+
 def judge_excerpt(
     claim: str,
     excerpt: str,
@@ -493,12 +502,7 @@ def judge_excerpt(
     )
     enough = share >= rules.SUPPORT_MIN_COVERAGE and len(shared) >= min(rules.SUPPORT_MIN_SHARED, len(wanted))
     if not enough:
-        # A number belongs to its sentence: one that states another quantity of something else
-        # ("the edge cut fell by 12%" against "halves the memory footprint") is not evidence against
-        # the claim unless the sentence is about what the claim is about.
-        numeric = [code for code in findings.contradicts if code.startswith("number_mismatch")]
-        findings.contradicts = [code for code in findings.contradicts if code not in numeric]
-        findings.not_enough.extend(code.replace("number_mismatch", "number_differs") for code in numeric)
+        _numbers_of_something_else(findings)
     if findings.contradicts and relevant:
         return judgement(
             "contradicts", (*findings.contradicts, coverage_code), _explain(findings.contradicts)
