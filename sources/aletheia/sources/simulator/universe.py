@@ -551,9 +551,6 @@ class Universe:
     ) -> Universe:
         return cls(_validated(records), base_dir=base_dir)
 
-    def write_jsonl(self, path: str | Path) -> None:
-        write_universe(self.works, path)
-
 
 def _validated(records: Iterable[Mapping[str, Any] | SimWork]) -> list[SimWork]:
     works: list[SimWork] = []
