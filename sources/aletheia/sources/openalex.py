@@ -75,13 +75,6 @@ def _filter_text(text: str) -> str:
     return " ".join(w.lower() if w in ("AND", "OR", "NOT") else w for w in words)
 
 
-def _openalex_work_id(value: str) -> str:
-    match = re.fullmatch(r"\s*(?:https?://(?:api\.)?openalex\.org/(?:works/)?)?([Ww]\d+)\s*", value)
-    if match is None:
-        raise ValueError(f"not an OpenAlex work id: {value!r}")
-    return match.group(1).upper()
-
-
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -243,11 +236,6 @@ class OpenAlexClient:
         if cleaned is None:
             raise ValueError(f"not a PMID: {pmid!r}")
         return await self._singleton(f"/works/pmid:{cleaned}", cache_key("pmid", cleaned))
-
-    async def work_by_id(self, openalex_id: str) -> SourceRecord | None:
-        """A work by its OpenAlex id (`W2741809807` or its openalex.org URL)."""
-        work_id = _openalex_work_id(openalex_id)
-        return await self._singleton(f"/works/{work_id}", cache_key("openalex", work_id))
 
     async def authors(self, ids: Iterable[str]) -> dict[str, AuthorWorks | None]:
         """Author id -> its works count (`openalex_authors`): one filter request per 100 ids."""
