@@ -320,7 +320,7 @@ class ArxivClient:
             self._fetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
         )
         # Title-only searches of references waiting together, OR-ed in one query (issue 23).
-        self._titles: TitleBatcher[str] | None = title_batcher(
+        self._titles: TitleBatcher[str, str] | None = title_batcher(
             self._ask_titles,
             title_batch=title_batch,
             max_query_chars=MAX_QUERY_CHARS,

@@ -38,7 +38,8 @@ from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     parse_openalex_work,
     split_display_name,
 )
-from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleSearchBatcher
+from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleQuery, title_batcher
+from aletheia.sources.title_batches import TitleBatcher
 from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
@@ -117,8 +118,8 @@ class OpenAlexClient:
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
         # Stage-1 title searches of many references in one request (`openalex_titles`); 0 or 1
         # (or no coalescing) turns it off.
-        self._titles: TitleSearchBatcher | None = (
-            TitleSearchBatcher(
+        self._titles: TitleBatcher[TitleQuery, Mapping[str, Any]] | None = (
+            title_batcher(
                 self._title_page,
                 max_titles=title_batch,
                 max_url_bytes=max_url_bytes,
@@ -360,7 +361,7 @@ class OpenAlexClient:
 
         async def fetch() -> Any:
             if batcher is not None and title:
-                works = await batcher.find(title, author, per_page)
+                works = await batcher.find(TitleQuery(title, author or None), per_page)
                 if works is not None:
                     # What a shared title batch proved for this title (the works it clearly
                     # found, or none when it was complete and held nothing this search could

@@ -336,7 +336,7 @@ class SemanticScholarClient:
             self._fetch, max_batch=MAX_BATCH_IDS, window=coalesce_window
         )
         # Title matches of references waiting together, OR-ed in one bulk search (issue 23).
-        self._titles: TitleBatcher[Mapping[str, Any]] | None = title_batcher(
+        self._titles: TitleBatcher[str, Mapping[str, Any]] | None = title_batcher(
             self._ask_titles,
             title_batch=title_batch,
             max_query_chars=MAX_QUERY_CHARS,
