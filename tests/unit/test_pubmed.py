@@ -452,7 +452,7 @@ def test_journal_abbreviations_and_issns() -> None:
 def test_esummary_journal_abbreviation_and_issns() -> None:
     payload = json.loads(fixture_text("pubmed", "esummary.json"))
     uid = payload["result"]["uids"][0]
-    payload["result"][uid] |= {"issn": "1234-5678", "essn": "8765-432x"}
+    payload["result"][uid] |= {"issn": "0028-0836", "essn": "2162-237x"}
     first, _ = parse_esummary_json(payload)
     assert first.venue == "Imaginary reports" and first.venue_aliases == ("Imag Rep",)
-    assert first.issn == ("1234-5678", "8765-432X")
+    assert first.issn == ("0028-0836", "2162-237X")
