@@ -131,14 +131,15 @@ def replay_command(job_id: str, as_json: bool) -> None:
     """Recompute every verdict of JOB_ID from its stored evidence with the current logic and list
     the differences: exit 0 none, 1 some. A claim or claims-text job: every excerpt judgement in
     its audit trail judged again by the rules judge."""
-    from aletheia.pipeline.audit.replay import CLAIM_KINDS, JobNotFoundError, job_kind, replay_job
+    from aletheia.pipeline.audit.replay import CLAIM_KINDS, job_kind, replay_job
+    from aletheia.pipeline.jobs.rows import JobNotFound
 
     engine = _engine()
     try:
         if job_kind(engine, job_id) in CLAIM_KINDS:
             _replay_claims(engine, job_id, as_json)
         report = replay_job(engine, job_id)
-    except JobNotFoundError:
+    except JobNotFound:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
     if as_json:

@@ -25,6 +25,7 @@ from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
 from aletheia.pipeline.claims.audit_events import CLAIM_EVENT_KINDS, ClaimReplay, replay_claim_events
 from aletheia.pipeline.jobs.kinds import JobKind
+from aletheia.pipeline.jobs.rows import JobNotFound
 from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.stores import JobStore
 
@@ -103,17 +104,13 @@ def compare_verdicts(stored: Verdict, replayed: Verdict) -> dict[str, tuple[Any,
     return changes
 
 
-class JobNotFoundError(LookupError):
-    pass
-
-
 CLAIM_KINDS = (JobKind.CLAIM, JobKind.CLAIMS_TEXT)  # replayed from their trails (`replay_claim_job`)
 
 
 def job_kind(engine: Engine, job_id: str) -> str:
     job = JobStore(engine).job(job_id)
     if job is None:
-        raise JobNotFoundError(job_id)
+        raise JobNotFound(job_id)
     return job.kind
 
 
@@ -133,7 +130,7 @@ def replay_job(engine: Engine, job_id: str) -> ReplayReport:
     report = ReplayReport(job_id)
     jobs = JobStore(engine)
     if jobs.job(job_id) is None:
-        raise JobNotFoundError(job_id)
+        raise JobNotFound(job_id)
     for item, row in jobs.newest_verdicts(job_id):
         label = f"#{item.position} {item.key}"
         if item.kind != "reference":

@@ -19,7 +19,7 @@ UNSETTLED = UNSETTLED_ITEMS
 
 
 class JobNotFound(LookupError):
-    pass
+    """No job has this id (every reader of a job by id: the steps, `status`, `replay`)."""
 
 
 def _job(runtime: Runtime, job_id: str) -> Job:
