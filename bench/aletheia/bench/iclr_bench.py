@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.bench.common import (
+    DataMissing,
     SimulatorProcess,
     disagreements,
     format_requests,
@@ -47,10 +48,6 @@ from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 FLAGGED = ("metadata_error", "identifier_conflict", "not_found", "fabricated", "retracted")
-
-
-class DataMissing(RuntimeError):
-    """The benchmark data (../shared) is not there."""
 
 
 def _git_commit() -> str:

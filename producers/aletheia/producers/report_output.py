@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Final, TextIO
 
+from aletheia.core.errors import AletheiaError
+
 # File extension -> report format (`.csl.json` before `.json`).
 EXTENSION_FORMATS: Final[tuple[tuple[str, str], ...]] = (
     (".csl.json", "csl-json"),
@@ -42,7 +44,7 @@ STREAMED: Final = frozenset({"jsonl", "github"})
 _SPOOL_BYTES: Final = 8 * 1024 * 1024
 
 
-class OutputError(Exception):
+class OutputError(AletheiaError):
     """The report cannot be written where asked (one line for the user; exit 2)."""
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from aletheia.core.errors import AletheiaError
 from aletheia.storage.models import UNSETTLED_ITEMS, JobStatus, utcnow
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ FINISHED = (JobStatus.DONE, JobStatus.FAILED)
 UNSETTLED = UNSETTLED_ITEMS
 
 
-class JobNotFound(LookupError):
+class JobNotFound(LookupError, AletheiaError):
     """No job has this id (every reader of a job by id: the steps, `status`, `replay`)."""
 
 

@@ -22,6 +22,7 @@ from typing import Any, Final, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from aletheia.core.errors import AletheiaError
 from aletheia.sources.simulator.ids import (
     normalize_doi,
     normalize_pmcid,
@@ -344,7 +345,7 @@ class SimWork(BaseModel):
         return SimWork.model_validate(data)
 
 
-class UniverseError(ValueError):
+class UniverseError(ValueError, AletheiaError):
     """A universe file that cannot be read: the line number and what is wrong."""
 
 
