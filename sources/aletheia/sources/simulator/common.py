@@ -54,6 +54,17 @@ def parse_int(value: str | None, default: int, *, low: int = 0, high: int | None
     return number
 
 
+def filter_pairs(text: str) -> list[tuple[str, str]]:
+    """A `filter` parameter as Crossref and OpenAlex write it (`name:value,name:value`), in order."""
+    pairs = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, _, value = part.partition(":")
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
 def timestamp_ms(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 

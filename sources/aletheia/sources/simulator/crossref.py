@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from aletheia.sources.simulator.common import (
     SimContext,
+    filter_pairs,
     month_day,
     page_start,
     parse_int,
@@ -80,7 +81,7 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     if doi is not None:
         return "single", [doi]
     ids: list[str] = []
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name in ("doi", "updates"):
             ids.append(normalize_doi(value))
     return "search", ids
@@ -155,16 +156,6 @@ def validation_failure(kind: str, value: str, message: str) -> Response:
     return json_response(payload, status=400)
 
 
-def _filters(text: str) -> list[tuple[str, str]]:
-    pairs = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, _, value = part.partition(":")
-        pairs.append((name.strip(), value.strip()))
-    return pairs
-
-
 _DATE: Final = re.compile(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$")
 
 
@@ -206,7 +197,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     # Crossref: different filters are ANDed, repeated values of one filter are ORed
     # (`filter=doi:a,doi:b` lists both works).
     by_name: dict[str, set[int]] = {}
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name not in _FILTERS:
             return validation_failure(
                 "filter-not-available",

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from aletheia.sources.simulator import common as paging
-from aletheia.sources.simulator.common import SimContext, month_day, parse_int
+from aletheia.sources.simulator.common import SimContext, filter_pairs, month_day, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
 from aletheia.sources.simulator.ids import normalize_doi, normalize_pmcid, stable_hex, stable_int
@@ -75,7 +75,7 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     if stripped.startswith("/works/"):
         return "single", [stripped[len("/works/") :]]
     ids: list[str] = []
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name in ("doi", "ids.openalex", "openalex", "ids.pmid", "pmid", "ids.pmcid", "pmcid"):
             ids.extend(v for v in value.split("|") if v)
     return ("batch" if ids and not request.param("search") else "search"), ids
@@ -134,16 +134,6 @@ def _lookup(identifier: str, catalog: SourceCatalog) -> int | None:
     return None
 
 
-def _filters(text: str) -> list[tuple[str, str]]:
-    pairs = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, _, value = part.partition(":")
-        pairs.append((name.strip(), value.strip()))
-    return pairs
-
-
 def _list(request: Request, catalog: SourceCatalog) -> Response:
     per_page_text = request.param("per-page", request.param("per_page"))
     per_page = parse_int(per_page_text, 25, low=1, high=MAX_PER_PAGE)
@@ -156,7 +146,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
     candidates = set(range(len(catalog)))
     ranking_words: list[str] = []
     ranking_fields: list[str] = []
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name not in _FILTERS:
             return _bad_request(f"{name} is not a valid field. Valid fields are: {', '.join(_FILTERS)}")
         if name.endswith(".search"):
@@ -382,45 +372,37 @@ _ARXIV_SOURCE: Final = {
 }
 
 
+def _published_location(
+    work: SimWork, location_id: str, *, is_oa: bool, landing_page_url: str | None
+) -> dict[str, Any]:
+    """The location of the published version, at its venue."""
+    return {
+        "id": location_id,
+        "is_oa": is_oa,
+        "landing_page_url": landing_page_url,
+        "pdf_url": None,
+        "source": _source(work),
+        "license": None,
+        "license_id": None,
+        "version": "publishedVersion",
+        "is_accepted": True,
+        "is_published": True,
+        "raw_source_name": work.venue,
+        "raw_type": work.type,
+    }
+
+
 def _locations(work: SimWork) -> list[dict[str, Any]]:
     locations: list[dict[str, Any]] = []
-    doi_url = _doi_url(work)
     if work.doi:
         locations.append(
-            {
-                "id": f"doi:{work.doi}",
-                "is_oa": False,
-                "landing_page_url": doi_url,
-                "pdf_url": None,
-                "source": _source(work),
-                "license": None,
-                "license_id": None,
-                "version": "publishedVersion",
-                "is_accepted": True,
-                "is_published": True,
-                "raw_source_name": work.venue,
-                "raw_type": work.type,
-            }
+            _published_location(work, f"doi:{work.doi}", is_oa=False, landing_page_url=_doi_url(work))
         )
     elif work.venue and work.type != "posted-content":
         # Published without a DOI (PMLR, OpenReview, NeurIPS proceedings): OpenAlex still names
         # the venue, with the proceedings' landing page.
-        locations.append(
-            {
-                "id": f"venue:{work.key}",
-                "is_oa": True,
-                "landing_page_url": f"https://proceedings.example.org/{stable_hex(work.key)[:12]}",
-                "pdf_url": None,
-                "source": _source(work),
-                "license": None,
-                "license_id": None,
-                "version": "publishedVersion",
-                "is_accepted": True,
-                "is_published": True,
-                "raw_source_name": work.venue,
-                "raw_type": work.type,
-            }
-        )
+        landing = f"https://proceedings.example.org/{stable_hex(work.key)[:12]}"
+        locations.append(_published_location(work, f"venue:{work.key}", is_oa=True, landing_page_url=landing))
     if work.series and locations:
         locations.append(_extra_location(work, work.series, "book series", published=True))
     if work.repository_primary:
