@@ -42,8 +42,8 @@ def test_every_exception_class_derives_from_aletheia_error() -> None:
 
 def test_the_base_is_added_beside_the_one_callers_catch() -> None:
     from aletheia.core.bibliography.problems import InputError
+    from aletheia.core.errors import JobNotFound
     from aletheia.pipeline.jobs.enqueue import BrokerUnavailable
-    from aletheia.pipeline.jobs.rows import JobNotFound
     from aletheia.sources.base import RateLimitedError, SourceError
 
     assert issubclass(RateLimitedError, SourceError) and issubclass(SourceError, AletheiaError)

@@ -12,3 +12,9 @@ from __future__ import annotations
 
 class AletheiaError(Exception):
     """An exception the project raises on purpose (see the module docstring)."""
+
+
+class JobNotFound(LookupError, AletheiaError):
+    """No job has this id. Here, below every layer, because every reader of a job by id raises
+    it: the steps (`pipeline/jobs/rows.py`), `status`, the client, and `aletheia audit replay`
+    (`pipeline/audit/replay.py`, a layer below the jobs)."""

@@ -131,8 +131,8 @@ def replay_command(job_id: str, as_json: bool) -> None:
     """Recompute every verdict of JOB_ID from its stored evidence with the current logic and list
     the differences: exit 0 none, 1 some. A claim or claims-text job: every excerpt judgement in
     its audit trail judged again by the rules judge."""
+    from aletheia.core.errors import JobNotFound
     from aletheia.pipeline.audit.replay import CLAIM_KINDS, job_kind, replay_job
-    from aletheia.pipeline.jobs.rows import JobNotFound
 
     engine = _engine()
     try:

@@ -20,12 +20,12 @@ from typing import Any
 from sqlalchemy import Engine
 
 from aletheia.core.decide import decide
+from aletheia.core.errors import JobNotFound
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
 from aletheia.pipeline.claims.audit_events import CLAIM_EVENT_KINDS, ClaimReplay, replay_claim_events
 from aletheia.pipeline.jobs.kinds import JobKind
-from aletheia.pipeline.jobs.rows import JobNotFound
 from aletheia.storage.audit_log import AuditLog
 from aletheia.storage.stores import JobStore
 
