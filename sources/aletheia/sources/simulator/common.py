@@ -65,6 +65,14 @@ def filter_pairs(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def works_by_year(works: Sequence[SimWork], year: int, *, since: bool) -> set[int]:
+    """The indexes of the works of `year` or later (`since`), else of `year` or earlier: a
+    `from-`/`until-` date filter read by its year (works without a year match neither)."""
+    if since:
+        return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
+    return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+
+
 def timestamp_ms(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 

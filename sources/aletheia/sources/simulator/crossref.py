@@ -23,6 +23,7 @@ from aletheia.sources.simulator.common import (
     parse_int,
     timestamp_ms,
     updated_since,
+    works_by_year,
 )
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
@@ -268,10 +269,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         match = _DATE.match(value)
         if match is None:
             return None
-        year = int(match.group(1))
-        if name.startswith("from"):
-            return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
-        return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+        return works_by_year(works, int(match.group(1)), since=name.startswith("from"))
     if name == "updates":
         return set(catalog.notices_for.get(normalize_doi(value), []))
     if name == "doi":

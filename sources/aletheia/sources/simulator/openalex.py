@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from aletheia.sources.simulator import common as paging
-from aletheia.sources.simulator.common import SimContext, filter_pairs, month_day, parse_int
+from aletheia.sources.simulator.common import SimContext, filter_pairs, month_day, parse_int, works_by_year
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
 from aletheia.sources.simulator.ids import normalize_doi, normalize_pmcid, stable_hex, stable_int
@@ -247,10 +247,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         match = re.match(r"^(\d{4})", value)
         if match is None:
             return None
-        year = int(match.group(1))
-        if name.startswith("from"):
-            return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
-        return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+        return works_by_year(works, int(match.group(1)), since=name.startswith("from"))
     if name == "type":
         return {i for i, w in enumerate(works) if _TYPES.get(w.type, "other") in values}
     if name == "is_retracted":
