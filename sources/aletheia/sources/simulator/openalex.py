@@ -370,9 +370,9 @@ _ARXIV_SOURCE: Final = {
 
 
 def _published_location(
-    work: SimWork, location_id: str, *, is_oa: bool, landing_page_url: str | None
+    work: SimWork, location_id: str, *, is_oa: bool, landing_page_url: str | None, **overrides: Any
 ) -> dict[str, Any]:
-    """The location of the published version, at its venue."""
+    """A location of the published version: at its venue, or (`overrides`) where it is listed."""
     return {
         "id": location_id,
         "is_oa": is_oa,
@@ -386,6 +386,7 @@ def _published_location(
         "is_published": True,
         "raw_source_name": work.venue,
         "raw_type": work.type,
+        **overrides,
     }
 
 
@@ -424,34 +425,30 @@ def _locations(work: SimWork) -> list[dict[str, Any]]:
             }
         )
     if work.pmid:
+        pubmed = f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}"
+        pubmed_source = {
+            "id": "https://openalex.org/S4306525036",
+            "display_name": "PubMed",
+            "issn_l": None,
+            "issn": None,
+            "is_oa": False,
+            "is_in_doaj": False,
+            "is_core": False,
+            "host_organization": "https://openalex.org/I1299303238",
+            "host_organization_name": "National Institutes of Health",
+            "host_organization_lineage": ["https://openalex.org/I1299303238"],
+            "host_organization_lineage_names": [],
+            "type": "repository",
+        }
         locations.append(
-            {
-                "id": f"pmid:{work.pmid}",
-                "is_oa": False,
-                "landing_page_url": f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}",
-                "pdf_url": None,
-                "source": {
-                    "id": "https://openalex.org/S4306525036",
-                    "display_name": "PubMed",
-                    "issn_l": None,
-                    "issn": None,
-                    "is_oa": False,
-                    "is_in_doaj": False,
-                    "is_core": False,
-                    "host_organization": "https://openalex.org/I1299303238",
-                    "host_organization_name": "National Institutes of Health",
-                    "host_organization_lineage": ["https://openalex.org/I1299303238"],
-                    "host_organization_lineage_names": [],
-                    "type": "repository",
-                },
-                "license": None,
-                "license_id": None,
-                "version": "publishedVersion",
-                "is_accepted": True,
-                "is_published": True,
-                "raw_source_name": work.venue,
-                "raw_type": None,
-            }
+            _published_location(
+                work,
+                f"pmid:{work.pmid}",
+                is_oa=False,
+                landing_page_url=pubmed,
+                source=pubmed_source,
+                raw_type=None,
+            )
         )
     return locations
 
