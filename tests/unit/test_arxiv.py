@@ -24,7 +24,7 @@ from aletheia.sources.arxiv import (
     parse_arxiv_atom,
     parse_arxiv_feed,
 )
-from aletheia.sources.base import PermanentSourceError, SourceParseError, TransientSourceError
+from aletheia.sources.base import PermanentSourceError, SourceParseError, SourceRecord, TransientSourceError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock
@@ -169,11 +169,16 @@ async def test_by_id_without_version_takes_the_latest() -> None:
     assert api.calls[0].params["id_list"] == "1912.01234"
 
 
-async def test_by_ids_batches_100_per_request() -> None:
+async def by_ids(client: ArxivClient, ids: list[str]) -> dict[str, SourceRecord | None]:
+    """The ids asked at once, as the references of a job ask them: each `by_id`, coalesced."""
+    return dict(zip(ids, await asyncio.gather(*(client.by_id(i) for i in ids)), strict=True))
+
+
+async def test_concurrent_ids_batch_100_per_request() -> None:
     api, web = transports(id_list_answer)
     client = ArxivClient(api, web)
     ids = [f"2001.{n:05d}" for n in range(1, 251)]
-    results = await client.by_ids(ids)
+    results = await by_ids(client, ids)
     sizes = [len(call.params["id_list"].split(",")) for call in api.calls]
     assert sizes == [MAX_IDS_PER_REQUEST, MAX_IDS_PER_REQUEST, 50]
     assert [call.params["max_results"] for call in api.calls] == sizes
@@ -215,7 +220,7 @@ async def test_cache_keeps_one_entry_per_id() -> None:
     api, web = transports(id_list_answer)
     cache = MemoryRawCache(ttl_seconds=3600, negative_ttl_seconds=60)
     client = ArxivClient(api, web, cache=cache)
-    fetched = await client.by_ids(["2001.00001", "2001.00002"])
+    fetched = await by_ids(client, ["2001.00001", "2001.00002"])
     again = await client.by_id("2001.00002")
     assert len(api.calls) == 1
     assert again is not None and again.from_cache
@@ -232,7 +237,7 @@ async def test_rejected_batch_is_halved_until_the_bad_id_stands_alone() -> None:
 
     api, web = transports(answer)
     ids = [f"2001.{n:05d}" for n in range(1, 9)]
-    results = await ArxivClient(api, web).by_ids(ids)
+    results = await by_ids(ArxivClient(api, web), ids)
     assert results[bad] is None
     assert all(results[i] is not None for i in ids if i != bad)
     assert len(api.calls) <= 1 + 2 * 3  # log2(8) halvings, two requests each
@@ -250,7 +255,7 @@ async def test_other_permanent_errors_propagate() -> None:
 async def test_short_page_is_transient() -> None:
     api, web = transports(lambda call: feed(entry("2001.00001v1"), total=2))
     with pytest.raises(TransientSourceError):
-        await ArxivClient(api, web).by_ids(["2001.00001", "2001.00002"])
+        await by_ids(ArxivClient(api, web), ["2001.00001", "2001.00002"])
 
 
 async def test_malformed_id_is_a_value_error() -> None:

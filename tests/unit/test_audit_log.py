@@ -15,7 +15,7 @@ from aletheia.core.audit_chain import GENESIS, merkle_root, seal
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import FieldEvidence, Reason, Verdict, VerdictStatus
-from aletheia.pipeline.audit.events import decision_events, record_artifact_written, record_decision_events
+from aletheia.pipeline.audit.events import decision_events, record_artifact_written
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.storage.audit_log import AuditChainBroken, AuditLog
 from aletheia.storage.db import engine_for
@@ -289,8 +289,8 @@ def test_decision_events_say_what_each_source_said(log: AuditLog) -> None:
     assert evs[1][1]["error"].startswith("openalex") and evs[1][1]["outcome"] == "failed"
     assert evs[2][1]["field"] == "title" and evs[2][1]["agrees"] is True
     assert evs[3][1]["status"] == "verified" and evs[3][1]["sources_unavailable"] == ["openalex"]
-    assert record_decision_events(log, "j", "smith2020", outcome_for(cited), position=1) == 4
-    assert record_decision_events(log, "j", "smith2020", outcome_for(cited), position=1) == 0
+    assert log.append("j", decision_events("smith2020", outcome_for(cited), position=1)) == 4
+    assert log.append("j", decision_events("smith2020", outcome_for(cited), position=1)) == 0
     assert record_artifact_written(log, "j", repository="/r", path="docs/citations/a.md", kind="citation",
                                    content_sha256="ab" * 32) == 1  # fmt: skip
 
@@ -304,9 +304,21 @@ def test_an_edited_verdict_row_is_caught_against_its_verdict_event(log: AuditLog
     outcome = outcome_for(cited)
     jobs.add_items(job, [(1, cited.key, "reference", cited.model_dump(mode="json"))])
     (item,) = jobs.items(job)
-    record_decision_events(log, job, cited.key, outcome, position=1)
-    jobs.record_verdict(
-        job, item.id, outcome.verdict.model_dump(mode="json"), outcome.evidence.model_dump(mode="json")
+    claim = jobs.claim_item(item.id)
+    assert claim is not None
+    # As the verify step records a decision: its events and its verdict row in one transaction.
+    assert log.append_if(
+        job,
+        decision_events(cited.key, outcome, position=1),
+        lambda session: jobs.settle(
+            session,
+            job,
+            item.id,
+            claim=claim,
+            verdict=outcome.verdict.model_dump(mode="json"),
+            evidence=outcome.evidence.model_dump(mode="json"),
+            counters=None,
+        ),
     )
     assert log.verify_job(job).intact
     forged = {**outcome.verdict.model_dump(mode="json"), "status": "not_found"}

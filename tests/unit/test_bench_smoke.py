@@ -99,6 +99,7 @@ def test_iclr_benchmark_on_20_references(shared_data: Path, tmp_path: Path) -> N
 
 def test_the_iclr_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:
     from aletheia.bench import iclr_bench
+    from aletheia.bench.common import DataMissing
 
-    with pytest.raises(iclr_bench.DataMissing):
+    with pytest.raises(DataMissing):
         iclr_bench.run(limit=1, base=tmp_path / "nowhere")

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from aletheia.core.bib_fix import plan_fix
 from aletheia.core.bibliography import InputProblem, iter_bibtex
+from aletheia.core.bibliography.bibtex_scan import MAX_BRACE_DEPTH
 from aletheia.core.bibtex_edit import Edit, apply_edits, render_value, scan_entries
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity, Verdict, VerdictStatus
@@ -200,6 +201,33 @@ def test_no_contradiction_reproduces_the_input_byte_for_byte(entries: list[str],
     plan = plan_fix(text, [(r, _verified(r)) for r in refs])
     assert plan.fixed_text() == text
     assert plan.changes == [] and plan.marks == []
+
+
+@given(st.lists(_ENTRY, max_size=4), st.integers(0, 4), st.integers(1, 3 * MAX_BRACE_DEPTH))
+@example([], 0, 10_000)
+@example(["@article{a, title={x}, year=2000}\n"], 1, MAX_BRACE_DEPTH - 2)
+@example(["@article{a, title={x}, year=2000}\n"], 1, MAX_BRACE_DEPTH - 1)
+def test_fix_edits_the_entries_verify_read_and_skips_braces_nested_too_deep(
+    entries: list[str], at: int, depth: int
+) -> None:
+    """One scanner (`bibliography/bibtex_scan`) for both: a block nesting braces past its guard is
+    reported by the reader and left alone by `aletheia fix`, and the entries around it are still
+    found at the right places."""
+    deep = "@misc{deep, title = {" + "{" * depth + "x" + "}" * depth + "}}\n"
+    parts = list(entries)
+    parts.insert(min(at, len(parts)), deep)
+    text = "".join(parts)
+    spans = scan_entries(text)
+    refs = _refs(text)
+    assert [e.key for e in spans] == [r.key for r in refs]
+    too_deep = depth + 2 > MAX_BRACE_DEPTH  # the block's brace, the title's, then `depth` more
+    assert ("deep" in [e.key for e in spans]) is not too_deep
+    problems = [p for p in iter_bibtex([text], origin="refs.bib") if isinstance(p, InputProblem)]
+    assert any("nested more than" in p.message for p in problems) is too_deep
+    for entry in spans:
+        assert text[entry.start] == "@" and text[entry.end - 1] == "}"
+        title = entry.fields["title"]
+        assert text[title.start] in '{"' and text[title.end - 1] in '}"'
 
 
 @given(st.text(alphabet=st.sampled_from(list('@{}"#,=% \n\\()abc12')), max_size=200))

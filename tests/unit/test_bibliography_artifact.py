@@ -164,6 +164,54 @@ def test_an_artifact_exports_as_a_csl_item_that_reads_back_as_the_same_work() ->
     )
 
 
+def test_a_csl_item_keeps_the_dates_links_and_names_of_the_work() -> None:
+    preprint = artifact_csl_item(artifact_of(PREPRINT), "p")
+    assert preprint["issued"] == {"date-parts": [[2025]]}
+    assert preprint["URL"] == "https://arxiv.org/abs/2502.03801"
+    assert (preprint["archive"], preprint["archive_location"]) == ("arXiv", "2502.03801")
+    named = ARTICLE.model_copy(
+        update={
+            "authors": (
+                *ARTICLE.authors,
+                Author(literal="The ATLAS Collaboration"),
+                Author(family="Smith", suffix="Jr."),
+            )
+        }
+    )
+    item = artifact_csl_item(artifact_of(named), "a")
+    assert (item["DOI"], item["PMID"]) == ("10.5555/lls.2018.5", "31452104")
+    atlas, smith = item["author"][-2:]
+    assert (atlas, smith) == ({"literal": "The ATLAS Collaboration"}, {"family": "Smith", "suffix": "Jr."})
+    # A published arXiv work is cited in its venue, with its arXiv id kept as the archive.
+    published = PREPRINT.model_copy(
+        update={"venue": "IEEE S&P", "work_type": "proceedings-article", "is_preprint": False}
+    )
+    item = artifact_csl_item(artifact_of(published), "s")
+    assert (item["type"], item["container-title"]) == ("paper-conference", "IEEE S&P")
+    assert "publisher" not in item and item["archive_location"] == "2502.03801"
+
+
+@pytest.mark.parametrize(
+    ("record", "csl_type"),
+    [
+        (ARTICLE, "article-journal"),
+        (ARTICLE.model_copy(update={"work_type": "proceedings-article"}), "paper-conference"),
+        (ARTICLE.model_copy(update={"work_type": "book"}), "book"),
+        (ARTICLE.model_copy(update={"work_type": "book-chapter"}), "chapter"),
+        (ARTICLE.model_copy(update={"work_type": "report"}), "report"),
+        (ARTICLE.model_copy(update={"work_type": "thesis"}), "thesis"),
+        (ARTICLE.model_copy(update={"work_type": "other"}), "document"),
+        (PREPRINT, "article"),
+    ],
+)
+def test_the_csl_type_follows_the_artifacts_entry_type(record: WorkRecord, csl_type: str) -> None:
+    """The work type decides the artifact's BibTeX entry type, and that one CSL's type
+    (`reports/entry.CSL_TYPES`, the one map every CSL-JSON export uses)."""
+    item = artifact_csl_item(artifact_of(record), "x")
+    assert item["type"] == csl_type
+    assert json.loads(json.dumps(item)) == item
+
+
 def test_aletheia_csl_exports_a_repository(tmp_path: Path) -> None:
     from aletheia.producers.cli import main
 

@@ -114,7 +114,7 @@ def context(runtime: Runtime, dispatcher: Any, **options: Any) -> service.Servic
 
 
 def run_inline(runtime: Runtime, claim: str, project: Path, **submit: Any) -> tuple[str, list[str]]:
-    inline = service.InlineDispatcher()
+    inline = service.InlineDispatcher(record_sends=True)
     ctx = context(runtime, inline)
     try:
         job_id = service.submit_claim(runtime, inline, claim, repository=project, **submit)
@@ -306,7 +306,7 @@ def test_a_deferred_lookup_sends_the_stage_back_to_the_queue(
         job_context, "build_rate_limiter", lambda *a, **k: DenySecond(real(*a, **k), "arxiv:single")
     )
     waits: list[float] = []
-    inline = service.InlineDispatcher(sleep=waits.append)
+    inline = service.InlineDispatcher(sleep=waits.append, record_sends=True)
     ctx = context(runtime, inline, defer_tokens=True)
     try:
         job_id = service.submit_claim(runtime, inline, CONFLICT_CLAIM, repository=project)

@@ -25,6 +25,7 @@ from aletheia.core.identifiers import (
     doi_version_base,
     extract_identifiers,
     is_doi,
+    issn_check_character,
     same_doi,
     url_kind,
 )
@@ -204,11 +205,20 @@ def test_same_doi_is_symmetric_and_reflexive(a: str, b: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        ("0028-0836", "0028-0836"),
-        ("1476-468x", "1476-468X"),
-        ("ISSN 1476-4687", "1476-4687"),
+        ("0028-0836", "0028-0836"),  # Nature
+        ("0036-8075", "0036-8075"),  # Science
+        ("2041-1723", "2041-1723"),  # Nature Communications
+        ("ISSN 1476-4687", "1476-4687"),  # Nature, online
+        ("eISSN: 2041-1723", "2041-1723"),
         ("00280836", "0028-0836"),
         ("0028\u20110836", "0028-0836"),
+        ("1050-012x", "1050-012X"),  # a check character of 10 is X, either case
+        ("2162-237x", "2162-237X"),
+        ("0028-0837", None),  # the check digit of 0028-083 is 6
+        ("0036-8076", None),
+        ("1476-468x", None),
+        ("2041-1724", None),
+        ("0028-083X", None),
         ("0028-08", None),
         ("978-3-16-148410-0", None),
         ("", None),
@@ -217,6 +227,15 @@ def test_same_doi_is_symmetric_and_reflexive(a: str, b: str) -> None:
 )
 def test_clean_issn(raw: str | None, expected: str | None) -> None:
     assert clean_issn(raw) == expected
+
+
+@given(st.from_regex(r"\d{7}", fullmatch=True))
+def test_exactly_one_check_character_makes_an_issn(first_seven: str) -> None:
+    """Weights 8 down to 2, modulo 11 (ISO 3297): one character of the eleven completes the sum."""
+    valid = [c for c in "0123456789X" if clean_issn(f"{first_seven[:4]}-{first_seven[4:]}{c}")]
+    assert valid == [issn_check_character(first_seven)]
+    total = sum(int(d) * w for d, w in zip(first_seven, range(8, 1, -1), strict=True))
+    assert (total + (10 if valid[0] == "X" else int(valid[0]))) % 11 == 0
 
 
 # --- arXiv --------------------------------------------------------------------------------------

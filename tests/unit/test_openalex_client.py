@@ -104,14 +104,13 @@ async def test_a_single_doi_uses_the_free_singleton_endpoint_with_key_and_mailto
     assert request.url.params["mailto"] == MAILTO
 
 
-async def test_pmid_and_openalex_id_lookups(make_client: Any) -> None:
+async def test_pmid_lookup(make_client: Any) -> None:
     client, stub = make_client(coalesce_window=None)
     by_pmid = await client.work_by_pmid("PMID: 26000001")
-    by_id = await client.work_by_id("https://openalex.org/w2741809807")
-    assert by_pmid is not None and by_id is not None
-    assert [r.url.path for r in stub.requests] == ["/works/pmid:26000001", "/works/W2741809807"]
-    with pytest.raises(ValueError, match="OpenAlex work id"):
-        await client.work_by_id("A12345")
+    assert by_pmid is not None
+    assert [r.url.path for r in stub.requests] == ["/works/pmid:26000001"]
+    with pytest.raises(ValueError, match="not a PMID"):
+        await client.work_by_pmid("A12345")
 
 
 async def test_120_dois_take_three_requests_and_match_back(make_client: Any) -> None:

@@ -24,10 +24,10 @@ from aletheia.sources.base import TransientSourceError
 from aletheia.sources.openalex import OpenAlexClient, openalex_transport
 from aletheia.sources.openalex_titles import (
     TitleQuery,
-    TitleSearchBatcher,
     batch_filter,
     matching_works,
     query_words,
+    title_batcher,
 )
 from aletheia.sources.simulator import SimulatorServer
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
@@ -83,7 +83,7 @@ def test_a_batch_never_hands_a_title_a_work_below_the_title_rule(title: str, oth
 
 @given(titles=st.lists(st.text(min_size=1, max_size=300), min_size=1, max_size=60), base=st.integers(0, 500))
 def test_every_request_of_a_batch_fits_the_url_budget(titles: list[str], base: int) -> None:
-    batcher = TitleSearchBatcher(_never_called, max_titles=60, max_url_bytes=4000, base_bytes=base)
+    batcher = title_batcher(_never_called, max_titles=60, max_url_bytes=4000, base_bytes=base)
     queries = [TitleQuery(t, None) for t in titles]
     chunks = batcher.chunks(queries)
     assert [q for chunk in chunks for q in chunk] == queries  # every title, in order, once
@@ -104,13 +104,14 @@ async def test_a_lone_title_a_short_title_and_a_failed_batch_are_misses() -> Non
         calls.append(params)
         raise TransientSourceError("openalex", "scripted")
 
-    batcher = TitleSearchBatcher(failing, max_titles=5, window=0.001)
-    assert await batcher.find("Deep residual learning for image recognition", "He", 5) is None  # alone
-    assert await batcher.find("Dropout", None, 5) is None  # too short to share a batch
+    batcher = title_batcher(failing, max_titles=5, window=0.001)
+    residual = "Deep residual learning for image recognition"
+    assert await batcher.find(TitleQuery(residual, "He"), 5) is None  # alone
+    assert await batcher.find(TitleQuery("Dropout", None), 5) is None  # too short to share a batch
     assert calls == []
     both = await asyncio.gather(
-        batcher.find("Deep residual learning for image recognition", None, 5),
-        batcher.find("Attention is all you need", None, 5),
+        batcher.find(TitleQuery("Deep residual learning for image recognition", None), 5),
+        batcher.find(TitleQuery("Attention is all you need", None), 5),
     )
     assert both == [None, None] and len(calls) == 1
     assert batcher.stats["title_batch_failures"] == 1

@@ -43,7 +43,7 @@ def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Runtime:
 
 @pytest.fixture
 def ctx(runtime: Runtime) -> Any:
-    recorder = InlineDispatcher()
+    recorder = InlineDispatcher(record_sends=True)
     context = ServiceContext(
         runtime=runtime, dispatcher=recorder, runner=service.LoopThread(), verifier=ScriptedVerifier()
     )
@@ -68,7 +68,7 @@ def _started_job(ctx: ServiceContext, lines: str) -> tuple[str, list[str]]:
 
 
 def sent(ctx: ServiceContext) -> list[tuple[str, tuple[Any, ...]]]:
-    assert isinstance(ctx.dispatcher, InlineDispatcher)
+    assert isinstance(ctx.dispatcher, InlineDispatcher) and ctx.dispatcher.sent is not None
     return ctx.dispatcher.sent
 
 

@@ -1,8 +1,7 @@
-"""BibTeX, CSL-JSON and citation-snippet rendering of work records."""
+"""BibTeX and citation-snippet rendering of work records (CSL-JSON: test_bibliography_artifact.py)."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -18,7 +17,6 @@ from aletheia.core.render import (
     citation_snippet,
     full_title,
     render_bibtex,
-    render_csl_json,
 )
 from aletheia.core.text import normalize_whitespace
 
@@ -151,9 +149,6 @@ def test_published_arxiv_work_keeps_its_venue_and_eprint() -> None:
     assert (fields["eprint"], fields["archivePrefix"]) == ("2502.03801", "arXiv")
     assert "journal" not in fields
     assert citation_snippet(published).endswith("*. IEEE S&P (2025). arXiv:2502.03801.")
-    assert render_csl_json(published)["container-title"] == "IEEE S&P"
-    # arXiv's own venue names still mean "preprint".
-    assert render_csl_json(SOK.model_copy(update={"venue": "arXiv.org"}))["publisher"] == "arXiv"
 
 
 def test_explicit_key_and_entry_type() -> None:
@@ -221,62 +216,6 @@ def test_subtitle_is_part_of_the_title() -> None:
     assert full_title(record) == "Attention: All You Need"
     already = RFA.model_copy(update={"title": "Attention: All You Need", "subtitle": "All you need"})
     assert full_title(already) == "Attention: All You Need"
-
-
-# --- CSL-JSON -------------------------------------------------------------------------------------------
-
-
-def test_csl_json_of_an_arxiv_preprint() -> None:
-    item = render_csl_json(SOK)
-    assert item["id"] == "zhang2025sok"
-    assert item["type"] == "article"
-    assert item["publisher"] == "arXiv"
-    assert item["number"] == "arXiv:2502.03801"
-    assert item["issued"] == {"date-parts": [[2025]]}
-    assert item["author"][0] == {"family": "Zhang", "given": "Heyi"}
-    assert item["URL"] == "https://arxiv.org/abs/2502.03801"
-    assert "container-title" not in item
-
-
-def test_csl_json_of_a_published_work() -> None:
-    record = RFA.model_copy(
-        update={
-            "pmid": "31452104",
-            "pmcid": "PMC6710000",
-            "isbn": ("9780262035613",),
-            "authors": (
-                *RFA.authors,
-                Author(literal="The ATLAS Collaboration"),
-                Author(family="Smith", suffix="Jr."),
-            ),
-        }
-    )
-    item = render_csl_json(record, id="rfa")
-    assert item["id"] == "rfa"
-    assert item["type"] == "article-journal"
-    assert item["container-title"] == "IEEE Transactions on Signal Processing"
-    assert item["DOI"] == "10.1109/tsp.2022.3153135"
-    assert (item["PMID"], item["PMCID"], item["ISBN"]) == ("31452104", "PMC6710000", "9780262035613")
-    assert item["author"][-2:] == [
-        {"literal": "The ATLAS Collaboration"},
-        {"family": "Smith", "suffix": "Jr."},
-    ]
-
-
-@pytest.mark.parametrize(
-    ("work_type", "csl_type"),
-    [
-        ("proceedings-article", "paper-conference"),
-        ("book", "book"),
-        ("book-chapter", "chapter"),
-        ("report", "report"),
-        ("thesis", "thesis"),
-        ("preprint", "article"),
-        ("other", "document"),
-    ],
-)
-def test_csl_type_follows_the_work_type(work_type: str, csl_type: str) -> None:
-    assert render_csl_json(RFA.model_copy(update={"work_type": work_type}))["type"] == csl_type
 
 
 # --- the citation snippet --------------------------------------------------------------------------------
@@ -356,14 +295,6 @@ def test_bibtex_always_parses_back_with_the_same_title(record: WorkRecord) -> No
                 depth += {"{": 1, "}": -1}.get(char, 0)
                 assert depth >= 0, (key, value)
             assert depth == 0, (key, value)
-
-
-@settings(max_examples=200, deadline=None)
-@given(records, st.none() | text)
-def test_csl_json_is_always_json(record: WorkRecord, item_id: str | None) -> None:
-    item = render_csl_json(record, id=item_id)
-    assert json.loads(json.dumps(item)) == item
-    assert isinstance(item["type"], str) and item["type"]
 
 
 @settings(max_examples=200, deadline=None)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings
 from aletheia.core.records import Author, SourceName
-from aletheia.sources.base import SourceParseError, SourceUnavailableError
+from aletheia.sources.base import SourceParseError, SourceRecord, SourceUnavailableError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.semantic_scholar import (
     MAX_BATCH_IDS,
@@ -206,7 +206,12 @@ async def test_malformed_id_is_a_value_error_without_a_request() -> None:
     assert transport.calls == []
 
 
-async def test_batch_of_1200_ids_is_three_posts() -> None:
+async def papers(client: SemanticScholarClient, ids: list[str]) -> dict[str, SourceRecord | None]:
+    """The ids asked at once, as the references of a job ask them: each `paper`, coalesced."""
+    return dict(zip(ids, await asyncio.gather(*(client.paper(i) for i in ids)), strict=True))
+
+
+async def test_1200_concurrent_ids_are_three_posts() -> None:
     def answer(call: Call) -> Any:
         # Every third corpus id unknown to S2: a null in the aligned list.
         return [None if int(pid.split(":")[1]) % 3 == 0 else paper_for(pid) for pid in call.json["ids"]]
@@ -214,7 +219,7 @@ async def test_batch_of_1200_ids_is_three_posts() -> None:
     transport = FakeTransport(answer)
     client = SemanticScholarClient(transport, api_key="k")
     ids = [f"CorpusId:{n}" for n in range(1, 1201)]
-    results = await client.papers_batch(ids)
+    results = await papers(client, ids)
 
     assert [len(call.json["ids"]) for call in transport.calls] == [MAX_BATCH_IDS, MAX_BATCH_IDS, 200]
     for call in transport.calls:
@@ -230,10 +235,10 @@ async def test_batch_of_1200_ids_is_three_posts() -> None:
     assert sum(r is not None for r in results.values()) == 800
 
 
-async def test_batch_keys_results_by_the_ids_as_given() -> None:
+async def test_concurrent_ids_are_answered_as_given() -> None:
     transport = FakeTransport(lambda call: fixture("batch_response.json"))
     client = SemanticScholarClient(transport)
-    results = await client.papers_batch(["10.5555/FIRST", "PMID:2", "arxiv:1905.00001", "doi:10.5555/first"])
+    results = await papers(client, ["10.5555/FIRST", "PMID:2", "arxiv:1905.00001", "doi:10.5555/first"])
     [call] = transport.calls
     assert call.json == {"ids": ["DOI:10.5555/first", "PMID:2", "ARXIV:1905.00001"]}  # deduplicated
     first = results["10.5555/FIRST"]
@@ -247,7 +252,7 @@ async def test_batch_keys_results_by_the_ids_as_given() -> None:
 async def test_misaligned_batch_answer_is_a_parse_error() -> None:
     transport = FakeTransport(lambda call: [paper_for("x")])
     with pytest.raises(SourceParseError):
-        await SemanticScholarClient(transport).papers_batch(["PMID:1", "PMID:2"])
+        await papers(SemanticScholarClient(transport), ["PMID:1", "PMID:2"])
 
 
 async def test_concurrent_paper_calls_coalesce_into_one_batch() -> None:

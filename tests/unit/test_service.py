@@ -90,7 +90,7 @@ def verifier() -> ScriptedVerifier:
 
 @pytest.fixture
 def inline(runtime: Runtime, verifier: ScriptedVerifier) -> Iterator[tuple[InlineDispatcher, ServiceContext]]:
-    dispatcher = InlineDispatcher(concurrency=4, sleep=lambda _s: None)
+    dispatcher = InlineDispatcher(concurrency=4, sleep=lambda _s: None, record_sends=True)
     ctx = ServiceContext(
         runtime=runtime, dispatcher=dispatcher, runner=service.LoopThread(), verifier=verifier
     )
@@ -142,6 +142,20 @@ def test_a_bibliography_job_runs_to_a_report(
     written = json.loads((folder / "report.json").read_text())
     assert written["summary"]["status"] == "done" and len(written["references"]) == 3
     assert count(runtime, ArtifactRow, job_id=job_id) == 3
+
+
+def test_a_real_run_keeps_no_record_of_its_messages(runtime: Runtime, verifier: ScriptedVerifier) -> None:
+    dispatcher = InlineDispatcher(concurrency=2, sleep=lambda _s: None)  # as `aletheia verify` makes it
+    ctx = ServiceContext(
+        runtime=runtime, dispatcher=dispatcher, runner=service.LoopThread(), verifier=verifier
+    )
+    try:
+        job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\nb|fake\n"))
+        dispatcher.drain(ctx)
+    finally:
+        ctx.close()
+    assert service.job_status(runtime, job_id)["status"] == "done"
+    assert dispatcher.sent is None and not dispatcher.queue
 
 
 def test_every_step_twice_changes_nothing(runtime: Runtime, inline: Any, verifier: ScriptedVerifier) -> None:
@@ -243,7 +257,7 @@ def test_an_item_that_keeps_failing_is_settled_unverifiable(
 
 
 def test_redrive_resends_only_stale_unsettled_work(runtime: Runtime, verifier: ScriptedVerifier) -> None:
-    recorder = InlineDispatcher()
+    recorder = InlineDispatcher(record_sends=True)
     ctx = ServiceContext(runtime=runtime, dispatcher=recorder, runner=service.LoopThread(), verifier=verifier)
     try:
         job_id = service.submit_bibliography(runtime, recorder, bib("a|real\nb|real\n"))

@@ -10,7 +10,6 @@ from aletheia.core.signals import (
     PredatoryList,
     SignalKind,
     cohort_signal,
-    normalize_issn,
     normalize_journal_title,
     parse_predatory_csv,
     predatory_signals,
@@ -37,14 +36,6 @@ def listed() -> PredatoryList:
 
 def record(**kw: object) -> WorkRecord:
     return WorkRecord.model_validate({"source": "crossref", "title": "A paper", **kw})
-
-
-def test_issn_normalised_and_check_digit_verified() -> None:
-    assert normalize_issn("0028-0836") == "0028-0836"
-    assert normalize_issn("ISSN 00280836") == "0028-0836"
-    assert normalize_issn("1050-012x") == "1050-012X"
-    assert normalize_issn("0028-0837") is None
-    assert normalize_issn("123") is None and normalize_issn(None) is None
 
 
 def test_journal_titles_fold() -> None:

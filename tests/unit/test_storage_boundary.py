@@ -88,7 +88,7 @@ def test_job_steps_sql_in_the_job_store(engine: Engine) -> None:
 
     jobs.add_items(job_id, [(1, "a", "reference", {"key": "a"}), (2, "problem-2", "problem", {})])
     jobs.settle_problem_items(job_id)
-    by_position = jobs.item_ids_at(job_id, [1, 2])
+    by_position = {item.position: item.id for item in jobs.items(job_id)}
     assert jobs.item(by_position[2]).status == ItemStatus.FAILED  # type: ignore[union-attr]
 
     jobs.mark_item(by_position[1], ItemStatus.RUNNING)
@@ -96,7 +96,18 @@ def test_job_steps_sql_in_the_job_store(engine: Engine) -> None:
     item = jobs.item(by_position[1])
     assert item is not None and item.status == ItemStatus.PENDING and item.attempts == 0
 
-    jobs.record_verdict(job_id, by_position[1], {"status": "verified"}, {})
+    claim = jobs.claim_item(by_position[1])
+    assert claim == 1 and jobs.claim_item(by_position[2]) is None  # a settled item is not taken
+    with jobs.sessions.begin() as session:
+        assert jobs.settle(
+            session,
+            job_id,
+            by_position[1],
+            claim=claim,
+            verdict={"status": "verified"},
+            evidence={},
+            counters=None,
+        )
     newest = jobs.newest_verdicts(job_id)
     assert [it.position for it, _ in newest] == [1, 2]
     assert newest[0][1] is not None and newest[1][1] is None

@@ -85,8 +85,16 @@ async def test_a_lone_title_and_a_failed_batch_are_misses() -> None:
         calls.append(titles)
         raise TransientSourceError("arxiv", "503")
 
-    batcher: TitleBatcher[str] = TitleBatcher(
-        fail, max_titles=5, max_query_chars=1000, term_chars=len, separator_chars=4, limit=5, window=0.01
+    batcher: TitleBatcher[str, str] = TitleBatcher(
+        fail,
+        max_titles=5,
+        max_query_chars=1000,
+        term_chars=len,
+        separator_chars=4,
+        limit=5,
+        share=share_out,
+        batchable=title_batchable,
+        window=0.01,
     )
     assert await batcher.find("one lone title here", 5) is None
     assert calls == []  # a lone title is never sent as a batch
@@ -102,8 +110,15 @@ def test_every_chunk_fits_the_query_budget(titles: list[str], budget: int) -> No
     async def never(titles: list[str]) -> BatchAnswer[str]:
         raise AssertionError
 
-    batcher: TitleBatcher[str] = TitleBatcher(
-        never, max_titles=30, max_query_chars=budget, term_chars=len, separator_chars=4, limit=5
+    batcher: TitleBatcher[str, str] = TitleBatcher(
+        never,
+        max_titles=30,
+        max_query_chars=budget,
+        term_chars=len,
+        separator_chars=4,
+        limit=5,
+        share=share_out,
+        batchable=title_batchable,
     )
     chunks = batcher.chunks(titles)
     assert [t for c in chunks for t in c] == titles

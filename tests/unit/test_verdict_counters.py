@@ -31,7 +31,7 @@ from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork
 from aletheia.sources.transport import item_stats
 from aletheia.sources.transport.figures import requests_by_kind
 from aletheia.storage.db import MIGRATIONS_DIR, engine_for
-from aletheia.storage.models import VerdictRow
+from aletheia.storage.models import ItemStatus, VerdictRow
 from aletheia.storage.stores import JobStore
 
 COUNTED = {"crossref": {"requests": 3, "errors": 1, "rate_limited": 1, "cache_hits": 0, "extra": {"x": 3}}}
@@ -51,19 +51,32 @@ def engine(tmp_path: Path) -> Engine:
     return engine_for(f"sqlite:///{tmp_path / 'db.sqlite3'}")
 
 
+def _settle(
+    jobs: JobStore, job_id: str, item_id: str, verdict: dict[str, Any], *, counters: dict[str, Any] | None
+) -> None:
+    """As the verify step records an item's verdict: under the claim its delivery took."""
+    claim = jobs.claim_item(item_id)
+    assert claim is not None
+    with jobs.sessions.begin() as session:
+        assert jobs.settle(
+            session, job_id, item_id, claim=claim, verdict=verdict, evidence={}, counters=counters
+        )
+
+
 def test_the_counters_are_stored_beside_the_verdict_and_replaced_with_it(engine: Engine) -> None:
     jobs = JobStore(engine)
     job_id = jobs.create_job("bibliography", {})
     jobs.add_items(job_id, [(1, "a", "reference", {"key": "a"}), (2, "b", "reference", {"key": "b"})])
-    first, second = (jobs.item_ids_at(job_id, [1, 2])[p] for p in (1, 2))
-    jobs.record_verdict(job_id, first, {"status": "verified"}, {}, counters=COUNTED)
-    jobs.record_verdict(job_id, second, {"status": "verified"}, {})  # not counted: None
+    first, second = (item.id for item in jobs.items(job_id))
+    _settle(jobs, job_id, first, {"status": "verified"}, counters=COUNTED)
+    _settle(jobs, job_id, second, {"status": "verified"}, counters=None)  # not counted: None
     rows = [row for _, row in jobs.verdicts(job_id)]
     assert rows[0] is not None and rows[0].counters == COUNTED
     assert rows[1] is not None and rows[1].counters is None
 
     again = {"openalex": {"requests": 1, "errors": 0, "rate_limited": 0, "cache_hits": 2, "extra": {}}}
-    jobs.record_verdict(job_id, first, {"status": "not_found"}, {}, counters=again)  # a re-run: replaced
+    jobs.mark_item(first, ItemStatus.PENDING)  # a re-run: its verdict replaced
+    _settle(jobs, job_id, first, {"status": "not_found"}, counters=again)
     (_, row), _ = jobs.verdicts(job_id)
     assert row is not None and row.counters == again and row.status == "not_found"
     assert [r.counters for _, r in jobs.newest_verdicts(job_id) if r is not None] == [again, None]

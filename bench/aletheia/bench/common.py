@@ -20,6 +20,7 @@ import httpx
 
 from aletheia.config import Settings
 from aletheia.core.bibliography import InputProblem, parse_text
+from aletheia.core.errors import AletheiaError
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.evidence.gateway import SourceGateway, user_agent
 from aletheia.sources.base import RawCache
@@ -31,6 +32,10 @@ from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 # <repo>/../shared/data, where the benchmark data sets live (never copied into the repo).
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+
+class DataMissing(RuntimeError, AletheiaError):
+    """The benchmark data (../shared/data) is not there."""
 
 
 def machine() -> dict[str, Any]:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.bench.common import (
+    DataMissing,
     SimulatorProcess,
     machine,
     simulator_settings,
@@ -81,10 +82,6 @@ from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, VerdictStatus
 
 SETS = ("iclr", "hallmark")
-
-
-class DataMissing(RuntimeError):
-    """The benchmark data (../shared/data/benchmarks) is not there."""
 
 
 @dataclass

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aletheia.core.errors import AletheiaError
 from aletheia.core.records import Author, CitedReference
 
 # The formats, in report order; `bib` is the baseline the others are compared with.
@@ -63,7 +64,7 @@ _NOT_A_JOURNAL = re.compile(
 _BIBTEX_SPECIAL = re.compile(r"(?<!\\)([&%#_])")
 
 
-class ToolMissing(RuntimeError):
+class ToolMissing(RuntimeError, AletheiaError):
     """`bibtex` or `pandoc` is not installed (Debian: texlive-binaries texlive-base pandoc)."""
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.bench.common import (
+    DataMissing,
     SimulatorProcess,
     disagreements,
     format_requests,
@@ -49,29 +50,17 @@ from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 FLAGGED = ("metadata_error", "identifier_conflict", "not_found", "fabricated", "retracted")
 
 
-class DataMissing(RuntimeError):
-    """The benchmark data (../shared) is not there."""
+def _git(*args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], capture_output=True, text=True, cwd=Path(__file__).parent, check=False, timeout=10
+    )
+    return done.stdout.strip()
 
 
 def _git_commit() -> str:
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-            check=False,
-            timeout=10,
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-            check=False,
-            timeout=10,
-        )
-        return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "") or "unknown"
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
+        return _git("rev-parse", "--short", "HEAD") + ("+dirty" if dirty else "") or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 

@@ -30,6 +30,7 @@ from aletheia.bench.noise import (
     unit,
 )
 from aletheia.bench.realbib_bench import source_venue, universe_for
+from aletheia.bench.tier_counts import CODE_HOSTS
 from aletheia.core.authors import parse_name
 from aletheia.core.coverage import DATA_DOI_PREFIXES, NON_CROSSREF_DOI_PREFIXES
 from aletheia.core.records import CitedReference
@@ -37,13 +38,7 @@ from aletheia.core.text import normalize_title, repair_pdf_name, repair_pdf_text
 
 # Hosts of things the scholarly indexes do not hold (or hold as something else than cited).
 NON_SCHOLARLY_HOSTS = (
-    "github.com",
-    "github.io",
-    "gitlab.com",
-    "huggingface.co",
-    "kaggle.com",
-    "pypi.org",
-    "zenodo.org",
+    *CODE_HOSTS,
     "openai.com",
     "z.ai",
     "gurobi.com",

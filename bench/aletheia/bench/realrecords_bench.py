@@ -33,6 +33,7 @@ from typing import Any
 
 from aletheia.bench.common import (
     SHARED_DATA,
+    DataMissing,
     SimulatorProcess,
     disagreements,
     machine,
@@ -52,10 +53,6 @@ REAL_RECORDS_DIR = SHARED_DATA / "benchmarks" / "iclr2026-real-records"
 # (`--arxiv-copies` serves it anyway, to show what that does).
 NOT_RECORDED = "arxiv,dblp,acl_anthology"
 NOT_RECORDED_WITH_ARXIV = "dblp,acl_anthology"
-
-
-class DataMissing(RuntimeError):
-    """The benchmark data (../shared) is not there."""
 
 
 def _labels(base: Path) -> dict[str, str]:

@@ -29,7 +29,7 @@ __all__ = [
 _VERIFICATION = ("verified", "partially_verified", "unverified")
 _SHORT = {"verified": "verif", "partially_verified": "partial", "unverified": "unverif"}
 # Hosts of code, models and data (the rest of a non-scholarly URL is a web page).
-_CODE_HOSTS = (
+CODE_HOSTS = (
     "github.com",
     "github.io",
     "gitlab.com",
@@ -116,7 +116,7 @@ def non_scholarly_group(reason: str) -> str:
     """The kind of a non-scholarly reference, from `iclr_universe.non_scholarly_reason`'s words."""
     if reason.startswith(("url at ", "a web page at ")):
         host = reason.rsplit(" ", 1)[-1]
-        if any(host == h or host.endswith("." + h) for h in _CODE_HOSTS):
+        if any(host == h or host.endswith("." + h) for h in CODE_HOSTS):
             return "code, model or data host (GitHub, Hugging Face, ...)"
         return "web page"
     if reason == "a group's web page":

@@ -26,9 +26,10 @@ from aletheia.core.artifact_render import (
     H_SNIPPET,
     _unescape_prose,
 )
+from aletheia.core.errors import AletheiaError
 
 
-class ArtifactFormatError(ValueError):
+class ArtifactFormatError(ValueError, AletheiaError):
     """Text that is not a well-formed artifact; the message names the problem and where it is."""
 
 

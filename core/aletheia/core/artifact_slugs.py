@@ -9,12 +9,13 @@ import re
 from typing import Final
 
 from aletheia.core.authors import surname_key
+from aletheia.core.errors import AletheiaError
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
 from aletheia.core.records import Author, WorkRecord
 from aletheia.core.text import fold, normalize_title, normalize_whitespace
 
 
-class ArtifactPathError(ValueError):
+class ArtifactPathError(ValueError, AletheiaError):
     """A slug or path that could name a file outside `docs/citations/`, or not a portable one."""
 
 

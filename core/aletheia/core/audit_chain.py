@@ -29,12 +29,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from aletheia.core.errors import AletheiaError
+
 GENESIS: Final = "0" * 64
 _LEAF_PREFIX: Final = b"\x00"
 _NODE_PREFIX: Final = b"\x01"
 
 
-class NotCanonicalError(ValueError):
+class NotCanonicalError(ValueError, AletheiaError):
     """A value that has no canonical JSON form (NaN, infinity, a non-string key, an object)."""
 
 

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from aletheia.core.bibliography.bibtex_scan import _Block, blocks_of
+
 _SKIPPED_TYPES: Final = frozenset({"comment", "string", "preamble"})
 _TYPE = re.compile(r"@[ \t]*([A-Za-z][\w:.+-]*)[ \t\r\n]*([{(])")
 _NAME = re.compile(r"[^\s=,{}()\"#%]+")
@@ -114,23 +116,22 @@ def _value(text: str, i: int, closer: str) -> tuple[int, int, str, bool]:
         return start, end, delimiter, editable
 
 
-def _entry(text: str, at: int, line: int) -> tuple[EntrySpan | None, int]:
-    """The entry starting at the `@` at `at`, and where scanning resumes."""
-    m = _TYPE.match(text, at)
+def _entry(block: _Block) -> EntrySpan | None:
+    """The entry one block holds, its spans offsets into the whole text; None for an `@string`,
+    `@comment` or `@preamble`, or a block with no key."""
+    text, base = block.text, block.start
+    m = _TYPE.match(text)
     if not m:
-        return None, at + 1
+        return None
     entry_type = m.group(1).lower()
+    if entry_type in _SKIPPED_TYPES:
+        return None
     closer = "}" if m.group(2) == "{" else ")"
     i = m.end()
-    if entry_type in _SKIPPED_TYPES:
-        if closer == "}":
-            return None, _balanced(text, m.end() - 1, "}")
-        end = text.find(")", i)
-        return None, (end + 1) if end >= 0 else len(text)
     comma = text.find(",", i)
     close = text.find(closer, i)
     if comma < 0 or (0 <= close < comma):
-        return None, (close + 1) if close >= 0 else len(text)
+        return None
     key = text[i:comma].strip()
     i = comma + 1
     fields: dict[str, FieldSpan] = {}
@@ -141,10 +142,10 @@ def _entry(text: str, at: int, line: int) -> tuple[EntrySpan | None, int]:
         if i >= len(text):
             raise _Malformed("entry never closes")
         if text[i] == closer:
-            return EntrySpan(entry_type, key, at, i + 1, line, fields), i + 1
+            return EntrySpan(entry_type, key, base, base + i + 1, block.line, fields)
         name = _NAME.match(text, i)
         if not name:
-            raise _Malformed(f"no field name at offset {i}")
+            raise _Malformed(f"no field name at offset {base + i}")
         i = _skip_ws(text, name.end())
         if i >= len(text) or text[i] != "=":
             raise _Malformed(f"no '=' after field {name.group(0)!r}")
@@ -153,31 +154,25 @@ def _entry(text: str, at: int, line: int) -> tuple[EntrySpan | None, int]:
         if lowered in fields:  # a duplicate field: BibTeX keeps the first; never edit either
             fields[lowered] = FieldSpan(lowered, fields[lowered].start, fields[lowered].end, "", False)
         else:
-            fields[lowered] = FieldSpan(lowered, _skip_ws(text, start), end, delimiter, editable)
+            fields[lowered] = FieldSpan(
+                lowered, base + _skip_ws(text, start), base + end, delimiter, editable
+            )
         i = end
 
 
 def scan_entries(text: str) -> list[EntrySpan]:
-    """Every entry of `text` with the spans of its field values; a malformed entry is left out
-    (nothing in it can be edited) and scanning resumes at the next line starting with `@`."""
+    """Every entry of `text` with the spans of its field values. The text is cut into blocks by
+    the reader's own scanner (`bibliography/bibtex_scan.blocks_of`: braces counted, `@` on a `%`
+    line skipped, a block that never closes cut at the next line starting an entry): a block it
+    reports (unclosed, or braces nested past `MAX_BRACE_DEPTH`) and a malformed entry are left
+    out, since nothing in them can be edited safely."""
     out: list[EntrySpan] = []
-    i, line, counted = 0, 1, 0
-    n = len(text)
-    while i < n:
-        at = text.find("@", i)
-        if at < 0:
-            break
-        line_start = text.rfind("\n", 0, at) + 1
-        if text[line_start:at].lstrip().startswith("%"):
-            i = at + 1
+    for block in blocks_of(text):
+        if block.error is not None:
             continue
-        line += text.count("\n", counted, at)
-        counted = at
         try:
-            entry, i = _entry(text, at, line)
+            entry = _entry(block)
         except _Malformed:
-            nxt = re.compile(r"\n[ \t]*@").search(text, at + 1)
-            i = nxt.start() + 1 if nxt else n
             continue
         if entry is not None:
             out.append(entry)

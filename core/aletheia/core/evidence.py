@@ -120,12 +120,3 @@ class Evidence(BaseModel):
                 seen = days.get(a.source.value)
                 days[a.source.value] = a.mirror_snapshot if seen is None else min(seen, a.mirror_snapshot)
         return {source: day.isoformat() for source, day in days.items()}
-
-    @property
-    def sources_failed(self) -> tuple[SourceName, ...]:
-        ok = set(self.sources_consulted)
-        seen: dict[SourceName, None] = {}
-        for a in self.answers:
-            if a.outcome is Outcome.FAILED and a.source not in ok and a.kind not in NOT_EVIDENCE:
-                seen.setdefault(a.source, None)
-        return tuple(seen)

@@ -400,16 +400,30 @@ def clean_isbn(raw: str | None) -> str | None:
 
 # --- ISSN ---------------------------------------------------------------------------------------
 
-_ISSN: Final = re.compile(r"(?:issn\s*:?\s*)?(\d{4})\s*[-\u2010-\u2015]?\s*(\d{3}[\dxX])", re.IGNORECASE)
+_ISSN: Final = re.compile(
+    r"(?:(?:[ep]-?)?issn\s*:?\s*)?(\d{4})\s*[-\u2010-\u2015]?\s*(\d{3})([\dxX])", re.IGNORECASE
+)
+
+
+def issn_check_character(first_seven: str) -> str:
+    """The check character of an ISSN's first seven digits (ISO 3297): the digits weighted 8 down
+    to 2, the sum's complement modulo 11, `X` for 10."""
+    total = sum(int(digit) * weight for digit, weight in zip(first_seven, range(8, 1, -1), strict=True))
+    check = (11 - total % 11) % 11
+    return "X" if check == 10 else str(check)
 
 
 def clean_issn(raw: str | None) -> str | None:
     """An ISSN as `NNNN-NNNC` (check character upper-cased), from `0028-0836`, `00280836`,
-    `ISSN 1476-4687`; else None. The check digit is not verified."""
+    `ISSN 1476-4687`, `eISSN 2041-1723`; None unless it is one, its check character included
+    (`issn_check_character`: a mistyped digit is no ISSN of any journal)."""
     if not raw or len(raw) > 64:
         return None
     match = _ISSN.fullmatch(raw.strip())
-    return f"{match.group(1)}-{match.group(2).upper()}" if match else None
+    if match is None:
+        return None
+    head, body, check = match.group(1), match.group(2), match.group(3).upper()
+    return f"{head}-{body}{check}" if issn_check_character(head + body) == check else None
 
 
 # --- URLs ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ their `NOTICE.md`):
 A venue is matched on a valid ISSN, on its web site, or on its exact full name; never on a
 similar name. Precisely:
 
-- **ISSN**: the check digit must hold (`signals.normalize_issn`); hyphen, case of `X` and an `ISSN`
+- **ISSN**: the check digit must hold (`identifiers.clean_issn`); hyphen, case of `X` and an `ISSN`
   prefix do not matter.
 - **Site** (`site_key`): the URL's host, lower-cased, without `www.` or a port, and its path,
   lower-cased, without a trailing home-page file (`index.php`, `Default.aspx`, ...). A listed site
@@ -43,8 +43,9 @@ from functools import cache
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
+from aletheia.core.identifiers import clean_issn
 from aletheia.core.records import CitedReference, WorkRecord
-from aletheia.core.signals import Signal, SignalKind, normalize_issn, normalize_journal_title
+from aletheia.core.signals import Signal, SignalKind, normalize_journal_title
 
 __all__ = [
     "DATA_DIR",
@@ -255,7 +256,7 @@ def parse_list(data: Mapping[str, Any]) -> tuple[VenueList, list[ListedVenue]]:
                 list=listed,
                 kind=str(cells.get("kind") or meta.get("kind") or "listed"),
                 name=str(cells.get("name") or ""),
-                issn=tuple(i for i in map(normalize_issn, _strings(cells.get("issn"))) if i),
+                issn=tuple(i for i in map(clean_issn, _strings(cells.get("issn"))) if i),
                 sites=_strings(cells.get("sites")),
                 date=cells.get("date") or None,
                 reason=cells.get("reason") or None,
@@ -291,7 +292,7 @@ def reference_clues(cited: CitedReference | None, records: Sequence[WorkRecord] 
     clues: list[Clue] = []
     if cited is not None:
         for raw in _ISSN_LIKE.findall(cited.fields.get("issn", "")):
-            issn = normalize_issn(raw)
+            issn = clean_issn(raw)
             if issn:
                 clues.append(Clue("issn", issn, "cited"))
         if cited.url:  # the parsers' reading: `\url{}` unwrapped, or a URL found in `howpublished`
@@ -300,7 +301,7 @@ def reference_clues(cited: CitedReference | None, records: Sequence[WorkRecord] 
             clues.append(Clue("name", cited.venue, "cited"))
     for record in records:
         where = record.source.value
-        clues.extend(Clue("issn", i, where) for i in map(normalize_issn, record.issn) if i)
+        clues.extend(Clue("issn", i, where) for i in map(clean_issn, record.issn) if i)
         clues.extend(Clue("site", url, where) for kind, url in record.urls.items() if kind == "landing")
         clues.extend(Clue("name", name, where) for name in (record.venue, record.published_venue) if name)
     return clues

@@ -1,4 +1,5 @@
-"""Render a work record as BibTeX, CSL-JSON and the artifact's citation snippet (seed 000 §6.3).
+"""Render a work record as BibTeX and the artifact's citation snippet (seed 000 §6.3; CSL-JSON is
+written from the artifact, `pipeline/reports/artifact_csl.py`).
 
 Every field value is treated as plain text and escaped for its format; nothing a source returns can
 break the entry around it. BibTeX specifics:
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Final
 
 from aletheia.core.artifacts import (
     ArtifactBody,
@@ -39,7 +40,6 @@ __all__ = [
     "citation_snippet",
     "full_title",
     "render_bibtex",
-    "render_csl_json",
 ]
 
 # --- shared -----------------------------------------------------------------------------------------
@@ -191,83 +191,6 @@ def render_bibtex(record: WorkRecord, *, key: str | None = None, entry_type: str
         raise ValueError(f"not a BibTeX entry type: {entry_type!r}")
     fields = [f"  {name}={{{value}}}" for name, value in _bibtex_fields(record, entry_type)]
     return f"@{entry_type}{{{key},\n" + ",\n".join(fields) + "\n}"
-
-
-# --- CSL-JSON ---------------------------------------------------------------------------------------
-
-_CSL_TYPE: Final = {
-    "journal-article": "article-journal",
-    "proceedings-article": "paper-conference",
-    "preprint": "article",
-    "posted-content": "article",
-    "book": "book",
-    "proceedings": "book",
-    "book-chapter": "chapter",
-    "report": "report",
-    "thesis": "thesis",
-    "dataset": "dataset",
-    "standard": "standard",
-    "peer-review": "review",
-}
-
-
-def _csl_name(author: Author) -> dict[str, str] | None:
-    literal = clean_text(author.literal or "")
-    family = clean_text(author.family or "")
-    given = clean_text(author.given or "")
-    suffix = clean_text(author.suffix or "")
-    if literal:
-        return {"literal": literal}
-    if family:
-        name = {"family": family}
-        if given:
-            name["given"] = given
-        if suffix:
-            name["suffix"] = suffix
-        return name
-    return {"literal": given} if given else None
-
-
-def render_csl_json(record: WorkRecord, *, id: str | None = None) -> dict[str, Any]:
-    """One CSL-JSON item, as Zotero and Pandoc read it.
-
-    `type` follows `work_type` (article-journal, paper-conference, book, chapter, report, thesis,
-    ...); an arXiv preprint is `article` with `publisher: "arXiv"` and `number: "arXiv:ID"`, the
-    way Zotero exports its preprints. `id` defaults to `bibtex_key(record)`. Only JSON types are
-    used (str, int, list, dict), so the result always serialises.
-    """
-    preprint = is_arxiv_preprint(record)
-    item: dict[str, Any] = {
-        "id": bibtex_key(record) if id is None else id,
-        "type": "article" if preprint else _CSL_TYPE.get(record.work_type or "", "document"),
-    }
-    title = full_title(record)
-    if title:
-        item["title"] = title
-    names = [name for author in record.authors if (name := _csl_name(author))]
-    if names:
-        item["author"] = names
-    if record.year is not None:
-        item["issued"] = {"date-parts": [[record.year]]}
-    if preprint and record.arxiv_id:
-        item["publisher"] = "arXiv"
-        item["number"] = f"arXiv:{record.arxiv_id}"
-    elif record.venue and clean_text(record.venue):
-        item["container-title"] = clean_text(record.venue)
-    if record.doi:
-        item["DOI"] = record.doi
-    url = _primary_url(record)
-    if url:
-        item["URL"] = url
-    if record.pmid:
-        item["PMID"] = record.pmid
-    if record.pmcid:
-        item["PMCID"] = record.pmcid
-    if record.isbn:
-        item["ISBN"] = record.isbn[0]
-    if record.abstract and clean_text(record.abstract):
-        item["abstract"] = record.abstract
-    return item
 
 
 # --- the citation snippet -----------------------------------------------------------------------------

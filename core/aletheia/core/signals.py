@@ -30,6 +30,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field
 
 from aletheia.core.authors import is_group_author, surname_key
+from aletheia.core.identifiers import clean_issn
 from aletheia.core.records import Author, WorkRecord
 from aletheia.core.text import fold_name, normalize_title
 
@@ -43,7 +44,6 @@ __all__ = [
     "Signal",
     "SignalKind",
     "cohort_signal",
-    "normalize_issn",
     "normalize_journal_title",
     "parse_predatory_csv",
     "predatory_signals",
@@ -71,20 +71,6 @@ class Signal(BaseModel):
 
 
 # --- predatory and delisted venues ------------------------------------------------------------------
-
-
-def normalize_issn(value: str | None) -> str | None:
-    """`0028-0836`, `00280836`, `ISSN 0028-0836` -> `0028-0836`; None unless the check digit holds."""
-    if not value:
-        return None
-    chars = [c for c in value.upper() if c.isdigit() or c == "X"]
-    if len(chars) != 8 or "X" in chars[:7]:
-        return None
-    total = sum(int(c) * w for c, w in zip(chars[:7], range(8, 1, -1), strict=True))
-    check = (11 - total % 11) % 11
-    if chars[7] != ("X" if check == 10 else str(check)):
-        return None
-    return "".join(chars[:4]) + "-" + "".join(chars[4:])
 
 
 def normalize_journal_title(value: str | None) -> str:
@@ -128,7 +114,7 @@ class PredatoryList:
         """The entry a work's records place it in, and how it matched: ISSN first, then title."""
         for record in records:
             for raw in record.issn:
-                issn = normalize_issn(raw)
+                issn = clean_issn(raw)
                 if issn is not None and issn in self.by_issn:
                     return self.by_issn[issn], {
                         "matched_on": "issn",
@@ -160,8 +146,8 @@ def parse_predatory_csv(lines: Iterable[str]) -> tuple[list[PredatoryEntry], lis
     for n, row in enumerate(reader, 2):
         cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if isinstance(v, str)}
         raw_issns = cells.get("issn", "").replace(";", " ").replace(",", " ").split()
-        issns = tuple(dict.fromkeys(i for i in map(normalize_issn, raw_issns) if i))
-        bad = [r for r in raw_issns if normalize_issn(r) is None]
+        issns = tuple(dict.fromkeys(i for i in map(clean_issn, raw_issns) if i))
+        bad = [r for r in raw_issns if clean_issn(r) is None]
         if bad:
             problems.append(f"row {n}: invalid ISSN {', '.join(bad)} (check digit)")
         if not cells.get("source"):

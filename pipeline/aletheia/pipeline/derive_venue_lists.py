@@ -32,8 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
+from aletheia.core.identifiers import clean_issn
 from aletheia.core.questionable_venues import DATA_DIR, LIST_FILES, site_key
-from aletheia.core.signals import normalize_issn
 
 RULES_FILE: Final = "venue_list_rules.json"
 DEFAULT_SHARED: Final = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "venue-lists"
@@ -92,7 +92,7 @@ def _issns(*cells: str) -> tuple[list[str], int]:
         for raw in re.split(r"[|#;,\s]+", cell or ""):
             if not raw:
                 continue
-            issn = normalize_issn(raw)
+            issn = clean_issn(raw)
             if issn is None:
                 invalid += 1
             else:

@@ -6,6 +6,7 @@ described there); this module re-exports their public names so callers need not 
 
 from __future__ import annotations
 
+from aletheia.core.errors import JobNotFound
 from aletheia.pipeline.jobs.audit import commit_audit_root, refresh_retractions, start_audit
 from aletheia.pipeline.jobs.bibliography import (
     HEAVY_EXTENSIONS,
@@ -61,7 +62,7 @@ from aletheia.pipeline.jobs.reports import (
     stored_reference_json,
     sweep_summary,
 )
-from aletheia.pipeline.jobs.rows import FINISHED, UNSETTLED, JobNotFound
+from aletheia.pipeline.jobs.rows import FINISHED, UNSETTLED
 from aletheia.pipeline.jobs.status import job_status
 from aletheia.pipeline.jobs.submission import (
     InputDocument,

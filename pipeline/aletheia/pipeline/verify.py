@@ -27,8 +27,6 @@ from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import JobStatus
 
 DEFAULT_CONCURRENCY = 32
-# Outcomes finished ahead of the one to yield next, at most this many times `concurrency`.
-LOOKAHEAD = 4
 
 
 @dataclass

@@ -131,7 +131,8 @@ def replay_command(job_id: str, as_json: bool) -> None:
     """Recompute every verdict of JOB_ID from its stored evidence with the current logic and list
     the differences: exit 0 none, 1 some. A claim or claims-text job: every excerpt judgement in
     its audit trail judged again by the rules judge."""
-    from aletheia.pipeline.audit.replay import JobNotFoundError, job_kind, replay_job
+    from aletheia.core.errors import JobNotFound
+    from aletheia.pipeline.audit.replay import job_kind, replay_job
     from aletheia.pipeline.jobs.kinds import JobKind
 
     engine = _engine()
@@ -140,7 +141,7 @@ def replay_command(job_id: str, as_json: bool) -> None:
         if job_kind(engine, job_id) in (JobKind.CLAIM, JobKind.CLAIMS_TEXT):
             _replay_claims(engine, job_id, as_json)
         report = replay_job(engine, job_id)
-    except JobNotFoundError:
+    except JobNotFound:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
     if as_json:

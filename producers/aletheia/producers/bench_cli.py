@@ -187,10 +187,11 @@ def realbib(
     """Issues 4 and 10: false alarms on real bibliographies (needs ../shared/data)."""
     if iclr or llm_extracted:
         from aletheia.bench import iclr_bench
+        from aletheia.bench.common import DataMissing
 
         try:
             figures = iclr_bench.run(model_name=llm_extracted, limit=limit, seed=seed, report=flagged)
-        except iclr_bench.DataMissing as error:
+        except DataMissing as error:
             raise click.ClickException(str(error)) from None
         _emit(figures, iclr_bench.format_report(figures), json_path)
         return
@@ -217,10 +218,11 @@ def realbib(
 def realrecords(limit: int | None, flagged: Path | None, arxiv_copies: bool, json_path: Path | None) -> None:
     """Issue 28: precision on real source records, served verbatim (needs ../shared/data)."""
     from aletheia.bench import realrecords_bench
+    from aletheia.bench.common import DataMissing
 
     try:
         figures = realrecords_bench.run(limit=limit, report=flagged, arxiv_copies=arxiv_copies)
-    except realrecords_bench.DataMissing as error:
+    except DataMissing as error:
         raise click.ClickException(str(error)) from None
     _emit(figures, realrecords_bench.format_report(figures), json_path)
 
@@ -376,6 +378,7 @@ def formats(
     ../shared/data/benchmarks). Issue 30: and as RIS, EndNote XML, Zotero RDF (written from
     pandoc's CSL-JSON) and a Word .docx."""
     from aletheia.bench import formats_bench, formats_render
+    from aletheia.bench.common import DataMissing
 
     try:
         figures = formats_bench.run(
@@ -386,7 +389,7 @@ def formats(
             keep=keep,
             diffs_path=diffs,
         )
-    except (formats_bench.DataMissing, formats_render.ToolMissing, ValueError) as error:
+    except (DataMissing, formats_render.ToolMissing, ValueError) as error:
         raise click.ClickException(str(error)) from None
     _emit(figures, formats_bench.format_report(figures), json_path)
 

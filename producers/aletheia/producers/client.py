@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from aletheia.config import Settings, get_settings
+from aletheia.core.errors import AletheiaError
 from aletheia.pipeline.jobs.kinds import kind_record, resolve
 from aletheia.storage.models import JobStatus
 
@@ -42,7 +43,7 @@ def _service() -> ModuleType:
     return service
 
 
-class JobTimeout(TimeoutError):
+class JobTimeout(TimeoutError, AletheiaError):
     def __init__(self, job_id: str, status: dict[str, Any]) -> None:
         super().__init__(f"job {job_id} is still {status['status']} ({status['pending']} pending)")
         self.job_id = job_id

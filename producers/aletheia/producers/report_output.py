@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Final, TextIO
 
+from aletheia.core.errors import AletheiaError
+
 # Held in memory up to this size, then in a temporary file.
 _SPOOL_BYTES: Final = 8 * 1024 * 1024
 
@@ -32,7 +34,7 @@ def _streamed(fmt: str) -> bool:
     return record is not None and record.streamed
 
 
-class OutputError(Exception):
+class OutputError(AletheiaError):
     """The report cannot be written where asked (one line for the user; exit 2)."""
 
 

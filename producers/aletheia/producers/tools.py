@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aletheia.core.errors import AletheiaError
 from aletheia.producers.client import AletheiaClient, JobTimeout
 
 _JOB_ID = {
@@ -235,7 +236,7 @@ TOOLS: list[dict[str, Any]] = [
 TOOL_NAMES = frozenset(t["name"] for t in TOOLS)
 
 
-class ToolError(ValueError):
+class ToolError(ValueError, AletheiaError):
     """A call the tool definitions do not allow: an unknown tool (raised: the agent loop offered a
     tool that is not in `TOOLS`), or arguments that do not fit the tool's schema (returned to the
     model as `{"error": ...}`, so it can correct the call)."""

@@ -45,7 +45,7 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
 from aletheia.sources.safe_xml import parse_untrusted_xml
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
 from aletheia.sources.transport.factory import transport_from_settings
@@ -320,7 +320,7 @@ class ArxivClient:
             self._fetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
         )
         # Title-only searches of references waiting together, OR-ed in one query (issue 23).
-        self._titles: TitleBatcher[str] | None = title_batcher(
+        self._titles: TitleBatcher[str, str] | None = title_batcher(
             self._ask_titles,
             title_batch=title_batch,
             max_query_chars=MAX_QUERY_CHARS,
@@ -356,11 +356,6 @@ class ArxivClient:
         if hit:
             return record
         return await self._coalescer.get(key)
-
-    async def by_ids(self, ids: Sequence[str]) -> dict[str, SourceRecord | None]:
-        """Each id (as given) -> its record or None, in `id_list` queries of up to 100 ids."""
-        key_of = {arxiv_id: self._canonical(arxiv_id) for arxiv_id in ids}
-        return await lookup_many(key_of, self._cached, self._fetch, batch=MAX_IDS_PER_REQUEST)
 
     async def search(
         self, title: str | None = None, author: str | None = None, *, max_results: int = 10

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from aletheia.core.errors import AletheiaError
 from aletheia.core.records import SourceName, WorkRecord
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 RequestKind = Literal["single", "search", "batch", "fulltext", "venue"]
 
 
-class SourceError(Exception):
+class SourceError(AletheiaError):
     """Base of every error a source client raises. Picklable: args carry all state."""
 
     def __init__(self, source: str, detail: str, status_code: int | None = None) -> None:

@@ -89,42 +89,48 @@ def parse_open_library_edition(
     order (fetched by the client). Without them, `by_statement` is not split: it is free text."""
     if not isinstance(edition, Mapping) or not _text(edition.get("title")):
         raise SourceParseError(SourceName.OPEN_LIBRARY.value, "not an Open Library edition (no `title`)")
-    title, subtitle = _text(edition.get("title")), _text(edition.get("subtitle"))
-    key = _text(edition.get("key"))
-    publishers = [p for p in (_text(x) for x in _strings(edition.get("publishers"))) if p]
-    return WorkRecord(
-        source=SourceName.OPEN_LIBRARY,
-        source_id=key,
-        title=_full_title(title, subtitle),
-        subtitle=subtitle,
+    return _open_library_record(
+        edition,
+        base_url,
+        publishers=edition.get("publishers"),
         authors=_authors(author_names),
         year=_year(edition.get("publish_date")),
-        work_type="book",
         isbn=_isbns([*_strings(edition.get("isbn_13")), *_strings(edition.get("isbn_10"))]),
-        publisher=publishers[0] if publishers else None,
         edition=_text(edition.get("edition_name")),
-        urls={"open_library": f"{base_url.rstrip('/')}{key}"} if key else {},
     )
 
 
 def parse_open_library_doc(doc: Any, *, base_url: str = "https://openlibrary.org") -> WorkRecord:
     if not isinstance(doc, Mapping) or not _text(doc.get("title")):
         raise SourceParseError(SourceName.OPEN_LIBRARY.value, "an Open Library search doc without `title`")
-    title, subtitle = _text(doc.get("title")), _text(doc.get("subtitle"))
-    key = _text(doc.get("key"))
-    publishers = [p for p in (_text(x) for x in _strings(doc.get("publisher"))) if p]
+    return _open_library_record(
+        doc,
+        base_url,
+        publishers=doc.get("publisher"),
+        authors=_authors(_strings(doc.get("author_name"))),
+        # The work's first edition: a later edition's year is an edition difference, not an error.
+        year=_year(doc.get("first_publish_year")),
+        isbn=_isbns(_strings(doc.get("isbn"))[:20]),
+    )
+
+
+def _open_library_record(
+    obj: Mapping[str, Any], base_url: str, *, publishers: Any, **fields: Any
+) -> WorkRecord:
+    """What an edition and a search doc write alike (title, key, first publisher, link), with
+    `fields`, what each writes its own way (authors, year, ISBNs, edition)."""
+    title, subtitle = _text(obj.get("title")), _text(obj.get("subtitle"))
+    key = _text(obj.get("key"))
+    names = [p for p in (_text(x) for x in _strings(publishers)) if p]
     return WorkRecord(
         source=SourceName.OPEN_LIBRARY,
         source_id=key,
         title=_full_title(title, subtitle),
         subtitle=subtitle,
-        authors=_authors(_strings(doc.get("author_name"))),
-        # The work's first edition: a later edition's year is an edition difference, not an error.
-        year=_year(doc.get("first_publish_year")),
         work_type="book",
-        isbn=_isbns(_strings(doc.get("isbn"))[:20]),
-        publisher=publishers[0] if publishers else None,
+        publisher=names[0] if names else None,
         urls={"open_library": f"{base_url.rstrip('/')}{key}"} if key else {},
+        **fields,
     )
 
 

@@ -91,7 +91,7 @@ class DblpClient:
         self.cache = cache = for_base_url(cache, transport.base_url)
         self._searches = SearchMemo(SOURCE.value, cache, transport.stats)
         # Title searches of references waiting together, asked as one query to prove absence.
-        self._titles: TitleBatcher[Mapping[str, Any]] | None = title_batcher(
+        self._titles: TitleBatcher[str, Mapping[str, Any]] | None = title_batcher(
             self._ask_titles,
             title_batch=min(title_batch, MAX_TITLES),
             # The clauses multiply, not add: `MAX_TITLES` bounds the query, not its length.

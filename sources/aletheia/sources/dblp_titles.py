@@ -32,7 +32,7 @@ from aletheia.sources.title_batches import (
     STOP_WORDS,
     BatchAnswer,
     loose_prefixes,
-    required_prefixes,
+    proved_absent,
 )
 
 T = TypeVar("T")
@@ -101,9 +101,4 @@ def batch_answer(payload: Any) -> BatchAnswer[Mapping[str, Any]]:
 def share_absence(queries: Sequence[str], answer: BatchAnswer[T], limit: int) -> dict[str, list[T] | None]:
     """Each title's query -> `[]` when the batch proves its own search empty, else None."""
     held = [loose_prefixes(text) for text, _ in answer.items]
-    out: dict[str, list[T] | None] = {}
-    for query in queries:
-        wanted = required_prefixes(query)
-        proved = answer.complete and bool(wanted) and not any(wanted <= h for h in held)
-        out[query] = [] if proved else None
-    return out
+    return {query: [] if proved_absent(query, held, complete=answer.complete) else None for query in queries}

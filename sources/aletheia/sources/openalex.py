@@ -38,7 +38,8 @@ from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     parse_openalex_work,
     split_display_name,
 )
-from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleSearchBatcher
+from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleQuery, title_batcher
+from aletheia.sources.title_batches import TitleBatcher
 from aletheia.sources.transport.factory import transport_from_settings
 
 if TYPE_CHECKING:
@@ -73,13 +74,6 @@ def _filter_text(text: str) -> str:
     upper-case AND / OR / NOT is a boolean operator: a title's "NOT" is sent as a word)."""
     words = _FILTER_SYNTAX.sub(" ", text).split()
     return " ".join(w.lower() if w in ("AND", "OR", "NOT") else w for w in words)
-
-
-def _openalex_work_id(value: str) -> str:
-    match = re.fullmatch(r"\s*(?:https?://(?:api\.)?openalex\.org/(?:works/)?)?([Ww]\d+)\s*", value)
-    if match is None:
-        raise ValueError(f"not an OpenAlex work id: {value!r}")
-    return match.group(1).upper()
 
 
 def _utcnow() -> datetime:
@@ -124,8 +118,8 @@ class OpenAlexClient:
         self._searches = SearchMemo(SOURCE, cache, transport.stats)
         # Stage-1 title searches of many references in one request (`openalex_titles`); 0 or 1
         # (or no coalescing) turns it off.
-        self._titles: TitleSearchBatcher | None = (
-            TitleSearchBatcher(
+        self._titles: TitleBatcher[TitleQuery, Mapping[str, Any]] | None = (
+            title_batcher(
                 self._title_page,
                 max_titles=title_batch,
                 max_url_bytes=max_url_bytes,
@@ -219,11 +213,6 @@ class OpenAlexClient:
         if cleaned is None:
             raise ValueError(f"not a PMID: {pmid!r}")
         return await self._singleton(f"/works/pmid:{cleaned}", cache_key("pmid", cleaned))
-
-    async def work_by_id(self, openalex_id: str) -> SourceRecord | None:
-        """A work by its OpenAlex id (`W2741809807` or its openalex.org URL)."""
-        work_id = _openalex_work_id(openalex_id)
-        return await self._singleton(f"/works/{work_id}", cache_key("openalex", work_id))
 
     async def authors(self, ids: Iterable[str]) -> dict[str, AuthorWorks | None]:
         """Author id -> its works count (`openalex_authors`): one filter request per 100 ids."""
@@ -348,7 +337,7 @@ class OpenAlexClient:
 
         async def fetch() -> Any:
             if batcher is not None and title:
-                works = await batcher.find(title, author, per_page)
+                works = await batcher.find(TitleQuery(title, author or None), per_page)
                 if works is not None:
                     # What a shared title batch proved for this title (the works it clearly
                     # found, or none when it was complete and held nothing this search could

@@ -30,8 +30,6 @@ batch is what its own search would have returned (the works matching it best, up
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,9 +38,7 @@ from urllib.parse import quote
 
 from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
-from aletheia.sources.base import SourceError
-from aletheia.sources.batching import Coalescer
-from aletheia.sources.title_batches import loose_prefixes, pack, required_prefixes
+from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, loose_prefixes, proved_absent
 
 # OpenAlex's largest page.
 MAX_RESULTS: Final = 200
@@ -143,10 +139,9 @@ def distribute(
             if similarity >= TITLE_THRESHOLD:
                 scored.append((-similarity, rank, work))
         scored.sort(key=lambda item: (item[0], item[1]))
-        required = required_prefixes(query.title) if complete else set()
         if scored:
             out[query] = [work for _, _, work in scored[:limit]]
-        elif required and not any(required <= held for held in loose):
+        elif proved_absent(query.title, loose, complete=complete):
             out[query] = []
         else:
             out[query] = None
@@ -156,95 +151,55 @@ def distribute(
 FetchPage = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
-class TitleSearchBatcher:
-    """`await batcher.find(title, author, limit)` -> the works a shared batch clearly found for
-    that title (best first; `[]` when the batch proves its single search empty), or None: a miss,
-    to be asked as a single search.
+def share_works(
+    queries: Sequence[TitleQuery], answer: BatchAnswer[Mapping[str, Any]], limit: int
+) -> dict[TitleQuery, list[Mapping[str, Any]] | None]:
+    """A batch answer shared out among its queries (`distribute`)."""
+    return distribute(queries, [work for _, work in answer.items], limit, complete=answer.complete)
 
-    Concurrent calls within `window` seconds (up to `max_titles`) are coalesced (`Coalescer`, one
-    batch in flight at a time, the next filling meanwhile); each coalesced group is cut into
-    requests whose URL stays under `max_url_bytes` (`base_bytes` being the rest of the URL:
-    host, path, key, contact, page size)."""
 
-    def __init__(
-        self,
-        fetch_page: FetchPage,
-        *,
-        max_titles: int = DEFAULT_MAX_TITLES,
-        max_url_bytes: int = DEFAULT_MAX_URL_BYTES,
-        base_bytes: int = 0,
-        window: float = 0.02,
-        stats: dict[str, int] | None = None,
-        absence: bool = True,
-    ) -> None:
-        if max_titles < 2:
-            raise ValueError(f"a title batch needs at least 2 titles, got {max_titles!r}")
-        self._fetch_page = fetch_page
-        self.absence = absence
-        self.max_titles = max_titles
-        self.max_url_bytes = max_url_bytes
-        self.base_bytes = base_bytes
-        self.stats = stats if stats is not None else {}
-        self._coalescer: Coalescer[TitleQuery, list[Mapping[str, Any]]] = Coalescer(
-            self._fetch_batch, max_batch=max_titles, window=window
-        )
+def batchable(query: TitleQuery) -> bool:
+    return len(query_words(query.title)) >= MIN_TITLE_WORDS
 
-    def _count(self, name: str, n: int = 1) -> None:
-        self.stats[name] = self.stats.get(name, 0) + n
 
-    @staticmethod
-    def batchable(title: str) -> bool:
-        return len(query_words(title)) >= MIN_TITLE_WORDS
+def title_batcher(
+    fetch_page: FetchPage,
+    *,
+    max_titles: int = DEFAULT_MAX_TITLES,
+    max_url_bytes: int = DEFAULT_MAX_URL_BYTES,
+    base_bytes: int = 0,
+    window: float = 0.02,
+    stats: dict[str, int] | None = None,
+    absence: bool = True,
+) -> TitleBatcher[TitleQuery, Mapping[str, Any]]:
+    """OpenAlex's `TitleBatcher`: `await batcher.find(TitleQuery(title, author), limit)` -> the
+    works a shared batch clearly found for that search (best first; `[]` when the batch proves its
+    single search empty, only with `absence`), or None: a miss, to be asked as a single search.
 
-    async def find(self, title: str, author: str | None, limit: int) -> list[Mapping[str, Any]] | None:
-        if not self.batchable(title):
-            return None
-        works = await self._coalescer.get(TitleQuery(title, author or None))
-        if works is None:
-            self._count("title_batch_misses")
-            return None
-        self._count("title_batch_hits" if works else "title_batch_absent")
-        return works[:limit]
+    Concurrent searches within `window` seconds (up to `max_titles`) share a request; each request's
+    URL stays under `max_url_bytes` (`base_bytes` being the rest of the URL: host, path, key,
+    contact, page size)."""
 
-    def chunks(self, queries: Sequence[TitleQuery]) -> list[list[TitleQuery]]:
-        """`queries` cut so that each request's URL fits `max_url_bytes` (a title too long to
-        share a request alone forms a chunk of one, which is never sent)."""
-        budget = self.max_url_bytes - self.base_bytes - len("&filter=") - len(quote("title.search:"))
-        return pack(
-            queries,
-            lambda query: len(quote(title_group(query.title), safe="")),
-            len(quote(" OR ", safe="")),
-            budget,
-        )
-
-    async def _fetch_batch(
-        self, queries: list[TitleQuery]
-    ) -> dict[TitleQuery, list[Mapping[str, Any]] | None]:
-        found: dict[TitleQuery, list[Mapping[str, Any]] | None] = {}
-        for chunk in self.chunks(queries):
-            found.update(await self._ask(chunk))
-        return found
-
-    async def _ask(self, chunk: list[TitleQuery]) -> dict[TitleQuery, list[Mapping[str, Any]] | None]:
-        if len(chunk) < 2:  # one title is cheaper as its own single search
-            return dict.fromkeys(chunk)
+    async def ask(chunk: list[TitleQuery]) -> BatchAnswer[Mapping[str, Any]]:
         params = {"filter": batch_filter(q.title for q in chunk), "per-page": MAX_RESULTS}
-        try:
-            payload = await self._fetch_page(params)
-        except SourceError:
-            # A failed batch proves nothing either: every title is asked on its own.
-            self._count("title_batch_failures")
-            return dict.fromkeys(chunk)
-        self._count("title_batches")
-        self._count("title_batch_titles", len(chunk))
+        payload = await fetch_page(params)
         results = payload.get("results") if isinstance(payload, Mapping) else None
         works = [w for w in results or [] if isinstance(w, Mapping)]
         meta = payload.get("meta") if isinstance(payload, Mapping) else None
         count = meta.get("count") if isinstance(meta, Mapping) else None
         # Complete: OpenAlex counted no more works for the whole query than came back.
-        complete = self.absence and isinstance(count, int) and count <= len(works)
-        # Off the event loop (a page of 200 works against 25 titles): held on it, this would
-        # delay requests the limiter already admitted (see `transport.LARGE_BODY_BYTES`).
-        return await asyncio.to_thread(
-            functools.partial(distribute, complete=complete), chunk, works, MAX_RESULTS
-        )
+        complete = absence and isinstance(count, int) and count <= len(works)
+        return BatchAnswer(items=[(_work_title(work), work) for work in works], complete=complete)
+
+    return TitleBatcher(
+        ask,
+        max_titles=max_titles,
+        max_query_chars=max_url_bytes - base_bytes - len("&filter=") - len(quote("title.search:")),
+        term_chars=lambda query: len(quote(title_group(query.title), safe="")),
+        separator_chars=len(quote(" OR ", safe="")),
+        limit=MAX_RESULTS,
+        share=share_works,
+        batchable=batchable,
+        window=window,
+        stats=stats,
+    )

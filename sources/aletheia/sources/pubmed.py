@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from aletheia.core.identifiers import clean_doi, clean_pmid
+from aletheia.core.identifiers import clean_pmid
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import (
@@ -184,14 +184,6 @@ class PubMedClient:
         if not terms:
             raise ValueError("a PubMed search needs a title, an author or a year")
         return await self._esearch(" AND ".join(terms), retmax=retmax)
-
-    async def pmid_for_doi(self, doi: str) -> str | None:
-        """The PMID of the article with this DOI; None when PubMed has none (or, ambiguously, several)."""
-        canonical = clean_doi(doi)
-        if canonical is None:
-            raise ValueError(f"not a DOI: {doi!r}")
-        pmids = await self._esearch(f'"{canonical}"[doi]', retmax=2)
-        return pmids[0] if len(pmids) == 1 else None
 
     # --- requests ----------------------------------------------------------------------------------
 

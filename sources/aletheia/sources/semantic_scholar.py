@@ -39,7 +39,7 @@ from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
+from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
 from aletheia.sources.s2_titles import (
     BULK_PATH,
     MAX_QUERY_CHARS,
@@ -336,7 +336,7 @@ class SemanticScholarClient:
             self._fetch, max_batch=MAX_BATCH_IDS, window=coalesce_window
         )
         # Title matches of references waiting together, OR-ed in one bulk search (issue 23).
-        self._titles: TitleBatcher[Mapping[str, Any]] | None = title_batcher(
+        self._titles: TitleBatcher[str, Mapping[str, Any]] | None = title_batcher(
             self._ask_titles,
             title_batch=title_batch,
             max_query_chars=MAX_QUERY_CHARS,
@@ -367,11 +367,6 @@ class SemanticScholarClient:
         if hit:
             return record
         return await self._coalescer.get(canonical)
-
-    async def papers_batch(self, ids: Sequence[str]) -> dict[str, SourceRecord | None]:
-        """Each id (as given) -> its paper or None; `POST paper/batch` in slices of 500."""
-        canonical_of = {paper_id: self._canonical(paper_id) for paper_id in ids}
-        return await lookup_many(canonical_of, self._cached, self._fetch, batch=MAX_BATCH_IDS)
 
     async def search(
         self, query: str, *, year: int | str | None = None, limit: int = 10

@@ -3,8 +3,9 @@
 arXiv (`ti:"..." OR ti:"..."`), Semantic Scholar's bulk search (`"..." | "..."`, `s2_titles`)
 and OpenAlex's `title.search` (`(w1 w2) OR (w3 w4)`, `openalex_titles`) document a boolean OR of
 title queries, so several references' title searches that wait at the same moment can go out as
-one request (`Coalescer` gathers them). arXiv's answer is shared out here, by pure rules (the
-other two apply the same test, `loose_prefixes`, in their own modules):
+one request (`Coalescer` gathers them, `TitleBatcher` cuts and sends them for every source). arXiv's
+answer is shared out here, by pure rules (the others keep their own rule for a clear match, and
+prove absence by the same test, `proved_absent`):
 
 - **found**: the items whose title matches a reference's title under the decisive title rule
   (`TITLE_THRESHOLD`), best first: a positive finding, as with OpenAlex.
@@ -27,8 +28,9 @@ other two apply the same test, `loose_prefixes`, in their own modules):
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
@@ -39,6 +41,7 @@ from aletheia.sources.batching import Coalescer
 
 T = TypeVar("T")
 K = TypeVar("K")
+Q = TypeVar("Q", bound=Hashable)  # what one search asks: its title, or its title and author
 
 # A title of one or two words matches too much to share a request (as `openalex_titles`).
 MIN_TITLE_WORDS: Final = 3
@@ -91,6 +94,13 @@ def loosely_holds(item_title: str, title: str) -> bool:
     return bool(wanted) and wanted <= loose_prefixes(item_title)
 
 
+def proved_absent(title: str, held: Iterable[set[str]], *, complete: bool) -> bool:
+    """Whether a batch answer proves `title`'s own search empty: the answer is complete and no
+    item of it (`held`: each item title's `loose_prefixes`) loosely holds the title's words."""
+    wanted = required_prefixes(title)
+    return complete and bool(wanted) and not any(wanted <= prefixes for prefixes in held)
+
+
 @dataclass(frozen=True)
 class BatchAnswer(Generic[T]):
     """One batch request's answer: its items with their titles, and whether it is complete (every
@@ -115,7 +125,7 @@ def share_out(titles: Sequence[str], answer: BatchAnswer[T], limit: int) -> dict
         clear = [item for score, _, item in scored if -score >= TITLE_THRESHOLD]
         if clear:
             out[title] = clear[:limit]
-        elif answer.complete and wanted and not loose:
+        elif proved_absent(title, (prefixes for prefixes, _, _ in held), complete=answer.complete):
             out[title] = []
         else:
             out[title] = None
@@ -145,32 +155,34 @@ def title_batchable(title: str) -> bool:
     return len(_words(title)) >= MIN_TITLE_WORDS and bool(required_prefixes(title))
 
 
-AskBatch = Callable[[list[str]], Awaitable[BatchAnswer[T]]]
-Share = Callable[[Sequence[str], BatchAnswer[T], int], dict[str, list[T] | None]]
+AskBatch = Callable[[list[Q]], Awaitable[BatchAnswer[T]]]
+Share = Callable[[Sequence[Q], BatchAnswer[T], int], dict[Q, list[T] | None]]
 
 
-class TitleBatcher(Generic[T]):
-    """`await batcher.find(title, limit)` -> the items a shared batch found for `title` (best
-    first; `[]` when the batch proves its own search would be empty), or None: a miss, to be
-    asked as its own search.
+class TitleBatcher(Generic[Q, T]):
+    """`await batcher.find(query, limit)` -> the items a shared batch found for `query` (a title,
+    or OpenAlex's title and author), best first; `[]` when the batch proves its own search would
+    be empty; or None: a miss, to be asked as its own search.
 
     Concurrent calls are coalesced (`Coalescer`: one batch in flight, the next filling meanwhile,
     so behind a slow limit the batches grow); a coalesced group is cut so that each request's
-    query stays within `max_query_chars` (`term_chars(title)`: the length of one title's term)."""
+    query stays within `max_query_chars` (`term_chars(query)`: the length of one query's term).
+    `share` says how an answer is shared out (`share_out`, or a source's own rule) and `batchable`
+    which queries may share a request at all (`title_batchable`, or a source's own)."""
 
     def __init__(
         self,
-        ask: AskBatch[T],
+        ask: AskBatch[Q, T],
         *,
         max_titles: int,
         max_query_chars: int,
-        term_chars: Callable[[str], int],
+        term_chars: Callable[[Q], int],
         separator_chars: int,
         limit: int,
+        share: Share[Q, T],
+        batchable: Callable[[Q], bool],
         window: float = 0.02,
         stats: dict[str, int] | None = None,
-        share: Share[T] | None = None,
-        batchable: Callable[[str], bool] | None = None,
     ) -> None:
         if max_titles < 2:
             raise ValueError(f"a title batch needs at least 2 titles, got {max_titles!r}")
@@ -179,34 +191,32 @@ class TitleBatcher(Generic[T]):
         self._term_chars = term_chars
         self._separator_chars = separator_chars
         self._limit = limit
-        # How a batch answer is shared out (`share_out`, or a source's own rule) and which titles
-        # may share a request at all (`title_batchable`, or a source's own).
-        self._share: Share[T] = share or share_out
-        self._batchable = batchable or title_batchable
+        self._share = share
+        self._batchable = batchable
         self.stats = stats if stats is not None else {}
-        self._coalescer: Coalescer[str, list[T]] = Coalescer(self._fetch, max_batch=max_titles, window=window)
+        self._coalescer: Coalescer[Q, list[T]] = Coalescer(self._fetch, max_batch=max_titles, window=window)
 
     def _count(self, name: str, n: int = 1) -> None:
         self.stats[name] = self.stats.get(name, 0) + n
 
-    async def find(self, title: str, limit: int) -> list[T] | None:
-        if not self._batchable(title):
+    async def find(self, query: Q, limit: int) -> list[T] | None:
+        if not self._batchable(query):
             return None
-        items = await self._coalescer.get(title)
+        items = await self._coalescer.get(query)
         if items is None:
             self._count("title_batch_misses")
             return None
         self._count("title_batch_hits" if items else "title_batch_absent")
         return items[:limit]
 
-    def chunks(self, titles: Sequence[str]) -> list[list[str]]:
-        """`titles` cut so that each query fits `max_query_chars` (a title too long to share a
+    def chunks(self, queries: Sequence[Q]) -> list[list[Q]]:
+        """`queries` cut so that each request fits `max_query_chars` (a title too long to share a
         request forms a chunk of one, which is never sent)."""
-        return pack(titles, self._term_chars, self._separator_chars, self.max_query_chars)
+        return pack(queries, self._term_chars, self._separator_chars, self.max_query_chars)
 
-    async def _fetch(self, titles: list[str]) -> dict[str, list[T] | None]:
-        found: dict[str, list[T] | None] = {}
-        for chunk in self.chunks(titles):
+    async def _fetch(self, queries: list[Q]) -> dict[Q, list[T] | None]:
+        found: dict[Q, list[T] | None] = {}
+        for chunk in self.chunks(queries):
             if len(chunk) < 2:  # one title is as cheap as its own search
                 found.update(dict.fromkeys(chunk))
                 continue
@@ -219,12 +229,14 @@ class TitleBatcher(Generic[T]):
                 continue
             self._count("title_batches")
             self._count("title_batch_titles", len(chunk))
-            found.update(self._share(chunk, answer, self._limit))
+            # Off the event loop (a page of hundreds of items against dozens of titles): held on
+            # it, this would delay requests the limiter already admitted (`transport.LARGE_BODY_BYTES`).
+            found.update(await asyncio.to_thread(self._share, chunk, answer, self._limit))
         return found
 
 
 def title_batcher(
-    ask: AskBatch[T],
+    ask: AskBatch[str, T],
     *,
     title_batch: int,
     window: float,
@@ -233,9 +245,9 @@ def title_batcher(
     term_chars: Callable[[str], int],
     separator_chars: int,
     limit: int,
-    share: Share[T] | None = None,
+    share: Share[str, T] | None = None,
     batchable: Callable[[str], bool] | None = None,
-) -> TitleBatcher[T] | None:
+) -> TitleBatcher[str, T] | None:
     """A source client's `TitleBatcher` of `title_batch` titles a request, or None when batching is
     off (no coalescing window, or fewer than two titles a request)."""
     if not window or title_batch < 2:
@@ -249,6 +261,6 @@ def title_batcher(
         limit=limit,
         window=window,
         stats=stats,
-        share=share,
-        batchable=batchable,
+        share=share or share_out,
+        batchable=batchable or title_batchable,
     )

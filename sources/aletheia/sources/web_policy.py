@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
+from aletheia.core.errors import AletheiaError
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -47,7 +49,7 @@ _NAT64: Final = ipaddress.ip_network("64:ff9b::/96")
 _IPV4_COMPATIBLE: Final = ipaddress.ip_network("::/96")
 
 
-class WebPolicyError(ValueError):
+class WebPolicyError(ValueError, AletheiaError):
     """A URL or an address the web tier must not reach (the message says which rule)."""
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, select, text, update
 from sqlalchemy.orm import Session
 
+from aletheia.core.errors import AletheiaError
 from aletheia.storage.db import session_factory
 from aletheia.storage.models import (
     ArtifactRow,
@@ -40,7 +41,7 @@ DATABASE_CLEARED = "database_cleared"
 UNFINISHED = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
-class JobsRunning(RuntimeError):
+class JobsRunning(RuntimeError, AletheiaError):
     """The database was not cleared: some jobs are still queued or running."""
 
     def __init__(self, job_ids: list[str]) -> None:

@@ -43,6 +43,7 @@ from aletheia.core.audit_chain import (
     verify_chain,
     verify_commit,
 )
+from aletheia.core.errors import AletheiaError
 from aletheia.storage.db import session_factory
 from aletheia.storage.models import AuditEvent, Item, MerkleCommit, VerdictRow, utcnow
 
@@ -55,7 +56,7 @@ _APPEND_ATTEMPTS = 20
 _IN_CHUNK = 500
 
 
-class AuditChainBroken(RuntimeError):
+class AuditChainBroken(RuntimeError, AletheiaError):
     """Refusing to commit a root over a chain that does not verify."""
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import ColumnElement, Engine, case, select, true, update
+from sqlalchemy import ColumnElement, Engine, case, select, update
 
 from aletheia.core.verdicts import LOGIC_VERSION
 from aletheia.sources.base import CachedRaw
@@ -205,15 +205,6 @@ class JobStore:
                 )
             )
 
-    def item_ids_at(self, job_id: str, positions: Sequence[int]) -> dict[int, str]:
-        """Item ids of these positions only: reading the whole job's items at every batch made a
-        100,000-entry job quadratic in time and its memory grow with the input."""
-        with self.sessions() as s:
-            rows = s.execute(
-                select(Item.position, Item.id).where(Item.job_id == job_id, Item.position.in_(positions))
-            )
-            return {int(position): str(item_id) for position, item_id in rows}
-
     def unfinished_jobs(self) -> list[Job]:
         with self.sessions() as s:
             return list(s.scalars(select(Job).where(Job.status.in_([JobStatus.QUEUED, JobStatus.RUNNING]))))
@@ -330,20 +321,6 @@ class JobStore:
         with self.sessions() as s:
             q = select(Item.id).where(Item.job_id == job_id, Item.status.in_(UNSETTLED_ITEMS))
             return list(s.scalars(q.order_by(Item.position)))
-
-    def record_verdict(
-        self,
-        job_id: str,
-        item_id: str,
-        verdict: dict[str, Any],
-        evidence: dict[str, Any],
-        counters: dict[str, Any] | None = None,
-    ) -> None:
-        """Store the verdict and mark the item done, in one transaction (idempotent), whoever holds
-        the item (a step's own delivery settles with `settle`, under its claim). `counters`: the
-        requests its verification made, per source (a job's summary adds them up)."""
-        with self.sessions.begin() as s:
-            self._settle_if(s, job_id, item_id, true(), ItemStatus.DONE, None, verdict, evidence, counters)
 
     def verdicts(self, job_id: str) -> list[tuple[Item, VerdictRow | None]]:
         """Every item of the job with its verdict under today's logic (None: not yet), in input

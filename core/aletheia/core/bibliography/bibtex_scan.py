@@ -31,13 +31,23 @@ _HOLD: Final = 256
 
 @dataclass(frozen=True, slots=True)
 class _Block:
-    """One top-level `@...` block as written, and where it starts (1-based line and column)."""
+    """One top-level `@...` block as written, and where it starts (1-based line and column; `start`,
+    the offset of its `@` in the whole input)."""
 
     text: str
     line: int
     column: int
     entry_type: str
-    error: str | None = None  # set when the block never closed
+    error: str | None = None  # set when the block never closed or nests braces too deep
+    start: int = 0
+
+
+def blocks_of(text: str) -> Iterator[_Block]:
+    """The top-level blocks of a whole text, as the streaming reader cuts them (`aletheia fix`
+    edits the same entries `aletheia verify` read, and skips the ones it reported)."""
+    scanner = _BlockScanner()
+    yield from scanner.feed(text)
+    yield from scanner.finish()
 
 
 _AT_HEADER = re.compile(r"@[ \t]*(\w[\w:.+-]*)?[ \t\r\n]*([{(])")
@@ -122,6 +132,7 @@ class _BlockScanner:
             self._block_column,
             self._block_type,
             error,
+            self._base + self._block_start,
         )
 
     def _scan(self, *, final: bool) -> Iterator[_Block]:

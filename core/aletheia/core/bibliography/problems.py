@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from aletheia.core.errors import AletheiaError
+
 
 class InputProblem(BaseModel):
     """One entry that could not be read, or was read with a caveat, and where it is.
@@ -40,7 +42,7 @@ class InputProblem(BaseModel):
         return f"{self.position}: {self.message}"
 
 
-class InputError(ValueError):
+class InputError(ValueError, AletheiaError):
     """The whole input cannot be read; the message names the file (and the position, if any)."""
 
     def __init__(self, origin: str, message: str, *, offset: int | None = None) -> None:

@@ -93,13 +93,6 @@ def decision_events(
     return events
 
 
-def record_decision_events(
-    audit_log: AuditLog, job_id: str, item_key: str, outcome: ReferenceOutcome, *, position: int | None = None
-) -> int:
-    """Append one reference's decision to the job's trail; returns the number of new events."""
-    return audit_log.append(job_id, decision_events(item_key, outcome, position=position))
-
-
 # One AuditLog per database engine: it holds the in-process per-job locks, which must be shared by
 # every thread appending to the same job.
 _LOGS: weakref.WeakKeyDictionary[Engine, AuditLog] = weakref.WeakKeyDictionary()

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from aletheia.core.decide import decide
+from aletheia.core.errors import JobNotFound
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference, WorkRecord
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict, VerdictStatus
@@ -102,14 +103,10 @@ def compare_verdicts(stored: Verdict, replayed: Verdict) -> dict[str, tuple[Any,
     return changes
 
 
-class JobNotFoundError(LookupError):
-    pass
-
-
 def job_kind(engine: Engine, job_id: str) -> str:
     job = JobStore(engine).job(job_id)
     if job is None:
-        raise JobNotFoundError(job_id)
+        raise JobNotFound(job_id)
     return job.kind
 
 
@@ -129,7 +126,7 @@ def replay_job(engine: Engine, job_id: str) -> ReplayReport:
     report = ReplayReport(job_id)
     jobs = JobStore(engine)
     if jobs.job(job_id) is None:
-        raise JobNotFoundError(job_id)
+        raise JobNotFound(job_id)
     for item, row in jobs.newest_verdicts(job_id):
         label = f"#{item.position} {item.key}"
         if item.kind != "reference":

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.config import get_settings
 from aletheia.core.bibliography import InputError
+from aletheia.core.errors import AletheiaError
 from aletheia.core.excerpts import PaperText, TextBlock
 from aletheia.core.text import normalize_whitespace
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class FulltextError(Exception):
+class FulltextError(AletheiaError):
     """A document could not be turned into text."""
 
 

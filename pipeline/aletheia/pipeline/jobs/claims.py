@@ -159,12 +159,6 @@ def verify_claim(ctx: ServiceContext, job_id: str) -> None:
     ctx.dispatcher.send(STAGE_TASKS[row.stage] if row is not None else CLAIM_CANDIDATES, job_id)
 
 
-def claim_stage(runtime: Runtime, job_id: str) -> str | None:
-    """Where a claim job is (`aletheia status`): the stage that runs next, or None before the first."""
-    row = runtime.claim_stages.load(job_id)
-    return row.stage if row is not None else None
-
-
 # --- one stage --------------------------------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from aletheia.config import Settings
+from aletheia.core.errors import AletheiaError
 from aletheia.core.evidence import Evidence, Outcome
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.evidence.gateway import SourceGateway
@@ -43,7 +44,7 @@ class AsyncRunner(Protocol):
 Verifier = Callable[[CitedReference], Awaitable[ReferenceOutcome]]
 
 
-class TokenDeferred(Exception):
+class TokenDeferred(AletheiaError):
     """A source had no rate-limit token soon enough: run the step again after `wait` seconds."""
 
     def __init__(self, wait: float) -> None:

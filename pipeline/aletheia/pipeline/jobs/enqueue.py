@@ -9,6 +9,7 @@ submits again would get the work twice), and the producer is told (`BrokerUnavai
 
 from __future__ import annotations
 
+from aletheia.core.errors import AletheiaError
 from aletheia.pipeline.jobs.context import Dispatcher
 from aletheia.pipeline.runtime import Runtime
 from aletheia.storage.models import JobStatus, utcnow
@@ -16,7 +17,7 @@ from aletheia.storage.models import JobStatus, utcnow
 NEVER_ENQUEUED = "never enqueued"
 
 
-class BrokerUnavailable(ConnectionError):
+class BrokerUnavailable(ConnectionError, AletheiaError):
     """The broker did not take a message: nothing was queued. `broker` is its address with any
     password masked; `reason` is what the connection said."""
 

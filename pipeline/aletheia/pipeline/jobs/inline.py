@@ -25,19 +25,29 @@ def run_step(ctx: ServiceContext, task: str, *args: Any) -> None:
 
 class InlineDispatcher:
     """Runs the steps in this process, wave by wave: the items of a wave concurrently in threads
-    (their coroutines share the context's event loop), the steps they send in the next wave."""
+    (their coroutines share the context's event loop), the steps they send in the next wave.
 
-    def __init__(self, *, concurrency: int = 16, sleep: Callable[[float], None] | None = None) -> None:
+    `record_sends`: keep every message sent in `sent` (None otherwise), for a test that watches
+    what the steps send; a real run keeps none, so a long one does not grow with its messages."""
+
+    def __init__(
+        self,
+        *,
+        concurrency: int = 16,
+        sleep: Callable[[float], None] | None = None,
+        record_sends: bool = False,
+    ) -> None:
         self.queue: deque[tuple[str, tuple[Any, ...]]] = deque()
         self.concurrency = concurrency
-        self.sent: list[tuple[str, tuple[Any, ...]]] = []
+        self.sent: list[tuple[str, tuple[Any, ...]]] | None = [] if record_sends else None
         self._sleep = sleep
         self._guard = threading.Lock()
 
     def send(self, task: str, *args: Any) -> None:
         with self._guard:
             self.queue.append((task, args))
-            self.sent.append((task, args))
+            if self.sent is not None:
+                self.sent.append((task, args))
 
     def drain(self, ctx: ServiceContext) -> None:
         with concurrent.futures.ThreadPoolExecutor(

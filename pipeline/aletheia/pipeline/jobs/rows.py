@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from aletheia.core.errors import JobNotFound
 from aletheia.storage.models import UNSETTLED_ITEMS, JobStatus, utcnow
 
 if TYPE_CHECKING:
@@ -16,10 +17,6 @@ if TYPE_CHECKING:
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
 UNSETTLED = UNSETTLED_ITEMS
-
-
-class JobNotFound(LookupError):
-    pass
 
 
 def _job(runtime: Runtime, job_id: str) -> Job:

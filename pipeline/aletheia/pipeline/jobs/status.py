@@ -31,7 +31,7 @@ def job_status(runtime: Runtime, job_id: str) -> dict[str, Any]:
     no such job."""
     out = status_from_engine(runtime.jobs.engine, job_id)
     if out is None:
-        from aletheia.pipeline.jobs.rows import JobNotFound
+        from aletheia.core.errors import JobNotFound
 
         raise JobNotFound(job_id)
     return out

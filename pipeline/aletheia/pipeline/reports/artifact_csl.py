@@ -20,21 +20,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from aletheia.core.artifacts import ArtifactFormatError, CitationArtifact, parse_artifact
-from aletheia.core.authors import parse_name
 from aletheia.core.bibliography.artifact import reference_from_artifact
-from aletheia.pipeline.reports.entry import CSL_TYPES
+from aletheia.pipeline.reports.entry import CSL_TYPES, csl_name
 
 __all__ = ["ArtifactExport", "artifact_csl_item", "export_artifacts"]
 
 CITATIONS_DIR: Final = ("docs", "citations")
-
-
-def _author(name: str) -> dict[str, str]:
-    person = parse_name(name)
-    if person.literal or not person.family:
-        return {"literal": person.literal or name}
-    parts = {"family": person.family, "given": person.given, "suffix": person.suffix}
-    return {key: value for key, value in parts.items() if value}
 
 
 def _note(artifact: CitationArtifact, slug: str) -> str:
@@ -67,7 +58,7 @@ def artifact_csl_item(artifact: CitationArtifact, slug: str) -> dict[str, Any]:
         "title": front.title,
     }
     if front.authors:
-        item["author"] = [_author(name) for name in front.authors]
+        item["author"] = [csl_name(name) for name in front.authors]
     if front.year is not None:
         item["issued"] = {"date-parts": [[front.year]]}
     if front.venue and not preprint:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from aletheia.pipeline.reports.corrected import FOUND, corrected_values
-from aletheia.pipeline.reports.entry import CSL_TYPES, citation_key, entry_type_of
+from aletheia.pipeline.reports.entry import CSL_TYPES, citation_key, csl_name, entry_type_of
 from aletheia.pipeline.reports.fields import decode_value, decoded_cited
 
 # BibTeX field -> CSL variable (title, authors, year and the venue are handled on their own).
@@ -49,18 +49,7 @@ _DASHES = re.compile(r"\s*-{2,3}\s*|\s*–\s*")
 
 
 def _names(names: list[str]) -> list[dict[str, str]]:
-    from aletheia.core.authors import parse_name
-
-    out = []
-    for name in names:
-        if name == "et al.":
-            continue
-        a = parse_name(name)
-        if a.literal:
-            out.append({"literal": a.literal})
-        else:
-            out.append({k: v for k, v in (("family", a.family), ("given", a.given)) if v})
-    return out
+    return [csl_name(name) for name in names if name != "et al."]
 
 
 def csl_item(ref: Mapping[str, Any], key: str) -> dict[str, Any]:

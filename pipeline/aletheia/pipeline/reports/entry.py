@@ -3,7 +3,7 @@ what kind of work it is, for references read from a Markdown or plain list, whic
 key nor an entry type of their own (issue 20: they came out as `@misc{1, venue = ...}`).
 
 Tables, not code paths: `CONFERENCE_WORDS` and `PROCEEDINGS_VENUES` say which venues publish
-conference papers; `CSL_TYPES` maps BibTeX entry types to CSL's.
+conference papers; `CSL_TYPES` maps BibTeX entry types to CSL's, `csl_name` a name to CSL's.
 """
 
 from __future__ import annotations
@@ -48,6 +48,18 @@ CSL_TYPES: Final[dict[str, str]] = {
     "patent": "patent",
     "misc": "document",
 }
+
+
+def csl_name(name: str) -> dict[str, str]:
+    """One author's name as CSL names it (`family`, `given`, `suffix`; `literal` for a group or a
+    name with no family part): every CSL-JSON export writes names this way."""
+    from aletheia.core.authors import parse_name
+
+    person = parse_name(name)
+    if person.literal or not person.family:
+        return {"literal": person.literal or name}
+    parts = {"family": person.family, "given": person.given, "suffix": person.suffix}
+    return {key: value for key, value in parts.items() if value}
 
 
 def is_plain(obj: Mapping[str, Any]) -> bool:

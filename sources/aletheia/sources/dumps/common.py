@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Protocol
 
+from aletheia.core.errors import AletheiaError
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import SourceParseError
 
@@ -18,7 +19,7 @@ _GZIP_MAGIC: Final = b"\x1f\x8b"
 CHUNK_BYTES: Final = 1 << 20
 
 
-class DumpError(Exception):
+class DumpError(AletheiaError):
     """A dump file that cannot be read on: truncated, corrupt, or not the format it claims.
 
     Names the file and where it broke: `offset` counts bytes of the decompressed stream (what the

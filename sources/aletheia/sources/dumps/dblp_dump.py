@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
+from aletheia.core.errors import AletheiaError
 from aletheia.core.records import SourceName
 from aletheia.sources.dumps.common import DumpItem, DumpStream
 
@@ -37,7 +38,7 @@ _COMMENT: Final = re.compile(r"<!--.*?-->", re.DOTALL)
 PROLOG_BYTES: Final = 64 << 10
 
 
-class DtdError(ValueError):
+class DtdError(ValueError, AletheiaError):
     """A DTD that declares something other than character entities where they were expected."""
 
 

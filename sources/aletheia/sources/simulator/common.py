@@ -54,6 +54,25 @@ def parse_int(value: str | None, default: int, *, low: int = 0, high: int | None
     return number
 
 
+def filter_pairs(text: str) -> list[tuple[str, str]]:
+    """A `filter` parameter as Crossref and OpenAlex write it (`name:value,name:value`), in order."""
+    pairs = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, _, value = part.partition(":")
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+def works_by_year(works: Sequence[SimWork], year: int, *, since: bool) -> set[int]:
+    """The indexes of the works of `year` or later (`since`), else of `year` or earlier: a
+    `from-`/`until-` date filter read by its year (works without a year match neither)."""
+    if since:
+        return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
+    return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+
+
 def timestamp_ms(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 

@@ -17,11 +17,13 @@ from typing import Any, Final
 
 from aletheia.sources.simulator.common import (
     SimContext,
+    filter_pairs,
     month_day,
     page_start,
     parse_int,
     timestamp_ms,
     updated_since,
+    works_by_year,
 )
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
@@ -80,7 +82,7 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     if doi is not None:
         return "single", [doi]
     ids: list[str] = []
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name in ("doi", "updates"):
             ids.append(normalize_doi(value))
     return "search", ids
@@ -155,16 +157,6 @@ def validation_failure(kind: str, value: str, message: str) -> Response:
     return json_response(payload, status=400)
 
 
-def _filters(text: str) -> list[tuple[str, str]]:
-    pairs = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, _, value = part.partition(":")
-        pairs.append((name.strip(), value.strip()))
-    return pairs
-
-
 _DATE: Final = re.compile(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$")
 
 
@@ -206,7 +198,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
     # Crossref: different filters are ANDed, repeated values of one filter are ORed
     # (`filter=doi:a,doi:b` lists both works).
     by_name: dict[str, set[int]] = {}
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name not in _FILTERS:
             return validation_failure(
                 "filter-not-available",
@@ -277,10 +269,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         match = _DATE.match(value)
         if match is None:
             return None
-        year = int(match.group(1))
-        if name.startswith("from"):
-            return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
-        return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+        return works_by_year(works, int(match.group(1)), since=name.startswith("from"))
     if name == "updates":
         return set(catalog.notices_for.get(normalize_doi(value), []))
     if name == "doi":

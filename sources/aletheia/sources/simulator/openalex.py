@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from aletheia.sources.simulator import common as paging
-from aletheia.sources.simulator.common import SimContext, month_day, parse_int
+from aletheia.sources.simulator.common import SimContext, filter_pairs, month_day, parse_int, works_by_year
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
 from aletheia.sources.simulator.ids import normalize_doi, normalize_pmcid, stable_hex, stable_int
@@ -75,7 +75,7 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     if stripped.startswith("/works/"):
         return "single", [stripped[len("/works/") :]]
     ids: list[str] = []
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name in ("doi", "ids.openalex", "openalex", "ids.pmid", "pmid", "ids.pmcid", "pmcid"):
             ids.extend(v for v in value.split("|") if v)
     return ("batch" if ids and not request.param("search") else "search"), ids
@@ -134,16 +134,6 @@ def _lookup(identifier: str, catalog: SourceCatalog) -> int | None:
     return None
 
 
-def _filters(text: str) -> list[tuple[str, str]]:
-    pairs = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, _, value = part.partition(":")
-        pairs.append((name.strip(), value.strip()))
-    return pairs
-
-
 def _list(request: Request, catalog: SourceCatalog) -> Response:
     per_page_text = request.param("per-page", request.param("per_page"))
     per_page = parse_int(per_page_text, 25, low=1, high=MAX_PER_PAGE)
@@ -156,7 +146,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
     candidates = set(range(len(catalog)))
     ranking_words: list[str] = []
     ranking_fields: list[str] = []
-    for name, value in _filters(request.param("filter") or ""):
+    for name, value in filter_pairs(request.param("filter") or ""):
         if name not in _FILTERS:
             return _bad_request(f"{name} is not a valid field. Valid fields are: {', '.join(_FILTERS)}")
         if name.endswith(".search"):
@@ -257,10 +247,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
         match = re.match(r"^(\d{4})", value)
         if match is None:
             return None
-        year = int(match.group(1))
-        if name.startswith("from"):
-            return {i for i, w in enumerate(works) if w.year is not None and w.year >= year}
-        return {i for i, w in enumerate(works) if w.year is not None and w.year <= year}
+        return works_by_year(works, int(match.group(1)), since=name.startswith("from"))
     if name == "type":
         return {i for i, w in enumerate(works) if _TYPES.get(w.type, "other") in values}
     if name == "is_retracted":
@@ -382,45 +369,38 @@ _ARXIV_SOURCE: Final = {
 }
 
 
+def _published_location(
+    work: SimWork, location_id: str, *, is_oa: bool, landing_page_url: str | None, **overrides: Any
+) -> dict[str, Any]:
+    """A location of the published version: at its venue, or (`overrides`) where it is listed."""
+    return {
+        "id": location_id,
+        "is_oa": is_oa,
+        "landing_page_url": landing_page_url,
+        "pdf_url": None,
+        "source": _source(work),
+        "license": None,
+        "license_id": None,
+        "version": "publishedVersion",
+        "is_accepted": True,
+        "is_published": True,
+        "raw_source_name": work.venue,
+        "raw_type": work.type,
+        **overrides,
+    }
+
+
 def _locations(work: SimWork) -> list[dict[str, Any]]:
     locations: list[dict[str, Any]] = []
-    doi_url = _doi_url(work)
     if work.doi:
         locations.append(
-            {
-                "id": f"doi:{work.doi}",
-                "is_oa": False,
-                "landing_page_url": doi_url,
-                "pdf_url": None,
-                "source": _source(work),
-                "license": None,
-                "license_id": None,
-                "version": "publishedVersion",
-                "is_accepted": True,
-                "is_published": True,
-                "raw_source_name": work.venue,
-                "raw_type": work.type,
-            }
+            _published_location(work, f"doi:{work.doi}", is_oa=False, landing_page_url=_doi_url(work))
         )
     elif work.venue and work.type != "posted-content":
         # Published without a DOI (PMLR, OpenReview, NeurIPS proceedings): OpenAlex still names
         # the venue, with the proceedings' landing page.
-        locations.append(
-            {
-                "id": f"venue:{work.key}",
-                "is_oa": True,
-                "landing_page_url": f"https://proceedings.example.org/{stable_hex(work.key)[:12]}",
-                "pdf_url": None,
-                "source": _source(work),
-                "license": None,
-                "license_id": None,
-                "version": "publishedVersion",
-                "is_accepted": True,
-                "is_published": True,
-                "raw_source_name": work.venue,
-                "raw_type": work.type,
-            }
-        )
+        landing = f"https://proceedings.example.org/{stable_hex(work.key)[:12]}"
+        locations.append(_published_location(work, f"venue:{work.key}", is_oa=True, landing_page_url=landing))
     if work.series and locations:
         locations.append(_extra_location(work, work.series, "book series", published=True))
     if work.repository_primary:
@@ -445,34 +425,30 @@ def _locations(work: SimWork) -> list[dict[str, Any]]:
             }
         )
     if work.pmid:
+        pubmed = f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}"
+        pubmed_source = {
+            "id": "https://openalex.org/S4306525036",
+            "display_name": "PubMed",
+            "issn_l": None,
+            "issn": None,
+            "is_oa": False,
+            "is_in_doaj": False,
+            "is_core": False,
+            "host_organization": "https://openalex.org/I1299303238",
+            "host_organization_name": "National Institutes of Health",
+            "host_organization_lineage": ["https://openalex.org/I1299303238"],
+            "host_organization_lineage_names": [],
+            "type": "repository",
+        }
         locations.append(
-            {
-                "id": f"pmid:{work.pmid}",
-                "is_oa": False,
-                "landing_page_url": f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}",
-                "pdf_url": None,
-                "source": {
-                    "id": "https://openalex.org/S4306525036",
-                    "display_name": "PubMed",
-                    "issn_l": None,
-                    "issn": None,
-                    "is_oa": False,
-                    "is_in_doaj": False,
-                    "is_core": False,
-                    "host_organization": "https://openalex.org/I1299303238",
-                    "host_organization_name": "National Institutes of Health",
-                    "host_organization_lineage": ["https://openalex.org/I1299303238"],
-                    "host_organization_lineage_names": [],
-                    "type": "repository",
-                },
-                "license": None,
-                "license_id": None,
-                "version": "publishedVersion",
-                "is_accepted": True,
-                "is_published": True,
-                "raw_source_name": work.venue,
-                "raw_type": None,
-            }
+            _published_location(
+                work,
+                f"pmid:{work.pmid}",
+                is_oa=False,
+                landing_page_url=pubmed,
+                source=pubmed_source,
+                raw_type=None,
+            )
         )
     return locations
 

@@ -22,6 +22,7 @@ from typing import Any, Final, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from aletheia.core.errors import AletheiaError
 from aletheia.sources.simulator.ids import (
     normalize_doi,
     normalize_pmcid,
@@ -344,7 +345,7 @@ class SimWork(BaseModel):
         return SimWork.model_validate(data)
 
 
-class UniverseError(ValueError):
+class UniverseError(ValueError, AletheiaError):
     """A universe file that cannot be read: the line number and what is wrong."""
 
 
@@ -550,9 +551,6 @@ class Universe:
         cls, records: Iterable[Mapping[str, Any] | SimWork], *, base_dir: Path | None = None
     ) -> Universe:
         return cls(_validated(records), base_dir=base_dir)
-
-    def write_jsonl(self, path: str | Path) -> None:
-        write_universe(self.works, path)
 
 
 def _validated(records: Iterable[Mapping[str, Any] | SimWork]) -> list[SimWork]:

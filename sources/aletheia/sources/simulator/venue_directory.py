@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from aletheia.core.identifiers import issn_check_character
 from aletheia.core.venue_data import VenueAlias, venue_tables
 from aletheia.core.venues import canonical_venue
 from aletheia.sources.simulator.ids import stable_hex, stable_int
@@ -86,9 +87,7 @@ class SimVenue:
 def synthetic_issn(name: str) -> str:
     """A stable, well-formed ISSN (mod-11 check character) for a journal the universe gives none."""
     digits = f"{9_000_000 + stable_int('issn', name, digits=6):07d}"[-7:]
-    total = sum(int(d) * w for d, w in zip(digits, range(8, 1, -1), strict=True))
-    check = (11 - total % 11) % 11
-    return f"{digits[:4]}-{digits[4:]}{'X' if check == 10 else check}"
+    return f"{digits[:4]}-{digits[4:]}{issn_check_character(digits)}"
 
 
 def _key(name: str) -> str:
