@@ -20,10 +20,11 @@ from aletheia.sources.base import (
     SourceUnavailableError,
 )
 from aletheia.sources.cache import MemoryRawCache
-from aletheia.sources.crossref import CrossrefClient, crossref_transport, polite_user_agent
+from aletheia.sources.crossref import CrossrefClient, crossref_transport
 from aletheia.sources.registry import SOURCES, ClientParts
 from aletheia.sources.transport.polite import PoliteTransport
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.user_agent import user_agent
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crossref"
 BASE = "https://api.crossref.test"
@@ -258,7 +259,7 @@ async def test_searches_draw_from_the_search_bucket() -> None:
 
 
 def test_the_user_agent_without_a_contact() -> None:
-    assert polite_user_agent(None).endswith("(https://github.com/aletheia-citations)")
+    assert user_agent(None).endswith("(https://github.com/aletheia-citations)")
 
 
 def test_the_transport_factory_reads_settings(http_factory: Any) -> None:

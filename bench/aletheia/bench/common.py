@@ -22,13 +22,14 @@ from aletheia.config import Settings
 from aletheia.core.bibliography import InputProblem, parse_text
 from aletheia.core.errors import AletheiaError
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.evidence.gateway import SourceGateway, user_agent
+from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.sources.base import RawCache
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.io_thread import IoThreadClient
 from aletheia.sources.simulator import SimulatorConfig, env_for
 from aletheia.sources.transport.figures import request_figures
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.user_agent import user_agent
 
 # <repo>/../shared/data, where the benchmark data sets live (never copied into the repo).
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"

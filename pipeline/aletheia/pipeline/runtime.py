@@ -181,9 +181,10 @@ class Runtime:
         library is not consulted (the weekly audit: a paper retracted since its last check)."""
         import httpx
 
-        from aletheia.pipeline.evidence.gateway import SourceGateway, user_agent
+        from aletheia.pipeline.evidence.gateway import SourceGateway
         from aletheia.sources.io_thread import IoThreadClient
         from aletheia.sources.transport.ratelimit import build_rate_limiter
+        from aletheia.sources.transport.user_agent import user_agent
 
         limiter = limiter if limiter is not None else build_rate_limiter(self.settings)
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)

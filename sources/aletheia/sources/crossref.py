@@ -19,7 +19,6 @@ Shapes worth knowing (they break naive parsers):
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
@@ -41,6 +40,7 @@ from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
     update_kind,
 )
 from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.user_agent import user_agent
 
 if TYPE_CHECKING:
     import httpx
@@ -59,7 +59,6 @@ __all__ = [
     "notices_from_update_to",
     "parse_crossref_message",
     "parse_crossref_work",
-    "polite_user_agent",
     "update_kind",
 ]
 
@@ -69,19 +68,8 @@ SOURCE: Final = SourceName.CROSSREF
 MAX_DOIS_PER_FILTER: Final = 50
 # Characters that would end a filter value or split the filter list: such a DOI is asked alone.
 _FILTER_UNSAFE: Final = re.compile(r"[,:\s]")
-PROJECT_URL: Final = "https://github.com/aletheia-citations"
 
 # --- the client ------------------------------------------------------------------------------------
-
-
-def polite_user_agent(mailto: str | None) -> str:
-    """`Aletheia/<version> (<project url>; mailto:<address>)`, the form Crossref's etiquette asks."""
-    try:
-        version = importlib.metadata.version("aletheia-citations")
-    except importlib.metadata.PackageNotFoundError:
-        version = "0"
-    contact = f"; mailto:{mailto}" if mailto else ""
-    return f"Aletheia/{version} ({PROJECT_URL}{contact})"
 
 
 def _work_path(doi: str) -> str:
@@ -326,7 +314,7 @@ def crossref_transport(
 ) -> PoliteTransport:
     """The polite transport to Crossref, from settings: base URL, limits, on/off, and the User-Agent
     that names a contact address (Crossref's polite pool)."""
-    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    headers = {"User-Agent": user_agent(settings.mailto)}
     return transport_from_settings(
         SOURCE, http, settings, limiter, breaker, base_url=settings.crossref_url, headers=headers
     )

@@ -165,9 +165,9 @@ def dblp_transport(
 ) -> PoliteTransport:
     """The polite transport to DBLP: base URL, limits, on/off from settings; a User-Agent naming
     Aletheia and a contact, as DBLP asks of scripts."""
-    from aletheia.sources.crossref import polite_user_agent
+    from aletheia.sources.transport.user_agent import user_agent
 
-    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    headers = {"User-Agent": user_agent(settings.mailto)}
     return transport_from_settings(
         SOURCE, http, settings, limiter, breaker, base_url=settings.dblp_url, headers=headers
     )

@@ -125,9 +125,9 @@ class OpenLibraryClient:
 def open_library_transport(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
-    from aletheia.sources.crossref import polite_user_agent
+    from aletheia.sources.transport.user_agent import user_agent
 
-    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    headers = {"User-Agent": user_agent(settings.mailto)}
     return transport_from_settings(
         SOURCE, http, settings, limiter, breaker, base_url=settings.open_library_url, headers=headers
     )

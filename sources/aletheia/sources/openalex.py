@@ -359,9 +359,9 @@ def openalex_transport(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
     """The polite transport to OpenAlex, from settings (base URL, limits, on/off)."""
-    from aletheia.sources.crossref import polite_user_agent
+    from aletheia.sources.transport.user_agent import user_agent
 
-    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    headers = {"User-Agent": user_agent(settings.mailto)}
     return transport_from_settings(
         SOURCE, http, settings, limiter, breaker, base_url=settings.openalex_url, headers=headers
     )

@@ -59,9 +59,9 @@ class PerseusClient:
 def perseus_transport(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
 ) -> PoliteTransport:
-    from aletheia.sources.crossref import polite_user_agent
+    from aletheia.sources.transport.user_agent import user_agent
 
-    headers = {"User-Agent": polite_user_agent(settings.mailto)}
+    headers = {"User-Agent": user_agent(settings.mailto)}
     return transport_from_settings(
         SOURCE, http, settings, limiter, breaker, base_url=settings.perseus_url, headers=headers
     )

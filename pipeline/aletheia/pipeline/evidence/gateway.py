@@ -25,6 +25,7 @@ from aletheia.pipeline.evidence.gateway_parts import searchable
 from aletheia.sources.base import RawCache, SourceRecord, SourceStats
 from aletheia.sources.transport.breaker import CircuitBreaker
 from aletheia.sources.transport.limiter import RateLimiter
+from aletheia.sources.transport.user_agent import user_agent
 
 if TYPE_CHECKING:
     from aletheia.pipeline.evidence.mirror_tier import MirrorTier
@@ -95,16 +96,6 @@ class WorksLibrary(Protocol):
     async def search(
         self, words: Sequence[str], *, title: str | None = None, limit: int = 5
     ) -> list[SourceRecord]: ...
-
-
-def user_agent() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        v = version("aletheia-citations")
-    except PackageNotFoundError:  # running from a source tree without metadata
-        v = "0"
-    return f"Aletheia/{v} (citation verification; https://github.com/aletheia-citations/aletheia)"
 
 
 class SourceGateway:
