@@ -68,7 +68,7 @@ def submit_claims_text(
     return job_id
 
 
-def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
+def check_claims_text(ctx: ServiceContext, job_id: str) -> None:
     """The one step of a claims-text job (its document item held while it runs)."""
     rt = ctx.runtime
     with job_context(job_id):
@@ -91,7 +91,7 @@ def _check(ctx: ServiceContext, job: Job) -> None:
     """The report, its trail committed, its files written; then the job is done."""
     from aletheia.pipeline.audit.events import audit_log_for, commit_job_trail
     from aletheia.pipeline.claims.audit_events import ClaimTrail
-    from aletheia.pipeline.claims.research_text import check_claims_text
+    from aletheia.pipeline.claims.research_text import check_claims_text as check_research_text
     from aletheia.pipeline.jobs.files import write_artifact
     from aletheia.pipeline.reports.claims_html import render_claims_html
 
@@ -106,7 +106,7 @@ def _check(ctx: ServiceContext, job: Job) -> None:
         report = _run_in_job(
             ctx,
             job_id,
-            check_claims_text(
+            check_research_text(
                 InputDocument.from_json(spec["document"]),
                 [InputDocument.from_json(d) for d in spec.get("bibliographies", [])],
                 gateway=ctx.source_gateway(),
