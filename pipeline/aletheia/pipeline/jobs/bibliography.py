@@ -55,8 +55,17 @@ def needs_parsing_pool(job: Job) -> bool:
     return any(Path(d.name).suffix.lower() in HEAVY_EXTENSIONS for d in _documents(job))
 
 
-def start_bibliography_job(ctx: ServiceContext, job_id: str, *, in_parsing_pool: bool = False) -> None:
+def start_bibliography_job(ctx: ServiceContext, job_id: str) -> None:
     """Expand the job's documents into items (here, or in the parsing pool when they are heavy)."""
+    _start(ctx, job_id, in_parsing_pool=False)
+
+
+def expand_documents(ctx: ServiceContext, job_id: str) -> None:
+    """The parsing pool's step: the job's heavy documents (PDF, HTML) converted and expanded."""
+    _start(ctx, job_id, in_parsing_pool=True)
+
+
+def _start(ctx: ServiceContext, job_id: str, *, in_parsing_pool: bool) -> None:
     with job_context(job_id):
         job = _job(ctx.runtime, job_id)
         if job.status in FINISHED:
@@ -65,11 +74,6 @@ def start_bibliography_job(ctx: ServiceContext, job_id: str, *, in_parsing_pool:
             ctx.dispatcher.send(EXPAND_DOCUMENTS, job_id)
             return
         expand_items(ctx, job_id)
-
-
-def expand_documents(ctx: ServiceContext, job_id: str) -> None:
-    """The parsing pool's step: the job's heavy documents (PDF, HTML) converted and expanded."""
-    start_bibliography_job(ctx, job_id, in_parsing_pool=True)
 
 
 def expansion_failed(ctx: ServiceContext, job_id: str, error: BaseException, *, final: bool) -> bool:
