@@ -21,7 +21,7 @@ from aletheia.pipeline.audit.events import (
 )
 from aletheia.pipeline.evidence.gather import verify_reference
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
-from aletheia.pipeline.evidence.stream import remember_found
+from aletheia.pipeline.evidence.remember import remember_found
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred, _run_in_job, deferral_wait
 from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, RENDER_REPORT, VERIFY_ITEM

@@ -8,7 +8,6 @@ changes, so a file with nothing to fix comes out byte for byte the same.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,9 @@ from aletheia.core.bibliography import InputProblem, iter_bibtex
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline import atomic_files
-from aletheia.pipeline.evidence.stream import DEFAULT_CONCURRENCY, remember_found, verify_stream
 from aletheia.pipeline.runtime import Runtime
+from aletheia.pipeline.verify import DEFAULT_CONCURRENCY
+from aletheia.pipeline.verify import verify_references as through_the_engine
 
 
 def read_bibtex(text: str, origin: str) -> tuple[list[CitedReference], list[InputProblem]]:
@@ -29,28 +29,26 @@ def read_bibtex(text: str, origin: str) -> tuple[list[CitedReference], list[Inpu
     return refs, problems
 
 
-async def verify_references(
-    runtime: Runtime, refs: list[CitedReference], *, concurrency: int = DEFAULT_CONCURRENCY
+def verify_references(
+    runtime: Runtime, refs: list[CitedReference], *, origin: str, concurrency: int = DEFAULT_CONCURRENCY
 ) -> tuple[list[tuple[CitedReference, Verdict]], dict[str, int]]:
-    """Each reference's verdict, in input order, and the count by verdict."""
-    results: list[tuple[CitedReference, Verdict]] = []
-    counts: Counter[str] = Counter()
-    async with runtime.gateway() as gateway:
-        async for outcome in verify_stream(
-            refs, gateway, concurrency=concurrency, current_year=datetime.now(UTC).year
-        ):
-            results.append((outcome.cited, outcome.verdict))
-            counts[outcome.verdict.status.value] += 1
-            await remember_found(runtime.library, outcome)
+    """Each reference's verdict, in input order, and the count by verdict: verified through the
+    engine (a bibliography job run in this process: item rows, the audit trail, the steps'
+    failure policy), as `aletheia verify` does."""
+    run = through_the_engine(
+        runtime, refs, input_description={"fix": origin}, concurrency=concurrency, submitted_by="fix"
+    )
+    results = [(outcome.cited, outcome.verdict) for outcome in run.outcomes]
+    counts = Counter(verdict.status.value for _, verdict in results)
     return results, dict(sorted(counts.items()))
 
 
-async def fix_bibtex_text(
+def fix_bibtex_text(
     runtime: Runtime, text: str, *, origin: str, concurrency: int = DEFAULT_CONCURRENCY
 ) -> tuple[FixPlan, dict[str, Any]]:
     """The plan (edits, changes, marks) and a report document for `text`."""
     refs, problems = read_bibtex(text, origin)
-    results, by_verdict = await verify_references(runtime, refs, concurrency=concurrency)
+    results, by_verdict = verify_references(runtime, refs, origin=origin, concurrency=concurrency)
     plan = plan_fix(text, results, problems)
     report = {
         "input": origin,
