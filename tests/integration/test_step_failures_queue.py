@@ -33,7 +33,6 @@ from aletheia.sources.simulator.server import SimulatorServer
 from aletheia.sources.simulator.universe import Universe
 from tests.integration.job_checks import sql
 from tests.integration.queue_stack import (
-    REDIS_DB,
     Stack,
     bibtex_for,
     flush_redis_db,
@@ -49,6 +48,9 @@ WORKS = make_universe(3, seed="f")
 BIBTEX = bibtex_for(WORKS, fabricated=1)
 FAULTY_CELERY = [sys.executable, "-m", "tests.integration.faulty_worker", "-A", "aletheia.workers.app"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# A Redis database of its own on the machine's server: the other queue tests use 14, and a worker
+# of theirs (another checkout's run on the same machine) would take this test's messages.
+REDIS_DB = 12
 
 
 @pytest.fixture(scope="module")
