@@ -146,11 +146,14 @@ class Stack:
         pool: str = "threads",
         concurrency: int = 4,
         extra: Iterable[str] = (),
+        command: Iterable[str] = CELERY,
     ) -> subprocess.Popen[bytes]:
+        """`command`: the Celery command line up to its subcommand (a wrapper that installs faults
+        first: `tests/integration/faulty_worker.py`)."""
         node = f"{name}-{uuid.uuid4().hex[:6]}@localhost"
         log = (self.workdir / f"{name}.log").open("ab")
         process = subprocess.Popen(
-            [*CELERY, "worker", "-Q", ",".join(queues), "-P", pool, "-c", str(concurrency), "-n", node,
+            [*command, "worker", "-Q", ",".join(queues), "-P", pool, "-c", str(concurrency), "-n", node,
              "--without-gossip", "--without-mingle", "-l", "INFO", *extra],
             env=self.env | {"ALETHEIA_POOL": name}, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -17,8 +17,8 @@ from aletheia.config import Settings
 from aletheia.config.settings import reset_settings_cache
 from aletheia.pipeline.contracts import (
     check_contracts,
+    contract_check,
     latest_contract_report,
-    run_contract_check,
     store_contract_report,
 )
 from aletheia.pipeline.evidence.gateway import SourceGateway
@@ -127,7 +127,7 @@ def test_the_beat_task_never_raises_and_stores_what_happened(tmp_path: Path) -> 
         def source_gateway(self, *, fresh: bool = False) -> Any:
             raise RuntimeError("no network here")
 
-    result = run_contract_check(Broken())  # type: ignore[arg-type]
+    result = contract_check(Broken())  # type: ignore[arg-type]
     assert result["exit_code"] == 3 and "no network here" in result["results"][0]["error"]
     stored = latest_contract_report(Broken.settings)
     assert stored is not None and stored.results[0].status == "unreachable"

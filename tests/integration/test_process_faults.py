@@ -142,7 +142,10 @@ def test_parsing_worker_killed_mid_expansion(stack: Stack, tmp_path: Path) -> No
     job_id = stack.cli("submit", *files).stdout.strip()
 
     wait_for(
-        lambda: worker_log_has(stack, "parsing", "aletheia.parsing.expand_job"), 60, "the expansion", 0.02
+        lambda: worker_log_has(stack, "parsing", "aletheia.parsing.expand_documents"),
+        60,
+        "the expansion",
+        0.02,
     )
     time.sleep(0.5)
     assert count(stack, job_id) == 0, "the expansion finished before the kill"

@@ -26,16 +26,12 @@ def test_every_kind_has_a_record_and_every_name_it_gives_resolves() -> None:
         assert record.formats, record.kind
     for step in STEPS.values():
         assert callable(resolve(step.function)), step.name
-        if step.on_error is not None:
-            assert callable(resolve(step.on_error)), step.name
+        if step.failure.settle is not None:
+            assert callable(resolve(step.failure.settle)), step.name
 
 
 def test_every_step_has_a_celery_task_and_a_route_and_every_task_a_step() -> None:
-    import aletheia.workers.tasks.bibliography
-    import aletheia.workers.tasks.claims
-    import aletheia.workers.tasks.control
-    import aletheia.workers.tasks.retrieval
-    import aletheia.workers.tasks.writer  # noqa: F401
+    import aletheia.workers.tasks.steps  # noqa: F401
     from aletheia.workers.app import QUEUES, ROUTES, app
 
     ours = {name for name in app.tasks if name.startswith("aletheia.")}
@@ -66,19 +62,38 @@ def test_kinds_and_statuses_are_str_enums() -> None:
     assert kind_record("audit").asks_afresh and not kind_record("sweep").asks_afresh
 
 
-def test_inline_dispatcher_runs_the_registry_function() -> None:
-    from aletheia.pipeline.jobs import inline
+def test_step_names_say_their_function() -> None:
+    """One name per step (issue 31: `aletheia.parsing.expand_job` ran `expand_documents`, its task
+    function was `expand_job`, and another `expand_job` expanded items)."""
+    from aletheia.pipeline.jobs.kinds import Step
 
-    source = inspect.getsource(inline.run_step)
-    assert "STEPS" in source
+    for step in STEPS.values():
+        verb = step.name.rpartition(".")[2]
+        assert verb == step.function.rpartition(":")[2] == resolve(step.function).__name__
+    with pytest.raises(ValueError, match="one name per step"):
+        Step("aletheia.parsing.expand_job", Pool.PARSING, "m:expand_documents")
+
+
+def test_the_inline_dispatcher_and_the_celery_tasks_run_the_one_runner() -> None:
+    from aletheia.pipeline.jobs import inline, runner
+    from aletheia.workers.tasks import steps
+
+    assert "runner.run" in inspect.getsource(inline.InlineDispatcher.drain)
+    assert "runner.run" in inspect.getsource(steps.run_queued)
+    assert set(steps.TASKS) == set(STEPS)
+    with pytest.raises(ValueError, match="unknown task"):
+        runner.run(None, "aletheia.control.nothing", ())
     with pytest.raises(ValueError, match="unknown task"):
         inline.run_step(None, "aletheia.control.nothing")  # type: ignore[arg-type]
 
 
-def test_the_retrieval_task_and_the_inline_dispatcher_share_verify_items_error_handler() -> None:
-    """The registry names `verify_item`'s error handler; the Celery task calls that same function."""
+def test_verify_items_policy_settles_the_item_after_its_retries() -> None:
     from aletheia.pipeline.jobs import bibliography
     from aletheia.pipeline.jobs.kinds import VERIFY_ITEM
 
-    assert STEPS[VERIFY_ITEM].on_error is not None
-    assert resolve(STEPS[VERIFY_ITEM].on_error) is bibliography.item_failed
+    policy = STEPS[VERIFY_ITEM].failure
+    assert policy.settle is not None and resolve(policy.settle) is bibliography.item_failed
+    assert policy.max_retries + 1 == bibliography.MAX_ITEM_ATTEMPTS
+    for retries in range(30):
+        base = min(policy.max_backoff, policy.first_backoff * 2.0**retries)
+        assert 0.5 * base <= policy.backoff(retries) <= 1.5 * base

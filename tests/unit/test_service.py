@@ -74,7 +74,7 @@ class ScriptedVerifier:
 
 @pytest.fixture
 def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Runtime:
-    # expand_job (aletheia.pipeline.jobs.bibliography) looks read_references up in its own module.
+    # expand_items (aletheia.pipeline.jobs.bibliography) looks read_references up in its own module.
     monkeypatch.setattr(bibliography_jobs, "read_references", fake_read_references)
     monkeypatch.setattr(Runtime, "ensure_bundled_snapshot", lambda self: None)
     settings = Settings(
@@ -171,7 +171,7 @@ def test_every_step_twice_changes_nothing(runtime: Runtime, inline: Any, verifie
         service.run_step(ctx, task, *args)
     for item in items:
         service.verify_item(ctx, item.id)
-    service.expand_job(ctx, job_id)
+    service.expand_items(ctx, job_id)
     dispatcher.drain(ctx)
 
     assert count(runtime, Item, job_id=job_id) == 2
@@ -373,8 +373,9 @@ def test_documents_are_read_by_the_real_parsers_under_their_own_names() -> None:
 def test_the_inline_dispatcher_settles_a_reference_that_always_fails(
     runtime: Runtime, inline: Any, verifier: ScriptedVerifier
 ) -> None:
-    """As the Celery task does (the step's `on_error` in the registry): retried, then settled as
-    unverifiable after its attempts; the other references and the report are not lost."""
+    """As the Celery task does (the step's failure policy in the registry, one runner): retried,
+    then settled as unverifiable after its attempts; the other references and the report are not
+    lost."""
     dispatcher, ctx = inline
     verifier.fail_always.add("b")
     job_id = service.submit_bibliography(runtime, dispatcher, bib("a|real\nb|real\n"))

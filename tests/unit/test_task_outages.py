@@ -73,7 +73,7 @@ def test_an_outage_is_retried_past_the_tasks_own_bound_with_its_own_count(app: C
 
     @app.task(bind=True, base=OutageRetryingTask, max_retries=0, name="test.flaky")
     def flaky(self: Any, failures: int) -> str:
-        seen.append(outage._outages_seen(self.request))
+        seen.append(outage.header_count(self.request, outage.OUTAGE_HEADER))
         if len(seen) <= failures:
             raise pg_gone()
         return "done"
@@ -113,7 +113,9 @@ class _Ctx:
 def test_verify_item_waits_out_a_database_outage_and_never_counts_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before: the task's error handler (`item_failed`) needed the database too, raised a second
     OperationalError, and the task ended without a retry."""
-    from aletheia.workers.tasks import retrieval
+    from aletheia.pipeline.jobs import bibliography
+    from aletheia.pipeline.jobs.kinds import VERIFY_ITEM
+    from aletheia.workers.tasks import steps
 
     verified: list[str] = []
     failures = iter([pg_gone(), pg_gone(), pg_gone()])
@@ -127,27 +129,30 @@ def test_verify_item_waits_out_a_database_outage_and_never_counts_it(monkeypatch
     def item_failed(*_: Any, **__: Any) -> bool:
         raise pg_gone()  # the database is down for the handler too
 
-    monkeypatch.setattr(retrieval, "worker_context", _Ctx)
-    monkeypatch.setattr(retrieval.jobs, "verify_item", verify_item)
-    monkeypatch.setattr(retrieval.jobs, "item_failed", item_failed)
-    retrieval.verify_item.apply(args=["item-1"]).get()
+    monkeypatch.setattr(steps, "worker_context", _Ctx)
+    monkeypatch.setattr(bibliography, "verify_item", verify_item)
+    monkeypatch.setattr(bibliography, "item_failed", item_failed)
+    steps.TASKS[VERIFY_ITEM].apply(args=["item-1"]).get()
     assert verified == ["item-1"]
 
 
 def test_a_claim_stage_waits_out_an_outage_beyond_its_error_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    from aletheia.workers.tasks import claims
+    from aletheia.pipeline.jobs import claims
+    from aletheia.pipeline.jobs.kinds import CLAIM_JUDGE, STEPS
+    from aletheia.workers.tasks import steps
 
     calls: list[int] = []
+    bound = STEPS[CLAIM_JUDGE].failure.max_retries
 
     def stage(ctx: Any, job_id: str) -> None:
         calls.append(1)
-        if len(calls) <= claims.MAX_ERROR_RETRIES + 2:
+        if len(calls) <= bound + 2:
             raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379")
 
-    monkeypatch.setattr(claims, "worker_context", _Ctx)
-    monkeypatch.setattr(claims.jobs, "claim_judge", stage)
-    claims.claim_judge.apply(args=["job-1"]).get()
-    assert len(calls) == claims.MAX_ERROR_RETRIES + 3
+    monkeypatch.setattr(steps, "worker_context", _Ctx)
+    monkeypatch.setattr(claims, "claim_judge", stage)
+    steps.TASKS[CLAIM_JUDGE].apply(args=["job-1"]).get()
+    assert len(calls) == bound + 3
 
 
 # --- waiting out the outage in the slot (issue 33) ---------------------------------------------------

@@ -189,7 +189,7 @@ def test_a_found_works_fresh_records_reach_the_library(runtime: Runtime) -> None
     from aletheia.core.records import CitedReference
     from aletheia.core.verdicts import Verdict, VerdictStatus
     from aletheia.pipeline.evidence.outcome import ReferenceOutcome
-    from aletheia.pipeline.evidence.stream import remember_found
+    from aletheia.pipeline.evidence.remember import remember_found
     from aletheia.sources.base import SourceRecord
 
     _remember(runtime, WORK.model_copy(update={"source": SourceName.OPENALEX}), UNCHANGED)

@@ -184,6 +184,52 @@ async def simulated_gateway(
         yield SourceGateway(settings, http, LocalRateLimiter(), cache=cache, mirror=mirror)
 
 
+def through_the_engine(
+    refs: list[CitedReference],
+    settings: Settings,
+    concurrency: int,
+    *,
+    requests: dict[str, Any] | None = None,
+    cache: RawCache | None = None,
+    mirror: Any = None,
+) -> list[Any]:
+    """Every reference through the engine against the simulated sources (the bench's run): a
+    bibliography job whose steps run in this process (`verify.verify_references`, as `aletheia
+    verify` and `aletheia fix`), on a store of the run's own (SQLite in a temporary folder: its
+    rows are thrown away) and the simulated gateway (no raw cache nor library read: every answer
+    is fetched). Outcomes in input order. `requests`, when given, receives the run's request
+    figures (`gateway.request_figures`)."""
+    from aletheia.pipeline.jobs.context import LoopThread
+    from aletheia.pipeline.jobs.in_process import verify_references
+    from aletheia.pipeline.runtime import Runtime
+    from aletheia.storage.db import engine_for
+
+    loop = LoopThread("aletheia-bench")
+    opened = simulated_gateway(settings, cache, mirror)
+    try:
+        gateway = loop.run(opened.__aenter__())
+        with tempfile.TemporaryDirectory(prefix="aletheia-bench-store-") as tmp:
+            # No database URL: SQLite in the data folder (`Settings.sqlalchemy_url`).
+            runtime = Runtime.open(settings.model_copy(update={"database_url": None, "data_dir": Path(tmp)}))
+            try:
+                run = verify_references(
+                    runtime,
+                    refs,
+                    input_description={"bench": len(refs)},
+                    concurrency=concurrency,
+                    gateway=gateway,
+                    runner=loop,
+                )
+            finally:
+                engine_for(runtime.settings.sqlalchemy_url()).dispose()
+        if requests is not None:
+            requests.update(request_figures(gateway.stats(), len(run.outcomes)))
+        return run.outcomes
+    finally:
+        loop.run(opened.__aexit__(None, None, None))
+        loop.close()
+
+
 async def verify_all(
     refs: list[CitedReference],
     settings: Settings,
@@ -193,17 +239,10 @@ async def verify_all(
     cache: RawCache | None = None,
     mirror: Any = None,
 ) -> list[Any]:
-    """Every reference through `verify_stream` against the simulated sources (the bench's run).
-    `requests`, when given, receives the run's request figures (`gateway.request_figures`)."""
-    from aletheia.pipeline.evidence.stream import verify_stream
-
-    out = []
-    async with simulated_gateway(settings, cache, mirror) as gateway:
-        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
-            out.append(outcome)
-        if requests is not None:
-            requests.update(request_figures(gateway.stats(), len(out)))
-    return out
+    """`through_the_engine`, awaited (in a thread: the engine runs its own event loop)."""
+    return await asyncio.to_thread(
+        through_the_engine, refs, settings, concurrency, requests=requests, cache=cache, mirror=mirror
+    )
 
 
 def requests_twice(

@@ -15,10 +15,10 @@ Two source sets, each verified against the universe and simulator settings of it
 
 For each format the rendered file is read as `aletheia verify FILE` reads it
 (`pipeline.inputs.iter_references`: format detection included) and every reference goes through
-`verify_stream` against the set's simulator. Each parsed reference is matched back to its `.bib`
-entry (`formats_render.entry_of`), and an entry's *verdict class* (flagged, verified, minor,
-ambiguous, unverifiable, out_of_scope; `missing` when no reference was read for it) is compared
-with its class in the `.bib` run. The bar (issue 20): the same class for at least 95% of the
+the engine (`common.verify_all`) against the set's simulator. Each parsed reference is matched
+back to its `.bib` entry (`formats_render.entry_of`), and an entry's *verdict class* (flagged,
+verified, minor, ambiguous, unverifiable, out_of_scope; `missing` when no reference was read for
+it) is compared with its class in the `.bib` run. The bar (issue 20): the same class for at least 95% of the
 entries, and a flagged share within one point of the `.bib` run.
 
 Beside that main figure, and never instead of it, each format has a second one

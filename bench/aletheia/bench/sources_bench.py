@@ -1,9 +1,9 @@
 """Issue 3: 2,000 references against the simulator enforcing the documented limits.
 
 70% cite a DOI, 20% only an arXiv id, 10% only a title (their works have DOIs). The pipeline
-(`verify_stream` over a `SourceGateway`) runs against a simulator in its own process; the figures
-are the simulator's own counters (requests per source and kind, 429s), the wall time, and the
-bound that the documented limits impose on the requests the strategy must make.
+(the engine, `common.through_the_engine`, over a `SourceGateway`) runs against a simulator in its
+own process; the figures are the simulator's own counters (requests per source and kind, 429s),
+the wall time, and the bound that the documented limits impose on the requests the strategy must make.
 
 Issue 11: `sliding_window=True` makes the simulator count each source's documented "N per second"
 over a sliding window, as the services do, and `jitter_ms` delays every request by a uniform
@@ -12,7 +12,6 @@ over a sliding window, as the services do, and `jitter_ms` delays every request 
 
 from __future__ import annotations
 
-import asyncio
 import math
 import tempfile
 import time
@@ -25,11 +24,10 @@ from aletheia.bench.common import (
     dump,
     machine,
     parse_bibtex,
-    simulated_gateway,
     simulator_settings,
+    through_the_engine,
 )
 from aletheia.bench.synthetic import citation_bibtex, generate
-from aletheia.pipeline.evidence.stream import verify_stream
 from aletheia.sources.arxiv import MAX_IDS_PER_REQUEST as ARXIV_BATCH
 from aletheia.sources.crossref import MAX_DOIS_PER_FILTER as CROSSREF_BATCH
 from aletheia.sources.openalex import MAX_DOIS_PER_REQUEST as OPENALEX_BATCH
@@ -91,18 +89,17 @@ def requests_made(stats: dict[str, Any], buckets: dict[Bucket, tuple[float, int]
     return {k: v for k, v in made.items() if v}
 
 
-async def _verify_all(
+def _verify_all(
     refs: list[Any], settings: Any, concurrency: int
 ) -> tuple[Counter[str], Counter[str], float, float]:
     verdicts: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
-    async with simulated_gateway(settings) as gateway:
-        started, cpu_started = time.perf_counter(), time.process_time()
-        async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
-            verdicts[outcome.verdict.status.value] += 1
-            for reason in outcome.verdict.reasons:
-                reasons[reason.value] += 1
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    started, cpu_started = time.perf_counter(), time.process_time()
+    for outcome in through_the_engine(refs, settings, concurrency):
+        verdicts[outcome.verdict.status.value] += 1
+        for reason in outcome.verdict.reasons:
+            reasons[reason.value] += 1
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     return verdicts, reasons, elapsed, cpu
 
 
@@ -140,7 +137,7 @@ def run(
                 overrides["coalesce_window_ms"] = coalesce_window_ms
             settings = simulator_settings(sim.base_url, **overrides)
             sim_cpu_before = sim.cpu_seconds()
-            verdicts, reasons, elapsed, cpu = asyncio.run(_verify_all(refs, settings, concurrency))
+            verdicts, reasons, elapsed, cpu = _verify_all(refs, settings, concurrency)
             sim_cpu = sim.cpu_seconds() - sim_cpu_before
             stats = sim.stats()
     buckets = documented_buckets(config)

@@ -36,8 +36,8 @@ __all__ = [
     "ContractReport",
     "ContractResult",
     "check_contracts",
+    "contract_check",
     "latest_contract_report",
-    "run_contract_check",
     "store_contract_report",
 ]
 
@@ -155,7 +155,7 @@ def latest_contract_report(settings: Settings) -> ContractReport | None:
     return ContractReport.from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
-def run_contract_check(ctx: ServiceContext) -> dict[str, Any]:
+def contract_check(ctx: ServiceContext) -> dict[str, Any]:
     """Beat, nightly: check, store, log the drift. Never raises (a failed check is a report too)."""
     try:
         gateway = ctx.source_gateway(fresh=True)

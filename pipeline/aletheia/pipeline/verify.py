@@ -18,15 +18,10 @@ from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.documents.signals import DocumentCheck
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
-from aletheia.pipeline.jobs.context import LoopThread, ServiceContext
 from aletheia.pipeline.jobs.documents import bibliography_exit_code
-from aletheia.pipeline.jobs.inline import InlineDispatcher
+from aletheia.pipeline.jobs.in_process import DEFAULT_CONCURRENCY, run_bibliography_job
 from aletheia.pipeline.jobs.reports import job_summary, reference_entry
-from aletheia.pipeline.jobs.submission import submit_references
 from aletheia.pipeline.runtime import Runtime
-from aletheia.storage.models import JobStatus
-
-DEFAULT_CONCURRENCY = 32
 
 
 @dataclass
@@ -85,29 +80,18 @@ def verify_to_sink(
     summary."""
 
     order = InputOrder(sink)
-    dispatcher = InlineDispatcher(concurrency=concurrency)
-    ctx = ServiceContext(
-        runtime=runtime, dispatcher=dispatcher, runner=LoopThread(), defer_tokens=False, on_verdict=order
-    )
-    read = submit_references(
+    read = run_bibliography_job(
         runtime,
-        dispatcher,
         refs,
+        order,
         input_description=input_description,
-        document_signals=lambda: list(documents.signals) if documents is not None else [],
+        concurrency=concurrency,
         submitted_by=submitted_by,
+        document_signals=lambda: list(documents.signals) if documents is not None else [],
+        on_read=order.expect,
     )
-    job_id = read.job_id
-    order.expect(read.reference_positions)
-    try:
-        dispatcher.drain(ctx)
-    except BaseException as exc:
-        runtime.jobs.set_job_status(job_id, JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
-        raise
-    finally:
-        ctx.close()
     # The summary alone, from the rows (the sink adds the document-level signals from the
     # references it was given, as `aletheia report` does): nothing holds the whole job at once.
-    summary = job_summary(runtime, job_id)
+    summary = job_summary(runtime, read.job_id)
     sink.summary(summary)
-    return VerifyRun(job_id=job_id, summary=summary, problems=read.problems)
+    return VerifyRun(job_id=read.job_id, summary=summary, problems=read.problems)

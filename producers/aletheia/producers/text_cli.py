@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -217,7 +216,8 @@ def fix(file: Path, output: Path | None, in_place: bool, fmt: str, offline: bool
     that could not be checked were marked.
     """
     from aletheia.config import get_settings
-    from aletheia.pipeline.reports.bib_fix import decode, fix_bibtex_text, write_atomically
+    from aletheia.pipeline.fix import fix_bibtex_text
+    from aletheia.pipeline.reports.bib_fix import decode, write_atomically
     from aletheia.pipeline.runtime import Runtime
 
     if output is None and not in_place:
@@ -236,7 +236,7 @@ def fix(file: Path, output: Path | None, in_place: bool, fmt: str, offline: bool
     if text.strip() and detect_format(text, str(file)) is not InputFormat.BIBTEX:
         click.echo(f"aletheia: {file} is not a BibTeX file (fix edits BibTeX only)", err=True)
         sys.exit(exits.USAGE)
-    plan, report = asyncio.run(fix_bibtex_text(Runtime.open(settings), text, origin=str(file)))
+    plan, report = fix_bibtex_text(Runtime.open(settings), text, origin=str(file))
     write_atomically(target, plan.fixed_text(), encoding)
     report["output"] = str(target)
     if fmt == "json":

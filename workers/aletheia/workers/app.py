@@ -36,13 +36,8 @@ QUEUES = tuple(str(pool) for pool in Pool)
 # producer publishes by name without importing the task modules.
 ROUTES: dict[str, dict[str, str]] = {name: {"queue": str(step.pool)} for name, step in STEPS.items()}
 
-TASK_MODULES = (
-    "aletheia.workers.tasks.bibliography",
-    "aletheia.workers.tasks.retrieval",
-    "aletheia.workers.tasks.claims",
-    "aletheia.workers.tasks.writer",
-    "aletheia.workers.tasks.control",
-)
+# One task per step, registered from the registry (workers/tasks/steps.py).
+TASK_MODULES = ("aletheia.workers.tasks.steps",)
 
 
 def _crontab(expression: str) -> crontab:

@@ -17,6 +17,7 @@ from aletheia.config import get_settings
 from aletheia.pipeline.joblog import configure_json_logging
 from aletheia.pipeline.jobs.context import LoopThread, ServiceContext
 from aletheia.pipeline.runtime import Runtime
+from aletheia.workers.broker_probe import RedisBrokerProbe
 from aletheia.workers.dispatch import CeleryDispatcher
 
 _lock = threading.Lock()
@@ -28,7 +29,12 @@ def worker_context() -> ServiceContext:
     with _lock:
         if _context is None or _context[0] != os.getpid():
             runtime = Runtime.open(get_settings())
-            ctx = ServiceContext(runtime=runtime, dispatcher=CeleryDispatcher(), runner=LoopThread())
+            ctx = ServiceContext(
+                runtime=runtime,
+                dispatcher=CeleryDispatcher(),
+                runner=LoopThread(),
+                broker_probe=RedisBrokerProbe.from_settings,
+            )
             _context = (os.getpid(), ctx)
         return _context[1]
 

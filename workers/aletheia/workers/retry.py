@@ -9,8 +9,8 @@ with the countdown alone, 30-60 s after it). Past the wait, the countdown grows 
 second to `MAX_OUTAGE_BACKOFF` seconds (jittered, so a pool's tasks do not all come back at once;
 at most half the visibility timeout), for as long as the outage lasts. It is not an
 attempt: nothing is settled and no item is counted as failed, because the reference or the job is
-not at fault. Any other error is the task's own business (each task module says what it does
-with it).
+not at fault. Any other error is the step's failure policy's business (pipeline/jobs/kinds.py,
+applied by the one runner, pipeline/jobs/runner.py).
 
 Why retry in the task and not only in the re-drive: the re-drive waits until work has been idle
 for a while (docs/service.md, "Re-drive"); a ten-second outage must heal in seconds, not then.
@@ -35,6 +35,8 @@ logger = logging.getLogger(__name__)
 FIRST_OUTAGE_BACKOFF = 1.0  # seconds before the first retry, doubled at each later one
 MAX_OUTAGE_BACKOFF = 30.0
 OUTAGE_HEADER = "aletheia_outages"
+# The error retries a step's message has had (its failure policy's count, pipeline/jobs/kinds.py).
+ERRORS_HEADER = "aletheia_errors"
 
 
 def is_outage(exc: BaseException) -> bool:
@@ -65,7 +67,7 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
             service = failed_service(exc)
             if service is None:  # not an outage: the task's own business
                 raise
-            seen = _outages_seen(self.request)
+            seen = header_count(self.request, OUTAGE_HEADER)
             visibility = get_settings().visibility_timeout_seconds
             reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
             back = _waited_out(self.request, service, visibility)  # answers again (outage_wait.py)
@@ -84,7 +86,7 @@ class OutageRetryingTask(Task):  # type: ignore[misc]  # Celery ships no annotat
             raise self.retry(
                 countdown=countdown,
                 max_retries=self.request.retries + 1,
-                headers={OUTAGE_HEADER: seen + 1},
+                headers=carried_headers(self.request, **{OUTAGE_HEADER: seen + 1}),
             ) from None
 
 
@@ -97,15 +99,21 @@ def _waited_out(request: Any, service: Service, visibility_timeout: float) -> bo
     return process_waiter().wait(service, min(OUTAGE_WAIT_SECONDS, visibility_timeout / 3))
 
 
-def _outages_seen(request: Any) -> int:
-    """How many outage retries this message has had (its own count, in a message header: token
-    deferrals and a task's ordinary retries must not lengthen the outage's backoff). A worker
-    exposes a custom header as an attribute of the request; an eager `apply()` keeps it in
-    `request.headers`."""
-    found = getattr(request, OUTAGE_HEADER, None)
+def header_count(request: Any, header: str) -> int:
+    """A count this message carries in a header of ours (`OUTAGE_HEADER`: the outage retries,
+    which token deferrals and error retries must not lengthen; `ERRORS_HEADER`: the error
+    retries, which outages and deferrals must not use up). A worker exposes a custom header as an
+    attribute of the request; an eager `apply()` keeps it in `request.headers`."""
+    found = getattr(request, header, None)
     if found is None:
-        found = (getattr(request, "headers", None) or {}).get(OUTAGE_HEADER)
+        found = (getattr(request, "headers", None) or {}).get(header)
     try:
         return max(0, int(found or 0))
     except (TypeError, ValueError):
         return 0
+
+
+def carried_headers(request: Any, **updates: int) -> dict[str, int]:
+    """Our counts for the retry's message: a retry's `headers` replace the message's, so each
+    retry carries both counts, `updates` changed."""
+    return {h: header_count(request, h) for h in (OUTAGE_HEADER, ERRORS_HEADER)} | updates

@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple, Protocol
 
@@ -49,6 +48,7 @@ from aletheia.pipeline.claims.cited_claims import (
     judge_cited_claims,
     judgement_summary,
 )
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 
 
 class NamedBytes(Protocol):
@@ -63,6 +63,9 @@ class NamedBytes(Protocol):
 
 
 NO_SUGGESTION: Final = "no verified citation found"
+# The cited references, verified through the engine (`pipeline/jobs/in_process.verify_references`, run by
+# the claims-text job): each one's outcome.
+VerifyReferences = Callable[[list[CitedReference]], Awaitable[list[ReferenceOutcome]]]
 DEFAULT_MAX_SUGGESTIONS: Final = 20
 _BIB_COMMAND = re.compile(r"\\(?:bibliography|addbibresource|addglobalbib)\s*(?:\[[^\]]*\])?\{([^}]+)\}")
 _FRONT_MATTER_BIB = re.compile(
@@ -252,11 +255,14 @@ async def check_claims_text(
     judge: Any = None,
     reasoner: Any = None,
     trails: list[ClaimTrail] | None = None,
+    verify_references: VerifyReferences | None = None,
 ) -> dict[str, Any]:
     """The claims report of docs/report-schema.md ("The claims report"). The markers resolve
     against `bibliographies` (given or named by the document), else the document's own reference
     list, else `beside` (files only found next to it). Every claim's audit trail
-    (its judgements, then the suggestions' searches) is appended to `trails` when it is given."""
+    (its judgements, then the suggestions' searches) is appended to `trails` when it is given.
+    `verify_references` (needed to `check`): the engine the cited references go through, as every
+    reference verified (the claims-text job's, `jobs/claims_text.py`)."""
     trails = trails if trails is not None else []
     text, fmt, own = document_text(document, settings)
     findings = find_claims(text, fmt=fmt)
@@ -276,7 +282,7 @@ async def check_claims_text(
     claims = [_claim_json(n, f, index) for n, f in enumerate(findings, 1)]
     references: dict[str, dict[str, Any]] = {}
     if check:
-        references = await _verify_cited(claims, index, gateway)
+        references = await _verify_cited(claims, index, verify_references)
     for claim in claims:
         for citation in claim["citations"]:
             ref = references.get(citation.get("reference_key") or "")
@@ -353,18 +359,16 @@ def _ref_id(ref: CitedReference) -> str:
 
 
 async def _verify_cited(
-    claims: list[dict[str, Any]], index: ReferenceIndex, gateway: Any
+    claims: list[dict[str, Any]], index: ReferenceIndex, verify_references: VerifyReferences | None
 ) -> dict[str, dict[str, Any]]:
-    from aletheia.pipeline.evidence.stream import verify_stream
     from aletheia.pipeline.reports.formats import reference_json
 
+    if verify_references is None:
+        raise TypeError("checking the cited references needs `verify_references` (the engine)")
     wanted = {c["reference_key"] for claim in claims for c in claim["citations"] if c["resolved"]}
     refs = [r for r in index.refs if _ref_id(r) in wanted]
     unique = list({_ref_id(r): r for r in refs}.values())
-    out: dict[str, dict[str, Any]] = {}
-    async for outcome in verify_stream(unique, gateway, current_year=datetime.now(UTC).year):
-        out[_ref_id(outcome.cited)] = reference_json(outcome)
-    return out
+    return {_ref_id(outcome.cited): reference_json(outcome) for outcome in await verify_references(unique)}
 
 
 def _claim_status(claim: dict[str, Any], checked: bool) -> str:

@@ -21,7 +21,7 @@ from aletheia.pipeline.audit.events import (
 )
 from aletheia.pipeline.evidence.gather import verify_reference
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
-from aletheia.pipeline.evidence.stream import remember_found
+from aletheia.pipeline.evidence.remember import remember_found
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred, _run_in_job, deferral_wait
 from aletheia.pipeline.jobs.kinds import EXPAND_DOCUMENTS, RENDER_REPORT, VERIFY_ITEM
@@ -55,8 +55,17 @@ def needs_parsing_pool(job: Job) -> bool:
     return any(Path(d.name).suffix.lower() in HEAVY_EXTENSIONS for d in _documents(job))
 
 
-def start_bibliography_job(ctx: ServiceContext, job_id: str, *, in_parsing_pool: bool = False) -> None:
+def start_bibliography_job(ctx: ServiceContext, job_id: str) -> None:
     """Expand the job's documents into items (here, or in the parsing pool when they are heavy)."""
+    _start(ctx, job_id, in_parsing_pool=False)
+
+
+def expand_documents(ctx: ServiceContext, job_id: str) -> None:
+    """The parsing pool's step: the job's heavy documents (PDF, HTML) converted and expanded."""
+    _start(ctx, job_id, in_parsing_pool=True)
+
+
+def _start(ctx: ServiceContext, job_id: str, *, in_parsing_pool: bool) -> None:
     with job_context(job_id):
         job = _job(ctx.runtime, job_id)
         if job.status in FINISHED:
@@ -64,12 +73,24 @@ def start_bibliography_job(ctx: ServiceContext, job_id: str, *, in_parsing_pool:
         if not in_parsing_pool and needs_parsing_pool(job):
             ctx.dispatcher.send(EXPAND_DOCUMENTS, job_id)
             return
-        expand_job(ctx, job_id)
+        expand_items(ctx, job_id)
 
 
-def expand_documents(ctx: ServiceContext, job_id: str) -> None:
-    """The parsing pool's step: the job's heavy documents (PDF, HTML) converted and expanded."""
-    start_bibliography_job(ctx, job_id, in_parsing_pool=True)
+def expansion_failed(ctx: ServiceContext, job_id: str, error: BaseException, *, final: bool) -> bool:
+    """The expansion's failure policy (`jobs/kinds.py`): retried, then the job failed with the error
+    (its parent told), never left queued for ever."""
+    if not final:
+        return True
+    rt = ctx.runtime
+    with job_context(job_id):
+        job = _job(rt, job_id)
+        if job.status in FINISHED:
+            return False
+        logger.error("expansion failed for good: %s: %s", type(error).__name__, error)
+        message = f"expansion failed: {type(error).__name__}: {error}"
+        rt.jobs.set_job_status(job_id, JobStatus.FAILED, error=message)
+        _notify_parent(ctx, job)
+    return False
 
 
 def _cited_from_artifact(text_: str, origin: str, key: str) -> CitedReference:
@@ -120,7 +141,7 @@ def _relabel(ref: CitedReference | InputProblem, tmp_path: str, name: str) -> Ci
     return ref
 
 
-def expand_job(ctx: ServiceContext, job_id: str) -> None:
+def expand_items(ctx: ServiceContext, job_id: str) -> None:
     """Items from the job's input (idempotent: positions are unique), then fan out the unsettled."""
     rt = ctx.runtime
     with job_context(job_id), ctx.hold(Held.EXPANSION, job_id):

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from aletheia.core.records import CitedReference
 from aletheia.pipeline.claims.cited_claims import DEFAULT_MAX_JUDGEMENTS
+from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.context import ServiceContext, _run_in_job
 from aletheia.pipeline.jobs.enqueue import enqueue_first_step
@@ -68,7 +70,7 @@ def submit_claims_text(
     return job_id
 
 
-def check_claims_text_job(ctx: ServiceContext, job_id: str) -> None:
+def check_claims_text(ctx: ServiceContext, job_id: str) -> None:
     """The one step of a claims-text job (its document item held while it runs)."""
     rt = ctx.runtime
     with job_context(job_id):
@@ -91,7 +93,7 @@ def _check(ctx: ServiceContext, job: Job) -> None:
     """The report, its trail committed, its files written; then the job is done."""
     from aletheia.pipeline.audit.claim_events import ClaimTrail
     from aletheia.pipeline.audit.events import audit_log_for, commit_job_trail
-    from aletheia.pipeline.claims.research_text import check_claims_text
+    from aletheia.pipeline.claims.research_text import check_claims_text as check_research_text
     from aletheia.pipeline.jobs.files import write_artifact
     from aletheia.pipeline.reports.claims_html import render_claims_html
 
@@ -106,7 +108,7 @@ def _check(ctx: ServiceContext, job: Job) -> None:
         report = _run_in_job(
             ctx,
             job_id,
-            check_claims_text(
+            check_research_text(
                 InputDocument.from_json(spec["document"]),
                 [InputDocument.from_json(d) for d in spec.get("bibliographies", [])],
                 gateway=ctx.source_gateway(),
@@ -118,6 +120,7 @@ def _check(ctx: ServiceContext, job: Job) -> None:
                 max_suggestions=int(spec.get("max_suggestions", 20)),
                 max_judgements=int(spec.get("max_judgements", DEFAULT_MAX_JUDGEMENTS)),
                 trails=trails,
+                verify_references=_through_the_engine(ctx, job),
             ),
         )
     except ValueError as exc:  # InputError included: the document cannot be read
@@ -142,6 +145,32 @@ def _check(ctx: ServiceContext, job: Job) -> None:
         rt.jobs.mark_item(item.id, ItemStatus.DONE)
     if _transition(rt, job_id, JobStatus.RUNNING, JobStatus.DONE):
         logger.info("claims job done", extra={"claims": report["summary"]["claims"]})
+
+
+def _through_the_engine(ctx: ServiceContext, job: Job) -> Any:
+    """The cited references as a bibliography job of their own, its steps run in this step's
+    process on its gateway and event loop (`jobs/in_process.verify_references`): item rows, the audit
+    trail, deferrals and the steps' failure policy, as every reference verified. In a thread: the
+    step's coroutine waits on the loop the engine's steps use."""
+    import asyncio
+
+    from aletheia.pipeline.jobs.in_process import verify_references
+
+    gateway = ctx.source_gateway()  # opened here, not on the loop the coroutine below runs on
+
+    async def verify(refs: list[CitedReference]) -> list[ReferenceOutcome]:
+        run = await asyncio.to_thread(
+            verify_references,
+            ctx.runtime,
+            refs,
+            input_description={"cited_by": job.id},
+            gateway=gateway,
+            runner=ctx.runner,
+            submitted_by=job.submitted_by,
+        )
+        return run.outcomes
+
+    return verify
 
 
 def claims_report(runtime: Runtime, job_id: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from aletheia.core.records import CitedReference
 from aletheia.pipeline.evidence.gateway import SourceGateway
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.pipeline.joblog import job_context
-from aletheia.pipeline.jobs.leases import Held, LeaseKeeper
+from aletheia.pipeline.jobs.leases import BrokerProbe, Held, LeaseKeeper
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.transport.limiter import RateLimiter
@@ -180,6 +180,9 @@ class ServiceContext:
     # Told of every verdict recorded in this process, (job id, position, outcome): `aletheia
     # verify` streams them to the terminal in input order (`verify.InputOrder`).
     on_verdict: Callable[[str, int, ReferenceOutcome], None] | None = None
+    # Opens what the re-drive asks the broker, for one pass (`jobs/redrive.py`; the workers'
+    # `RedisBrokerProbe.from_settings`); None: no broker to ask (the embedded mode).
+    broker_probe: Callable[[], BrokerProbe | None] | None = None
 
     def hold(self, kind: Held, key: str) -> AbstractContextManager[None]:
         """Hold the lease on `key` while the `with` block runs (jobs/leases.py)."""

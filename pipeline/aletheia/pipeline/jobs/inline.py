@@ -1,31 +1,44 @@
-"""The embedded dispatcher: every named step run in this process (what the matching Celery task
-does, minus the queue), looked up in the registry of steps (`jobs/kinds.py`).
+"""The embedded dispatcher: every named step run in this process by the runner the Celery tasks
+use (`jobs/runner.py`), with the same failure policy (`jobs/kinds.py`), minus the queue.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import threading
-from collections import deque
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from aletheia.pipeline.jobs.context import ServiceContext, TokenDeferred
-from aletheia.pipeline.jobs.kinds import STEPS, resolve
+from aletheia.pipeline.jobs import runner
+from aletheia.pipeline.jobs.context import ServiceContext
+
+# A retry's backoff in this process is capped: the queue spreads a failing reference's retries
+# over minutes so that a source can recover, while `aletheia verify` is waited for at a terminal.
+# The retries, their count and what is settled after them are the policy's, as on the queue.
+INLINE_MAX_BACKOFF = 1.0
 
 
 def run_step(ctx: ServiceContext, task: str, *args: Any) -> None:
-    """Run one named step in this process: the function its registry entry names (`jobs/kinds.py`),
-    the one the matching Celery task calls, minus the queue."""
-    step = STEPS.get(task)
-    if step is None:
-        raise ValueError(f"unknown task {task!r}")
-    step(ctx, *args)
+    """Run one named step's function once, as a second delivery of its message would (no failure
+    policy: an error is raised)."""
+    runner.step_named(task)(ctx, *args)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    task: str
+    args: tuple[Any, ...]
+    retries: int = 0  # the error retries this run of the step has had (the policy's count)
+    due: float = 0.0  # time.monotonic() before which it is not run
 
 
 class InlineDispatcher:
     """Runs the steps in this process, wave by wave: the items of a wave concurrently in threads
-    (their coroutines share the context's event loop), the steps they send in the next wave.
+    (their coroutines share the context's event loop), the steps they send in the next wave; a
+    step to run again (a deferral, an error's retry) goes back on the local queue with its
+    countdown.
 
     `record_sends`: keep every message sent in `sent` (None otherwise), for a test that watches
     what the steps send; a real run keeps none, so a long one does not grow with its messages."""
@@ -37,47 +50,51 @@ class InlineDispatcher:
         sleep: Callable[[float], None] | None = None,
         record_sends: bool = False,
     ) -> None:
-        self.queue: deque[tuple[str, tuple[Any, ...]]] = deque()
+        self.queue: list[_Entry] = []
         self.concurrency = concurrency
         self.sent: list[tuple[str, tuple[Any, ...]]] | None = [] if record_sends else None
-        self._sleep = sleep
+        self._sleep = sleep or time.sleep
         self._guard = threading.Lock()
 
     def send(self, task: str, *args: Any) -> None:
         with self._guard:
-            self.queue.append((task, args))
+            self.queue.append(_Entry(task, args))
             if self.sent is not None:
                 self.sent.append((task, args))
+
+    def _again(self, entry: _Entry, again: runner.Again) -> None:
+        countdown = min(again.countdown, INLINE_MAX_BACKOFF) if again.counted else again.countdown
+        retried = _Entry(entry.task, entry.args, entry.retries + again.counted, time.monotonic() + countdown)
+        with self._guard:  # a message of its own, as a Celery retry is
+            self.queue.append(retried)
+            if self.sent is not None:
+                self.sent.append((entry.task, entry.args))
+
+    def _next_wave(self) -> list[_Entry]:
+        """The entries due now (a step sent twice runs once); when none is, after waiting for the
+        earliest."""
+        with self._guard:
+            if not self.queue:
+                return []
+            wait = min(entry.due for entry in self.queue) - time.monotonic()
+        if wait > 0:
+            self._sleep(wait)
+        with self._guard:
+            now = time.monotonic()
+            due = [e for e in self.queue if e.due <= now] or [min(self.queue, key=lambda e: e.due)]
+            self.queue = [e for e in self.queue if e not in due]
+        wave: dict[tuple[str, tuple[Any, ...]], _Entry] = {}
+        for entry in due:
+            wave.setdefault((entry.task, entry.args), entry)
+        return list(wave.values())
 
     def drain(self, ctx: ServiceContext) -> None:
         with concurrent.futures.ThreadPoolExecutor(
             self.concurrency, thread_name_prefix="aletheia-inline"
         ) as pool:
-            while True:
-                with self._guard:
-                    wave = list(dict.fromkeys(self.queue))  # a step sent twice in a wave runs once
-                    self.queue.clear()
-                if not wave:
-                    return
-                for (task, args), future in zip(
-                    wave, [pool.submit(run_step, ctx, t, *a) for t, a in wave], strict=True
-                ):
-                    try:
-                        future.result()
-                    except TokenDeferred as deferred:
-                        (self._sleep or _sleep)(deferred.wait)
-                        self.send(task, *args)
-                    except Exception as error:
-                        # As the step's Celery task: its error handler retries it or settles the
-                        # work (one reference that cannot be checked does not end the whole job).
-                        handler = STEPS[task].on_error
-                        if handler is None:
-                            raise
-                        if resolve(handler)(ctx, *args, error, final=False):
-                            self.send(task, *args)
-
-
-def _sleep(seconds: float) -> None:
-    import time
-
-    time.sleep(seconds)
+            while wave := self._next_wave():
+                futures = [pool.submit(runner.run, ctx, e.task, e.args, retries=e.retries) for e in wave]
+                for entry, future in zip(wave, futures, strict=True):
+                    again = future.result()  # an error the policy does not settle is raised
+                    if again is not None:
+                        self._again(entry, again)

@@ -50,7 +50,20 @@ def redrive(
 ) -> RedriveReport:
     """Send again what unfinished jobs wait for and nobody holds (module docstring). `older_than`
     (`aletheia redrive --older-than`): everything unsettled and idle that many seconds, whatever the
-    broker holds; by default the lease (`ALETHEIA_LEASE_SECONDS`) with the broker asked (`probe`)."""
+    broker holds; by default the lease (`ALETHEIA_LEASE_SECONDS`) with the broker asked (`probe`,
+    else one the context opens for this pass: the workers' `RedisBrokerProbe`)."""
+    if probe is not None or ctx.broker_probe is None:
+        return _redrive_pass(ctx, older_than, probe)
+    opened = ctx.broker_probe()
+    try:
+        return _redrive_pass(ctx, older_than, opened)
+    finally:
+        close = getattr(opened, "close", None)
+        if close is not None:
+            close()
+
+
+def _redrive_pass(ctx: ServiceContext, older_than: float | None, probe: BrokerProbe | None) -> RedriveReport:
     rt = ctx.runtime
     seconds = float(rt.settings.lease_seconds if older_than is None else older_than)
     current = RedrivePass.start(seconds, probe, forced=older_than is not None)

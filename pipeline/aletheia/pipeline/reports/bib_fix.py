@@ -1,5 +1,6 @@
-"""`aletheia fix FILE.bib`: verify every entry, then write the file with the values the sources
-contradict replaced (`aletheia.core.bib_fix` decides; this module asks the sources and writes).
+"""`aletheia fix FILE.bib`, its file side: the text decoded as it will be written back, and the
+fixed text written atomically (`pipeline/fix.py` verifies the entries, `aletheia.core.bib_fix`
+decides the edits).
 
 The fixed text is the original with value spans replaced and comment lines inserted: nothing else
 changes, so a file with nothing to fix comes out byte for byte the same.
@@ -7,59 +8,9 @@ changes, so a file with nothing to fix comes out byte for byte the same.
 
 from __future__ import annotations
 
-from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from aletheia.core.bib_fix import FixPlan, plan_fix
-from aletheia.core.bibliography import InputProblem, iter_bibtex
-from aletheia.core.records import CitedReference
-from aletheia.core.verdicts import LOGIC_VERSION, Verdict
 from aletheia.pipeline import atomic_files
-from aletheia.pipeline.evidence.stream import DEFAULT_CONCURRENCY, remember_found, verify_stream
-from aletheia.pipeline.runtime import Runtime
-
-
-def read_bibtex(text: str, origin: str) -> tuple[list[CitedReference], list[InputProblem]]:
-    refs: list[CitedReference] = []
-    problems: list[InputProblem] = []
-    for item in iter_bibtex([text], origin=origin):
-        (problems if isinstance(item, InputProblem) else refs).append(item)  # type: ignore[arg-type]
-    return refs, problems
-
-
-async def verify_references(
-    runtime: Runtime, refs: list[CitedReference], *, concurrency: int = DEFAULT_CONCURRENCY
-) -> tuple[list[tuple[CitedReference, Verdict]], dict[str, int]]:
-    """Each reference's verdict, in input order, and the count by verdict."""
-    results: list[tuple[CitedReference, Verdict]] = []
-    counts: Counter[str] = Counter()
-    async with runtime.gateway() as gateway:
-        async for outcome in verify_stream(
-            refs, gateway, concurrency=concurrency, current_year=datetime.now(UTC).year
-        ):
-            results.append((outcome.cited, outcome.verdict))
-            counts[outcome.verdict.status.value] += 1
-            await remember_found(runtime.library, outcome)
-    return results, dict(sorted(counts.items()))
-
-
-async def fix_bibtex_text(
-    runtime: Runtime, text: str, *, origin: str, concurrency: int = DEFAULT_CONCURRENCY
-) -> tuple[FixPlan, dict[str, Any]]:
-    """The plan (edits, changes, marks) and a report document for `text`."""
-    refs, problems = read_bibtex(text, origin)
-    results, by_verdict = await verify_references(runtime, refs, concurrency=concurrency)
-    plan = plan_fix(text, results, problems)
-    report = {
-        "input": origin,
-        **plan.as_json(),
-        "by_verdict": by_verdict,
-        "problems": [p.model_dump(mode="json") for p in problems],
-        "logic_version": LOGIC_VERSION,
-    }
-    return plan, report
 
 
 def decode(data: bytes) -> tuple[str, str]:

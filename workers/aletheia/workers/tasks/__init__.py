@@ -1,3 +1,3 @@
-"""Thin Celery tasks, one module per domain; each calls one function of one
-aletheia.pipeline.jobs module (the job kind it runs).
+"""The Celery tasks: one per step of the registry (pipeline/jobs/kinds.py), all registered by
+`steps.py` and run by the one runner (pipeline/jobs/runner.py).
 """
