@@ -109,15 +109,22 @@ class SimulatorApp:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.universe = universe
-        self.context = SimContext(universe)
         self.stats = SimulatorStats()
         self._clock = clock
         self._config = config if config is not None else SimulatorConfig()
+        self.context = self._context()
         self._buckets: dict[tuple[SimSource, str], TokenBucket | SlidingWindow] = {}
         self._fault_rng: dict[SimSource, random.Random] = {}
         self._latency_rng: dict[SimSource, random.Random] = {}
         self._arrival_rng: dict[SimSource, random.Random] = {}
         self._seed_rngs()
+
+    def _context(self) -> SimContext:
+        config = self._config
+        context = SimContext(self.universe, config.semantic_scholar_corpus, config.seed)
+        if context.semantic_scholar_corpus:
+            semantic_scholar.corpus(context)  # built here, not in the first bulk search's time
+        return context
 
     @property
     def config(self) -> SimulatorConfig:
@@ -127,6 +134,7 @@ class SimulatorApp:
         """Use `config` from now on: buckets restart full; the RNGs restart if the seed changed."""
         reseed = config.seed != self._config.seed
         self._config = config
+        self.context = self._context()
         self._buckets.clear()
         if reseed:
             self._seed_rngs()
