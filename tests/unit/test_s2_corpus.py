@@ -120,8 +120,10 @@ async def test_an_answer_cut_short_never_proves_a_title_absent(
     # Complete: the one paper matched (by its abstract) is no candidate, so both are absent.
     found, stats = await _ask(sim, ABSTRACT_ONLY)
     assert found is None and stats["title_batch_absent"] == 2 and "title_batch_misses" not in stats
+    assert "title_batch_incomplete" not in stats
     # The same answer cut short (a page too small for it, with a token): nothing is proved,
     # every title goes to `match`, which finds nothing either.
     monkeypatch.setattr("aletheia.sources.simulator.s2_bulk.PAGE", 0)
     found, stats = await _ask(sim, ABSTRACT_ONLY)
     assert found is None and "title_batch_absent" not in stats and stats["title_batch_misses"] == 2
+    assert stats["title_batch_incomplete"] == 1

@@ -196,7 +196,14 @@ async def verify_all(
         async for outcome in verify_stream(refs, gateway, concurrency=concurrency, current_year=2026):
             out.append(outcome)
         if requests is not None:
-            requests.update(request_figures(gateway.stats(), len(out)))
+            stats = gateway.stats()
+            requests.update(request_figures(stats, len(out)))
+            # Many titles a request (issue 23): batches sent, cut short, and what they proved.
+            requests["title_batches"] = {
+                name: {k: v for k, v in sorted(st.extra.items()) if k.startswith("title_batch")}
+                for name, st in stats.items()
+                if any(k.startswith("title_batch") for k in st.extra)
+            }
     return out
 
 

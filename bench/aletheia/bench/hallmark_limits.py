@@ -145,6 +145,11 @@ def format_report(f: dict[str, Any]) -> str:
         f"detected: detection {d['detection_rate']:.1%}  FPR {d['false_positive_rate']:.1%}  F1 {d['f1']:.3f}"
         f"  (tp {d['tp']} fp {d['fp']} fn {d['fn']} tn {d['tn']})",
         format_requests(f["requests"]),
+        *(
+            [f"title batches: {f['requests']['cold']['title_batches']}"]
+            if f["requests"]["cold"].get("title_batches")
+            else []
+        ),
     ]
     if "bound_seconds_at_rate" in f:
         lines.append(

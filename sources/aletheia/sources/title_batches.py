@@ -219,6 +219,8 @@ class TitleBatcher(Generic[T]):
                 continue
             self._count("title_batches")
             self._count("title_batch_titles", len(chunk))
+            if not answer.complete:  # cut short: it proves no title absent
+                self._count("title_batch_incomplete")
             found.update(self._share(chunk, answer, self._limit))
         return found
 
