@@ -223,7 +223,14 @@ def through_the_engine(
             finally:
                 engine_for(runtime.settings.sqlalchemy_url()).dispose()
         if requests is not None:
-            requests.update(request_figures(gateway.stats(), len(run.outcomes)))
+            stats = gateway.stats()
+            requests.update(request_figures(stats, len(run.outcomes)))
+            # Many titles a request (issue 23): batches sent, cut short, and what they proved.
+            requests["title_batches"] = {
+                name: {k: v for k, v in sorted(st.extra.items()) if k.startswith("title_batch")}
+                for name, st in stats.items()
+                if any(k.startswith("title_batch") for k in st.extra)
+            }
         return run.outcomes
     finally:
         loop.run(opened.__aexit__(None, None, None))

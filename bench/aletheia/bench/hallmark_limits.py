@@ -59,6 +59,7 @@ def run(
     verdicts_path: Path | None = None,
     mirror_fraction: float | None = None,
     mirror_complete: bool = False,
+    s2_corpus: int = 0,
 ) -> dict[str, Any]:
     prepared = prepare(dataset, limit)
     entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
@@ -67,7 +68,7 @@ def run(
         SimulatorConfig.sliding_window(arrival_jitter_ms=jitter_ms)
         if sliding_window
         else SimulatorConfig.unlimited()
-    )
+    ).merged({"semantic_scholar_corpus": s2_corpus})
     requests: dict[str, Any] = {}
     mirror_figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
@@ -101,6 +102,7 @@ def run(
         "limit_mode": "sliding" if sliding_window else "unlimited",
         "concurrency": concurrency,
         "arrival_jitter_ms": jitter_ms,
+        "s2_corpus_papers": s2_corpus,
         "mirror": mirror_figures or None,
         "answered_from_mirror": sum(
             1 for o in outcomes for a in o.evidence.answers if a.mirror_snapshot is not None
@@ -132,7 +134,8 @@ def run(
 def format_report(f: dict[str, Any]) -> str:
     d = f["detected"]
     lines = [
-        f"entries: {f['entries']}; limits: {f['limit_mode']}, arrival jitter {f['arrival_jitter_ms']} ms",
+        f"entries: {f['entries']}; limits: {f['limit_mode']}, arrival jitter {f['arrival_jitter_ms']} ms; "
+        f"Semantic Scholar papers beyond the universe: {f.get('s2_corpus_papers', 0)}",
         f"wall: {f['wall_seconds']} s; 429 responses: {f['status_429']}",
         *(
             [f"mirror: {f['mirror']}; answers from the mirror: {f['answered_from_mirror']}"]
@@ -142,6 +145,11 @@ def format_report(f: dict[str, Any]) -> str:
         f"detected: detection {d['detection_rate']:.1%}  FPR {d['false_positive_rate']:.1%}  F1 {d['f1']:.3f}"
         f"  (tp {d['tp']} fp {d['fp']} fn {d['fn']} tn {d['tn']})",
         format_requests(f["requests"]),
+        *(
+            [f"title batches: {f['requests']['cold']['title_batches']}"]
+            if f["requests"]["cold"].get("title_batches")
+            else []
+        ),
     ]
     if "bound_seconds_at_rate" in f:
         lines.append(

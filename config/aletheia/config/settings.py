@@ -167,7 +167,12 @@ class Settings(BaseSettings):
     # answer holding no venue at all expires sooner: a new venue is registered within weeks.
     venue_cache_ttl_seconds: int = 180 * 24 * 3600
     venue_negative_cache_ttl_seconds: int = 30 * 24 * 3600
-    coalesce_window_ms: float = 20.0
+    # The quiet gap a batch of lookups or titles waits for one more (`batching.Coalescer`; at most
+    # ten gaps). Under the sources' limits references reach a stage a few a second, so a 20 ms gap
+    # sent nearly every title alone: HALLMARK dev's first 400 entries made 919 requests with 20 ms,
+    # 727 with 500 ms, 663 with 1,000 ms (docs/benchmarks.md, section 8). The cost: a reference
+    # asked alone waits up to this long at each batched step.
+    coalesce_window_ms: float = 1000.0
     # OpenAlex stage-1 title searches sent together as one boolean `title.search` (issue 11):
     # titles per request (0 or 1: off), and OpenAlex's documented URL limit (about 4 KB).
     openalex_title_batch: int = 25

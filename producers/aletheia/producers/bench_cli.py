@@ -134,6 +134,14 @@ def mirror_load(works: int, json_path: Path | None) -> None:
     help="Mark that mirror a complete copy of its sources (true only with --mirror-fraction 1): "
     "it then answers a title's absence too.",
 )
+@click.option(
+    "--s2-corpus",
+    type=click.IntRange(0),
+    default=20000,
+    show_default=True,
+    help="Issue 32: papers Semantic Scholar holds beyond the universe (generated in the field's "
+    "phrases), matched by its bulk search over titles and abstracts; 0: the universe alone.",
+)
 @_JSON
 def hallmark_limits(
     limit: int | None,
@@ -143,6 +151,7 @@ def hallmark_limits(
     verdicts: Path | None,
     mirror_fraction: float | None,
     mirror_complete: bool,
+    s2_corpus: int,
     json_path: Path | None,
 ) -> None:
     """Issue 23: HALLMARK dev, every verdict written, optionally under the documented limits."""
@@ -156,6 +165,7 @@ def hallmark_limits(
         verdicts_path=verdicts,
         mirror_fraction=mirror_fraction,
         mirror_complete=mirror_complete,
+        s2_corpus=s2_corpus,
     )
     _emit(figures, bench_module.format_report(figures), json_path)
 

@@ -229,6 +229,8 @@ class TitleBatcher(Generic[Q, T]):
                 continue
             self._count("title_batches")
             self._count("title_batch_titles", len(chunk))
+            if not answer.complete:  # cut short: it proves no title absent
+                self._count("title_batch_incomplete")
             # Off the event loop (a page of hundreds of items against dozens of titles): held on
             # it, this would delay requests the limiter already admitted (`transport.LARGE_BODY_BYTES`).
             found.update(await asyncio.to_thread(self._share, chunk, answer, self._limit))

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from aletheia.sources.simulator import venue_registry
+from aletheia.sources.simulator import semantic_scholar, venue_registry
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.config import FAULT_NAMES, FaultName, RequestKind, SimSource
 from aletheia.sources.simulator.drift import renamed
@@ -61,15 +61,22 @@ class SimulatorApp:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.universe = universe
-        self.context = SimContext(universe)
         self.stats = SimulatorStats()
         self._clock = clock
         self._config = config if config is not None else SimulatorConfig()
+        self.context = self._context()
         self._buckets: dict[tuple[SimSource, str], TokenBucket | SlidingWindow] = {}
         self._fault_rng: dict[SimSource, random.Random] = {}
         self._latency_rng: dict[SimSource, random.Random] = {}
         self._arrival_rng: dict[SimSource, random.Random] = {}
         self._seed_rngs()
+
+    def _context(self) -> SimContext:
+        config = self._config
+        context = SimContext(self.universe, config.semantic_scholar_corpus, config.seed)
+        if context.semantic_scholar_corpus:
+            semantic_scholar.corpus(context)  # built here, not in the first bulk search's time
+        return context
 
     @property
     def config(self) -> SimulatorConfig:
@@ -79,6 +86,7 @@ class SimulatorApp:
         """Use `config` from now on: buckets restart full; the RNGs restart if the seed changed."""
         reseed = config.seed != self._config.seed
         self._config = config
+        self.context = self._context()
         self._buckets.clear()
         if reseed:
             self._seed_rngs()

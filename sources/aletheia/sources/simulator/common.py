@@ -29,6 +29,9 @@ class SimContext:
     """What a handler may read: the universe (every source's catalog) and the server's clock."""
 
     universe: Universe
+    # Papers Semantic Scholar holds beyond the universe (`SimulatorConfig.semantic_scholar_corpus`).
+    semantic_scholar_corpus: int = 0
+    seed: int = 0
 
     @staticmethod
     def now() -> datetime:

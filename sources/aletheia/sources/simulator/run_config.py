@@ -29,6 +29,9 @@ class SimulatorConfig(BaseModel):
 
     seed: int = 0
     sources: dict[SimSource, SourceSimConfig] = Field(default_factory=_documented)
+    # Papers Semantic Scholar holds beyond the universe, generated in the field's phrases and
+    # matched by its bulk search (`s2_corpus`): 0, the universe alone.
+    semantic_scholar_corpus: int = Field(default=0, ge=0)
 
     @model_validator(mode="after")
     def _every_source(self) -> SimulatorConfig:

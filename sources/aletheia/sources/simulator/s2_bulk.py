@@ -7,6 +7,9 @@ default 2) and after a phrase a sloppy phrase (read here as all of its words, in
 superset of any slop). Terms go through the simulator's analyser (`search.tokenize`: stop words
 dropped, plural `-s` stemmed), on the index side and the query side alike.
 
+The papers matched are the universe's and, when the simulator is given one
+(`SimulatorConfig.semantic_scholar_corpus`), a sample of the rest of S2's corpus (`s2_corpus`),
+so that a phrase common in the field fills the page as it does at the real service.
 Up to 1,000 papers come back per call, sorted by `sort` (default `paperId:asc`), with the
 estimated `total` and a continuation `token` only when more matched; `limit` and `offset` are
 ignored (a recorded call with `offset=0&limit=100` got 1,000 papers). Refused as documented, with
@@ -25,6 +28,7 @@ from typing import Any, Final
 
 from aletheia.sources.simulator.http import Request, Response, json_response
 from aletheia.sources.simulator.ids import stable_hex
+from aletheia.sources.simulator.s2_corpus import S2Corpus
 from aletheia.sources.simulator.search import FieldIndex, fold, tokenize
 from aletheia.sources.simulator.universe import SourceCatalog
 
@@ -206,8 +210,10 @@ def bulk_search(
     *,
     render: Callable[[int], dict[str, Any]],
     years: tuple[int, int] | None,
+    corpus: S2Corpus | None = None,
 ) -> Response:
-    """The endpoint: `render(index) -> the projected paper` (the S2 module's rendering)."""
+    """The endpoint: `render(index) -> the projected paper` (the S2 module's rendering); `corpus`,
+    the papers S2 holds beyond the universe, matched too."""
     unsupported = [f for f in fields if f in UNSUPPORTED]
     if unsupported:
         return json_response(
@@ -224,13 +230,18 @@ def bulk_search(
     offset = _offset(token, query)
     if offset is None:
         return unacceptable("token", token or "")
-    everything = set(range(len(catalog)))
     node = parse_bulk_query(query)
+    everything = set(range(len(catalog)))
     matched = evaluate(node, catalog.text, everything) if node is not None else everything
     low, high = years
     if request.param("year"):
         matched = {i for i in matched if (y := catalog.works[i].year) is not None and low <= y <= high}
     papers = [render(i) for i in matched]
+    if corpus is not None and len(corpus):
+        # The rest of S2's corpus (`s2_corpus`): matched by the same query, over its own index.
+        rest = set(range(len(corpus)))
+        others = (corpus.render(i) for i in (evaluate(node, corpus.text, rest) if node is not None else rest))
+        papers.extend(p for p in others if not request.param("year") or low <= p["year"] <= high)
 
     def key(paper: dict[str, Any]) -> tuple[Any, str]:
         value = paper.get(field)

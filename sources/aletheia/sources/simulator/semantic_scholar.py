@@ -20,6 +20,7 @@ from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
 from aletheia.sources.simulator.ids import normalize_doi, split_arxiv_id, stable_hex, stable_int
 from aletheia.sources.simulator.s2_bulk import bulk_search
+from aletheia.sources.simulator.s2_corpus import S2Corpus
 from aletheia.sources.simulator.search import tokenize
 from aletheia.sources.simulator.universe import SimWork, SourceCatalog
 
@@ -125,6 +126,7 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
             fields,
             render=lambda index: render_paper(catalog.works[index]),
             years=_year_filter(request.param("year")),
+            corpus=corpus(ctx) if ctx.semantic_scholar_corpus else None,
         )
     if stripped == f"{GRAPH}/search":
         return _search(request, catalog, fields)
@@ -135,6 +137,15 @@ def handle(request: Request, path: str, ctx: SimContext) -> Response:
             return _error(f"Paper with id {identifier} not found", 404)
         return json_response(_project(render_paper(catalog.works[index]), fields))
     return json_response({"message": "Not Found"}, status=404)
+
+
+def corpus(ctx: SimContext) -> S2Corpus:
+    """The sample of the rest of S2's corpus, written in the phrases of its catalogue's titles
+    (built once, kept with the catalogue)."""
+    papers, seed = ctx.semantic_scholar_corpus, ctx.seed
+    return ctx.universe.catalog("semantic_scholar").derived(
+        f"s2_corpus:{papers}:{seed}", lambda c: S2Corpus((w.display_title for w in c.works), papers, seed)
+    )
 
 
 def _parse_fields(text: str | None) -> tuple[list[str], list[str]]:
