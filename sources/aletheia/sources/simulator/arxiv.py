@@ -30,7 +30,8 @@ from aletheia.sources.simulator.search import (
     positive_clauses,
     tokenize,
 )
-from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, ArxivVersion, SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import ARXIV_DOI_PREFIX, ArxivVersion, SimWork
 
 FEED_HEAD: Final = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"

@@ -29,7 +29,8 @@ from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.ids import normalize_doi, stable_int
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import SimWork
 
 NOT_FOUND: Final = "Resource not found."
 MAX_ROWS: Final = 1000

@@ -29,7 +29,8 @@ from aletheia.sources.simulator import dblp as sim_dblp
 from aletheia.sources.simulator import openalex as sim_openalex
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.ids import stable_int
-from aletheia.sources.simulator.universe import SimWork, Universe
+from aletheia.sources.simulator.universe import Universe
+from aletheia.sources.simulator.work import SimWork
 
 # ISO 8859-1's letters and signs by the names dblp.dtd gives them (HTML's Latin-1 entity names).
 LATIN1_ENTITIES: Final = {

@@ -27,7 +27,8 @@ from aletheia.sources.simulator.search import (
     positive_clauses,
     tokenize,
 )
-from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import ARXIV_DOI_PREFIX, SimWork
 
 MAX_PER_PAGE: Final = 200
 _NOT_FOUND_MESSAGE: Final = (

@@ -20,7 +20,8 @@ from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, xml_response
 from aletheia.sources.simulator.ids import normalize_doi, stable_int
 from aletheia.sources.simulator.search import Clause, evaluate, fold, parse_query, positive_clauses, tokenize
-from aletheia.sources.simulator.universe import SimAuthor, SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import SimAuthor, SimWork
 
 EUTILS: Final = "/entrez/eutils"
 MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")

@@ -21,7 +21,8 @@ from aletheia.sources.simulator.http import Request, Response, json_response
 from aletheia.sources.simulator.ids import normalize_doi, split_arxiv_id, stable_hex, stable_int
 from aletheia.sources.simulator.s2_bulk import bulk_search
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import SimWork
 
 GRAPH: Final = "/graph/v1/paper"
 MAX_BATCH: Final = 500
