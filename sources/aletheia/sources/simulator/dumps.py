@@ -26,7 +26,7 @@ from typing import Final
 
 from aletheia.sources.simulator import crossref as sim_crossref
 from aletheia.sources.simulator import dblp as sim_dblp
-from aletheia.sources.simulator import openalex as sim_openalex
+from aletheia.sources.simulator import openalex_work
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.ids import stable_int
 from aletheia.sources.simulator.universe import Universe
@@ -124,7 +124,7 @@ def write_dumps(
         path = works_dir / f"part_{part:03d}.gz"
         with gzip.open(path, "wt", encoding="utf-8") as out:
             for work in chosen[start : start + part_records]:
-                out.write(json.dumps(sim_openalex.render_work(work), ensure_ascii=False) + "\n")
+                out.write(json.dumps(openalex_work.render_work(work), ensure_ascii=False) + "\n")
         files.openalex.append(path)
 
     crossref_dir = out_dir / "crossref"
