@@ -24,9 +24,8 @@ from datetime import date
 from pathlib import Path
 from typing import Final
 
-from aletheia.sources.simulator import crossref as sim_crossref
+from aletheia.sources.simulator import crossref_work, openalex_work
 from aletheia.sources.simulator import dblp as sim_dblp
-from aletheia.sources.simulator import openalex_work
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.ids import stable_int
 from aletheia.sources.simulator.universe import Universe
@@ -137,7 +136,7 @@ def write_dumps(
         with gzip.open(path, "wt", encoding="utf-8") as out:
             out.write('{"items": [')
             for i, work in enumerate(items[start : start + CROSSREF_FILE_ITEMS]):
-                item = sim_crossref.render_work(work, catalog, ctx, score=1.0)
+                item = crossref_work.render_work(work, catalog, ctx, score=1.0)
                 item.pop("score", None)  # a search's relevance; the data file has none
                 out.write(("," if i else "") + "\n" + json.dumps(item, ensure_ascii=False))
             out.write("\n]}\n")

@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from aletheia.sources.simulator.common import SimContext, parse_int, timestamp_ms
-from aletheia.sources.simulator.crossref import envelope, render_work, validation_failure
+from aletheia.sources.simulator.crossref import envelope, validation_failure
+from aletheia.sources.simulator.crossref_work import render_work
 from aletheia.sources.simulator.dblp import search_request, search_response
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.venue_directory import SimVenue, VenueDirectory, venue_directory
