@@ -63,7 +63,7 @@ def test_the_simulators_hits_have_the_real_shape(shared_data: Path) -> None:
     """Every field the simulator's DBLP hit carries is one the real recorded hits carry, with the
     same JSON type (a list where DBLP gives one author as an object is allowed both ways)."""
     from aletheia.sources.simulator.dblp import render_hit
-    from aletheia.sources.simulator.universe import SimWork
+    from aletheia.sources.simulator.work import SimWork
 
     real: dict[str, set[type]] = {}
     for path in _files(shared_data, ICLR_CACHE / "dblp"):

@@ -18,7 +18,7 @@ from aletheia.sources.crossref import parse_crossref_message
 from aletheia.sources.openalex import parse_openalex_work
 from aletheia.sources.semantic_scholar import PAPER_FIELDS, parse_s2_paper
 from aletheia.sources.simulator import SimulatorServer, Universe
-from aletheia.sources.simulator.universe import SimWork
+from aletheia.sources.simulator.work import SimWork
 
 UNIVERSE = Path(__file__).resolve().parents[1] / "fixtures" / "simulator" / "noise_universe.jsonl"
 ECCV_DOI = "10.1007/978-3-030-58452-8_13"

@@ -12,7 +12,7 @@ import pytest
 
 from aletheia.core.records import Author, RetractionKind, WorkRecord
 from aletheia.sources.simulator import SimulatorServer, SimWork, Universe
-from aletheia.sources.simulator.universe import WorkSource
+from aletheia.sources.simulator.work import WorkSource
 
 
 def _parser(module: str, name: str) -> Callable[..., Any]:

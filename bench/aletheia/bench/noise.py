@@ -38,7 +38,7 @@ from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD
 from aletheia.core.venues import canonical_venue
-from aletheia.sources.simulator.universe import SimWork
+from aletheia.sources.simulator.work import SimWork
 
 # rapidfuzz ratio (0-100) on normalised titles: the same work, at the product's decisive threshold.
 TITLE_MATCH = TITLE_THRESHOLD * 100

@@ -12,17 +12,8 @@ from aletheia.sources.simulator.config import FaultRates, SimSource, SourceSimCo
 from aletheia.sources.simulator.routes import SIM_ROUTES, SIM_SOURCES, SimRoute
 from aletheia.sources.simulator.run_config import SimulatorConfig
 from aletheia.sources.simulator.server import ENV_NAMES, SimulatorServer, env_for, serve, url_for
-from aletheia.sources.simulator.universe import (
-    WORK_SOURCES,
-    ArxivVersion,
-    Related,
-    SimAuthor,
-    SimWork,
-    Universe,
-    UniverseError,
-    universe_from_records,
-    write_universe,
-)
+from aletheia.sources.simulator.universe import Universe, UniverseError, universe_from_records, write_universe
+from aletheia.sources.simulator.work import WORK_SOURCES, ArxivVersion, Related, SimAuthor, SimWork
 
 __all__ = [
     "ENV_NAMES",

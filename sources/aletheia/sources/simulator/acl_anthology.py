@@ -15,7 +15,7 @@ from typing import Final
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, text_response
-from aletheia.sources.simulator.universe import SimWork
+from aletheia.sources.simulator.work import SimWork
 
 _BIB: Final = re.compile(r"^/(?P<id>[^/]+)\.bib$")
 

@@ -30,7 +30,8 @@ from aletheia.sources.simulator.search import (
     positive_clauses,
     tokenize,
 )
-from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, ArxivVersion, SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import ARXIV_DOI_PREFIX, ArxivVersion, SimWork
 
 FEED_HEAD: Final = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"
@@ -85,31 +86,9 @@ def handle_api(request: Request, path: str, ctx: SimContext) -> Response:
             slug = re.sub(r"\W", "_", raw)
             return _error_feed(now, f"incorrect_id_format_for_{slug}", f"incorrect id format for {raw}")
 
-    selected: list[tuple[int, int]] = []  # (catalog index, version)
-    for raw in ids:
-        parsed = split_arxiv_id(raw)
-        assert parsed is not None
-        index = catalog.by_arxiv.get(parsed[0].lower())
-        if index is None or catalog.works[index].arxiv_id is None:
-            continue
-        versions = catalog.works[index].versions
-        version = parsed[1] or versions[-1].version
-        if version <= len(versions):
-            selected.append((index, version))
-
+    selected = _listed(ids, catalog)
     if search_query.strip():
-        node = parse_query(search_query, "arxiv")
-        everything = set(range(len(catalog)))
-        matched = evaluate(node, lambda c: _resolve(c, catalog), everything) if node is not None else set()
-        words = [w for c in positive_clauses(node) for w in tokenize(c.text)]
-        scores = catalog.all.scores(words, matched)
-        if ids:
-            selected = [(i, v) for i, v in selected if i in matched]
-        else:
-            ranked = sorted(matched, key=lambda d: (-scores.get(d, 0.0), d))
-            selected = [
-                (i, catalog.works[i].versions[-1].version) for i in ranked if catalog.works[i].arxiv_id
-            ]
+        selected = _searched(search_query, selected, catalog, listed=bool(ids))
         selected = _sorted(selected, catalog, params.get("sortBy"), params.get("sortOrder"))
 
     total = len(selected)
@@ -133,6 +112,39 @@ def handle_api(request: Request, path: str, ctx: SimContext) -> Response:
         + "</feed>\n"
     )
     return Response(200, feed.encode("utf-8"), ATOM_TYPE)
+
+
+def _listed(ids: list[str], catalog: SourceCatalog) -> list[tuple[int, int]]:
+    """(catalog index, version) of each id of `id_list` the catalogue has (its latest version when
+    the id names none); an unknown id or version is left out."""
+    selected: list[tuple[int, int]] = []
+    for raw in ids:
+        parsed = split_arxiv_id(raw)
+        assert parsed is not None
+        index = catalog.by_arxiv.get(parsed[0].lower())
+        if index is None or catalog.works[index].arxiv_id is None:
+            continue
+        versions = catalog.works[index].versions
+        version = parsed[1] or versions[-1].version
+        if version <= len(versions):
+            selected.append((index, version))
+    return selected
+
+
+def _searched(
+    search_query: str, selected: list[tuple[int, int]], catalog: SourceCatalog, *, listed: bool
+) -> list[tuple[int, int]]:
+    """`search_query` applied: with an `id_list`, the listed works it matches; without, every
+    match (latest version), best first."""
+    node = parse_query(search_query, "arxiv")
+    everything = set(range(len(catalog)))
+    matched = evaluate(node, lambda c: _resolve(c, catalog), everything) if node is not None else set()
+    words = [w for c in positive_clauses(node) for w in tokenize(c.text)]
+    scores = catalog.all.scores(words, matched)
+    if listed:
+        return [(i, v) for i, v in selected if i in matched]
+    ranked = sorted(matched, key=lambda d: (-scores.get(d, 0.0), d))
+    return [(i, catalog.works[i].versions[-1].version) for i in ranked if catalog.works[i].arxiv_id]
 
 
 def _sorted(

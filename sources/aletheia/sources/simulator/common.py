@@ -10,7 +10,8 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from aletheia.sources.simulator.ids import stable_int
-from aletheia.sources.simulator.universe import SimWork, Universe
+from aletheia.sources.simulator.universe import Universe
+from aletheia.sources.simulator.work import SimWork
 
 # Characters XML 1.0 forbids even escaped (control characters other than tab/newline/CR).
 _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -6,7 +6,7 @@ dates, organisations as `{"name"}` authors, abstracts in JATS, `score` on every 
 nothing was searched). A DOI Crossref does not have is a 404 with the plain-text body
 "Resource not found."; bad parameters are a 400 `validation-failure` listing what is wrong.
 Retracted works carry `updated-by`; their notices carry `update-to` and are found with
-`filter=updates:{doi}`.
+`filter=updates:{doi}`. The work items are `crossref_work`'s.
 """
 
 from __future__ import annotations
@@ -18,18 +18,17 @@ from typing import Any, Final
 from aletheia.sources.simulator.common import (
     SimContext,
     filter_pairs,
-    month_day,
     page_start,
     parse_int,
-    timestamp_ms,
     updated_since,
     works_by_year,
 )
 from aletheia.sources.simulator.config import RequestKind
+from aletheia.sources.simulator.crossref_work import render_work
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
-from aletheia.sources.simulator.ids import normalize_doi, stable_int
+from aletheia.sources.simulator.ids import normalize_doi
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
 
 NOT_FOUND: Final = "Resource not found."
 MAX_ROWS: Final = 1000
@@ -161,6 +160,40 @@ _DATE: Final = re.compile(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$")
 
 
 def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Response:
+    paging = _list_parameters(request)
+    if isinstance(paging, Response):
+        return paging
+    rows, offset, sort = paging
+    candidates = _filtered(request, catalog)
+    if isinstance(candidates, Response):
+        return candidates
+    matches, scores, searched = _ranked(request, catalog, candidates, sort)
+
+    query = request.param("query")
+    cursor = request.param("cursor")  # deep paging: `cursor=*`, then each answer's `next-cursor`
+    offset = offset if cursor is None else page_start(cursor, 1, rows)
+    page = matches[offset : offset + rows]
+    select = [s.strip() for s in (request.param("select") or "").split(",") if s.strip()]
+    items = []
+    for doc in page:
+        item = render_work(catalog.works[doc], catalog, ctx, score=round(scores[doc], 6) if searched else 1.0)
+        if select:
+            item = {name: item[name] for name in select if name in item}
+        items.append(item)
+    message = {
+        "facets": {},
+        "total-results": len(matches),
+        "items": items,
+        "items-per-page": rows,
+        "query": {"start-index": offset, "search-terms": query},
+    }
+    if cursor is not None:
+        message["next-cursor"] = f"sim:{offset + rows}"  # Crossref gives one until a page is empty
+    return json_response(envelope("work-list", message))
+
+
+def _list_parameters(request: Request) -> tuple[int, int, str | None] | Response:
+    """`rows`, `offset` and `sort` of a list query, or the 400 for a parameter Crossref refuses."""
     for name in request.query:
         if name == "query.title":
             # Crossref retired query.title in favour of query.bibliographic.
@@ -193,7 +226,11 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         return validation_failure(
             "sort-field-not-valid", sort, f"Sort field specified as {sort} is not valid"
         )
+    return rows, offset, sort
 
+
+def _filtered(request: Request, catalog: SourceCatalog) -> set[int] | Response:
+    """The works the `filter` parameter selects, or the 400 for a filter Crossref refuses."""
     candidates = set(range(len(catalog)))
     # Crossref: different filters are ANDed, repeated values of one filter are ORed
     # (`filter=doi:a,doi:b` lists both works).
@@ -214,7 +251,14 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         by_name[name] = by_name.get(name, set()) | selected
     for selected in by_name.values():
         candidates &= selected
+    return candidates
 
+
+def _ranked(
+    request: Request, catalog: SourceCatalog, candidates: set[int], sort: str | None
+) -> tuple[list[int], dict[int, float], bool]:
+    """The matching works in answer order, their scores, and whether anything was searched (else
+    every candidate matches, in catalogue order)."""
     query = request.param("query")
     bibliographic = " ".join(p for p in (query, request.param("query.bibliographic")) if p)
     author = request.param("query.author")
@@ -240,27 +284,7 @@ def _works_list(request: Request, catalog: SourceCatalog, ctx: SimContext) -> Re
         matches.sort(key=lambda d: (catalog.works[d].year or 0, -d), reverse=descending)
     elif searched:
         matches.sort(key=lambda d: (-scores[d], d))
-
-    cursor = request.param("cursor")  # deep paging: `cursor=*`, then each answer's `next-cursor`
-    offset = offset if cursor is None else page_start(cursor, 1, rows)
-    page = matches[offset : offset + rows]
-    select = [s.strip() for s in (request.param("select") or "").split(",") if s.strip()]
-    items = []
-    for doc in page:
-        item = render_work(catalog.works[doc], catalog, ctx, score=round(scores[doc], 6) if searched else 1.0)
-        if select:
-            item = {name: item[name] for name in select if name in item}
-        items.append(item)
-    message = {
-        "facets": {},
-        "total-results": len(matches),
-        "items": items,
-        "items-per-page": rows,
-        "query": {"start-index": offset, "search-terms": query},
-    }
-    if cursor is not None:
-        message["next-cursor"] = f"sim:{offset + rows}"  # Crossref gives one until a page is empty
-    return json_response(envelope("work-list", message))
+    return matches, scores, searched
 
 
 def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | None:
@@ -290,180 +314,3 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
     if name == "from-update-date":
         return updated_since(works, value)
     return None
-
-
-# --- rendering -------------------------------------------------------------------------------------
-
-
-def _date_parts(year: int | None, month: int | None = None, day: int | None = None) -> dict[str, Any]:
-    if year is None:
-        return {"date-parts": [[None]]}
-    parts = [year] + ([month] if month else []) + ([day] if month and day else [])
-    return {"date-parts": [parts]}
-
-
-def _stamp(year: int, month: int, day: int) -> dict[str, Any]:
-    from datetime import UTC, datetime
-
-    moment = datetime(year, month, day, 9, 30, tzinfo=UTC)
-    return {
-        "date-parts": [[year, month, day]],
-        "date-time": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "timestamp": timestamp_ms(moment),
-    }
-
-
-def _author(author_index: int, work: SimWork) -> dict[str, Any]:
-    author = work.authors[author_index]
-    entry: dict[str, Any] = {}
-    if author.literal:
-        entry["name"] = author.literal
-    else:
-        if author.given:
-            entry["given"] = author.given
-        entry["family"] = author.family
-    if author.orcid:
-        entry["ORCID"] = f"https://orcid.org/{author.orcid}"
-        entry["authenticated-orcid"] = False
-    entry["sequence"] = "first" if author_index == 0 else "additional"
-    entry["affiliation"] = []
-    return entry
-
-
-def _relation(work: SimWork) -> dict[str, Any]:
-    relation: dict[str, Any] = {}
-    related = work.related
-    if related is None:
-        return relation
-    if related.preprint_doi:
-        relation["has-preprint"] = [{"id-type": "doi", "id": related.preprint_doi, "asserted-by": "object"}]
-    if related.preprint_arxiv_id:
-        relation.setdefault("has-preprint", []).append(
-            {"id-type": "arxiv", "id": related.preprint_arxiv_id, "asserted-by": "object"}
-        )
-    if related.published_doi:
-        relation["is-preprint-of"] = [
-            {"id-type": "doi", "id": related.published_doi, "asserted-by": "subject"}
-        ]
-    return relation
-
-
-def _update(doi: str, year: int | None, salt: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"DOI": doi, "type": "retraction", "label": "Retraction", "source": "publisher"}
-    if year is not None:
-        month, day = (1 + stable_int(salt, doi, digits=4) % 12, 1 + stable_int(salt, doi, digits=5) % 28)
-        entry["updated"] = _stamp(year, month, day)
-    return entry
-
-
-def render_work(work: SimWork, catalog: SourceCatalog, ctx: SimContext, *, score: float) -> dict[str, Any]:
-    """One Crossref work item, as `/works/{doi}` and `/works?` return it."""
-    assert work.doi is not None
-    recorded = work.native.get("crossref")
-    if recorded is not None:
-        # The real service's item, verbatim; a search answer carries its relevance score.
-        return {**recorded, "score": score}
-    month, day = month_day(work, "crossref")
-    year = work.year
-    registered_year = year or 2000
-    item: dict[str, Any] = {
-        "indexed": {**_stamp(2025, 1 + month % 12, day), "version": "3.54.1"},
-        "reference-count": stable_int("refs", work.key, digits=2),
-        "publisher": work.publisher or "Simulated Publisher",
-    }
-    if work.issue:
-        item["issue"] = work.issue
-    item["content-domain"] = {"domain": [], "crossmark-restriction": False}
-    if work.venue_aliases:
-        item["short-container-title"] = list(work.venue_aliases)
-    elif work.venue and work.type == "journal-article":
-        item["short-container-title"] = [work.venue]
-    if work.issn:
-        item["ISSN"] = list(work.issn)
-        item["issn-type"] = [
-            {"value": issn, "type": "print" if n == 0 else "electronic"} for n, issn in enumerate(work.issn)
-        ]
-    if work.abstract:
-        item["abstract"] = f"<jats:p>{_jats_escape(work.abstract)}</jats:p>"
-    item["DOI"] = work.doi
-    item["type"] = work.type
-    if work.type == "posted-content":
-        item["subtype"] = "preprint"
-    if year is not None:
-        # A work whose date the universe does not know (a copy of another source's record in a
-        # benchmark universe) gets no registration date either: a made-up year would be read as
-        # the work's (`crossref_parse._year` falls back to `created`).
-        item["created"] = _stamp(registered_year, month, day)
-    if work.pages:
-        item["page"] = work.pages
-    item["source"] = "Crossref"
-    item["is-referenced-by-count"] = stable_int("cited", work.key, digits=3)
-    item["title"] = [work.title]
-    item["prefix"] = work.doi.split("/", 1)[0]
-    if work.volume:
-        item["volume"] = work.volume
-    if work.authors:
-        item["author"] = [_author(i, work) for i in range(len(work.authors))]
-    item["member"] = str(stable_int("member", item["prefix"], digits=4))
-    if work.type == "posted-content":
-        item["posted"] = _date_parts(year, month, day)
-        item["institution"] = [{"name": work.venue or "Preprint server"}]
-    elif year is not None:
-        item["published-online"] = _date_parts(year, month, day)
-    if work.type == "journal-article" and year is not None:
-        item["published-print"] = _date_parts(year, month)
-    if work.retracted:
-        notice_doi = work.retraction_notice_doi or _notice_doi(work, catalog)
-        if notice_doi:
-            item["updated-by"] = [
-                _update(notice_doi, work.retraction_year or (year + 1 if year else None), "upd")
-            ]
-    target = work.meta.get("retraction_of")
-    if isinstance(target, str):
-        item["update-to"] = [_update(target, year, "upd")]
-        item["update-policy"] = f"https://doi.org/{item['prefix']}/crossmark-policy"
-    # A series (Lecture Notes in Computer Science) follows the proceedings or book title.
-    item["container-title"] = (
-        [work.venue, *([work.series] if work.series else [])]
-        if work.venue and work.type != "posted-content"
-        else []
-    )
-    item["original-title"] = []
-    item["language"] = "en"
-    item["link"] = [
-        {
-            "URL": f"https://example.org/fulltext/{work.doi}",
-            "content-type": "unspecified",
-            "content-version": "vor",
-            "intended-application": "similarity-checking",
-        }
-    ]
-    item["deposited"] = _stamp(max(registered_year, 2020), month, day)
-    item["score"] = score
-    item["resource"] = {"primary": {"URL": f"https://example.org/landing/{work.doi}"}}
-    item["subtitle"] = [work.subtitle] if work.subtitle else []
-    item["short-title"] = []
-    item["issued"] = _date_parts(year, month, day)
-    item["references-count"] = item["reference-count"]
-    if work.type == "journal-article" and (work.issue or year is not None):
-        journal_issue: dict[str, Any] = {}
-        if work.issue:
-            journal_issue["issue"] = work.issue
-        if year is not None:
-            journal_issue["published-print"] = _date_parts(year, month)
-        item["journal-issue"] = journal_issue
-    item["URL"] = f"https://doi.org/{work.doi}"
-    item["relation"] = _relation(work)
-    item["subject"] = []
-    item["published"] = _date_parts(year, month, day)
-    return item
-
-
-def _notice_doi(work: SimWork, catalog: SourceCatalog) -> str | None:
-    assert work.doi is not None
-    notices = catalog.notices_for.get(work.doi, [])
-    return catalog.works[notices[0]].doi if notices else None
-
-
-def _jats_escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -24,7 +24,8 @@ from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response, xml_response
 from aletheia.sources.simulator.ids import stable_hex
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import ARXIV_DOI_PREFIX, SimWork
 
 SEARCH: Final = "/search/publ/api"
 REC: Final = "/rec/"

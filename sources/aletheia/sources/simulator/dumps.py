@@ -24,12 +24,12 @@ from datetime import date
 from pathlib import Path
 from typing import Final
 
-from aletheia.sources.simulator import crossref as sim_crossref
+from aletheia.sources.simulator import crossref_work, openalex_work
 from aletheia.sources.simulator import dblp as sim_dblp
-from aletheia.sources.simulator import openalex as sim_openalex
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.ids import stable_int
-from aletheia.sources.simulator.universe import SimWork, Universe
+from aletheia.sources.simulator.universe import Universe
+from aletheia.sources.simulator.work import SimWork
 
 # ISO 8859-1's letters and signs by the names dblp.dtd gives them (HTML's Latin-1 entity names).
 LATIN1_ENTITIES: Final = {
@@ -123,7 +123,7 @@ def write_dumps(
         path = works_dir / f"part_{part:03d}.gz"
         with gzip.open(path, "wt", encoding="utf-8") as out:
             for work in chosen[start : start + part_records]:
-                out.write(json.dumps(sim_openalex.render_work(work), ensure_ascii=False) + "\n")
+                out.write(json.dumps(openalex_work.render_work(work), ensure_ascii=False) + "\n")
         files.openalex.append(path)
 
     crossref_dir = out_dir / "crossref"
@@ -136,7 +136,7 @@ def write_dumps(
         with gzip.open(path, "wt", encoding="utf-8") as out:
             out.write('{"items": [')
             for i, work in enumerate(items[start : start + CROSSREF_FILE_ITEMS]):
-                item = sim_crossref.render_work(work, catalog, ctx, score=1.0)
+                item = crossref_work.render_work(work, catalog, ctx, score=1.0)
                 item.pop("score", None)  # a search's relevance; the data file has none
                 out.write(("," if i else "") + "\n" + json.dumps(item, ensure_ascii=False))
             out.write("\n]}\n")

@@ -20,7 +20,8 @@ from aletheia.sources.simulator.common import SimContext, month_day, xml_attr, x
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response, xml_response
 from aletheia.sources.simulator.ids import normalize_pmcid
-from aletheia.sources.simulator.universe import SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import SimWork
 
 REST: Final = "/europepmc/webservices/rest"
 JATS_DOCTYPE: Final = (

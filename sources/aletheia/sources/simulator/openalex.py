@@ -5,7 +5,7 @@ Ids a single-work path accepts: `W123`, `https://openalex.org/W123`, `doi:10.x/y
 `{"meta": {...}, "results": [...], "group_by": []}` envelope. Search is OpenAlex's: stop words
 dropped, plurals stemmed, words not joined by an operator must all match (AND); `search` looks in
 the title and abstract, `filter=title.search:` in the title only. Filters are split on commas and
-OR-ed with `|` inside one filter, as the real API does.
+OR-ed with `|` inside one filter, as the real API does. The work objects are `openalex_work`'s.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from aletheia.sources.simulator import common as paging
-from aletheia.sources.simulator.common import SimContext, filter_pairs, month_day, parse_int, works_by_year
+from aletheia.sources.simulator.common import SimContext, filter_pairs, parse_int, works_by_year
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response
-from aletheia.sources.simulator.ids import normalize_doi, normalize_pmcid, stable_hex, stable_int
+from aletheia.sources.simulator.ids import normalize_doi, normalize_pmcid
+from aletheia.sources.simulator.openalex_work import WORK_TYPES, render_work
 from aletheia.sources.simulator.search import (
     Clause,
     FieldIndex,
@@ -27,7 +28,8 @@ from aletheia.sources.simulator.search import (
     positive_clauses,
     tokenize,
 )
-from aletheia.sources.simulator.universe import ARXIV_DOI_PREFIX, SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import ARXIV_DOI_PREFIX
 
 MAX_PER_PAGE: Final = 200
 _NOT_FOUND_MESSAGE: Final = (
@@ -56,18 +58,6 @@ _FILTERS: Final = (
     "abstract.search",
     "raw_author_name.search",
 )
-_TYPES: Final = {
-    "journal-article": "article",
-    "proceedings-article": "article",
-    "posted-content": "preprint",
-    "book": "book",
-    "monograph": "book",
-    "edited-book": "book",
-    "book-chapter": "book-chapter",
-    "dataset": "dataset",
-    "dissertation": "dissertation",
-    "report": "report",
-}
 
 
 def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
@@ -249,7 +239,7 @@ def _apply_filter(name: str, value: str, catalog: SourceCatalog) -> set[int] | N
             return None
         return works_by_year(works, int(match.group(1)), since=name.startswith("from"))
     if name == "type":
-        return {i for i, w in enumerate(works) if _TYPES.get(w.type, "other") in values}
+        return {i for i, w in enumerate(works) if WORK_TYPES.get(w.type, "other") in values}
     if name == "is_retracted":
         return {i for i, w in enumerate(works) if w.retracted == (value.lower() == "true")}
     if name == "has_doi":
@@ -277,290 +267,11 @@ def _select(work: dict[str, Any], select: str | None) -> dict[str, Any]:
     return {name: work[name] for name in names if name in work}
 
 
-# --- rendering -------------------------------------------------------------------------------------
-
-
 def _by_doi(catalog: Any, doi: str) -> int | None:
     """A work by DOI; an arXiv preprint also by its DataCite DOI (10.48550/arXiv.ID), which is the
-    DOI OpenAlex lists arXiv preprints under (`_doi_url`)."""
+    DOI OpenAlex lists arXiv preprints under (`openalex_work._doi_url`)."""
     found: int | None = catalog.by_doi.get(doi)
     arxiv_prefix = f"{ARXIV_DOI_PREFIX}arxiv."
     if found is None and doi.lower().startswith(arxiv_prefix):
         found = catalog.by_arxiv.get(doi.lower().removeprefix(arxiv_prefix))
     return found
-
-
-def _doi_url(work: SimWork) -> str | None:
-    if work.doi:
-        return f"https://doi.org/{work.doi}"
-    if work.arxiv_id:
-        # OpenAlex lists arXiv-only papers under arXiv's DataCite DOI.
-        return f"https://doi.org/{ARXIV_DOI_PREFIX}arxiv.{work.arxiv_id.lower()}"
-    return None
-
-
-def _source(work: SimWork) -> dict[str, Any] | None:
-    if not work.venue:
-        return None
-    kind = "conference" if work.type == "proceedings-article" else "journal"
-    if work.type == "posted-content":
-        kind = "repository"
-    if work.type in ("book", "book-chapter", "monograph"):
-        kind = "book series"
-    source = _named_source(work.venue, kind, work.publisher, issn=work.issn)
-    if work.venue_aliases:
-        # Full source objects carry these; OpenAlex's nested ones may too.
-        source["abbreviated_title"] = work.venue_aliases[0]
-        source["alternate_titles"] = list(work.venue_aliases)
-    return source
-
-
-def _named_source(
-    name: str, kind: str, publisher: str | None, *, issn: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    return {
-        "id": f"https://openalex.org/S{4_300_000_000 + stable_int('source', name)}",
-        "display_name": name,
-        "issn_l": issn[0] if issn else None,
-        "issn": list(issn) if issn else None,
-        "is_oa": kind == "repository",
-        "is_in_doaj": False,
-        "is_core": kind == "journal",
-        "host_organization": None,
-        "host_organization_name": publisher,
-        "host_organization_lineage": [],
-        "host_organization_lineage_names": [],
-        "type": kind,
-    }
-
-
-def _extra_location(work: SimWork, name: str, kind: str, *, published: bool) -> dict[str, Any]:
-    """A location in another source: a book series beside the proceedings, or a repository copy."""
-    slug = stable_hex(kind, name, work.key)[:12]
-    return {
-        "id": f"{kind.replace(' ', '-')}:{slug}",
-        "is_oa": not published,
-        "landing_page_url": f"https://{'series' if published else 'repository'}.example.org/{slug}",
-        "pdf_url": None if published else f"https://repository.example.org/{slug}.pdf",
-        "source": _named_source(name, kind, work.publisher if published else None),
-        "license": None,
-        "license_id": None,
-        "version": "publishedVersion" if published else "acceptedVersion",
-        "is_accepted": True,
-        "is_published": published,
-        "raw_source_name": name,
-        "raw_type": work.type if published else None,
-    }
-
-
-_ARXIV_SOURCE: Final = {
-    "id": "https://openalex.org/S4306400194",
-    "display_name": "arXiv (Cornell University)",
-    "issn_l": None,
-    "issn": None,
-    "is_oa": True,
-    "is_in_doaj": False,
-    "is_core": False,
-    "host_organization": "https://openalex.org/I205783295",
-    "host_organization_name": "Cornell University",
-    "host_organization_lineage": ["https://openalex.org/I205783295"],
-    "host_organization_lineage_names": [],
-    "type": "repository",
-}
-
-
-def _published_location(
-    work: SimWork, location_id: str, *, is_oa: bool, landing_page_url: str | None, **overrides: Any
-) -> dict[str, Any]:
-    """A location of the published version: at its venue, or (`overrides`) where it is listed."""
-    return {
-        "id": location_id,
-        "is_oa": is_oa,
-        "landing_page_url": landing_page_url,
-        "pdf_url": None,
-        "source": _source(work),
-        "license": None,
-        "license_id": None,
-        "version": "publishedVersion",
-        "is_accepted": True,
-        "is_published": True,
-        "raw_source_name": work.venue,
-        "raw_type": work.type,
-        **overrides,
-    }
-
-
-def _locations(work: SimWork) -> list[dict[str, Any]]:
-    locations: list[dict[str, Any]] = []
-    if work.doi:
-        locations.append(
-            _published_location(work, f"doi:{work.doi}", is_oa=False, landing_page_url=_doi_url(work))
-        )
-    elif work.venue and work.type != "posted-content":
-        # Published without a DOI (PMLR, OpenReview, NeurIPS proceedings): OpenAlex still names
-        # the venue, with the proceedings' landing page.
-        landing = f"https://proceedings.example.org/{stable_hex(work.key)[:12]}"
-        locations.append(_published_location(work, f"venue:{work.key}", is_oa=True, landing_page_url=landing))
-    if work.series and locations:
-        locations.append(_extra_location(work, work.series, "book series", published=True))
-    if work.repository_primary:
-        # OpenAlex often makes a repository copy the primary location of a published work.
-        locations.insert(0, _extra_location(work, work.repository_primary, "repository", published=False))
-    arxiv_id = work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None)
-    if arxiv_id:
-        locations.append(
-            {
-                "id": f"pmh:oai:arXiv.org:{arxiv_id}",
-                "is_oa": True,
-                "landing_page_url": f"http://arxiv.org/abs/{arxiv_id}",
-                "pdf_url": f"https://arxiv.org/pdf/{arxiv_id}",
-                "source": dict(_ARXIV_SOURCE),
-                "license": "other-oa",
-                "license_id": "https://openalex.org/licenses/other-oa",
-                "version": "submittedVersion",
-                "is_accepted": False,
-                "is_published": False,
-                "raw_source_name": None,
-                "raw_type": "text",
-            }
-        )
-    if work.pmid:
-        pubmed = f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}"
-        pubmed_source = {
-            "id": "https://openalex.org/S4306525036",
-            "display_name": "PubMed",
-            "issn_l": None,
-            "issn": None,
-            "is_oa": False,
-            "is_in_doaj": False,
-            "is_core": False,
-            "host_organization": "https://openalex.org/I1299303238",
-            "host_organization_name": "National Institutes of Health",
-            "host_organization_lineage": ["https://openalex.org/I1299303238"],
-            "host_organization_lineage_names": [],
-            "type": "repository",
-        }
-        locations.append(
-            _published_location(
-                work,
-                f"pmid:{work.pmid}",
-                is_oa=False,
-                landing_page_url=pubmed,
-                source=pubmed_source,
-                raw_type=None,
-            )
-        )
-    return locations
-
-
-def _authorships(work: SimWork) -> list[dict[str, Any]]:
-    authorships = []
-    count = len(work.authors)
-    for position, author in enumerate(work.authors):
-        name = author.display
-        if position == 0:
-            where = "first"
-        elif position == count - 1:
-            where = "last"
-        else:
-            where = "middle"
-        authorships.append(
-            {
-                "author_position": where,
-                "author": {
-                    "id": f"https://openalex.org/A{5_000_000_000 + stable_int('author', name)}",
-                    "display_name": name,
-                    "orcid": f"https://orcid.org/{author.orcid}" if author.orcid else None,
-                },
-                "institutions": [],
-                "countries": [],
-                "is_corresponding": position == 0,
-                "raw_author_name": name,
-                "raw_affiliation_strings": [],
-                "raw_orcid": f"https://orcid.org/{author.orcid}" if author.orcid else None,
-                "affiliations": [],
-            }
-        )
-    return authorships
-
-
-def inverted_index(text: str) -> dict[str, list[int]]:
-    """OpenAlex's `abstract_inverted_index`: each word with the positions it occupies."""
-    index: dict[str, list[int]] = {}
-    for position, word in enumerate(text.split()):
-        index.setdefault(word, []).append(position)
-    return index
-
-
-def render_work(work: SimWork) -> dict[str, Any]:
-    """One OpenAlex work object, as `/works/{id}` and the `results` of `/works?` give it."""
-    recorded = work.native.get("openalex")
-    if recorded is not None:
-        return dict(recorded)  # the real service's work object, verbatim
-    openalex_url = f"https://openalex.org/{work.derived_openalex_id}"
-    doi_url = _doi_url(work)
-    month, day = month_day(work, "openalex")
-    ids: dict[str, Any] = {"openalex": openalex_url}
-    if doi_url:
-        ids["doi"] = doi_url
-    if work.pmid:
-        ids["pmid"] = f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}"
-    if work.pmcid:
-        ids["pmcid"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{work.pmcid[3:]}"
-    locations = _locations(work)
-    oa_location = next((loc for loc in locations if loc["is_oa"]), None)
-    openalex_type = _TYPES.get(work.type, "other")
-    title = work.display_title
-    return {
-        "id": openalex_url,
-        "doi": doi_url,
-        "title": title,
-        "display_name": title,
-        "publication_year": work.year,
-        "publication_date": f"{work.year:04d}-{month:02d}-{day:02d}" if work.year else None,
-        "ids": ids,
-        "language": "en",
-        "primary_location": locations[0] if locations else None,
-        "type": openalex_type,
-        "type_crossref": work.type,
-        "indexed_in": [
-            name
-            for name, known in (
-                ("crossref", bool(work.doi)),
-                ("pubmed", bool(work.pmid)),
-                ("arxiv", bool(work.arxiv_id)),
-            )
-            if known
-        ],
-        "open_access": {
-            "is_oa": oa_location is not None,
-            "oa_status": "green" if oa_location is not None else "closed",
-            "oa_url": oa_location["pdf_url"] if oa_location is not None else None,
-            "any_repository_has_fulltext": oa_location is not None,
-        },
-        "authorships": _authorships(work),
-        "countries_distinct_count": 0,
-        "institutions_distinct_count": 0,
-        "corresponding_author_ids": [],
-        "corresponding_institution_ids": [],
-        "cited_by_count": stable_int("cited", work.key, digits=3),
-        "biblio": {
-            "volume": work.volume,
-            "issue": work.issue,
-            "first_page": work.pages.split("-")[0] if work.pages else None,
-            "last_page": work.pages.split("-")[-1] if work.pages and "-" in work.pages else None,
-        },
-        "is_retracted": work.retracted,
-        "is_paratext": False,
-        "locations_count": len(locations),
-        "locations": locations,
-        "best_oa_location": oa_location,
-        "referenced_works_count": 0,
-        "referenced_works": [],
-        "related_works": [],
-        "abstract_inverted_index": inverted_index(work.abstract) if work.abstract else None,
-        "cited_by_api_url": f"https://api.openalex.org/works?filter=cites:{work.derived_openalex_id}",
-        "counts_by_year": [],
-        "updated_date": "2025-01-15T00:00:00.000000",
-        "created_date": f"{max(work.year or 2016, 2016)}-{month:02d}-{day:02d}",
-    }

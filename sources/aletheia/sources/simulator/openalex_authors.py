@@ -19,7 +19,7 @@ _ID: Final = re.compile(r"(?:https?://(?:api\.)?openalex\.org/(?:authors/)?)?([A
 
 
 def author_id(name: str) -> str:
-    """The id the simulated works give an author of this name (`openalex._authorships`)."""
+    """The id the simulated works give an author of this name (`openalex_work._authorships`)."""
     return f"A{5_000_000_000 + stable_int('author', name)}"
 
 

@@ -22,7 +22,8 @@ from aletheia.sources.simulator.ids import normalize_doi, split_arxiv_id, stable
 from aletheia.sources.simulator.s2_bulk import bulk_search
 from aletheia.sources.simulator.s2_corpus import S2Corpus
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import SimWork, SourceCatalog
+from aletheia.sources.simulator.universe import SourceCatalog
+from aletheia.sources.simulator.work import SimWork
 
 GRAPH: Final = "/graph/v1/paper"
 MAX_BATCH: Final = 500
@@ -314,59 +315,19 @@ def render_paper(work: SimWork) -> dict[str, Any]:
         # The real service's paper, verbatim: a field it did not record is answered as null.
         return {**recorded, "paperId": recorded.get("paperId") or work.derived_s2_id}
     arxiv_id = work.arxiv_id or (work.related.preprint_arxiv_id if work.related else None)
-    external: dict[str, Any] = {}
-    if arxiv_id:
-        external["ArXiv"] = arxiv_id
-    if work.doi:
-        external["DOI"] = work.doi
-    if work.pmid:
-        external["PubMed"] = work.pmid
-    if work.pmcid:
-        external["PubMedCentral"] = work.pmcid.removeprefix("PMC")
-    if work.dblp_key:
-        external["DBLP"] = work.dblp_key
-    external["CorpusId"] = work.derived_corpus_id
     arxiv_only = bool(work.arxiv_id) and not work.doi and work.type == "posted-content"
     # `s2_publication_venue`: S2 knows where the work appeared though the others see a preprint.
     known_venue = work.s2_publication_venue or work.venue
     venue = known_venue or ("arXiv.org" if arxiv_only else "")
-    if known_venue:
-        named: dict[str, Any] = {
-            "id": _uuid(stable_hex("venue", known_venue)),
-            "name": known_venue,
-            "type": "conference"
-            if work.type == "proceedings-article" or work.s2_publication_venue
-            else "journal",
-            "alternate_names": list(work.venue_aliases),
-        }
-        if work.issn:
-            named["issn"] = work.issn[0]
-            if len(work.issn) > 1:
-                named["alternate_issns"] = list(work.issn[1:])
-        publication_venue: dict[str, Any] | None = named
-    elif arxiv_only:
-        publication_venue = dict(_ARXIV_VENUE)
-    else:
-        publication_venue = None
-    if arxiv_only:
-        journal: dict[str, Any] | None = {"name": "ArXiv", "volume": f"abs/{work.arxiv_id}"}
-    elif work.venue:
-        journal = {"name": work.venue}
-        if work.pages:
-            journal["pages"] = work.pages
-        if work.volume:
-            journal["volume"] = work.volume
-    else:
-        journal = None
     month, day = month_day(work, "s2")
     paper_id = work.derived_s2_id
     first = (work.authors[0].family or work.authors[0].literal or "") if work.authors else ""
     key = re.sub(r"\W", "", f"{first}{work.year or ''}{''.join(w[:1] for w in work.title.split()[:3])}")
     return {
         "paperId": paper_id,
-        "externalIds": external,
+        "externalIds": _external_ids(work, arxiv_id),
         "corpusId": work.derived_corpus_id,
-        "publicationVenue": publication_venue,
+        "publicationVenue": _publication_venue(work, known_venue, arxiv_only),
         "url": f"https://www.semanticscholar.org/paper/{paper_id}",
         "title": work.display_title,
         "abstract": work.abstract,
@@ -390,7 +351,7 @@ def render_paper(work: SimWork) -> dict[str, Any]:
         "s2FieldsOfStudy": [],
         "publicationTypes": _PUBLICATION_TYPES.get(work.type),
         "publicationDate": f"{work.year:04d}-{month:02d}-{day:02d}" if work.year else None,
-        "journal": journal,
+        "journal": _journal(work, arxiv_only),
         "citationStyles": {"bibtex": _bibtex(work, key or paper_id[:10])},
         "authors": [
             {"authorId": str(stable_int("s2author", a.display)), "name": a.display} for a in work.authors
@@ -400,6 +361,58 @@ def render_paper(work: SimWork) -> dict[str, Any]:
         "embedding": None,
         "tldr": None,
     }
+
+
+def _external_ids(work: SimWork, arxiv_id: str | None) -> dict[str, Any]:
+    """`externalIds`: the work's identifiers at other services, and its CorpusId."""
+    external: dict[str, Any] = {}
+    if arxiv_id:
+        external["ArXiv"] = arxiv_id
+    if work.doi:
+        external["DOI"] = work.doi
+    if work.pmid:
+        external["PubMed"] = work.pmid
+    if work.pmcid:
+        external["PubMedCentral"] = work.pmcid.removeprefix("PMC")
+    if work.dblp_key:
+        external["DBLP"] = work.dblp_key
+    external["CorpusId"] = work.derived_corpus_id
+    return external
+
+
+def _publication_venue(work: SimWork, known_venue: str | None, arxiv_only: bool) -> dict[str, Any] | None:
+    """`publicationVenue`: the venue S2 knows, arXiv for a preprint only there, else null."""
+    if known_venue:
+        named: dict[str, Any] = {
+            "id": _uuid(stable_hex("venue", known_venue)),
+            "name": known_venue,
+            "type": "conference"
+            if work.type == "proceedings-article" or work.s2_publication_venue
+            else "journal",
+            "alternate_names": list(work.venue_aliases),
+        }
+        if work.issn:
+            named["issn"] = work.issn[0]
+            if len(work.issn) > 1:
+                named["alternate_issns"] = list(work.issn[1:])
+        return named
+    if arxiv_only:
+        return dict(_ARXIV_VENUE)
+    return None
+
+
+def _journal(work: SimWork, arxiv_only: bool) -> dict[str, Any] | None:
+    """`journal`: ArXiv with the abs id for a preprint only there, else the venue with its pages."""
+    if arxiv_only:
+        return {"name": "ArXiv", "volume": f"abs/{work.arxiv_id}"}
+    if work.venue:
+        journal: dict[str, Any] = {"name": work.venue}
+        if work.pages:
+            journal["pages"] = work.pages
+        if work.volume:
+            journal["volume"] = work.volume
+        return journal
+    return None
 
 
 def _uuid(hex_digest: str) -> str:

@@ -32,7 +32,8 @@ from aletheia.core.venue_data import VenueAlias, venue_tables
 from aletheia.core.venues import canonical_venue
 from aletheia.sources.simulator.ids import stable_hex, stable_int
 from aletheia.sources.simulator.search import FieldIndex, fold, tokenize
-from aletheia.sources.simulator.universe import SimWork, Universe
+from aletheia.sources.simulator.universe import Universe
+from aletheia.sources.simulator.work import SimWork
 
 VenueKind = Literal["journal", "conference", "repository", "book series"]
 

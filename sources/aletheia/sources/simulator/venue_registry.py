@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from aletheia.sources.simulator.common import SimContext, parse_int, timestamp_ms
-from aletheia.sources.simulator.crossref import envelope, render_work, validation_failure
+from aletheia.sources.simulator.crossref import envelope, validation_failure
+from aletheia.sources.simulator.crossref_work import render_work
 from aletheia.sources.simulator.dblp import search_request, search_response
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.venue_directory import SimVenue, VenueDirectory, venue_directory
@@ -136,30 +137,20 @@ def _openalex(request: Request, path: str, directory: VenueDirectory) -> Respons
             )
         single = render_source(directory.venues[index])
         return json_response(_select(single, select) if select else single)
+    return _openalex_list(request, directory, select)
+
+
+def _openalex_list(request: Request, directory: VenueDirectory, select: list[str]) -> Response:
+    """`/sources?`: the venues the filters and the search select, best first, one page."""
     per_page_text = request.param("per-page", request.param("per_page"))
     per_page = parse_int(per_page_text, 25, low=1, high=OPENALEX_MAX_PER_PAGE)
     page = parse_int(request.param("page"), 1, low=1)
     if per_page is None or page is None:
         return _openalex_error(f"per-page parameter must be an integer between 1 and {OPENALEX_MAX_PER_PAGE}")
-    candidates = set(range(len(directory.venues)))
-    ranking: list[str] = []
-    for part in (request.param("filter") or "").split(","):
-        if not part.strip():
-            continue
-        name, _, value = (s.strip() for s in part.partition(":"))
-        if name not in _OPENALEX_FILTERS:
-            valid = ", ".join(_OPENALEX_FILTERS)
-            return _openalex_error(f"{name} is not a valid field. Valid fields are: {valid}")
-        if name.endswith(".search"):
-            candidates &= set(directory.search_all_words(value))
-            ranking.append(value)
-            continue
-        candidates &= _openalex_filter(name, value, directory)
-    search = request.param("search")
-    if search and search.strip():
-        candidates &= set(directory.search_all_words(search))
-        ranking.append(search)
-    query = " ".join(ranking)
+    matched = _openalex_matches(request, directory)
+    if isinstance(matched, Response):
+        return matched
+    candidates, query = matched
     if query:
         order = [d for d in directory.search_any_word(query, candidates) if d in candidates]
         order += sorted(candidates - set(order))
@@ -180,6 +171,30 @@ def _openalex(request: Request, path: str, directory: VenueDirectory) -> Respons
         "groups_count": None,
     }
     return json_response({"meta": meta, "results": results, "group_by": []})
+
+
+def _openalex_matches(request: Request, directory: VenueDirectory) -> tuple[set[int], str] | Response:
+    """The venues `filter` and `search` select, and the words they searched (which rank them);
+    or the 400 for a filter OpenAlex does not have."""
+    candidates = set(range(len(directory.venues)))
+    ranking: list[str] = []
+    for part in (request.param("filter") or "").split(","):
+        if not part.strip():
+            continue
+        name, _, value = (s.strip() for s in part.partition(":"))
+        if name not in _OPENALEX_FILTERS:
+            valid = ", ".join(_OPENALEX_FILTERS)
+            return _openalex_error(f"{name} is not a valid field. Valid fields are: {valid}")
+        if name.endswith(".search"):
+            candidates &= set(directory.search_all_words(value))
+            ranking.append(value)
+            continue
+        candidates &= _openalex_filter(name, value, directory)
+    search = request.param("search")
+    if search and search.strip():
+        candidates &= set(directory.search_all_words(search))
+        ranking.append(search)
+    return candidates, " ".join(ranking)
 
 
 def _openalex_single(identifier: str, directory: VenueDirectory) -> int | None:

@@ -19,7 +19,7 @@ from aletheia.sources.simulator.common import SimContext, parse_int
 from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 from aletheia.sources.simulator.search import tokenize
-from aletheia.sources.simulator.universe import SimWork
+from aletheia.sources.simulator.work import SimWork
 
 TAVILY_PREFIX: Final = "/tavily"
 BRAVE_PREFIX: Final = "/brave"
