@@ -24,7 +24,7 @@ from aletheia.core.identifiers import (
 from aletheia.core.records import Author, RetractionKind, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import SourceParseError
-from aletheia.sources.crossref_parse import markup_to_text
+from aletheia.sources.markup_text import markup_to_text
 
 __all__ = [
     "ARXIV_SOURCE_ID",
