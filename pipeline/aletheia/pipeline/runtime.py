@@ -51,7 +51,7 @@ def parse_source_payload(source: str, raw: Any) -> list[WorkRecord]:
 
         return [parse_s2_paper(raw)]
     if source == SourceName.ARXIV:
-        from aletheia.sources.arxiv import parse_arxiv_feed
+        from aletheia.sources.arxiv_parse import parse_arxiv_feed
 
         return parse_arxiv_feed(raw)
     if source == SourceName.PUBMED:
