@@ -56,6 +56,20 @@ def _doc_objects(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return items
 
 
+def _doc_authors(doc: Mapping[str, Any]) -> tuple[Author, ...]:
+    """The document's authors and groups; other `authtype`s (editors, investigators) are left out."""
+    authors = []
+    for author in _doc_objects(doc, "authors"):
+        auth_type = _doc_str(author, "authtype") or "Author"
+        name = _doc_str(author, "name")
+        if name and auth_type.lower() in {"author", "collectivename"}:
+            # CollectiveName is a group; an Author is in MEDLINE display form ("Hambrick GW Jr").
+            authors.append(
+                Author(literal=name) if auth_type.lower() == "collectivename" else parse_name(name)
+            )
+    return tuple(authors)
+
+
 def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
     """One esummary document (`result[<uid>]`); None for NCBI's per-id error stubs."""
     if not isinstance(doc, Mapping):
@@ -66,16 +80,7 @@ def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
     if uid is None or not uid.isdigit():
         raise SourceParseError(SOURCE, f"esummary document without a numeric uid: {uid!r}")
 
-    authors = []
-    for author in _doc_objects(doc, "authors"):
-        auth_type = _doc_str(author, "authtype") or "Author"
-        name = _doc_str(author, "name")
-        if name and auth_type.lower() in {"author", "collectivename"}:
-            # CollectiveName is a group; an Author is in MEDLINE display form ("Hambrick GW Jr").
-            authors.append(
-                Author(literal=name) if auth_type.lower() == "collectivename" else parse_name(name)
-            )
-
+    authors = _doc_authors(doc)
     ids: dict[str, str] = {}
     for article_id in _doc_objects(doc, "articleids"):
         id_type, value = _doc_str(article_id, "idtype"), _doc_str(article_id, "value")
@@ -101,7 +106,7 @@ def parse_esummary_doc(doc: Mapping[str, Any]) -> WorkRecord | None:
         source=SOURCE,
         source_id=uid,
         title=clean_title(_doc_str(doc, "title") or _doc_str(doc, "booktitle")),
-        authors=tuple(authors),
+        authors=authors,
         year=year_of(_doc_str(doc, "pubdate"), _doc_str(doc, "sortpubdate"), _doc_str(doc, "epubdate")),
         venue=venue,
         work_type=work_type_of(publication_types, container=container or "journal-article"),
