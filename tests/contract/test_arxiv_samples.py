@@ -15,7 +15,8 @@ import pytest
 
 from aletheia.core.identifiers import clean_arxiv_id
 from aletheia.core.records import SourceName
-from aletheia.sources.arxiv import ArxivClient, parse_arxiv_atom
+from aletheia.sources.arxiv import ArxivClient
+from aletheia.sources.arxiv_parse import parse_arxiv_atom
 from tests.unit.source_fakes import Call, FakeTransport
 
 pytestmark = pytest.mark.shared

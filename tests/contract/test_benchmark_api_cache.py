@@ -18,7 +18,7 @@ import pytest
 from aletheia.core.records import WorkRecord
 from aletheia.sources.crossref import parse_crossref_work
 from aletheia.sources.openalex import parse_openalex_work
-from aletheia.sources.semantic_scholar import parse_s2_paper
+from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from tests.contract.precision_fields import assert_precision_fields_well_typed
 
 pytestmark = pytest.mark.shared

@@ -20,7 +20,7 @@ import yaml
 from aletheia.core.identifiers import clean_arxiv_id
 from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_whitespace
-from aletheia.sources.semantic_scholar import parse_s2_paper
+from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from tests.contract.precision_fields import assert_precision_fields_well_typed
 
 pytestmark = pytest.mark.shared

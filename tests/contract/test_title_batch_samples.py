@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aletheia.sources.arxiv import parse_arxiv_atom
+from aletheia.sources.arxiv_parse import parse_arxiv_atom
 from aletheia.sources.arxiv_titles import batch_answer, feed_of
 from aletheia.sources.title_batches import share_out
 

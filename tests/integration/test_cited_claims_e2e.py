@@ -227,6 +227,7 @@ def test_the_job_logs_each_judgement_once(env: Path, monkeypatch: pytest.MonkeyP
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.service import InlineDispatcher, LoopThread, ServiceContext, run_step
     from aletheia.producers.client import AletheiaClient
+    from aletheia.storage.audit_verify import verify_job
     from aletheia.storage.models import JobStatus
 
     monkeypatch.setattr(Runtime, "ensure_bundled_snapshot", lambda self: None)
@@ -244,7 +245,7 @@ def test_the_job_logs_each_judgement_once(env: Path, monkeypatch: pytest.MonkeyP
     # The trail comes before the report files it explains, and the job's root is committed.
     kinds = [e.event for e in entries]
     assert kinds.index("claim_decision") < kinds.index("artifact_written")
-    assert log.commits(job_id) and log.verify_job(job_id).intact
+    assert log.commits(job_id) and verify_job(log, job_id).intact
 
     # A redelivery of the same job (here: put back in the queue) recomputes and logs no new
     # decision. The cited references went through the engine, which kept the verified works in

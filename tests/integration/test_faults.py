@@ -28,6 +28,7 @@ from aletheia.pipeline.audit.replay import replay_job
 from aletheia.pipeline.reports.formats import TableSink
 from aletheia.sources.simulator import SIM_SOURCES, SimulatorConfig, SimulatorServer
 from aletheia.storage.audit_log import AuditLog
+from aletheia.storage.audit_verify import verify_job
 from tests.integration.sim_pipeline import Run, make_works, references, run_embedded, sim_settings, universe
 
 WORKS = make_works(150)
@@ -100,7 +101,7 @@ def check_properties(run: Run) -> dict[str, int]:
             assert verdict.status is not VerdictStatus.VERIFIED, cited.key
     job_id = run.summary.job_id
     assert job_id is not None
-    audit = AuditLog(run.runtime.jobs.engine).verify_job(job_id)
+    audit = verify_job(AuditLog(run.runtime.jobs.engine), job_id)
     assert audit.intact, audit.problems
     assert audit.events == audit.committed_events > 0
     replayed = replay_job(run.runtime.jobs.engine, job_id)

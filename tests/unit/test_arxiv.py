@@ -17,13 +17,8 @@ from hypothesis import strategies as st
 
 from aletheia.config.settings import Settings
 from aletheia.core.records import Author, SourceName
-from aletheia.sources.arxiv import (
-    MAX_IDS_PER_REQUEST,
-    ArxivClient,
-    arxiv_transports,
-    parse_arxiv_atom,
-    parse_arxiv_feed,
-)
+from aletheia.sources.arxiv import MAX_IDS_PER_REQUEST, ArxivClient, arxiv_transports
+from aletheia.sources.arxiv_parse import parse_arxiv_atom, parse_arxiv_feed
 from aletheia.sources.base import PermanentSourceError, SourceParseError, SourceRecord, TransientSourceError
 from aletheia.sources.cache import MemoryRawCache
 from aletheia.sources.transport.ratelimit import LocalRateLimiter

@@ -18,6 +18,7 @@ from aletheia.core.verdicts import FieldEvidence, Reason, Verdict, VerdictStatus
 from aletheia.pipeline.audit.events import decision_events, record_artifact_written
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
 from aletheia.storage.audit_log import AuditChainBroken, AuditLog
+from aletheia.storage.audit_verify import verify_all, verify_job
 from aletheia.storage.db import engine_for
 from aletheia.storage.models import AuditEvent, MerkleCommit
 from aletheia.storage.stores import JobStore
@@ -44,7 +45,7 @@ def sql(engine: Engine, statement: str, **params: object) -> None:
 
 
 def only_problem(log: AuditLog, job: str) -> tuple[int | None, str]:
-    result = log.verify_job(job)
+    result = verify_job(log, job)
     assert not result.intact
     first = result.first_problem
     assert first is not None
@@ -59,7 +60,7 @@ def test_append_numbers_chains_and_skips_what_is_already_there(log: AuditLog) ->
     assert [e.seq for e in entries] == list(range(1, 8))
     assert entries[0].prev_hash == GENESIS
     assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(entries))
-    assert log.verify_job("job1").intact
+    assert verify_job(log, "job1").intact
 
 
 def test_jobs_have_separate_chains(log: AuditLog) -> None:
@@ -81,7 +82,7 @@ def test_concurrent_appends_keep_one_gapless_chain(log: AuditLog) -> None:
         t.join()
     entries = log.entries("job1")
     assert [e.seq for e in entries] == list(range(1, 6 * 5 * 4 + 1))
-    assert log.verify_job("job1").intact
+    assert verify_job(log, "job1").intact
 
 
 def test_commits_are_idempotent_and_cover_new_events(log: AuditLog) -> None:
@@ -93,7 +94,7 @@ def test_commits_are_idempotent_and_cover_new_events(log: AuditLog) -> None:
     log.append("job1", events(4))
     second = log.commit_job("job1")
     assert second is not None and second.prior == first.root and second.event_count == 4
-    result = log.verify_job("job1")
+    result = verify_job(log, "job1")
     assert result.intact and result.commits == 2 and result.committed_events == 4
 
 
@@ -110,7 +111,7 @@ def test_global_commits_chain_and_are_anchored(log: AuditLog, tmp_path: Path) ->
     assert g2 is not None and g2.prior == g1.root and g2.event_count == 1
     lines = [json.loads(line) for line in (tmp_path / "anchor.jsonl").read_text().splitlines()]
     assert [(line["id"], line["root"]) for line in lines] == [(g1.id, g1.root), (g2.id, g2.root)]
-    jobs, problems = log.verify_all()
+    jobs, problems = verify_all(log)
     assert problems == [] and all(j.intact for j in jobs)
 
 
@@ -193,7 +194,7 @@ def test_a_consistently_rewritten_chain_is_caught_by_its_commit(log: AuditLog, e
     log.append("job1", events(6))
     log.commit_job("job1")
     rewrite_from(engine, "job1", 3, {"item": "forged"})
-    result = log.verify_job("job1")
+    result = verify_job(log, "job1")
     assert not result.intact
     assert "rewritten after it was committed" in str(result.first_problem)
 
@@ -208,7 +209,7 @@ def test_a_rewritten_chain_and_job_commit_are_caught_by_the_global_commit(
     root = merkle_root([e.hash for e in log.entries("job1")])
     with engine.begin() as conn:
         conn.execute(update(MerkleCommit).where(MerkleCommit.scope == "job1").values(root=root))
-    result = log.verify_job("job1")
+    result = verify_job(log, "job1")
     assert not result.intact
     assert "global commit" in str(result.first_problem) and "job1" in str(result.first_problem)
 
@@ -220,12 +221,12 @@ def test_a_rewritten_global_commit_is_caught_by_the_anchor_file(log: AuditLog, e
     assert g is not None
     with engine.begin() as conn:
         conn.execute(update(MerkleCommit).where(MerkleCommit.id == g.id).values(root="0" * 64))
-    _, problems = log.verify_all()
+    _, problems = verify_all(log)
     assert any("anchor" in p.problem for p in problems)
     # ...and a deleted one too.
     with engine.begin() as conn:
         conn.execute(delete(MerkleCommit).where(MerkleCommit.id == g.id))
-    _, problems = log.verify_all()
+    _, problems = verify_all(log)
     assert any("removed" in p.problem or "missing" in p.problem for p in problems)
 
 
@@ -320,7 +321,7 @@ def test_an_edited_verdict_row_is_caught_against_its_verdict_event(log: AuditLog
             counters=None,
         ),
     )
-    assert log.verify_job(job).intact
+    assert verify_job(log, job).intact
     forged = {**outcome.verdict.model_dump(mode="json"), "status": "not_found"}
     sql(
         engine,
@@ -336,7 +337,7 @@ def test_an_edited_verdict_row_is_caught_against_its_verdict_event(log: AuditLog
         v=json.dumps(outcome.verdict.model_dump(mode="json")),
         i=item.id,
     )
-    assert log.verify_job(job).intact
+    assert verify_job(log, job).intact
     sql(
         engine,
         "UPDATE verdicts SET evidence = :e WHERE item_id = :i",

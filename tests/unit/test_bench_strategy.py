@@ -13,7 +13,7 @@ from aletheia.sources.crossref import CrossrefClient, crossref_transport
 from aletheia.sources.openalex import _filter_text
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, universe_from_records
 from aletheia.sources.simulator.search import parse_query
-from aletheia.sources.transport.polite import PriorityGate
+from aletheia.sources.transport.politeness import PriorityGate
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 
 

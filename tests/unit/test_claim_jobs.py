@@ -26,6 +26,7 @@ from aletheia.pipeline.jobs.inline import run_step
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, Universe
+from aletheia.storage.audit_verify import verify_job
 from aletheia.storage.claim_store import ClaimStageStore
 from aletheia.storage.models import AuditEvent, ClaimDocumentRow
 
@@ -150,7 +151,7 @@ def test_a_claim_job_runs_on_the_pools_stages_to_its_artifact_and_trail(
     assert [b["kind"] for k, b in trail if k == "artifact_written"] == ["citation", "report"]
     decision = trail[CLAIM_EVENTS.index("claim_decision")][1]
     assert decision["cited"] is True and decision["slug"] == "2304.01234-halvorsen-trimmed"
-    assert audit_log_for(runtime).verify_job(job_id).intact
+    assert verify_job(audit_log_for(runtime), job_id).intact
     assert audit_log_for(runtime).commits(job_id)  # committed under a Merkle root (render_report)
     # The fetched documents are gone once the job is done; its state row stays (the record).
     with runtime.jobs.sessions() as s:
@@ -461,4 +462,4 @@ def test_a_claim_job_goes_back_to_the_apis_when_the_library_does_not_support_it(
     assert Path(summary["artifact"]).name == "2304.01234-halvorsen-trimmed.md"
     tiers = [b["tier"] for k, b in events(runtime, job_id) if k == "claim_candidates"]
     assert tiers == ["library", "sources"]
-    assert audit_log_for(runtime).verify_job(job_id).intact
+    assert verify_job(audit_log_for(runtime), job_id).intact

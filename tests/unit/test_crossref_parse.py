@@ -12,14 +12,9 @@ from hypothesis import strategies as st
 
 from aletheia.core.records import Author, RetractionKind, SourceName
 from aletheia.sources.base import SourceParseError
-from aletheia.sources.crossref import (
-    crossref_message_type,
-    markup_to_text,
-    notices_from_update_to,
-    parse_crossref_message,
-    parse_crossref_work,
-    update_kind,
-)
+from aletheia.sources.crossref import crossref_message_type, parse_crossref_message, parse_crossref_work
+from aletheia.sources.crossref_notices import notices_from_update_to, update_kind
+from aletheia.sources.markup_text import markup_to_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crossref"
 USED_FIXTURES = {

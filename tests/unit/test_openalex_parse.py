@@ -12,12 +12,8 @@ from hypothesis import strategies as st
 
 from aletheia.core.records import Author, RetractionKind, SourceName
 from aletheia.sources.base import SourceParseError
-from aletheia.sources.openalex import (
-    abstract_from_inverted_index,
-    parse_openalex_list,
-    parse_openalex_work,
-    split_display_name,
-)
+from aletheia.sources.openalex import abstract_from_inverted_index, parse_openalex_list, parse_openalex_work
+from aletheia.sources.openalex_bylines import split_display_name
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "openalex"
 USED_FIXTURES = {

@@ -3,7 +3,7 @@ the year of one of them): Crossref's print/online/posted dates, arXiv's served v
 
 from __future__ import annotations
 
-from aletheia.sources.arxiv import parse_arxiv_feed
+from aletheia.sources.arxiv_parse import parse_arxiv_feed
 from aletheia.sources.crossref_parse import parse_crossref_work
 
 _FEED = """<?xml version="1.0" encoding="UTF-8"?>

@@ -175,8 +175,9 @@ def test_a_claims_text_job_renders_its_own_html(runtime: Runtime, tmp_path: Path
     assert report(job_id, "--format", "bibtex").exit_code == 2
     # Its trail is committed: every event it logged is under the job's Merkle root.
     from aletheia.pipeline.audit.events import audit_log_for
+    from aletheia.storage.audit_verify import verify_job
 
-    trail = audit_log_for(runtime).verify_job(job_id)
+    trail = verify_job(audit_log_for(runtime), job_id)
     assert trail.intact and trail.events > 0 and trail.committed_events == trail.events
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aletheia.sources.base import SourceStats
 from aletheia.sources.transport.figures import request_figures
-from aletheia.sources.transport.polite import reported_kind
+from aletheia.sources.transport.request import reported_kind
 
 
 def test_kinds_as_reported() -> None:

@@ -21,9 +21,9 @@ from aletheia.sources.semantic_scholar import (
     PAPER_FIELDS,
     SemanticScholarClient,
     canonical_paper_id,
-    parse_s2_paper,
     semantic_scholar_transport,
 )
+from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
 from tests.unit.fake_clock import FakeClock
 from tests.unit.source_fakes import Call, FakeTransport, fixture_text

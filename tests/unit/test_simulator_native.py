@@ -15,7 +15,7 @@ import pytest
 
 from aletheia.sources.crossref import parse_crossref_message
 from aletheia.sources.openalex_parse import parse_openalex_work
-from aletheia.sources.semantic_scholar import parse_s2_paper
+from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer, SimWork, Universe
 
 CROSSREF_ITEM: dict[str, Any] = {

@@ -16,7 +16,8 @@ import pytest
 
 from aletheia.sources.crossref import parse_crossref_message
 from aletheia.sources.openalex import parse_openalex_work
-from aletheia.sources.semantic_scholar import PAPER_FIELDS, parse_s2_paper
+from aletheia.sources.semantic_scholar import PAPER_FIELDS
+from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from aletheia.sources.simulator import SimulatorServer, Universe
 from aletheia.sources.simulator.work import SimWork
 

@@ -95,7 +95,7 @@ def test_openalex_list(sim: SimulatorServer, client: httpx.Client) -> None:
 
 
 def test_semantic_scholar_papers(sim: SimulatorServer, client: httpx.Client, universe: Universe) -> None:
-    parse = _parser("aletheia.sources.semantic_scholar", "parse_s2_paper")
+    parse = _parser("aletheia.sources.semantic_scholar_parse", "parse_s2_paper")
     fields = ",".join(
         getattr(
             pytest.importorskip("aletheia.sources.semantic_scholar"),
@@ -124,7 +124,7 @@ def test_semantic_scholar_papers(sim: SimulatorServer, client: httpx.Client, uni
 
 
 def test_semantic_scholar_match(sim: SimulatorServer, client: httpx.Client) -> None:
-    parse = _parser("aletheia.sources.semantic_scholar", "parse_s2_paper")
+    parse = _parser("aletheia.sources.semantic_scholar_parse", "parse_s2_paper")
     payload = client.get(
         f"{sim.url_for('semantic_scholar')}/graph/v1/paper/search/match",
         params={
@@ -141,7 +141,7 @@ def test_semantic_scholar_match(sim: SimulatorServer, client: httpx.Client) -> N
 
 
 def test_arxiv_feed(sim: SimulatorServer, client: httpx.Client, universe: Universe) -> None:
-    parse = _parser("aletheia.sources.arxiv", "parse_arxiv_feed")
+    parse = _parser("aletheia.sources.arxiv_parse", "parse_arxiv_feed")
     works = _known(universe, "arxiv")
     assert works
     ids = ",".join(work.arxiv_id or "" for work in works)
@@ -157,7 +157,7 @@ def test_arxiv_feed(sim: SimulatorServer, client: httpx.Client, universe: Univer
 
 
 def test_arxiv_error_feed_is_recognised(sim: SimulatorServer, client: httpx.Client) -> None:
-    parse_atom = _parser("aletheia.sources.arxiv", "parse_arxiv_atom")
+    parse_atom = _parser("aletheia.sources.arxiv_parse", "parse_arxiv_atom")
     feed = parse_atom(
         client.get(f"{sim.url_for('arxiv_api')}/api/query", params={"id_list": "nonsense"}).text
     )

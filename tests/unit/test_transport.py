@@ -25,16 +25,12 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.transport.breaker import BreakerState, CircuitBreaker
+from aletheia.sources.transport.factory import transport_from_settings
 from aletheia.sources.transport.gcra import SEND_MARGIN
-from aletheia.sources.transport.polite import (
-    PoliteTransport,
-    bucket_for,
-    parse_rate_limit_headers,
-    parse_retry_after,
-    redact_text,
-    redact_url,
-)
+from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.politeness import bucket_for, parse_rate_limit_headers, parse_retry_after
 from aletheia.sources.transport.ratelimit import LocalRateLimiter
+from aletheia.sources.transport.redaction import redact_text, redact_url
 from tests.unit.fake_clock import FakeClock
 
 LIMITS = SourceLimits(rate=10, burst=10, concurrency=3, search_rate=3)
@@ -475,13 +471,13 @@ async def test_a_disabled_source_sends_nothing(make: Factory) -> None:
 
 async def test_from_settings(limiter: RecordingLimiter) -> None:
     async with httpx.AsyncClient() as http:
-        default = PoliteTransport.from_settings("crossref", http, Settings(_env_file=None), limiter)
+        default = transport_from_settings("crossref", http, Settings(_env_file=None), limiter)
         assert default.enabled and default.base_url == "https://api.crossref.org"
         assert default.limits.search_rate == 3 and default.breaker is not None
         turned_off = Settings(_env_file=None, disabled_sources="pubmed, crossref")
-        assert not PoliteTransport.from_settings("crossref", http, turned_off, limiter).enabled
+        assert not transport_from_settings("crossref", http, turned_off, limiter).enabled
         offline = Settings(_env_file=None, offline=True)
-        assert not PoliteTransport.from_settings("openalex", http, offline, limiter).enabled
+        assert not transport_from_settings("openalex", http, offline, limiter).enabled
 
 
 # --- secrets --------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from aletheia.sources.transport.polite import redact_text
+from aletheia.sources.transport.redaction import redact_text
 
 current_job_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("aletheia_job_id", default=None)
 

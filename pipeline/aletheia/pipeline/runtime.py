@@ -47,11 +47,11 @@ def parse_source_payload(source: str, raw: Any) -> list[WorkRecord]:
 
         return parse_openalex_list(raw) if "results" in raw else [parse_openalex_work(raw)]
     if source == SourceName.SEMANTIC_SCHOLAR:
-        from aletheia.sources.semantic_scholar import parse_s2_paper
+        from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 
         return [parse_s2_paper(raw)]
     if source == SourceName.ARXIV:
-        from aletheia.sources.arxiv import parse_arxiv_feed
+        from aletheia.sources.arxiv_parse import parse_arxiv_feed
 
         return parse_arxiv_feed(raw)
     if source == SourceName.PUBMED:

@@ -48,15 +48,17 @@ def audit_log() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def verify_command(job_id: str | None, as_json: bool) -> None:
     """Check the trail of JOB_ID (every job when omitted): exit 0 intact, 1 tampered."""
+    from aletheia.storage.audit_verify import verify_all, verify_job
+
     log = _audit_log()
     if job_id is not None:
         if not log.entries(job_id) and not log.commits(job_id) and not _job_exists(log.engine, job_id):
             click.echo(f"aletheia: no job {job_id}", err=True)
             sys.exit(2)
-        jobs = [log.verify_job(job_id)]
+        jobs = [verify_job(log, job_id)]
         global_problems: list[Any] = []
     else:
-        jobs, global_problems = log.verify_all()
+        jobs, global_problems = verify_all(log)
     tampered = [j for j in jobs if not j.intact]
     if as_json:
         report = {

@@ -1,10 +1,10 @@
 """Crossref: the registration agency of most journal and conference DOIs.
 
-Two halves. The `parse_*` functions (in `crossref_parse`, re-exported here) are pure: a Crossref
-work item (or envelope) in, a `WorkRecord` out, no I/O. `CrossrefClient` owns Crossref's policy:
-the polite pool (`mailto` as a query parameter and in the User-Agent, as Crossref's etiquette asks),
-the lower search rate (`kind="search"` picks the search bucket), and a raw cache keyed by the
-canonical DOI that keeps negative answers too.
+Two halves. The `parse_*` functions (in `crossref_parse`, re-exported here; standing notices in
+`crossref_notices`) are pure: a Crossref work item (or envelope) in, a `WorkRecord` out, no I/O.
+`CrossrefClient` owns Crossref's policy: the polite pool (`mailto` as a query parameter and in the
+User-Agent, as Crossref's etiquette asks), the lower search rate (`kind="search"` picks the search
+bucket), and a raw cache keyed by the canonical DOI that keeps negative answers too.
 
 Shapes worth knowing (they break naive parsers):
 - `title`, `subtitle`, `container-title` are LISTS in the REST API, strings in the CSL-JSON that
@@ -30,14 +30,12 @@ from aletheia.core.records import RetractionNotice, SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
+from aletheia.sources.crossref_notices import notices_from_update_to
 from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
     CROSSREF_WORK_MESSAGE_TYPES,
     crossref_message_type,
-    markup_to_text,
-    notices_from_update_to,
     parse_crossref_message,
     parse_crossref_work,
-    update_kind,
 )
 from aletheia.sources.transport.factory import transport_from_settings
 from aletheia.sources.transport.user_agent import user_agent
@@ -55,11 +53,8 @@ __all__ = [
     "CrossrefClient",
     "crossref_message_type",
     "crossref_transport",
-    "markup_to_text",
-    "notices_from_update_to",
     "parse_crossref_message",
     "parse_crossref_work",
-    "update_kind",
 ]
 
 SOURCE: Final = SourceName.CROSSREF

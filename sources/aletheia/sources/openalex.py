@@ -1,7 +1,7 @@
 """OpenAlex: an open index of works that merges Crossref, arXiv, PubMed and repositories.
 
-The `parse_*` functions (in `openalex_parse`, re-exported here) are pure. `OpenAlexClient` owns
-OpenAlex's policy:
+The `parse_*` functions (in `openalex_parse`, re-exported here; bylines in `openalex_bylines`,
+locations in `openalex_locations`) are pure. `OpenAlexClient` owns OpenAlex's policy:
 
 - Authentication: OpenAlex documents an `api_key` query parameter (required for real use since
   February 2026; without one the daily allowance is tiny). `mailto` is still sent when configured,
@@ -36,7 +36,6 @@ from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     abstract_from_inverted_index,
     parse_openalex_list,
     parse_openalex_work,
-    split_display_name,
 )
 from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleQuery, title_batcher
 from aletheia.sources.title_batches import TitleBatcher
@@ -58,7 +57,6 @@ __all__ = [
     "openalex_transport",
     "parse_openalex_list",
     "parse_openalex_work",
-    "split_display_name",
 ]
 
 SOURCE: Final = SourceName.OPENALEX
@@ -74,6 +72,37 @@ def _filter_text(text: str) -> str:
     upper-case AND / OR / NOT is a boolean operator: a title's "NOT" is sent as a word)."""
     words = _FILTER_SYNTAX.sub(" ", text).split()
     return " ".join(w.lower() if w in ("AND", "OR", "NOT") else w for w in words)
+
+
+def _search_params(
+    title: str | None,
+    *,
+    query: str | None,
+    author: str | None,
+    year: int | tuple[int, int] | None,
+    per_page: int,
+) -> dict[str, Any]:
+    """The `/works` parameters of a search (`OpenAlexClient.search`): `.search` filters for the
+    title and the byline, a `publication_year` filter, `search=` for the free query. ValueError
+    when there is no text to search for."""
+    filters: list[str] = []
+    if title and _filter_text(title):
+        filters.append(f"title.search:{_filter_text(title)}")
+    if author and _filter_text(author):
+        filters.append(f"raw_author_name.search:{_filter_text(author)}")
+    if isinstance(year, tuple):
+        filters.append(f"publication_year:{year[0]}-{year[1]}")
+    elif year is not None:
+        filters.append(f"publication_year:{year}")
+    has_text = bool(query and query.strip()) or any(f.split(":", 1)[0].endswith(".search") for f in filters)
+    if not has_text:
+        raise ValueError("an OpenAlex search needs a title, a query or an author")
+    params: dict[str, Any] = {"per-page": per_page}
+    if filters:
+        params["filter"] = ",".join(filters)
+    if query and query.strip():
+        params["search"] = query.strip()
+    return params
 
 
 def _utcnow() -> datetime:
@@ -301,25 +330,7 @@ class OpenAlexClient:
         """Ranked works: `title` searches titles only (`title.search`), `query` titles, abstracts
         and full texts (`search=`); `author` matches bylines as published (`raw_author_name.search`);
         `year` is one year or an inclusive range."""
-        filters: list[str] = []
-        if title and _filter_text(title):
-            filters.append(f"title.search:{_filter_text(title)}")
-        if author and _filter_text(author):
-            filters.append(f"raw_author_name.search:{_filter_text(author)}")
-        if isinstance(year, tuple):
-            filters.append(f"publication_year:{year[0]}-{year[1]}")
-        elif year is not None:
-            filters.append(f"publication_year:{year}")
-        has_text = bool(query and query.strip()) or any(
-            f.split(":", 1)[0].endswith(".search") for f in filters
-        )
-        if not has_text:
-            raise ValueError("an OpenAlex search needs a title, a query or an author")
-        params: dict[str, Any] = {"per-page": per_page}
-        if filters:
-            params["filter"] = ",".join(filters)
-        if query and query.strip():
-            params["search"] = query.strip()
+        params = _search_params(title, query=query, author=author, year=year, per_page=per_page)
         path = "/works"
         url = self._url(path)
 

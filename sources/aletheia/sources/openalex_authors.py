@@ -18,7 +18,7 @@ from aletheia.core.authorship import AuthorWorks
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceParseError, Transport
 from aletheia.sources.cache import cache_key, lookup_many
-from aletheia.sources.openalex_parse import openalex_author_id
+from aletheia.sources.openalex_bylines import openalex_author_id
 from aletheia.sources.transport.item_stats import count
 
 __all__ = ["MAX_AUTHORS_PER_REQUEST", "fetch_authors", "parse_openalex_author", "parse_openalex_authors"]

@@ -8,7 +8,7 @@ returns lighter summaries (names as "Smith JA"). Every request carries `tool` an
 asks, and `api_key` when NCBI_API_KEY is set (which raises the allowed rate from 3 to 10 requests
 per second: `Settings.limits_for("pubmed")` picks the bucket).
 
-Parser choices (the parsers live in `pubmed_parse`, re-exported here):
+Parser choices (the parsers live in `pubmed_parse` and `pubmed_esummary`, re-exported here):
 
 - MEDLINE ends every title with a period; it is dropped (`"Social fear."` -> `"Social fear"`).
   A translated title stays in the brackets MEDLINE puts around it.
@@ -45,14 +45,16 @@ from aletheia.sources.base import (
 )
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
-from aletheia.sources.pubmed_parse import (  # the pure parsers, re-exported
+from aletheia.sources.pubmed_esummary import (  # the pure parsers, re-exported
     esummary_docs,
-    parse_efetch_xml,
-    parse_efetch_xml_with_raw,
-    parse_esearch,
     parse_esummary_doc,
     parse_esummary_json,
     parse_esummary_xml,
+)
+from aletheia.sources.pubmed_parse import (  # the pure parsers, re-exported
+    parse_efetch_xml,
+    parse_efetch_xml_with_raw,
+    parse_esearch,
     parse_pubmed_raw,
 )
 from aletheia.sources.transport.factory import transport_from_settings

@@ -1,4 +1,5 @@
-"""Semantic Scholar's Academic Graph API: a pure paper parser and a polite, batching client.
+"""Semantic Scholar's Academic Graph API: a polite, batching client (the paper parser, and its
+choices, are in `semantic_scholar_parse`).
 
 Endpoints used (`{ALETHEIA_SEMANTIC_SCHOLAR_URL}/graph/v1/...`): `paper/{id}` for one paper,
 `POST paper/batch` for up to 500 (its answer is a list aligned with the ids sent, `null` for the
@@ -6,37 +7,19 @@ ids S2 does not know), `paper/search` and `paper/search/match` (the single best 
 when there is none), and `paper/search/bulk` for many title matches at once (`s2_titles`). Ids
 take S2's prefixed forms: `DOI:`, `ARXIV:`, `PMID:`, `PMCID:`, `CorpusId:`, `MAG:`, `ACL:`,
 `URL:`, or a bare 40-hex paperId.
-
-Parser choices, all visible in `parse_s2_paper`:
-
-- `venue` is S2's `venue` string, else `publicationVenue.name`, else `journal.name`. The names S2
-  publishes besides it are kept: `publicationVenue.alternate_names` (and `publicationVenue.name`
-  when `venue` is another form of it) in `venue_aliases`, a different `journal.name` in
-  `other_venues`, `publicationVenue.issn`/`alternate_issns` in `issn`, `externalIds.DBLP` in
-  `dblp_key`. The first of `publicationVenue.name`, `journal.name`, `venue` that is not a preprint
-  server is `published_venue`: S2 merges a preprint and its published version, so a paper known by
-  an arXiv id is a published record as soon as S2 names a venue (it is never marked a preprint).
-- `externalIds` fill `doi`, `arxiv_id`, `pmid`, `pmcid`; S2 merges a preprint and its published
-  version into one paper, so one record may carry both a DOI and an arXiv id.
-- S2 has no flag for a cut author list; the list counts as truncated only when the payload itself
-  ends it with an "et al." / "others" entry. Its length is never taken as a sign.
-- `publicationTypes` map to a `work_type` only for the container types (JournalArticle,
-  Conference, Book, BookSection, Dataset); genre tags (Review, CaseReport, ...) say nothing of it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
-from aletheia.core.authors import parse_name
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
-from aletheia.core.records import Author, SourceName, WorkRecord
+from aletheia.core.records import SourceName
 from aletheia.core.text import normalize_whitespace
-from aletheia.core.venues import is_no_venue_claim
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
@@ -51,6 +34,7 @@ from aletheia.sources.s2_titles import (
     title_term,
     title_words,
 )
+from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
 from aletheia.sources.transport.factory import transport_from_settings
 
@@ -67,7 +51,6 @@ __all__ = [
     "PAPER_FIELDS",
     "SemanticScholarClient",
     "canonical_paper_id",
-    "parse_s2_paper",
     "semantic_scholar_transport",
 ]
 
@@ -90,166 +73,8 @@ PAPER_FIELDS = (
 _FIELDS_PARAM = ",".join(PAPER_FIELDS)
 MAX_BATCH_IDS = 500  # the documented limit of POST /graph/v1/paper/batch
 
-_WORK_TYPES = {
-    "Conference": "proceedings-article",
-    "JournalArticle": "journal-article",
-    "BookSection": "book-chapter",
-    "Book": "book",
-    "Dataset": "dataset",
-}
-_TRUNCATION_MARKERS = frozenset({"et al", "et al.", "others", "and others", "et. al.", "..."})
 _PAPER_ID = re.compile(r"^[0-9a-f]{40}$", re.IGNORECASE)
 _PREFIXED = re.compile(r"^(?P<prefix>[A-Za-z]+):(?P<value>.+)$", re.DOTALL)
-
-
-# --- the pure parser ------------------------------------------------------------------------------
-
-
-def _str(value: Any, what: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise SourceParseError(SOURCE, f"{what} is not a string: {type(value).__name__}")
-    text = normalize_whitespace(value)
-    return text or None
-
-
-def _mapping(value: Any, what: str) -> Mapping[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise SourceParseError(SOURCE, f"{what} is not an object: {type(value).__name__}")
-    return value
-
-
-def _authors(value: Any) -> tuple[tuple[Author, ...], bool]:
-    if value is None:
-        return (), False
-    if not isinstance(value, list):
-        raise SourceParseError(SOURCE, f"authors is not a list: {type(value).__name__}")
-    names = [_str(_mapping(a, "author").get("name"), "author name") for a in value]
-    truncated = False
-    if names and names[-1] is not None and names[-1].lower() in _TRUNCATION_MARKERS:
-        truncated = True
-        names = names[:-1]
-    parsed = (parse_name(name) for name in names if name)
-    # A name that is only punctuation parses to nothing: it is no author.
-    return tuple(a for a in parsed if a.family or a.given or a.literal), truncated
-
-
-def _year(value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SourceParseError(SOURCE, f"year is not an integer: {value!r}")
-    return value
-
-
-def _str_list(value: Any, what: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        raise SourceParseError(SOURCE, f"{what} is not a list: {type(value).__name__}")
-    return [text for item in value if (text := _str(item, what))]
-
-
-def _distinct(
-    names: Sequence[str | None], *, exclude: Sequence[str | None] = (), claims_only: bool = False
-) -> tuple[str, ...]:
-    """The names, each once (case-insensitive), without the excluded ones (and, with `claims_only`,
-    without preprint-server names such as "ArXiv")."""
-    seen = {name.casefold() for name in exclude if name}
-    kept: list[str] = []
-    for name in names:
-        if not name or name.casefold() in seen or (claims_only and is_no_venue_claim(name)):
-            continue
-        seen.add(name.casefold())
-        kept.append(name)
-    return tuple(kept)
-
-
-def _venue_aliases(
-    publication_venue: Mapping[str, Any], venue: str | None, pv_name: str | None
-) -> tuple[str, ...]:
-    alternates = _str_list(publication_venue.get("alternate_names"), "publicationVenue.alternate_names")
-    return _distinct([pv_name, *alternates], exclude=(venue,))
-
-
-def _issns(publication_venue: Mapping[str, Any]) -> tuple[str, ...]:
-    values = [
-        *_str_list(publication_venue.get("issn"), "publicationVenue.issn"),
-        *_str_list(publication_venue.get("alternate_issns"), "publicationVenue.alternate_issns"),
-    ]
-    return _distinct([value.upper() for value in values])
-
-
-def parse_s2_paper(p: Mapping[str, Any]) -> WorkRecord:
-    """One S2 paper object (any subset of `PAPER_FIELDS`, plus `paperId`) as a `WorkRecord`."""
-    if not isinstance(p, Mapping):
-        raise SourceParseError(SOURCE, f"paper is not an object: {type(p).__name__}")
-    paper_id = _str(p.get("paperId"), "paperId")
-    external = _mapping(p.get("externalIds"), "externalIds")
-    authors, truncated = _authors(p.get("authors"))
-
-    publication_venue = _mapping(p.get("publicationVenue"), "publicationVenue")
-    venue_field = _str(p.get("venue"), "venue")
-    pv_name = _str(publication_venue.get("name"), "publicationVenue.name")
-    journal_name = _str(_mapping(p.get("journal"), "journal").get("name"), "journal.name")
-    venue = venue_field or pv_name or journal_name
-    types = p.get("publicationTypes") or []
-    if not isinstance(types, list):
-        raise SourceParseError(SOURCE, "publicationTypes is not a list")
-    work_type = next((_WORK_TYPES[t] for t in _WORK_TYPES if t in types), None)
-
-    doi = clean_doi(str(external["DOI"])) if external.get("DOI") else None
-    arxiv = clean_arxiv_id(str(external["ArXiv"])) if external.get("ArXiv") else None
-    pmid = clean_pmid(str(external["PubMed"])) if external.get("PubMed") else None
-    # S2 gives a PMCID as bare digits ("6543210"); alone, clean_pmcid rightly takes those for a PMID.
-    pmc_value = str(external.get("PubMedCentral") or "")
-    pmcid = clean_pmcid(pmc_value if pmc_value.upper().startswith("PMC") else f"PMC{pmc_value}")
-
-    urls: dict[str, str] = {}
-    if url := _str(p.get("url"), "url"):
-        urls["s2"] = url
-    if pdf := _str(_mapping(p.get("openAccessPdf"), "openAccessPdf").get("url"), "openAccessPdf.url"):
-        urls["pdf"] = pdf
-        # The same link under the key the full-text chain reads for every source (`oa_fulltext`).
-        urls["oa_pdf"] = pdf
-    if external.get("DBLP"):
-        urls["dblp"] = f"https://dblp.org/rec/{external['DBLP']}"
-    if external.get("CorpusId") is not None:
-        urls["corpus"] = f"https://api.semanticscholar.org/CorpusId:{external['CorpusId']}"
-
-    dblp = _str(external.get("DBLP"), "externalIds.DBLP") if external.get("DBLP") else None
-    score = p.get("matchScore")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-        raise SourceParseError(SOURCE, f"matchScore is not a number: {score!r}")
-    return WorkRecord(
-        source=SOURCE,
-        source_id=paper_id,
-        title=_str(p.get("title"), "title"),
-        authors=authors,
-        authors_truncated=truncated,
-        year=_year(p.get("year")),
-        venue=venue,
-        work_type=work_type,
-        doi=doi,
-        arxiv_id=arxiv.id if arxiv else None,
-        pmid=pmid,
-        pmcid=pmcid,
-        abstract=_str(p.get("abstract"), "abstract"),
-        urls=urls,
-        score=float(score) if score is not None else None,
-        venue_aliases=_venue_aliases(publication_venue, venue, pv_name),
-        other_venues=_distinct((journal_name,), exclude=(venue,), claims_only=True),
-        issn=_issns(publication_venue),
-        dblp_key=dblp,
-        published_venue=next(
-            (v for v in (pv_name, journal_name, venue_field) if not is_no_venue_claim(v)), None
-        ),
-    )
 
 
 def canonical_paper_id(raw: str) -> str | None:

@@ -151,16 +151,16 @@ def web_search_from_settings(
     http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter
 ) -> WebSearchClient | None:
     """Tavily when `TAVILY_API_KEY` is set, else Brave when `BRAVE_SEARCH_API_KEY` is, else None."""
-    from aletheia.sources.transport.polite import PoliteTransport
+    from aletheia.sources.transport.factory import transport_from_settings
 
     if settings.tavily_api_key is not None:
         bearer = {"Authorization": f"Bearer {settings.tavily_api_key.get_secret_value()}"}
         return TavilyClient(
-            PoliteTransport.from_settings(SourceName.TAVILY, http, settings, limiter, headers=bearer)
+            transport_from_settings(SourceName.TAVILY, http, settings, limiter, headers=bearer)
         )
     if settings.brave_search_api_key is not None:
         token = {"X-Subscription-Token": settings.brave_search_api_key.get_secret_value()}
         return BraveSearchClient(
-            PoliteTransport.from_settings(SourceName.BRAVE_SEARCH, http, settings, limiter, headers=token)
+            transport_from_settings(SourceName.BRAVE_SEARCH, http, settings, limiter, headers=token)
         )
     return None

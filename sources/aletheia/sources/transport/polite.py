@@ -21,24 +21,22 @@ pace to what the source advertises. Then the answer is classified:
 
 Retries are bounded by attempts and by a total deadline; after the last attempt the last
 TransientSourceError is raised. A Retry-After longer than `max_retry_after` is not slept through:
-the RateLimitedError (with `retry_after`) is raised at once so a queue can retry with a countdown.
+the RateLimitedError (with `retry_after`) is raised at once so a queue can retry with a countdown
+(the policy: `retry_policy`).
 
 Secrets never reach an error message: API-key query parameters are redacted from every URL shown,
-and the values of secret parameters and headers are scrubbed from any text that is.
+and the values of secret parameters and headers are scrubbed from any text that is
+(`request.Request.describe`). Transports are built from settings by `factory`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json as jsonlib
-import socket
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.stop import stop_base
-from tenacity.wait import wait_base, wait_random_exponential
+from tenacity.wait import wait_random_exponential
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import (
@@ -57,103 +55,36 @@ from aletheia.sources.transport.not_found import documented_not_found
 from aletheia.sources.transport.politeness import (
     PRIORITY,
     PriorityGate,
-    bucket_for,
     parse_rate_limit_headers,
     parse_retry_after,
     request_pacing,
 )
-from aletheia.sources.transport.redaction import (
-    REDACTED,
-    SECRET_HEADERS,
-    SECRET_PARAMS,
-    RedactingLogFilter,
-    install_log_redaction,
-    redact_text,
-    redact_url,
-    secret_values,
+from aletheia.sources.transport.redaction import secret_values
+from aletheia.sources.transport.request import (
+    Request,
+    exception_text,
+    is_name_resolution_failure,
+    read_bytes,
+    read_json,
+    read_text,
+    reported_kind,
 )
+from aletheia.sources.transport.retry_policy import retrying
 from aletheia.sources.transport.send_delay import SEND_GATE, Pacing, SentAt, acquire_in_time
 
-# Bodies larger than this are decoded in a worker thread (see `_classify`).
+# Bodies larger than this are decoded in a worker thread (see `_body`).
 LARGE_BODY_BYTES = 256 * 1024
 
 if TYPE_CHECKING:
-    from aletheia.config.settings import Settings, SourceLimits
+    from aletheia.config.settings import SourceLimits
     from aletheia.sources.transport.limiter import RateLimiter
 
-__all__ = [  # the politeness and redaction helpers moved out but stay importable from here
-    "PRIORITY",
-    "REDACTED",
-    "SECRET_HEADERS",
-    "SECRET_PARAMS",
-    "PoliteTransport",
-    "PriorityGate",
-    "RedactingLogFilter",
-    "bucket_for",
-    "install_log_redaction",
-    "parse_rate_limit_headers",
-    "parse_retry_after",
-    "redact_text",
-    "redact_url",
-    "request_pacing",
-    "secret_values",
-]
+__all__ = ["LARGE_BODY_BYTES", "PoliteTransport"]
 
 T = TypeVar("T")
 
 _TRANSIENT_STATUS = frozenset({408, 500, 502, 503, 504})
 _PERMANENT_SERVER_STATUS = frozenset({501, 505})
-
-
-def _worth_retrying(error: BaseException) -> bool:
-    # Our own bucket having no token in time (RateLimitedError without an HTTP status) is not the
-    # source failing: retrying here would only queue longer. The caller decides (e.g. a countdown).
-    if isinstance(error, RateLimitedError) and error.status_code is None:
-        return False
-    return isinstance(error, TransientSourceError)
-
-
-class _StopOnLongRetryAfter(stop_base):
-    """Give up at once when the source asks us to wait longer than we are willing to sleep."""
-
-    def __init__(self, max_retry_after: float) -> None:
-        self.max_retry_after = max_retry_after
-
-    def __call__(self, retry_state: RetryCallState) -> bool:
-        error = retry_state.outcome.exception() if retry_state.outcome is not None else None
-        return (
-            isinstance(error, RateLimitedError)
-            and error.retry_after is not None
-            and error.retry_after > self.max_retry_after
-        )
-
-
-class _StopPastDeadline(stop_base):
-    """Stop before a wait that would end past the call's time budget.
-
-    Like tenacity's `stop_before_delay`, but the time spent counts what was slept through the
-    injected sleep too (`idle_for`), so the budget holds under a fake clock in tests as well.
-    """
-
-    def __init__(self, deadline: float) -> None:
-        self.deadline = deadline
-
-    def __call__(self, retry_state: RetryCallState) -> bool:
-        spent = max(retry_state.seconds_since_start or 0.0, retry_state.idle_for)
-        return spent + retry_state.upcoming_sleep >= self.deadline
-
-
-class _RetryAfterOrJitter(wait_base):
-    """Wait what the source asked for (429 with Retry-After), else full-jitter exponential backoff."""
-
-    def __init__(self, backoff: wait_base) -> None:
-        self.backoff = backoff
-
-    def __call__(self, retry_state: RetryCallState) -> float:
-        error = retry_state.outcome.exception() if retry_state.outcome is not None else None
-        if isinstance(error, RateLimitedError) and error.retry_after is not None:
-            return error.retry_after
-        return float(self.backoff(retry_state))
 
 
 class PoliteTransport:
@@ -207,36 +138,6 @@ class PoliteTransport:
         self._sleep = sleep
         self._backoff = wait_random_exponential(multiplier=backoff_initial, max=backoff_max)
 
-    @classmethod
-    def from_settings(
-        cls,
-        source: SourceName | str,
-        http: httpx.AsyncClient,
-        settings: Settings,
-        limiter: RateLimiter,
-        *,
-        base_url: str | None = None,
-        headers: dict[str, str] | None = None,
-        default_params: dict[str, str] | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> PoliteTransport:
-        """Limits, breaker, attempts, timeout and on/off from settings; base URL `<source>_url`."""
-        name = SourceName(source)
-        return cls(
-            name,
-            http,
-            base_url=base_url if base_url is not None else getattr(settings, f"{name.value}_url"),
-            limits=settings.limits_for(name.value),
-            limiter=limiter,
-            breaker=CircuitBreaker.from_settings(name.value, settings),
-            headers=headers,
-            default_params=default_params,
-            attempts=settings.http_attempts,
-            timeout=settings.http_timeout,
-            sleep=sleep,
-            enabled=not settings.offline and name.value not in settings.disabled,
-        )
-
     # --- the Transport protocol -------------------------------------------------------------------
 
     async def get_json(
@@ -247,7 +148,7 @@ class PoliteTransport:
         headers: dict[str, str] | None = None,
         kind: RequestKind = "single",
     ) -> Any | None:
-        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=_read_json)
+        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=read_json)
 
     async def get_text(
         self,
@@ -257,7 +158,7 @@ class PoliteTransport:
         headers: dict[str, str] | None = None,
         kind: RequestKind = "single",
     ) -> str | None:
-        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=_read_text)
+        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=read_text)
 
     async def get_bytes(
         self,
@@ -267,7 +168,7 @@ class PoliteTransport:
         headers: dict[str, str] | None = None,
         kind: RequestKind = "fulltext",
     ) -> bytes | None:
-        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=_read_bytes)
+        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=read_bytes)
 
     async def post_json(
         self,
@@ -279,7 +180,7 @@ class PoliteTransport:
         kind: RequestKind = "batch",
     ) -> Any | None:
         return await self._call(
-            "POST", path, params=params, headers=headers, kind=kind, read=_read_json, json_body=json
+            "POST", path, params=params, headers=headers, kind=kind, read=read_json, json_body=json
         )
 
     # --- one call: retries around attempts ----------------------------------------------------------
@@ -300,7 +201,7 @@ class PoliteTransport:
             raise SourceUnavailableError(self.source.value, "turned off (disabled in settings or offline)")
         merged_params = {k: v for k, v in {**self._default_params, **(params or {})}.items() if v is not None}
         merged_headers = {**self._headers, **(headers or {})}
-        request = _Request(
+        request = Request(
             method=method,
             url=self.base_url + path,
             params=merged_params,
@@ -309,20 +210,16 @@ class PoliteTransport:
             kind=kind,
             secrets=secret_values(merged_params, merged_headers),
         )
-        retrying = AsyncRetrying(
-            stop=(
-                stop_after_attempt(self.attempts)
-                | _StopPastDeadline(self.deadline)
-                | _StopOnLongRetryAfter(self.max_retry_after)
-            ),
-            wait=_RetryAfterOrJitter(self._backoff),
-            retry=retry_if_exception(_worth_retrying),
+        retry = retrying(
+            attempts=self.attempts,
+            deadline=self.deadline,
+            max_retry_after=self.max_retry_after,
+            backoff=self._backoff,
             sleep=self._sleep,
-            reraise=True,
         )
-        return await retrying(self._attempt, request, read)
+        return await retry(self._attempt, request, read)
 
-    async def _attempt(self, request: _Request, read: Callable[[httpx.Response], T]) -> T | None:
+    async def _attempt(self, request: Request, read: Callable[[httpx.Response], T]) -> T | None:
         if self.breaker is not None:
             try:
                 self.breaker.before_call()
@@ -347,7 +244,7 @@ class PoliteTransport:
             self._gate.release()
 
     async def _send_in_slot(
-        self, request: _Request, read: Callable[[httpx.Response], T], pacing: Pacing
+        self, request: Request, read: Callable[[httpx.Response], T], pacing: Pacing
     ) -> T | None:
         async with self.limiter.slot(self.source.value, self.limits.concurrency):
             asked_at = await acquire_in_time(self.limiter, pacing, self.deadline, self.stats)
@@ -355,58 +252,68 @@ class PoliteTransport:
             count_extra(self.stats, f"requests_{reported_kind(request.kind, request.params)}")
             sent = SentAt(SEND_GATE)
             try:
-                response = await self._http.request(
-                    request.method,
-                    request.url,
-                    params=request.params,
-                    headers=request.headers,
-                    json=request.json_body,
-                    timeout=self.timeout,
-                    follow_redirects=True,
-                    extensions={"trace": sent.trace},
-                )
-            except (
-                httpx.TooManyRedirects,
-                httpx.UnsupportedProtocol,
-                httpx.LocalProtocolError,
-                httpx.InvalidURL,
-            ) as exc:
-                # Our request or the redirect chain is wrong: asking again cannot help, and the
-                # source itself did not fail. (`from None`: httpx exceptions carry the request,
-                # credentials included, and the message here says what happened.)
-                raise self._failed(
-                    PermanentSourceError(self.source.value, self._describe(request, _exception_text(exc)))
-                ) from None
-            except httpx.ConnectError as exc:
-                if _is_name_resolution_failure(exc):
-                    # The host does not resolve: no network here, or a wrong base URL. Retrying cannot
-                    # help for a while, so the circuit opens at once and every caller fails fast.
-                    if self.breaker is not None:
-                        self.breaker.trip()
-                    count(self.stats, "errors")
-                    self.stats.status = "unavailable"
-                    self.stats.last_error = "host does not resolve"
-                    raise SourceUnavailableError(
-                        self.source.value, self._describe(request, "host does not resolve (no network?)")
-                    ) from None
-                raise self._failed(
-                    TransientSourceError(self.source.value, self._describe(request, _exception_text(exc))),
-                    source_failed=True,
-                ) from None
-            except httpx.RequestError as exc:  # timeouts, connection errors, resets, protocol errors
-                raise self._failed(
-                    TransientSourceError(self.source.value, self._describe(request, _exception_text(exc))),
-                    source_failed=True,
-                ) from None
+                response = await self._send(request, sent)
             finally:
                 sent.release()  # headers written (the trace released it already) or failed
             if asked_at is not None and sent.at is not None:
                 await self.limiter.send_delays.observe(self.source.value, sent.at - asked_at)
         return await self._classify(request, response, read, pacing.bucket, pacing.window)
 
+    async def _send(self, request: Request, sent: SentAt) -> httpx.Response:
+        """The request on the wire; a request that got no answer is a SourceError."""
+        try:
+            return await self._http.request(
+                request.method,
+                request.url,
+                params=request.params,
+                headers=request.headers,
+                json=request.json_body,
+                timeout=self.timeout,
+                follow_redirects=True,
+                extensions={"trace": sent.trace},
+            )
+        except (
+            httpx.TooManyRedirects,
+            httpx.UnsupportedProtocol,
+            httpx.LocalProtocolError,
+            httpx.InvalidURL,
+        ) as exc:
+            # Our request or the redirect chain is wrong: asking again cannot help, and the
+            # source itself did not fail. (`from None`: httpx exceptions carry the request,
+            # credentials included, and the message here says what happened.)
+            raise self._failed(
+                PermanentSourceError(self.source.value, request.describe(exception_text(exc)))
+            ) from None
+        except httpx.ConnectError as exc:
+            if is_name_resolution_failure(exc):
+                raise self._host_does_not_resolve(request) from None
+            raise self._failed(
+                TransientSourceError(self.source.value, request.describe(exception_text(exc))),
+                source_failed=True,
+            ) from None
+        except httpx.RequestError as exc:  # timeouts, connection errors, resets, protocol errors
+            raise self._failed(
+                TransientSourceError(self.source.value, request.describe(exception_text(exc))),
+                source_failed=True,
+            ) from None
+
+    def _host_does_not_resolve(self, request: Request) -> SourceUnavailableError:
+        # The host does not resolve: no network here, or a wrong base URL. Retrying cannot help
+        # for a while, so the circuit opens at once and every caller fails fast.
+        if self.breaker is not None:
+            self.breaker.trip()
+        count(self.stats, "errors")
+        self.stats.status = "unavailable"
+        self.stats.last_error = "host does not resolve"
+        return SourceUnavailableError(
+            self.source.value, request.describe("host does not resolve (no network?)")
+        )
+
+    # --- one answer: a body, None, or an error --------------------------------------------------------
+
     async def _classify(
         self,
-        request: _Request,
+        request: Request,
         response: httpx.Response,
         read: Callable[[httpx.Response], T],
         bucket: str,
@@ -417,85 +324,87 @@ class PoliteTransport:
         if advertised is not None:
             self.advertised_rate = advertised
         if 200 <= status < 300:
-            if status == 204:
-                self._succeeded()
-                return None
-            try:
-                # A large body (a page of 200 works: megabytes) is decoded off the event loop: held
-                # on it, the decode would delay requests already admitted by the limiter and make
-                # them reach the source closer together than paced (issue 11).
-                if len(response.content) > LARGE_BODY_BYTES:
-                    async with SEND_GATE.decode():  # not while a granted request is on its way
-                        body = await asyncio.to_thread(read, response)
-                else:
-                    body = read(response)
-            except ValueError as exc:  # JSON (and Unicode) decode errors are ValueErrors
-                raise self._failed(
-                    TransientSourceError(
-                        self.source.value,
-                        self._describe(request, f"malformed body ({type(exc).__name__})"),
-                        status_code=status,
-                    ),
-                    source_failed=True,
-                ) from None
-            self._succeeded()
-            return body
+            return await self._body(request, response, read)
         if status == 404:
             if documented_not_found(self.source, request.kind, response):
                 self._succeeded()
                 return None
-            # Not the source's own "no such record": a route it does not have (`not_found`).
-            error = self._failed(
-                PermanentSourceError(
-                    self.source.value,
-                    self._describe(
-                        request,
-                        f'a 404 that is not {self.source.value}\'s own "no such record": '
-                        f"is the base URL {self.base_url} right?",
-                    ),
-                    status_code=404,
-                ),
-                source_failed=True,
-            )
-            self.stats.status = "degraded"
-            raise error
+            raise self._wrong_route(request)
         if status == 429:
-            retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            count(self.stats, "rate_limited")
-            # Every process holds off, for what the source asked or else one window, and slows down.
-            await self.limiter.penalize(bucket, retry_after if retry_after is not None else window)
-            self._record_answer()  # a 429 shows the source is up; the penalty does the slowing down
-            wait = f"retry after {retry_after:g}s" if retry_after is not None else "no Retry-After"
-            raise self._failed(
-                RateLimitedError(
-                    self.source.value,
-                    self._describe(request, f"rate limited, {wait}"),
-                    status_code=429,
-                    retry_after=retry_after,
-                )
-            )
+            raise await self._rate_limited(request, response, bucket, window)
         if status in _TRANSIENT_STATUS or (status >= 500 and status not in _PERMANENT_SERVER_STATUS):
             raise self._failed(
-                TransientSourceError(
-                    self.source.value, self._describe(request, "server error"), status_code=status
-                ),
+                TransientSourceError(self.source.value, request.describe("server error"), status_code=status),
                 source_failed=True,
             )
         self._record_answer()
         raise self._failed(
+            PermanentSourceError(self.source.value, request.describe("request refused"), status_code=status)
+        )
+
+    async def _body(
+        self, request: Request, response: httpx.Response, read: Callable[[httpx.Response], T]
+    ) -> T | None:
+        """A 2xx answer's body (None for a 204); one that does not decode is a transient error."""
+        if response.status_code == 204:
+            self._succeeded()
+            return None
+        try:
+            # A large body (a page of 200 works: megabytes) is decoded off the event loop: held
+            # on it, the decode would delay requests already admitted by the limiter and make
+            # them reach the source closer together than paced (issue 11).
+            if len(response.content) > LARGE_BODY_BYTES:
+                async with SEND_GATE.decode():  # not while a granted request is on its way
+                    body = await asyncio.to_thread(read, response)
+            else:
+                body = read(response)
+        except ValueError as exc:  # JSON (and Unicode) decode errors are ValueErrors
+            raise self._failed(
+                TransientSourceError(
+                    self.source.value,
+                    request.describe(f"malformed body ({type(exc).__name__})"),
+                    status_code=response.status_code,
+                ),
+                source_failed=True,
+            ) from None
+        self._succeeded()
+        return body
+
+    def _wrong_route(self, request: Request) -> SourceError:
+        """A 404 that is not the source's own "no such record": a route it does not have (`not_found`)."""
+        error = self._failed(
             PermanentSourceError(
-                self.source.value, self._describe(request, "request refused"), status_code=status
+                self.source.value,
+                request.describe(
+                    f'a 404 that is not {self.source.value}\'s own "no such record": '
+                    f"is the base URL {self.base_url} right?"
+                ),
+                status_code=404,
+            ),
+            source_failed=True,
+        )
+        self.stats.status = "degraded"
+        return error
+
+    async def _rate_limited(
+        self, request: Request, response: httpx.Response, bucket: str, window: float
+    ) -> SourceError:
+        retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        count(self.stats, "rate_limited")
+        # Every process holds off, for what the source asked or else one window, and slows down.
+        await self.limiter.penalize(bucket, retry_after if retry_after is not None else window)
+        self._record_answer()  # a 429 shows the source is up; the penalty does the slowing down
+        wait = f"retry after {retry_after:g}s" if retry_after is not None else "no Retry-After"
+        return self._failed(
+            RateLimitedError(
+                self.source.value,
+                request.describe(f"rate limited, {wait}"),
+                status_code=429,
+                retry_after=retry_after,
             )
         )
 
     # --- bookkeeping -----------------------------------------------------------------------------
-
-    def _describe(self, request: _Request, what: str) -> str:
-        try:
-            shown = redact_url(httpx.URL(request.url, params=request.params))
-        except (httpx.InvalidURL, TypeError, ValueError):
-            shown = request.url
-        return redact_text(f"{request.method} {shown}: {what}", request.secrets)
 
     def _record_answer(self) -> None:
         if self.breaker is not None:
@@ -515,67 +424,3 @@ class PoliteTransport:
             open_now = self.breaker is not None and self.breaker.state is BreakerState.OPEN
             self.stats.status = "unavailable" if open_now else "degraded"
         return error
-
-
-def _is_name_resolution_failure(exc: BaseException) -> bool:
-    seen: BaseException | None = exc
-    for _ in range(6):  # httpx -> httpcore -> socket.gaierror
-        if seen is None:
-            return False
-        if isinstance(seen, socket.gaierror):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def reported_kind(kind: RequestKind, params: Mapping[str, Any] | None) -> str:
-    """A request's kind as reported (`stats.extra["requests_<kind>"]`, one per request sent,
-    retries included): `single` is a lookup; Crossref's `filter=doi:a,doi:b` list query is a batch
-    of lookups even though it draws from the search bucket."""
-    if kind == "single":
-        return "lookup"
-    if kind == "search" and params and str(params.get("filter", "")).startswith("doi:"):
-        return "batch"
-    return kind
-
-
-class _Request:
-    """One call's fixed parts, shared by its attempts."""
-
-    __slots__ = ("headers", "json_body", "kind", "method", "params", "secrets", "url")
-
-    def __init__(
-        self,
-        *,
-        method: str,
-        url: str,
-        params: dict[str, Any],
-        headers: dict[str, str],
-        json_body: Any,
-        kind: RequestKind,
-        secrets: tuple[str, ...],
-    ) -> None:
-        self.method = method
-        self.url = url
-        self.params = params
-        self.headers = headers
-        self.json_body = json_body
-        self.kind = kind
-        self.secrets = secrets
-
-
-def _exception_text(exc: Exception) -> str:
-    message = str(exc).strip()
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
-def _read_json(response: httpx.Response) -> Any:
-    return jsonlib.loads(response.content)
-
-
-def _read_text(response: httpx.Response) -> str:
-    return response.text
-
-
-def _read_bytes(response: httpx.Response) -> bytes:
-    return response.content
