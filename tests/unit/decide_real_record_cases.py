@@ -206,7 +206,7 @@ def test_a_one_letter_surname_slip_is_the_same_person() -> None:
     openalex = WorkRecord(source=O, title=title, authors=_people(*slipped), year=2023, venue="CVPR")
     assert not _searched(cited, openalex).flagged
     # A digit is no slip: numbered names of a generated list stay apart.
-    from aletheia.core.authors import one_letter_slip
+    from aletheia.core.author_match import one_letter_slip
 
     assert not one_letter_slip(
         Author(given="Imani", family="Okafor9"), Author(given="Imani", family="Okafor0")

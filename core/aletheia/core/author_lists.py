@@ -2,7 +2,7 @@
 
 The first author is decisive, everything else is evidence (`AuthorComparison`). Both lists are read
 through `author_kinds.normalize_source_author`, group authors are compared apart, and the persons are
-matched one to one by `authors.authors_match` (surnames, order-swapped names, compound surnames, a
+matched one to one by `author_match.authors_match` (surnames, order-swapped names, compound surnames, a
 one-letter slip under the same first name), from the most to the least specific pass.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from aletheia.core.author_kinds import groups_match, people_and_groups
-from aletheia.core.authors import (
+from aletheia.core.author_match import (
     authors_match,
     given_names_compatible,
     one_letter_slip,

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from aletheia.core.authors import authors_match, given_names_compatible, parse_name
+from aletheia.core.author_match import authors_match, given_names_compatible
+from aletheia.core.authors import parse_name
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.bibtex_edit import (
     Edit,
