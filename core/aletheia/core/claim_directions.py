@@ -12,7 +12,7 @@ import functools
 from collections.abc import Sequence
 
 from aletheia.core import claim_judge_rules as rules
-from aletheia.core.excerpts import content_terms, stem
+from aletheia.core.lexical_ranking import content_terms, stem
 
 __all__ = ["direction_flips", "direction_index", "direction_words", "directions"]
 

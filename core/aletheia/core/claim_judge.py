@@ -45,13 +45,8 @@ from aletheia.core.claim_terms import (
     subject_and_predicate,
     without_citation_mentions,
 )
-from aletheia.core.excerpts import (
-    PaperText,
-    content_terms,
-    rank_sentences,
-    sentences_of,
-    stem,
-)
+from aletheia.core.excerpts import PaperText, sentences_of
+from aletheia.core.lexical_ranking import content_terms, rank_sentences, stem
 from aletheia.core.text import strip_accents
 
 __all__ = [

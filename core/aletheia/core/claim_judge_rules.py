@@ -6,7 +6,7 @@ judge decides, so `JUDGE_RULES_VERSION` is bumped with it (artifacts and the aud
 version that judged them) and docs/claims.md's rules table follows.
 
 Words are matched on the judge's token stream: lower-cased, accents stripped, each word stemmed
-with `aletheia.core.excerpts.stem` only where a table says `stemmed`. Multi-word cues are matched as
+with `aletheia.core.lexical_ranking.stem` only where a table says `stemmed`. Multi-word cues are matched as
 consecutive tokens.
 """
 

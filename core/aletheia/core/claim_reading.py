@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from aletheia.core import claim_judge_rules as rules
-from aletheia.core.excerpts import STOPWORDS, stem
+from aletheia.core.lexical_ranking import STOPWORDS, stem
 from aletheia.core.text import strip_accents
 
 __all__ = ["Quantity", "fits", "has_phrase", "phrase_positions", "quantities", "tokens_of"]

@@ -24,7 +24,7 @@ from typing import Final
 
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_reading import tokens_of
-from aletheia.core.excerpts import content_terms
+from aletheia.core.lexical_ranking import content_terms
 
 __all__ = [
     "abbreviations",
