@@ -16,8 +16,9 @@ from typing import Final
 
 from aletheia.core.author_kinds import PARTICLES
 from aletheia.core.authors import VANCOUVER_INITIALS
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import Author
-from aletheia.core.text import fold, fold_name, latex_to_unicode
+from aletheia.core.text import fold, fold_name
 
 __all__ = [
     "MIN_SURNAME_FOR_ONE_LETTER",

@@ -26,9 +26,10 @@ from aletheia.core.author_kinds import (
     is_placeholder_author,
     normalize_source_author,
 )
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import Author
 from aletheia.core.text import decode_character_references as decode_references
-from aletheia.core.text import latex_to_unicode, normalize_whitespace, repair_pdf_name
+from aletheia.core.text import normalize_whitespace, repair_pdf_name
 
 __all__ = [
     "VANCOUVER_INITIALS",

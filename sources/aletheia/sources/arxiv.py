@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.authors import parse_name
 from aletheia.core.identifiers import clean_arxiv_id, clean_doi
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import Author, SourceName, WorkRecord
-from aletheia.core.text import latex_to_unicode, normalize_whitespace, strip_accents
+from aletheia.core.text import normalize_whitespace, strip_accents
 from aletheia.sources.arxiv_titles import (
     BATCH_MAX_RESULTS,
     MAX_QUERY_CHARS,

@@ -20,8 +20,8 @@ from aletheia.core.identifiers import (
     clean_pmid,
     extract_identifiers,
 )
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import CitedReference
-from aletheia.core.text import latex_to_unicode
 
 _YEAR = re.compile(r"\d{4}")
 _DATE = re.compile(r"(\d{4})(?:[-/~?%].*)?")

@@ -29,7 +29,7 @@ def decode_value(value: Any) -> str:
 
 
 def _decode(value: Any) -> str:
-    from aletheia.core.text import latex_to_unicode
+    from aletheia.core.latex import latex_to_unicode
 
     text = str(value)
     if "\\" in text or "{" in text or "~" in text or "$" in text:
