@@ -26,16 +26,18 @@ from dataclasses import dataclass
 from typing import Final
 
 from aletheia.core.book_rules import catalogues_answered, is_book_like, single_catalogue_match
-from aletheia.core.case import Case, establish
+from aletheia.core.case import establish
+from aletheia.core.case_facts import Case
 from aletheia.core.coverage import search_coverage
 from aletheia.core.evidence import NOT_EVIDENCE, Evidence, Outcome, QueryKind
 from aletheia.core.identifiers import clean_doi
-from aletheia.core.records import CitedReference, RetractionKind, SourceName
+from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.trust import any_decisive
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 from aletheia.core.web import WebState, trail_notes, web_findings
+from aletheia.core.works import Work
 
-__all__ = ["STATUS_RULES", "Case", "StatusRule", "decide", "first_rule"]
+__all__ = ["STATUS_RULES", "StatusRule", "decide", "first_rule"]
 
 # ----------------------------------------------------------------------------------------------
 # the status table
@@ -356,39 +358,12 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
     case = establish(cited, evidence, current_year=current_year)
     rule = first_rule(case)
     f = case.findings
-    if rule.reason is not None:
-        f.add(rule.reason)
-    if rule.status is VerdictStatus.OUT_OF_SCOPE and case.kind is not None:
-        f.notes.append(f"kind: {case.kind.name} ({case.kind.why})")
-    # The fetched page (web rows): shown as the match, never a scholarly record (`core.web`).
-    web_page = web_findings(case.cited, case.web, f) if _web(case) is not WebState.NOT_ASKED else None
-    if rule.reason is Reason.UNINDEXED_KIND and case.kind is not None:
-        f.notes.append(f"kind: {case.kind.name} ({case.kind.why}); the indexes hold such works only in part")
-    if rule.name == "not_a_kind_the_indexes_hold" and case.kind is not None:
-        f.notes.append(f"kind: {case.kind.name} ({case.kind.why})")  # read by the reports' "kind"
-        f.notes.append("not a kind of work the scholarly indexes hold; check by hand")
-    if rule.reason is Reason.SEARCH_INCOMPLETE:
-        asked = {a.source for a in evidence.for_kind(QueryKind.SEARCH) if a.outcome is not Outcome.FAILED}
-        missing = [s.value for s in search_coverage(cited) if s not in asked]
-        f.notes.append(f"not searched: {', '.join(missing)}")
-    f.rules.insert(0, rule.name)
+    web_page = _record_rule(case, rule, cited, evidence)
     status = rule.status
-    matched = case.identity if case.identity is not None else case.conflict
-    if status in (VerdictStatus.OUT_OF_SCOPE, VerdictStatus.UNVERIFIABLE, VerdictStatus.NOT_FOUND):
-        matched = None
-    if status is VerdictStatus.FABRICATED and case.identity is None and case.conflict is None:
-        matched = None
+    matched = _matched_work(case, status)
     identity = case.identity
     if identity is not None and status not in (VerdictStatus.OUT_OF_SCOPE,):
-        if case.standing is RetractionKind.EXPRESSION_OF_CONCERN:
-            f.add(Reason.EXPRESSION_OF_CONCERN)
-        elif case.standing is RetractionKind.CORRECTED:
-            f.add(Reason.CORRECTED)
-        if QueryKind.LIBRARY in identity.via and identity.sources == (SourceName.LIBRARY,):
-            f.add(Reason.LIBRARY_HIT)
-        doi = clean_doi(identity.primary.doi) if identity.primary.doi else None
-        if doi and status is not VerdictStatus.VERIFIED and "doi" not in f.corrected and not cited.doi:
-            f.corrected.setdefault("doi", doi)
+        _identity_findings(identity, case, cited, status)
     # Every source that failed a question, even one it answered another: its failed search can be
     # what leaves the reference unverifiable, and the report must name it.
     # (A web search or an LLM that was skipped or failed is not evidence, and not a failed source.)
@@ -419,3 +394,52 @@ def decide(cited: CitedReference, evidence: Evidence, *, current_year: int) -> V
         notes=tuple(f.notes),
         mirror=evidence.mirror_snapshots,
     )
+
+
+def _record_rule(
+    case: Case, rule: StatusRule, cited: CitedReference, evidence: Evidence
+) -> WorkRecord | None:
+    """The first rule's reason and notes in the findings (and the fetched page's, for the web
+    rows); returns that page, shown as the match, never a scholarly record (`core.web`)."""
+    f = case.findings
+    if rule.reason is not None:
+        f.add(rule.reason)
+    if rule.status is VerdictStatus.OUT_OF_SCOPE and case.kind is not None:
+        f.notes.append(f"kind: {case.kind.name} ({case.kind.why})")
+    web_page = web_findings(case.cited, case.web, f) if _web(case) is not WebState.NOT_ASKED else None
+    if rule.reason is Reason.UNINDEXED_KIND and case.kind is not None:
+        f.notes.append(f"kind: {case.kind.name} ({case.kind.why}); the indexes hold such works only in part")
+    if rule.name == "not_a_kind_the_indexes_hold" and case.kind is not None:
+        f.notes.append(f"kind: {case.kind.name} ({case.kind.why})")  # read by the reports' "kind"
+        f.notes.append("not a kind of work the scholarly indexes hold; check by hand")
+    if rule.reason is Reason.SEARCH_INCOMPLETE:
+        asked = {a.source for a in evidence.for_kind(QueryKind.SEARCH) if a.outcome is not Outcome.FAILED}
+        missing = [s.value for s in search_coverage(cited) if s not in asked]
+        f.notes.append(f"not searched: {', '.join(missing)}")
+    f.rules.insert(0, rule.name)
+    return web_page
+
+
+def _matched_work(case: Case, status: VerdictStatus) -> Work | None:
+    """The work the verdict shows as the match: none for a reference not found or not checked."""
+    matched = case.identity if case.identity is not None else case.conflict
+    if status in (VerdictStatus.OUT_OF_SCOPE, VerdictStatus.UNVERIFIABLE, VerdictStatus.NOT_FOUND):
+        matched = None
+    if status is VerdictStatus.FABRICATED and case.identity is None and case.conflict is None:
+        matched = None
+    return matched
+
+
+def _identity_findings(identity: Work, case: Case, cited: CitedReference, status: VerdictStatus) -> None:
+    """What the matched work's standing and records add: a concern or correction, a hit only in
+    the user's library, and its DOI as a correction where the reference has none."""
+    f = case.findings
+    if case.standing is RetractionKind.EXPRESSION_OF_CONCERN:
+        f.add(Reason.EXPRESSION_OF_CONCERN)
+    elif case.standing is RetractionKind.CORRECTED:
+        f.add(Reason.CORRECTED)
+    if QueryKind.LIBRARY in identity.via and identity.sources == (SourceName.LIBRARY,):
+        f.add(Reason.LIBRARY_HIT)
+    doi = clean_doi(identity.primary.doi) if identity.primary.doi else None
+    if doi and status is not VerdictStatus.VERIFIED and "doi" not in f.corrected and not cited.doi:
+        f.corrected.setdefault("doi", doi)
