@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
-from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 from tests.unit.decide_author_cases import A, C, D, O, S, _people

@@ -8,9 +8,10 @@ import hashlib
 import re
 from typing import Final
 
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.author_match import surname_key
 from aletheia.core.errors import AletheiaError
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi
+from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import Author, WorkRecord
 from aletheia.core.text import fold, normalize_title, normalize_whitespace
 

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from typing import Final
 
 from aletheia.core.acl_ids import acl_id_from_doi, cited_acl_id, clean_acl_id
+from aletheia.core.arxiv_ids import arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.authors import has_placeholder_authors
 from aletheia.core.case_facts import Case
 from aletheia.core.coverage import NON_CROSSREF_DOI_PREFIXES, doi_registrant
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid, same_doi
+from aletheia.core.identifiers import clean_doi, clean_pmid, same_doi
 from aletheia.core.isbn import normalise_isbn, same_isbn
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.verdicts import Reason, Severity

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi
+from aletheia.core.identifiers import clean_doi
 from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace, strip_accents

@@ -32,8 +32,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
+from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim

@@ -26,7 +26,7 @@ from typing import Final
 from aletheia.core.bibliography.bibtex import reference_from_fields
 from aletheia.core.bibliography.plain import reference_from_string
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_whitespace

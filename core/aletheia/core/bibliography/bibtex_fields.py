@@ -9,17 +9,10 @@ from __future__ import annotations
 
 import re
 
+from aletheia.core.arxiv_ids import ArxivId, arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.authors import parse_author_list
-from aletheia.core.identifiers import (
-    ArxivId,
-    arxiv_id_from_doi,
-    clean_arxiv_id,
-    clean_doi,
-    clean_isbn,
-    clean_pmcid,
-    clean_pmid,
-    extract_identifiers,
-)
+from aletheia.core.identifiers import clean_doi, clean_isbn, clean_pmcid, clean_pmid
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import CitedReference
 

@@ -23,9 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.bibliography.plain import inherit_repeated_authors, reference_from_string, split_references
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi, extract_identifiers
+from aletheia.core.identifiers import clean_doi
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_whitespace
 

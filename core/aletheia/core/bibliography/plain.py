@@ -28,16 +28,11 @@ from aletheia.core.bibliography.plain_authors import (
     read_authors,
 )
 from aletheia.core.bibliography.plain_split import SplitReference, join_lines, split_references
-from aletheia.core.bibliography.plain_years import (
-    EARLY_YEAR,
-    PAREN_YEAR,
-    YEAR_TOKEN,
-    without_page_ranges,
-)
+from aletheia.core.bibliography.plain_years import EARLY_YEAR, PAREN_YEAR, YEAR_TOKEN, without_page_ranges
 from aletheia.core.bibliography.plain_years import masked as _masked
 from aletheia.core.bibliography.plain_years import pick_year as _pick_year
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import Author, CitedReference
 from aletheia.core.text import decode_character_references, normalize_whitespace
 from aletheia.core.venues import is_publisher

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from aletheia.config import Settings
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.excerpts import PaperText, sentences_of
-from aletheia.core.identifiers import clean_arxiv_id, extract_identifiers
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.lexical_ranking import (
     STOPWORDS,
     content_terms,
