@@ -22,7 +22,8 @@ from aletheia.core.case_search import search_stage
 from aletheia.core.classical_case import canonical_facts, canonical_findings
 from aletheia.core.coverage import classify_kind
 from aletheia.core.evidence import OUTSIDE_WORKS, Evidence, QueryKind
-from aletheia.core.field_rules import apply_field_rules, field_facts
+from aletheia.core.field_comparison import field_facts
+from aletheia.core.field_rules import apply_field_rules
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.titles import TITLE_THRESHOLD, is_placeholder_title

@@ -16,7 +16,8 @@ from aletheia.core.case_facts import Case
 from aletheia.core.case_identifiers import authors_overlap
 from aletheia.core.coverage import search_coverage
 from aletheia.core.evidence import Outcome, QueryKind, SourceAnswer
-from aletheia.core.field_rules import NEAR_MISS_THRESHOLD, VERSION_TITLE_THRESHOLD
+from aletheia.core.field_comparison import VERSION_TITLE_THRESHOLD
+from aletheia.core.field_rules import NEAR_MISS_THRESHOLD
 from aletheia.core.records import CitedReference
 from aletheia.core.titles import TITLE_THRESHOLD
 from aletheia.core.verdicts import Reason, Severity
