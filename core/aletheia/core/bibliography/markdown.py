@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from aletheia.core.arxiv_ids import clean_arxiv_id
-from aletheia.core.bibliography.plain import inherit_repeated_authors, reference_from_string, split_references
+from aletheia.core.bibliography.plain import inherit_repeated_authors, reference_from_string
+from aletheia.core.bibliography.plain_split import split_references
 from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.identifiers import clean_doi
 from aletheia.core.identifiers_in_text import extract_identifiers
