@@ -269,10 +269,21 @@ def classify_kind(cited: CitedReference) -> Kind | None:
     """The kind of a reference outside the indexes' core (None for an ordinary paper)."""
     entry_type = (cited.entry_type or "").lower()
     scholarly_id = bool(cited.arxiv_id or cited.pmid)
-    registrant = doi_registrant(cited.doi)
     if entry_type in OUT_OF_SCOPE_TYPES:
         return Kind(entry_type, True, f"entry type @{entry_type}")
     hosts = [_host(u) for u in _urls(cited)]
+    venue_text = fold(" ".join(x for x in (cited.venue or "", cited.fields.get("howpublished", "")) if x))
+    out_of_scope = _out_of_scope_kind(cited, entry_type, scholarly_id, hosts, venue_text)
+    if out_of_scope is not None:
+        return out_of_scope
+    return _partly_indexed_kind(cited, entry_type, scholarly_id, hosts, venue_text)
+
+
+def _out_of_scope_kind(
+    cited: CitedReference, entry_type: str, scholarly_id: bool, hosts: list[str], venue_text: str
+) -> Kind | None:
+    """A kind the scholarly indexes do not hold: data, code, news, web pages, model cards."""
+    registrant = doi_registrant(cited.doi)
     if registrant in DATA_DOI_PREFIXES and not scholarly_id:
         return Kind(
             "dataset or software", True, f"a DataCite DOI ({registrant}) of a data or software archive"
@@ -285,7 +296,6 @@ def classify_kind(cited: CitedReference) -> Kind | None:
                 return Kind("dataset", True, f"a URL at {host}")
             if _host_in(host, _NEWS_HOSTS):
                 return Kind("news or blog article", True, f"a URL at {host}")
-    venue_text = fold(" ".join(x for x in (cited.venue or "", cited.fields.get("howpublished", "")) if x))
     if not (cited.doi or scholarly_id):
         if venue_text and _OUT_OF_SCOPE_WORDS.search(venue_text) and not cited.fields.get("journal"):
             return Kind("web or software resource", True, f"published as {venue_text!r}")
@@ -298,6 +308,13 @@ def classify_kind(cited: CitedReference) -> Kind | None:
             # Only a non-scholarly URL and no venue: a blog post, a company page, a manual online.
             blog = any(".github.io" in h for h in web) or any("blog" in u.lower() for u in _urls(cited))
             return Kind("blog post" if blog else "web page", True, f"only a URL at {web[0]}, no venue")
+    return None
+
+
+def _partly_indexed_kind(
+    cited: CitedReference, entry_type: str, scholarly_id: bool, hosts: list[str], venue_text: str
+) -> Kind | None:
+    """A kind the indexes hold only in part (manuals, books, reports, early works, releases)."""
     if cited.title and _MANUAL_TITLE.search(fold(cited.title)) and not (cited.doi or scholarly_id):
         return Kind("manual", False, "a manual or documentation")
     confirmed = cited.fields.get(USER_CONFIRMED_FIELD)
