@@ -20,7 +20,6 @@ from aletheia.core.case_facts import Case
 from aletheia.core.case_identifiers import settle_identifiers
 from aletheia.core.case_search import search_stage
 from aletheia.core.classical_case import canonical_facts, canonical_findings
-from aletheia.core.coverage import classify_kind
 from aletheia.core.evidence import OUTSIDE_WORKS, Evidence, QueryKind
 from aletheia.core.field_comparison import field_facts
 from aletheia.core.field_rules import apply_field_rules
@@ -30,6 +29,7 @@ from aletheia.core.titles import TITLE_THRESHOLD, is_placeholder_title
 from aletheia.core.triangulate import triangulate
 from aletheia.core.verdicts import FieldEvidence, Reason, Severity
 from aletheia.core.web import web_check
+from aletheia.core.work_kinds import classify_kind
 from aletheia.core.works import Work, assess, group_works
 
 __all__ = ["IDENTIFIER_ELSEWHERE_NOTE", "establish"]

@@ -11,12 +11,12 @@ from typing import Any
 
 from aletheia.core.acl_ids import cited_acl_id
 from aletheia.core.classical_case import CanonicalFacts
-from aletheia.core.coverage import Kind
 from aletheia.core.evidence import Evidence, QueryKind
 from aletheia.core.field_evidence import Findings
 from aletheia.core.records import CitedReference, RetractionKind, WorkRecord
 from aletheia.core.verdicts import Reason
 from aletheia.core.web import WebCheck, WebState
+from aletheia.core.work_kinds import Kind
 from aletheia.core.works import Assessment, Work
 
 __all__ = ["Case"]
