@@ -40,7 +40,8 @@ SHARED = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
 from aletheia.bench.claims_bench import clean_claim  # noqa: E402
-from aletheia.core.excerpts import PaperText, TextBlock, content_terms, match_key  # noqa: E402
+from aletheia.core.excerpts import PaperText, TextBlock, match_key  # noqa: E402
+from aletheia.core.lexical_ranking import content_terms  # noqa: E402
 from aletheia.pipeline.claims.reasoner import LexicalReasoner  # noqa: E402
 
 
@@ -89,7 +90,8 @@ def _paper(doc: dict[str, Any]) -> PaperText:
 
 async def _judge(reasoner: LexicalReasoner, claim: str, doc: dict[str, Any]) -> tuple[bool, list[str]]:
     """(accepted, proposed excerpts) for a claim against one abstract, as the pipeline decides."""
-    from aletheia.core.excerpts import coverage, locate_excerpt
+    from aletheia.core.excerpts import locate_excerpt
+    from aletheia.core.lexical_ranking import coverage
 
     terms = list(dict.fromkeys(content_terms(claim)))
     relevance = coverage(terms, f"{doc.get('title') or ''} {' '.join(doc['abstract'])}")

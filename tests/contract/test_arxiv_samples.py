@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from aletheia.core.identifiers import clean_arxiv_id
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.records import SourceName
 from aletheia.sources.arxiv import ArxivClient
 from aletheia.sources.arxiv_parse import parse_arxiv_atom

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi
+from aletheia.core.arxiv_ids import clean_arxiv_id
+from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import WorkRecord
 from aletheia.sources.openalex import parse_openalex_list, parse_openalex_work
 from tests.contract.precision_fields import assert_precision_fields_well_typed

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from aletheia.core.identifiers import clean_arxiv_id
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.semantic_scholar_parse import parse_s2_paper

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
-from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 from tests.unit.decide_author_cases import A, C, D, O, S, _people
@@ -206,7 +206,7 @@ def test_a_one_letter_surname_slip_is_the_same_person() -> None:
     openalex = WorkRecord(source=O, title=title, authors=_people(*slipped), year=2023, venue="CVPR")
     assert not _searched(cited, openalex).flagged
     # A digit is no slip: numbered names of a generated list stay apart.
-    from aletheia.core.authors import one_letter_slip
+    from aletheia.core.author_match import one_letter_slip
 
     assert not one_letter_slip(
         Author(given="Imani", family="Okafor9"), Author(given="Imani", family="Okafor0")

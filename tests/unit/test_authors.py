@@ -10,16 +10,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aletheia.core.author_lists import compare_author_lists
+from aletheia.core.author_match import authors_match, given_names_compatible, surname_key, surnames_match
 from aletheia.core.authors import (
-    authors_match,
-    given_names_compatible,
     has_placeholder_authors,
     is_organisation_name,
     is_placeholder_author,
     parse_author_list,
     parse_name,
-    surname_key,
-    surnames_match,
 )
 from aletheia.core.records import Author
 

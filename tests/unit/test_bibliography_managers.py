@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from aletheia.core.bibliography import InputError, InputFormat, InputProblem, detect_format, parse_text
 from aletheia.core.bibliography.manager_fields import bibtex_name
 from aletheia.core.bibtex_value import bibtex_escape
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import CitedReference
-from aletheia.core.text import latex_to_unicode
 from aletheia.pipeline.documents.inputs import iter_references
 
 MB = 1024 * 1024

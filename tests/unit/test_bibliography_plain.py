@@ -6,12 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from aletheia.core.bibliography.plain import (
-    iter_plain,
-    join_lines,
-    parse_reference_string,
-    split_references,
-)
+from aletheia.core.bibliography.plain import iter_plain, parse_reference_string
+from aletheia.core.bibliography.plain_split import join_lines, split_references
 from aletheia.core.records import CitedReference
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bibliographies"

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aletheia.core.bibliography.plain import join_lines, parse_reference_string
+from aletheia.core.bibliography.plain import parse_reference_string
+from aletheia.core.bibliography.plain_split import join_lines
 from aletheia.core.bibliography.plain_years import page_range_spans, pick_year
 from aletheia.core.records import CitedReference
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aletheia.core import claim_direction_rules as direction_rules
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core.claim_judge import (
     JUDGE_NAME,
@@ -272,7 +273,7 @@ def test_excerpts_to_judge_include_the_contradicting_sentence() -> None:
 def test_every_rule_row_is_well_formed() -> None:
     for cue in rules.NEGATION_CUES:
         assert cue.words and cue.scope > 0
-    for up, down in rules.DIRECTION_PAIRS:
+    for up, down in direction_rules.DIRECTION_PAIRS:
         assert up and down and not set(up) & set(down)
     for (wanted, stated), relation in rules.QUANTIFIER_RELATIONS.items():
         names = {q.name for q in rules.QUANTIFIERS}

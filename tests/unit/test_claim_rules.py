@@ -7,15 +7,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from aletheia.core.claim_rules import CITATION_MARKERS, CLAIM_MAKING_STYLES, CLAIM_RULES
-from aletheia.core.claim_text import (
-    find_citations,
-    find_claims,
-    find_unsupported_claims,
-    iter_sentences,
-    judged_sentence,
-    prose_mask,
-    text_format,
-)
+from aletheia.core.claim_text import find_citations, find_claims, find_unsupported_claims, judged_sentence
+from aletheia.core.research_prose import iter_sentences, prose_mask, text_format
 
 # One sentence each rule must catch, and one it must not.
 RULE_CASES = {

@@ -17,7 +17,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aletheia.core.decide import STATUS_RULES, decide
+from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.field_rules import FIELD_RULES
 from aletheia.core.records import (
@@ -28,6 +28,7 @@ from aletheia.core.records import (
     SourceName,
     WorkRecord,
 )
+from aletheia.core.status_rules import STATUS_RULES
 from aletheia.core.verdicts import Reason, Severity, Verdict, VerdictStatus
 
 # The ACL Anthology id as an identifier (the generic identifier rows), and the rows of Tier 1

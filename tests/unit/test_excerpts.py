@@ -10,16 +10,12 @@ from aletheia.core.artifacts import excerpt_verifies
 from aletheia.core.excerpts import (
     PaperText,
     TextBlock,
-    content_terms,
-    coverage,
     locate_excerpt,
     match_key,
-    polarity_conflict,
-    rank_sentences,
     split_sentences,
-    stem,
     strip_quote_marks,
 )
+from aletheia.core.lexical_ranking import content_terms, coverage, polarity_conflict, rank_sentences, stem
 
 
 def paper(*blocks: TextBlock) -> PaperText:

@@ -13,9 +13,9 @@ from aletheia.core.bibliography.markdown import iter_markdown, markdown_to_text
 from aletheia.core.bibliography.plain import iter_plain, parse_reference_string, reference_from_string
 from aletheia.core.bibliography.plain_authors import read_authors
 from aletheia.core.book_rules import is_book_like
-from aletheia.core.coverage import classify_kind
 from aletheia.core.records import Author, CitedReference
 from aletheia.core.text import decode_character_references
+from aletheia.core.work_kinds import classify_kind
 
 
 def _names(segment: str) -> list[str]:

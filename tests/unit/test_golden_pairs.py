@@ -24,7 +24,8 @@ from typing import NamedTuple
 import pytest
 
 from aletheia.core.author_lists import compare_author_lists
-from aletheia.core.authors import authors_match, parse_author_list, parse_name
+from aletheia.core.author_match import authors_match
+from aletheia.core.authors import parse_author_list, parse_name
 from aletheia.core.titles import titles_identical, titles_match
 from aletheia.core.venues import venues_agree
 

@@ -10,23 +10,22 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+from aletheia.core.arxiv_ids import ArxivId, arxiv_doi, arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.identifiers import (
-    MAX_EXTRACT_CHARS,
-    ArxivId,
-    ExtractedIdentifiers,
-    arxiv_doi,
-    arxiv_id_from_doi,
-    clean_arxiv_id,
     clean_doi,
     clean_isbn,
     clean_issn,
     clean_pmcid,
     clean_pmid,
     doi_version_base,
-    extract_identifiers,
     is_doi,
     issn_check_character,
     same_doi,
+)
+from aletheia.core.identifiers_in_text import (
+    MAX_EXTRACT_CHARS,
+    ExtractedIdentifiers,
+    extract_identifiers,
     url_kind,
 )
 

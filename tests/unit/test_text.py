@@ -1,4 +1,4 @@
-"""aletheia.core.text: LaTeX to Unicode and the folded comparison forms of titles and names."""
+"""aletheia.core.latex and .text: LaTeX to Unicode and the folded comparison forms of titles and names."""
 
 from __future__ import annotations
 
@@ -8,15 +8,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from aletheia.core import text
-from aletheia.core.text import (
-    fold,
-    fold_name,
-    latex_to_unicode,
-    normalize_title,
-    normalize_whitespace,
-    strip_accents,
-)
+from aletheia.core import latex as latex_module
+from aletheia.core.latex import latex_to_unicode
+from aletheia.core.text import fold, fold_name, normalize_title, normalize_whitespace, strip_accents
 
 # (LaTeX as BibTeX files write it, the Unicode a reader sees)
 LATEX_CASES = [
@@ -97,7 +91,7 @@ FALLBACK_CASES = [
 
 @pytest.mark.parametrize(("latex", "expected"), FALLBACK_CASES)
 def test_latex_fallback_agrees_on_common_escapes(latex: str, expected: str) -> None:
-    assert normalize_whitespace(text._latex_fallback(latex)) == expected
+    assert normalize_whitespace(latex_module._latex_fallback(latex)) == expected
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,8 @@ from aletheia.bench.claims_bench import (
     percent,
     read_corpus,
 )
-from aletheia.core.excerpts import PaperText, content_terms
+from aletheia.core.excerpts import PaperText
+from aletheia.core.lexical_ranking import content_terms
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.pipeline.claims.judge import ClaimJudge, RuleJudge, judge_evidence
 from aletheia.pipeline.claims.model import Candidate

@@ -38,9 +38,11 @@ from aletheia.bench.common import (
     unthrottled_limits,
 )
 from aletheia.bench.tier_counts import format_tier_table, tier_figures
+from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.authors import parse_author_list
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_doi
-from aletheia.core.text import latex_to_unicode, normalize_title
+from aletheia.core.identifiers import clean_doi
+from aletheia.core.latex import latex_to_unicode
+from aletheia.core.text import normalize_title
 from aletheia.core.verdicts import VerdictStatus
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 

@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from aletheia.bench.common import SHARED_DATA
+from aletheia.core.arxiv_ids import arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, extract_identifiers
+from aletheia.core.identifiers import clean_doi
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import Author, CitedReference
 from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim

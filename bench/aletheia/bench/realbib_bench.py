@@ -41,8 +41,8 @@ from aletheia.bench.common import (
     verify_all,
 )
 from aletheia.bench.noise import NoiseModel, apply_noise
+from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.bibliography import InputProblem, parse_text
-from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference
 from aletheia.core.venues import canonical_venue, is_no_venue_claim, venue_name
 from aletheia.sources.simulator import SimulatorConfig, universe_from_records

@@ -24,8 +24,9 @@ from pydantic import (
     model_validator,
 )
 
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.excerpts import match_key
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmid
+from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import RetractionKind, SourceName, WorkRecord
 
 # --- the model ------------------------------------------------------------------------------------

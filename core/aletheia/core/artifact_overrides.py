@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Final, get_args
 
 from aletheia.core.artifact_model import ArtifactFrontmatter, DecisiveField, OverriddenConflict
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmid
+from aletheia.core.arxiv_ids import clean_arxiv_id
+from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
 from aletheia.core.text import fold_name, normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity

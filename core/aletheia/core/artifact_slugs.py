@@ -8,9 +8,10 @@ import hashlib
 import re
 from typing import Final
 
-from aletheia.core.authors import surname_key
+from aletheia.core.arxiv_ids import clean_arxiv_id
+from aletheia.core.author_match import surname_key
 from aletheia.core.errors import AletheiaError
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi
+from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import Author, WorkRecord
 from aletheia.core.text import fold, normalize_title, normalize_whitespace
 
@@ -98,7 +99,7 @@ def _token_from_key(key: str) -> str:
 def surname_token(surname: str | None) -> str:
     """A surname as lower-case ASCII letters and digits: `García-Pérez` -> `garciaperez`.
 
-    It is `authors.surname_key` (accents, case, hyphens, apostrophes, spaces and a generational
+    It is `author_match.surname_key` (accents, case, hyphens, apostrophes, spaces and a generational
     suffix folded away) reduced to ASCII. A surname with no ASCII letters left (Chinese, Japanese,
     Korean, Arabic...) is not transliterated: it becomes `u` + six hex digits of its key, stable
     across runs. No surname gives `anon`.

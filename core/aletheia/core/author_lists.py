@@ -2,7 +2,7 @@
 
 The first author is decisive, everything else is evidence (`AuthorComparison`). Both lists are read
 through `author_kinds.normalize_source_author`, group authors are compared apart, and the persons are
-matched one to one by `authors.authors_match` (surnames, order-swapped names, compound surnames, a
+matched one to one by `author_match.authors_match` (surnames, order-swapped names, compound surnames, a
 one-letter slip under the same first name), from the most to the least specific pass.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from aletheia.core.author_kinds import groups_match, people_and_groups
-from aletheia.core.authors import (
+from aletheia.core.author_match import (
     authors_match,
     given_names_compatible,
     one_letter_slip,
@@ -151,33 +151,16 @@ def compare_author_lists(
     cited_truncated = cited_truncated or cited_cut or bool(cited_groups)
     found_truncated = found_truncated or found_cut or bool(found_groups)
     pairs = _match_lists(cited, found)
-    matched_found = set(pairs.values())
-    if cited and found:
-        # A one-letter slip in the first surname is the same first author only where the rest of
-        # the list bears it out (another name matched).
-        first_agrees: bool | None = authors_match(cited[0], found[0]) or (
-            pairs.get(0) == 0 and one_letter_slip(cited[0], found[0]) and len(pairs) >= 2
-        )
-    elif cited_groups and found_groups:
-        first_agrees = groups_matched > 0  # the only comparable authors are groups
-    else:
-        first_agrees = None
+    first_agrees = _first_author_agrees(
+        cited, found, pairs, groups_matched, bool(cited_groups and found_groups)
+    )
     found_order = [pairs[i] for i in sorted(pairs)]
     order_agrees = all(x < y for x, y in pairwise(found_order))
     cited_first_later = first_agrees is False and 0 in pairs and pairs[0] != 0
     prefix = len(cited) < len(found) and all(pairs.get(i) == i for i in range(len(cited)))
     truncated = bool(cited) and prefix and not cited_truncated
 
-    extra = tuple(
-        cited[i].display
-        for i in range(len(cited))
-        if i not in pairs and not (found_truncated and i >= len(found))
-    )
-    missing = tuple(
-        found[j].display
-        for j in range(len(found))
-        if j not in matched_found and not (cited_truncated and j >= len(cited))
-    )
+    extra, missing = _unmatched(cited, found, pairs, cited_truncated, found_truncated)
     conflicts = tuple(
         (cited[i].display, found[j].display)
         for i, j in sorted(pairs.items())
@@ -200,3 +183,45 @@ def compare_author_lists(
         similarity=matched / compared if compared else 0.0,
         groups_ignored=len(cited_groups) + len(found_groups) - 2 * groups_matched,
     )
+
+
+def _first_author_agrees(
+    cited: Sequence[Author],
+    found: Sequence[Author],
+    pairs: dict[int, int],
+    groups_matched: int,
+    groups_only: bool,
+) -> bool | None:
+    """Whether the first authors agree; None when the lists hold no comparable authors."""
+    if cited and found:
+        # A one-letter slip in the first surname is the same first author only where the rest of
+        # the list bears it out (another name matched).
+        return authors_match(cited[0], found[0]) or (
+            pairs.get(0) == 0 and one_letter_slip(cited[0], found[0]) and len(pairs) >= 2
+        )
+    if groups_only:
+        return groups_matched > 0  # the only comparable authors are groups
+    return None
+
+
+def _unmatched(
+    cited: Sequence[Author],
+    found: Sequence[Author],
+    pairs: dict[int, int],
+    cited_truncated: bool,
+    found_truncated: bool,
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The cited names no source name matched (extra) and the source's no cited name matched
+    (missing), neither counted past where the other list was cut."""
+    matched_found = set(pairs.values())
+    extra = tuple(
+        cited[i].display
+        for i in range(len(cited))
+        if i not in pairs and not (found_truncated and i >= len(found))
+    )
+    missing = tuple(
+        found[j].display
+        for j in range(len(found))
+        if j not in matched_found and not (cited_truncated and j >= len(cited))
+    )
+    return extra, missing

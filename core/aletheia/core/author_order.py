@@ -31,7 +31,7 @@ from itertools import pairwise
 from typing import Final
 
 from aletheia.core.author_kinds import people_and_groups
-from aletheia.core.authors import surname_key
+from aletheia.core.author_match import surname_key
 from aletheia.core.records import Author, SourceName, WorkRecord
 
 __all__ = [

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from aletheia.core.authors import authors_match, given_names_compatible, parse_name
+from aletheia.core.author_match import authors_match, given_names_compatible
+from aletheia.core.authors import parse_name
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.bibtex_edit import (
     Edit,
@@ -203,55 +204,70 @@ def plan_fix(
     for cited, verdict in results:
         plan.references += 1
         entry = _entry_for(cited, by_line, by_key)
-        line = entry.line if entry else 0
         if verdict.status not in FIXED_STATUSES or verdict.match is None:
-            comment = _mark_text(verdict)
-            mark = EntryMark(
-                cited.key, line, verdict.status.value, tuple(r.value for r in verdict.reasons), comment
-            )
-            plan.marks.append(mark)
-            if entry is not None and not _already_marked(text, entry.start, comment):
-                plan.edits.append(insert_before_line(text, entry.start, [comment]))
-            continue
-        changed = False
-        for name, bib_field in FIXABLE.items():
-            evidence = verdict.fields.get(name)
-            new = verdict.corrected.get(name)
-            if evidence is None or evidence.agrees is not False or new in (None, "", []):
-                continue
-            span = entry.fields.get(bib_field) if entry else None
-            if entry is None or span is None or not span.editable:
-                why = (
-                    "entry not found in the file"
-                    if entry is None
-                    else "the field is not in the entry (crossref or default)"
-                    if span is None
-                    else "the value is built from macros or '#'; not edited"
-                )
-                plan.not_applied.append(NotApplied(cited.key, line, bib_field, why))
-                continue
-            source = evidence.source.value if evidence.source else None
-            new, written = _written(name, new, verdict, source, cited)
-            original = text[span.start : span.end]
-            plan.edits.append(
-                Edit(span.start, span.end, render_value(span.delimiter, written, original=original))
-            )
-            plan.changes.append(
-                FieldChange(
-                    cited.key,
-                    line,
-                    bib_field,
-                    evidence.cited,
-                    new,
-                    written,
-                    source,
-                    evidence.similarity,
-                    tuple(r.value for r in verdict.reasons),
-                )
-            )
-            changed = True
-        if not changed:
+            _mark_entry(plan, cited, verdict, entry)
+        elif not _fix_fields(plan, cited, verdict, entry):
             plan.verified_unchanged += 1
+    _mark_unreadable(plan, problems)
+    return plan
+
+
+def _mark_entry(plan: FixPlan, cited: CitedReference, verdict: Verdict, entry: EntrySpan | None) -> None:
+    """A reference the sources do not fix: a comment above its entry says why."""
+    text, line = plan.text, entry.line if entry else 0
+    comment = _mark_text(verdict)
+    mark = EntryMark(cited.key, line, verdict.status.value, tuple(r.value for r in verdict.reasons), comment)
+    plan.marks.append(mark)
+    if entry is not None and not _already_marked(text, entry.start, comment):
+        plan.edits.append(insert_before_line(text, entry.start, [comment]))
+
+
+def _fix_fields(plan: FixPlan, cited: CitedReference, verdict: Verdict, entry: EntrySpan | None) -> bool:
+    """Each contradicted field replaced by the sources' value (or said why not); whether any was."""
+    text, line = plan.text, entry.line if entry else 0
+    changed = False
+    for name, bib_field in FIXABLE.items():
+        evidence = verdict.fields.get(name)
+        new = verdict.corrected.get(name)
+        if evidence is None or evidence.agrees is not False or new in (None, "", []):
+            continue
+        span = entry.fields.get(bib_field) if entry else None
+        if entry is None or span is None or not span.editable:
+            why = (
+                "entry not found in the file"
+                if entry is None
+                else "the field is not in the entry (crossref or default)"
+                if span is None
+                else "the value is built from macros or '#'; not edited"
+            )
+            plan.not_applied.append(NotApplied(cited.key, line, bib_field, why))
+            continue
+        source = evidence.source.value if evidence.source else None
+        new, written = _written(name, new, verdict, source, cited)
+        original = text[span.start : span.end]
+        plan.edits.append(
+            Edit(span.start, span.end, render_value(span.delimiter, written, original=original))
+        )
+        plan.changes.append(
+            FieldChange(
+                cited.key,
+                line,
+                bib_field,
+                evidence.cited,
+                new,
+                written,
+                source,
+                evidence.similarity,
+                tuple(r.value for r in verdict.reasons),
+            )
+        )
+        changed = True
+    return changed
+
+
+def _mark_unreadable(plan: FixPlan, problems: Iterable[InputProblem]) -> None:
+    """A comment above each entry the reader could not read."""
+    text = plan.text
     for problem in problems:
         comment = f"{MARK} NOT VERIFIED (could not be read: {problem.message}); kept unchanged"
         plan.marks.append(EntryMark(problem.key or "?", problem.line or 0, "unreadable", (), comment))
@@ -259,7 +275,6 @@ def plan_fix(
             offset = _line_offset(text, problem.line)
             if offset is not None and not _already_marked(text, offset, comment):
                 plan.edits.append(insert_before_line(text, offset, [comment]))
-    return plan
 
 
 def _line_offset(text: str, line: int) -> int | None:

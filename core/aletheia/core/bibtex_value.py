@@ -5,7 +5,7 @@ managers' records read as BibTeX): `& % $ # _` get a backslash; `\\`, `~` and `^
 `\\textbackslash{}`, `\\textasciitilde{}` and `\\textasciicircum{}`. BibTeX counts every brace, escaped or
 not, so a literal brace that has a partner in the same value is written `\\{`/`\\}` (balanced either way)
 and one without a partner becomes `\\textbraceleft{}`/`\\textbraceright{}`; TeX ligatures are broken with
-`{}` (`-{}-`, `'{}'`). `text.latex_to_unicode` decodes each of these back.
+`{}` (`-{}-`, `'{}'`). `latex.latex_to_unicode` decodes each of these back.
 """
 
 from __future__ import annotations

@@ -23,10 +23,10 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from aletheia.core.coverage import classify_kind
 from aletheia.core.evidence import Evidence, Outcome, QueryKind
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import fold
+from aletheia.core.work_kinds import classify_kind
 
 __all__ = [
     "BOOK_SOURCES",

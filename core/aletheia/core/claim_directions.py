@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from aletheia.core import claim_judge_rules as rules
-from aletheia.core.excerpts import content_terms, stem
+from aletheia.core import claim_direction_rules as direction_rules
+from aletheia.core.lexical_ranking import content_terms, stem
 
 __all__ = ["direction_flips", "direction_index", "direction_words", "directions"]
 
@@ -22,7 +22,7 @@ def direction_index() -> dict[str, tuple[tuple[int, int], ...]]:
     """word -> the (pair, side) it names; built once from the table. Words, not stems: every form
     is listed, and a stem is shared by nouns that name no direction ("activity" and "activate")."""
     index: dict[str, list[tuple[int, int]]] = {}
-    for pair, sides in enumerate(rules.DIRECTION_PAIRS):
+    for pair, sides in enumerate(direction_rules.DIRECTION_PAIRS):
         for side, words in enumerate(sides):
             for word in words:
                 uses = index.setdefault(word, [])
@@ -44,7 +44,7 @@ def _direction_stems() -> frozenset[str]:
 
 def _family(pair: int) -> int:
     """The first pair of the family `pair` belongs to (`DIRECTION_FAMILIES`), or itself."""
-    for family in rules.DIRECTION_FAMILIES:
+    for family in direction_rules.DIRECTION_FAMILIES:
         if pair in family:
             return family[0]
     return pair
@@ -52,7 +52,7 @@ def _family(pair: int) -> int:
 
 def _near(tokens: Sequence[str], position: int) -> set[str]:
     """The content stems within `DIRECTION_ANCHOR_WINDOW` tokens of `position`, itself left out."""
-    window = rules.DIRECTION_ANCHOR_WINDOW
+    window = direction_rules.DIRECTION_ANCHOR_WINDOW
     near = [*tokens[max(0, position - window) : position], *tokens[position + 1 : position + window + 1]]
     return {term for word in near for term in _word_terms(word)}
 

@@ -5,8 +5,12 @@ of a claim and still say the opposite. A row is a rule; a change to a row is a c
 judge decides, so `JUDGE_RULES_VERSION` is bumped with it (artifacts and the audit trail name the
 version that judged them) and docs/claims.md's rules table follows.
 
+The tables of two kinds of meaning have modules of their own, versioned with these:
+`claim_direction_rules` (the direction of an effect) and `claim_number_rules` (numbers, bounds,
+ranges); what a sentence does (an aim, an attribution) is in `claim_sentence_cues`.
+
 Words are matched on the judge's token stream: lower-cased, accents stripped, each word stemmed
-with `aletheia.core.excerpts.stem` only where a table says `stemmed`. Multi-word cues are matched as
+with `aletheia.core.lexical_ranking.stem` only where a table says `stemmed`. Multi-word cues are matched as
 consecutive tokens.
 """
 
@@ -77,9 +81,6 @@ NEGATION_CUES: Final[tuple[NegationCue, ...]] = tuple(
 # "X, but not Y" negates a contrasted alternative, not the statement (a cue right after one of these
 # words is not a negation of what the sentence asserts).
 CONTRASTIVE_BEFORE_NEGATION: Final = frozenset({"but"})
-# How far (tokens either side) a direction word reaches for the measure it qualifies: "enhances IL-10
-# production" is about IL-10 production; "led to T cell dysfunction" in the same sentence is not.
-DIRECTION_ANCHOR_WINDOW: Final = 6
 
 # "not only X but also Y" affirms X; "no more than" bounds a number. These never negate.
 NEGATION_EXCEPTIONS: Final[tuple[tuple[str, ...], ...]] = (
@@ -94,56 +95,6 @@ NEGATION_EXCEPTIONS: Final[tuple[tuple[str, ...], ...]] = (
     ("no", "longer"),
 )
 
-# --- direction of an effect ----------------------------------------------------------------------------
-
-
-# Words naming the two directions of one effect (every form is listed; a token matches when its stem
-# equals a listed word's stem). A claim and an excerpt that state the same effect in opposite
-# directions disagree ("masks increase the risk" / "masks reduced the risk").
-def _forms(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
-DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
-    (_forms("increase increased increases increasing raise raised raises raising elevate elevated"
-            " elevates elevation higher highest greater greatest more larger largest rise rises rising"
-            " rose grow grows growing heavier excess excessive heightened double doubled doubles"
-            " grew boost boosted gain gained upregulate upregulated upregulates upregulation exceed"
-            " exceeded exceeds"),
-     _forms("decrease decreased decreases decreasing reduce reduced reduces reducing reduction lower"
-            " lowered lowers lowering lowest less fewer smaller smallest drop dropped drops decline declined"
-            " declines"
-            " declining fall falls fell diminish diminished diminishes loss downregulate downregulated"
-            " downregulates downregulation attenuate attenuated attenuates lessen lessened shrink"
-            " ameliorate ameliorated ameliorates amelioration alleviate alleviated alleviates halve halved"
-            " halves")),
-    (_forms("faster quicker sooner earlier rapid accelerated"), _forms("slower later delayed")),
-    (_forms("improve improved improves improving improvement enhance enhanced enhances enhancing benefit"
-            " benefits beneficial better strengthen strengthened protect protected protects protective"
-),
-     _forms("worsen worsened worsens worsening impair impaired impairs impairment harm harms harmful"
-            " weaken weakened weakens damage damaged damages deteriorate deteriorated deterioration"
-            " detrimental worse deleterious adverse dysfunction dysfunctional")),
-    (_forms("promote promoted promotes promoting activate activated activates activation induce induced"
-            " induces inducing stimulate stimulated stimulates facilitate facilitated facilitates trigger"
-            " triggered triggers accelerate accelerated accelerates potentiate potentiated potentiates"
-            " enable enabled enables mediate mediated mediates drive drives driven encourage encourages"
-            " encouraged predispose predisposes predisposed"),
-     _forms("inhibit inhibited inhibits inhibiting inhibition suppress suppressed suppresses suppression"
-            " block blocked blocks blocking prevent prevented prevents preventing repress repressed"
-            " represses slow slowed slows delay delayed delays abolish abolished abolishes antagonize"
-            " antagonized impede impeded impedes hinder hindered hinders hamper hampered hampers"
-            " disrupt disrupted disrupts")),
-    (_forms("positive positively"), _forms("negative negatively inverse inversely")),
-    (_forms("superior outperform outperformed outperforms"),
-     _forms("inferior underperform underperformed underperforms")),
-)  # fmt: skip
-
-# Pairs that name one effect in two vocabularies: "encourages proliferation" and "reduces
-# proliferation" disagree as "increases" and "reduces" do (indexes into DIRECTION_PAIRS, whose first
-# side is the positive one in each).
-DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
-
 # --- the claim's subject ------------------------------------------------------------------------------
 
 # A claim's subject is what it is about: the words before its first verb ("ALDH1 expression", "All six
@@ -155,7 +106,7 @@ DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
 # The verb is found by these words (auxiliaries and common claim verbs, every form listed) or by a
 # direction word; a claim whose verb none of them finds within `SUBJECT_MAX_TOKENS` has no subject read.
 SUBJECT_VERBS: Final = frozenset(
-    _forms(
+    str.split(
         "is are was were be been being has have had can could may might will would should must does do"
         " did plays play played causes cause caused leads lead led occurs occur occurred requires require"
         " required encodes encode encoded mediates mediate regulates regulate regulated contributes"
@@ -421,69 +372,7 @@ STRONG_CLAIM_STEMS: Final[tuple[str, ...]] = (
     "leads",
 )
 
-# --- numbers -------------------------------------------------------------------------------------------
-
-# Relative tolerance when comparing two numbers stated in the same unit (rounding in a paraphrase:
-# "about a third" is not handled; "33%" against "33.3%" is).
-NUMBER_TOLERANCE: Final = 0.05
-# Words before a number that make it a bound, not a value: (cue, relation).
-NUMBER_BOUNDS: Final[tuple[tuple[tuple[str, ...], str], ...]] = tuple(
-    (tuple(text.split()), relation)
-    for text, relation in (
-        ("under", "lt"),
-        ("below", "lt"),
-        ("less than", "lt"),
-        ("fewer than", "lt"),
-        ("lower than", "lt"),
-        ("up to", "le"),
-        ("at most", "le"),
-        ("no more than", "le"),
-        ("not more than", "le"),
-        ("over", "gt"),
-        ("above", "gt"),
-        ("more than", "gt"),
-        ("greater than", "gt"),
-        ("higher than", "gt"),
-        ("exceeding", "gt"),
-        ("at least", "ge"),
-        ("no less than", "ge"),
-        ("not less than", "ge"),
-    )
-)
-# Tokens joining the two ends of a range: "3 to 4", "3-4", "between 3 and 4".
-RANGE_JOINERS: Final = frozenset({"to", "-", "and"})
-# A number right after one of these is an identifier or a label, not a quantity ("COVID-19",
-# "Figure 3", "IL-6", "n = 17" is a sample size: kept apart as its own unit).
-NUMBER_LABELS: Final = frozenset(
-    {"figure", "fig", "table", "tab", "section", "sec", "chapter", "eq", "equation", "ref", "step",
-     "phase", "type", "grade", "stage", "class", "day", "week", "month", "year", "version", "covid",
-     "sars", "cov", "il", "cd", "p", "tp", "h", "hla", "apoe", "brca", "kras", "egfr", "her", "t"}
-)  # fmt: skip
-
-# Number words read as numbers ("one in two", "three times").
-NUMBER_WORDS: Final[dict[str, str]] = {
-    word: str(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ]
-    )
-} | {"twice": "2", "thrice": "3", "dozen": "12", "hundred": "100", "thousand": "1000"}
-
-# "halves the running time", "cut by half": a change of 50%.
-HALF_WORDS: Final = frozenset({"halve", "halves", "halved", "halving", "half"})
+# --- negative prefixes, comparisons, the claim's size -------------------------------------------------
 
 # A negative prefix turns a word into its opposite ("inaccurate", "UCP1-independent", "deactivates",
 # "untreated", "nonsmokers"): when one side has the prefixed word and the other its root, that is a

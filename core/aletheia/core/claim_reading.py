@@ -2,7 +2,7 @@
 sentence states (values with their unit, bounds, ranges, ratios) and whether one shows another.
 
 Split from `claim_judge` so that each stays one responsibility: this module knows how a sentence is
-read, the judge what the readings mean. Tables are in `claim_judge_rules`.
+read, the judge what the readings mean. Tables are in `claim_number_rules`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core import claim_judge_rules as rules
-from aletheia.core.excerpts import STOPWORDS, stem
+from aletheia.core import claim_number_rules as number_rules
+from aletheia.core.lexical_ranking import STOPWORDS, stem
 from aletheia.core.text import strip_accents
 
 __all__ = ["Quantity", "fits", "has_phrase", "phrase_positions", "quantities", "tokens_of"]
@@ -70,8 +70,8 @@ _RATIO_WORDS: Final = frozenset({"in", "times", "fold", "out", "percent", "%", "
 
 
 def _value(token: str, following: str = "") -> float | None:
-    if token in rules.NUMBER_WORDS and following in _RATIO_WORDS - {"of"} | {"%"}:
-        return float(rules.NUMBER_WORDS[token])
+    if token in number_rules.NUMBER_WORDS and following in _RATIO_WORDS - {"of"} | {"%"}:
+        return float(number_rules.NUMBER_WORDS[token])
     if not _NUMBER.fullmatch(token):
         return None
     try:
@@ -89,7 +89,7 @@ def _unit_after(tokens: Sequence[str], index: int) -> tuple[str, int]:
     if (
         following
         and following.isalpha()
-        and following not in rules.RANGE_JOINERS
+        and following not in number_rules.RANGE_JOINERS
         and following not in STOPWORDS
     ):
         return stem(following), index
@@ -102,7 +102,7 @@ def quantities(tokens: Sequence[str]) -> list[Quantity]:
     found: list[Quantity] = []
     i = 0
     while i < len(tokens):
-        if tokens[i] in rules.HALF_WORDS:
+        if tokens[i] in number_rules.HALF_WORDS:
             found.append(Quantity(50.0, 50.0, "%", "eq", tokens[i]))
             i += 1
             continue
@@ -111,7 +111,7 @@ def quantities(tokens: Sequence[str]) -> list[Quantity]:
             i += 1
             continue
         previous = tokens[i - 1] if i > 0 else ""
-        if previous in rules.NUMBER_LABELS or (previous == "=" or (previous == "n")):
+        if previous in number_rules.NUMBER_LABELS or (previous == "=" or (previous == "n")):
             i += 1
             continue
         # A ratio: "one in two", "1 in 2,000".
@@ -127,7 +127,7 @@ def quantities(tokens: Sequence[str]) -> list[Quantity]:
         # A range: "3 to 4", "3 - 4", "between 3 and 4" (and "3% to 4%").
         unit_probe, after_unit = _unit_after(tokens, i)
         joiner_at = after_unit + 1 if unit_probe == "%" else i + 1
-        if joiner_at + 1 < len(tokens) and tokens[joiner_at] in rules.RANGE_JOINERS:
+        if joiner_at + 1 < len(tokens) and tokens[joiner_at] in number_rules.RANGE_JOINERS:
             upper = _value(tokens[joiner_at + 1], "in")
             is_range = tokens[joiner_at] != "and" or (i > 0 and tokens[i - 1] == "between")
             if upper is not None and is_range and upper >= low:
@@ -136,7 +136,7 @@ def quantities(tokens: Sequence[str]) -> list[Quantity]:
         if not unit and unit_probe == "%":
             unit = "%"
         relation = "eq"
-        for cue, bound in rules.NUMBER_BOUNDS:
+        for cue, bound in number_rules.NUMBER_BOUNDS:
             size = len(cue)
             if i >= size and tuple(tokens[i - size : i]) == cue:
                 relation = bound
@@ -148,7 +148,7 @@ def quantities(tokens: Sequence[str]) -> list[Quantity]:
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= rules.NUMBER_TOLERANCE * max(abs(a), abs(b), 1e-9)
+    return abs(a - b) <= number_rules.NUMBER_TOLERANCE * max(abs(a), abs(b), 1e-9)
 
 
 def fits(claim: Quantity, stated: Quantity) -> bool:

@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from typing import Final
 
 from aletheia.core import claim_judge_rules as rules
+from aletheia.core import claim_number_rules as number_rules
 from aletheia.core.claim_reading import tokens_of
-from aletheia.core.excerpts import content_terms
+from aletheia.core.lexical_ranking import content_terms
 
 __all__ = [
     "abbreviations",
@@ -201,7 +202,7 @@ def labelled_numbers(tokens: list[str]) -> set[tuple[str, str]]:
     return {
         (label, number)
         for label, number in itertools.pairwise(tokens)
-        if label in rules.NUMBER_LABELS and len(label) > 1 and number.isdigit()
+        if label in number_rules.NUMBER_LABELS and len(label) > 1 and number.isdigit()
     }
 
 
@@ -234,7 +235,7 @@ def subject_and_predicate(
             word
             for word in words
             if word not in quantifiers
-            and word not in rules.NUMBER_WORDS
+            and word not in number_rules.NUMBER_WORDS
             and not word[:1].isdigit()
             and word not in direction_words
             and word not in rules.SUBJECT_VERBS

@@ -1,7 +1,7 @@
 """Per-field evidence of a verdict: the `Findings` a decision gathers (reasons, severities, field
 evidence, corrections, notes, the rows that fired) and `record_field_evidence`, which writes what
 each cited field was compared with. Split from `field_rules` (the table) so that the table stays a
-page a reviewer reads; `field_rules` re-exports `Findings` and `FieldFacts`.
+page a reviewer reads.
 """
 
 from __future__ import annotations
@@ -116,8 +116,16 @@ def venue_names(records: list[WorkRecord]) -> list[str]:
 def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
     """Per-field evidence (cited value, found value, source, similarity, threshold) and the
     corrections a reviewer can apply, for every field the citation gives."""
+    _title_evidence(facts, f)
+    _author_evidence(facts, f)
+    _year_evidence(facts, f)
+    _identifier_evidence(facts, f)
+    _venue_evidence(facts, f)
+
+
+def _title_evidence(facts: FieldFacts, f: Findings) -> None:
     cited, a = facts.cited, facts.assessment
-    work, primary = a.work, a.work.primary
+    primary = a.work.primary
     src = primary.source
     if cited.title:
         f.fields["title"] = FieldEvidence(
@@ -131,6 +139,11 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
         )
         if facts.title_agrees is False:
             f.corrected["title"] = a.best_title or primary.title
+
+
+def _author_evidence(facts: FieldFacts, f: Findings) -> None:
+    """The first author and the whole list against the source the authors were compared with."""
+    cited, a = facts.cited, facts.assessment
     if a.authors is not None and a.author_source is not None:
         c = a.authors
         found_authors = [x.display for x in a.author_source.authors]
@@ -157,6 +170,12 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
     if a.alphabetical and cited.authors:
         listed_by = ", ".join(dict.fromkeys(r.source.value for r in a.alphabetical))
         f.notes.append(f"authors of {listed_by} listed alphabetically: not read for order or first author")
+
+
+def _year_evidence(facts: FieldFacts, f: Findings) -> None:
+    cited, a = facts.cited, facts.assessment
+    work, primary = a.work, a.work.primary
+    src = primary.source
     years = sorted(work_years(work))
     if cited.year is not None and years:
         closest = min(years, key=lambda y: abs(y - (cited.year or 0)))
@@ -169,6 +188,13 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
         )
         if facts.year_agrees is False:
             f.corrected["year"] = primary.year if primary.year is not None else closest
+
+
+def _identifier_evidence(facts: FieldFacts, f: Findings) -> None:
+    """The cited DOI and arXiv id against the work's."""
+    cited, a = facts.cited, facts.assessment
+    work, primary = a.work, a.work.primary
+    src = primary.source
     if cited.doi:
         dois = work.dois()
         agrees_doi = work.has_doi(cited.doi) if dois else None
@@ -190,6 +216,11 @@ def record_field_evidence(facts: FieldFacts, f: Findings) -> None:
             decisive=True,
             agrees=cited.arxiv_id in ids if ids else None,
         )
+
+
+def _venue_evidence(facts: FieldFacts, f: Findings) -> None:
+    cited = facts.cited
+    src = facts.assessment.work.primary.source
     if facts.venue is not None and facts.venue is not VenueRelation.NOT_COMPARABLE:
         names = facts.venue_names
         best = max(names, key=lambda n: venue_similarity(cited.venue or "", n)) if names else None

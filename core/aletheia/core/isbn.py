@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from aletheia.core.identifiers import clean_isbn, extract_identifiers
+from aletheia.core.identifiers import clean_isbn
+from aletheia.core.identifiers_in_text import extract_identifiers
 
 __all__ = [
     "compact_isbn",

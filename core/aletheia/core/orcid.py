@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.authors import surname_key
+from aletheia.core.author_match import surname_key
 from aletheia.core.records import Author, SourceName, WorkRecord
 
 __all__ = ["OrcidConflict", "clean_orcid", "orcid_conflicts", "same_person"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.evidence import QueryKind, SourceAnswer
-from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.venues import is_no_venue_claim
 

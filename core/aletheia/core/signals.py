@@ -29,7 +29,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aletheia.core.authors import is_group_author, surname_key
+from aletheia.core.author_match import surname_key
+from aletheia.core.authors import is_group_author
 from aletheia.core.identifiers import clean_issn
 from aletheia.core.records import Author, WorkRecord
 from aletheia.core.text import fold_name, normalize_title

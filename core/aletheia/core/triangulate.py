@@ -25,9 +25,10 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
+from aletheia.core.arxiv_ids import arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.author_lists import compare_author_lists
-from aletheia.core.authors import authors_match, surname_key
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi
+from aletheia.core.author_match import authors_match, surname_key
+from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import fold, normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity, titles_identical

@@ -1,7 +1,7 @@
 """What the web tier's fetch of a cited URL says about a web reference (pure; docs/sources.md).
 
 A web page, a blog post, a code repository cited by URL is outside the scholarly indexes
-(`coverage.classify_kind(...).out_of_scope`). When the web tier is on, the pipeline fetches the
+(`work_kinds.classify_kind(...).out_of_scope`). When the web tier is on, the pipeline fetches the
 cited URL and records one `QueryKind.URL` answer from `SourceName.WEB`: FOUND with the page's
 record (its `<title>`, `og:title` and first `<h1>`, the final URL after redirects), NOT_FOUND
 for a page that is gone (404, 410), FAILED for anything else that did not answer (a name that does

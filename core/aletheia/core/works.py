@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from aletheia.core.author_kinds import people_and_groups
 from aletheia.core.author_lists import AuthorComparison, compare_author_lists
+from aletheia.core.author_match import surname_key
 from aletheia.core.author_order import alphabetical_records, same_people_reordered
-from aletheia.core.authors import surname_key
 from aletheia.core.evidence import OUTSIDE_WORKS, Outcome, QueryKind, SourceAnswer
 from aletheia.core.identifiers import same_doi
 from aletheia.core.orcid import same_person

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.arxiv_versions import arxiv_id_years
 from aletheia.core.cs_scope import is_computing_venue
 from aletheia.core.field_evidence import FieldFacts
-from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, SourceName
 from aletheia.core.venues import VenueRelation, is_no_venue_claim, venue_years
 from aletheia.core.works import work_years

@@ -191,7 +191,8 @@ class AletheiaClient:
     @staticmethod
     def find_unsupported_claims(text: str, *, name: str = "", fmt: str | None = None) -> list[dict[str, Any]]:
         """The claims of `text` that need a citation and carry none: pure, no job, no network."""
-        from aletheia.core.claim_text import find_unsupported_claims, text_format
+        from aletheia.core.claim_text import find_unsupported_claims
+        from aletheia.core.research_prose import text_format
 
         return [f.as_json() for f in find_unsupported_claims(text, fmt=fmt or text_format(text, name))]
 

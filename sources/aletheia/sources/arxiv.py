@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from aletheia.core.identifiers import clean_arxiv_id
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace, strip_accents
 from aletheia.sources.arxiv_parse import ArxivEntry, parse_arxiv_atom

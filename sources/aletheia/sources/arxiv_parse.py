@@ -22,10 +22,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Final
 
+from aletheia.core.arxiv_ids import ArxivId, clean_arxiv_id
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import ArxivId, clean_arxiv_id, clean_doi
+from aletheia.core.identifiers import clean_doi
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import Author, SourceName, WorkRecord
-from aletheia.core.text import latex_to_unicode, normalize_whitespace
+from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import SourceParseError
 from aletheia.sources.safe_xml import parse_untrusted_xml
 

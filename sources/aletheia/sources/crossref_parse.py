@@ -16,7 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_isbn, clean_issn
+from aletheia.core.arxiv_ids import arxiv_id_from_doi, clean_arxiv_id
+from aletheia.core.identifiers import clean_doi, clean_isbn, clean_issn
 from aletheia.core.records import Author, RetractionNotice, SourceName, WorkRecord
 from aletheia.core.retraction import split_title_marker
 from aletheia.sources.base import SourceParseError

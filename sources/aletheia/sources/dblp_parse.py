@@ -26,8 +26,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from aletheia.core.arxiv_ids import ARXIV_DOI_PREFIX, arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import ARXIV_DOI_PREFIX, arxiv_id_from_doi, clean_arxiv_id, clean_doi
+from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import SourceParseError

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
+from aletheia.core.arxiv_ids import arxiv_id_from_doi, clean_arxiv_id
+from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 
 __all__ = [
     "ARXIV_SOURCE_ID",

@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
+from aletheia.core.arxiv_ids import clean_arxiv_id
+from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import SourceName
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport

@@ -24,8 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from aletheia.core.arxiv_ids import ArxivId, clean_arxiv_id
 from aletheia.core.authors import parse_name
-from aletheia.core.identifiers import ArxivId, clean_arxiv_id, clean_doi, clean_pmcid, clean_pmid
+from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.core.text import normalize_whitespace
 from aletheia.core.venues import is_no_venue_claim

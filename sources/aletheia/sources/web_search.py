@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import SourceParseError, SourceRecord, Transport
 

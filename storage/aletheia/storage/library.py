@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine, func, select
 
-from aletheia.core.authors import surname_key
+from aletheia.core.author_match import surname_key
 from aletheia.core.library_work import cited_library_work
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.text import normalize_title

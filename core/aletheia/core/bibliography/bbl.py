@@ -9,7 +9,7 @@ Two shapes exist:
   Styles that tag their fields (`\\bibinfo{title}{...}`, ACM and natbib's `*-doi` styles) give
   their title, year and DOI exactly.
 - biblatex's output: structured `\\entry{key}{type}{}` records with `\\field`, `\\name`,
-  `\\list` and `\\verb` parts. They are read field by field, like BibTeX.
+  `\\list` and `\\verb` parts. They are read field by field, like BibTeX (`biblatex_bbl`).
 
 A LaTeX document whose references live in a `.bib` file (`\\bibliography{refs}`,
 `\\addbibresource{refs.bib}`) yields one problem naming those files.
@@ -17,25 +17,24 @@ A LaTeX document whose references live in a `.bib` file (`\\bibliography{refs}`,
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.bibliography.bibtex import reference_from_fields
+from aletheia.core.bibliography.biblatex_bbl import has_biblatex_entries, iter_biblatex_entries
+from aletheia.core.bibliography.latex_groups import LineCounter, brace_group, skip_space
 from aletheia.core.bibliography.plain import reference_from_string
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers import extract_identifiers
+from aletheia.core.identifiers_in_text import extract_identifiers
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import CitedReference
-from aletheia.core.text import latex_to_unicode, normalize_whitespace
+from aletheia.core.text import normalize_whitespace
 
 __all__ = ["iter_bbl", "latex_reference_text"]
 
 _BIBITEM = re.compile(r"\\bibitem\b")
 _END_BIBLIOGRAPHY = re.compile(r"\\end\s*\{thebibliography\}")
-_ENTRY = re.compile(r"\\entry\s*\{")
-_ENDENTRY = re.compile(r"\\endentry\b")
 _COMMENT = re.compile(r"(?<!\\)%[^\n]*\n?")
 _BIBLIOGRAPHY_FILES = re.compile(
     r"\\(?:bibliography|addbibresource|addglobalbib)\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}"
@@ -46,87 +45,6 @@ _LAYOUT_MACROS = re.compile(
 )
 _BIBITEM_SHUT = re.compile(r"\\BibitemShut\s*\{[^{}]*\}")
 _MAX_ITEM_CHARS: Final = 20_000
-
-
-# Brace pairs are found in one pass per text and reused: scanning from every opening brace to its
-# partner made hostile input (thousands of unclosed `\\field{x}{`) quadratic. Texts longer than this
-# are scanned per call (their items are cut to `_MAX_ITEM_CHARS` first).
-_PAIRED_TEXT_LIMIT: Final = 4_000_000
-_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.DOTALL)
-
-
-@functools.lru_cache(maxsize=8)
-def _brace_pairs(text: str) -> dict[int, int]:
-    """Each unescaped `{` of `text` that closes, mapped to the index of its `}`."""
-    pairs: dict[int, int] = {}
-    stack: list[int] = []
-    for match in _BRACE_OR_ESCAPE.finditer(text):
-        char = match.group()
-        if char == "{":
-            stack.append(match.start())
-        elif char == "}" and stack:
-            pairs[stack.pop()] = match.start()
-    return pairs
-
-
-def _escaped(text: str, index: int) -> bool:
-    run = index
-    while run > 0 and text[run - 1] == "\\":
-        run -= 1
-    return (index - run) % 2 == 1
-
-
-def _scan_group(text: str, start: int, stop: int) -> tuple[str, int] | None:
-    depth = 0
-    index = start
-    while index < stop:
-        char = text[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : index], index + 1
-        index += 1
-    return None
-
-
-def _group(text: str, start: int, end: int | None = None) -> tuple[str, int] | None:
-    """The content of the balanced `{...}` group opening at `text[start]`, and the index after it;
-    the group must close before `end` (default: the end of the text)."""
-    stop = len(text) if end is None else min(end, len(text))
-    if start >= stop or text[start] != "{":
-        return None
-    if len(text) > _PAIRED_TEXT_LIMIT or _escaped(text, start):
-        return _scan_group(text, start, stop)
-    close = _brace_pairs(text).get(start)
-    if close is None or close >= stop:
-        return None
-    return text[start + 1 : close], close + 1
-
-
-def _skip_space(text: str, index: int) -> int:
-    while index < len(text) and text[index] in " \t\r\n":
-        index += 1
-    return index
-
-
-class _LineCounter:
-    """Line numbers of increasing offsets, counted incrementally (linear in the text)."""
-
-    def __init__(self, text: str, first_line: int = 1) -> None:
-        self._text = text
-        self._offset = 0
-        self._line = first_line
-
-    def line_at(self, offset: int) -> int:
-        if offset > self._offset:
-            self._line += self._text.count("\n", self._offset, offset)
-            self._offset = offset
-        return self._line
 
 
 # --- \bibitem lists ---------------------------------------------------------------------------------
@@ -143,7 +61,7 @@ def _bibinfo_fields(body: str) -> dict[str, str]:
     """`\\bibinfo{title}{...}` and friends: fields some .bst styles tag explicitly."""
     found: dict[str, str] = {}
     for match in _BIBINFO.finditer(body):
-        group = _group(body, match.end() - 1)
+        group = brace_group(body, match.end() - 1)
         if group is not None and match.group(1) not in found:
             found[match.group(1)] = group[0]
     return found
@@ -229,7 +147,7 @@ def _emphasised(latex: str, start: int = 0) -> tuple[str, int, int] | None:
         return None
     # "{\\em Title}" opens its group where the match starts, "\\emph{Title}" where it ends.
     opening = emphasis.start() if latex[emphasis.start()] == "{" else emphasis.end() - 1
-    group = _group(latex, opening)
+    group = brace_group(latex, opening)
     if group is None:
         return None
     text = latex_reference_text(re.sub(r"^\\(?:em|it|itshape)\s+", "", group[0])).strip(" ,")
@@ -349,7 +267,7 @@ def _bibitem_header(text: str, start: int, end: int) -> tuple[str, int] | None:
     """The key of the `\\bibitem[label]{key}` whose `\\bibitem` ends at `start`, and where its body
     starts, looking no further than `end` (the next item: an unclosed brace must not make every
     item scan to the end of the file, which made hostile input quadratic)."""
-    index = _skip_space(text, start)
+    index = skip_space(text, start)
     if index < end and text[index] == "[":
         depth = 0
         while index < end:
@@ -361,8 +279,8 @@ def _bibitem_header(text: str, start: int, end: int) -> tuple[str, int] | None:
             elif char == "]" and depth == 0:
                 break
             index += 1
-        index = _skip_space(text, index + 1)
-    group = _group(text, index, end)
+        index = skip_space(text, index + 1)
+    group = brace_group(text, index, end)
     if group is None:
         return None
     key, after = group
@@ -370,7 +288,7 @@ def _bibitem_header(text: str, start: int, end: int) -> tuple[str, int] | None:
 
 
 def _iter_bibitems(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
-    lines = _LineCounter(text)
+    lines = LineCounter(text)
     starts = list(_BIBITEM.finditer(text))
     for position, match in enumerate(starts):
         line = lines.line_at(match.start())
@@ -392,142 +310,13 @@ def _iter_bibitems(text: str, *, origin: str) -> Iterator[CitedReference | Input
         yield _bibitem_reference(key, body, origin=f"{origin}:{line}")
 
 
-# --- biblatex .bbl records --------------------------------------------------------------------------
-
-_FIELD = re.compile(r"\\(field|strng|list|name|range|verb|true|false)\s*\{([\w-]+)\}")
-_NAME_PART = re.compile(r"(?<![\w])(family|given|prefix|suffix)\s*=\s*\{")
-
-
-def _bbl_name(text: str) -> str | None:
-    """One biblatex name record (`family={...}, given={...}, prefix={...}`) as BibTeX's
-    `{prefix family}, {suffix}, {given}`."""
-    parts: dict[str, str] = {}
-    for match in _NAME_PART.finditer(text):
-        group = _group(text, match.end() - 1)
-        if group is not None and match.group(1) not in parts:
-            parts[match.group(1)] = group[0]
-    family = " ".join(p for p in (parts.get("prefix"), parts.get("family")) if p)
-    if not family:
-        return None
-    pieces = [f"{{{family}}}"]
-    if parts.get("suffix"):
-        pieces.append(f"{{{parts['suffix']}}}")
-    if parts.get("given"):
-        pieces.append(f"{{{parts['given']}}}")
-    return ", ".join(pieces)
-
-
-def _top_level_groups(text: str) -> list[str]:
-    groups: list[str] = []
-    index = 0
-    while index < len(text):
-        if text[index] == "{":
-            group = _group(text, index)
-            if group is None:
-                break
-            groups.append(group[0])
-            index = group[1]
-        else:
-            index += 1
-    return groups
-
-
-def _bbl_entry_fields(body: str) -> dict[str, str]:
-    fields: dict[str, str] = {}
-    index = 0
-    while True:
-        match = _FIELD.search(body, index)
-        if match is None:
-            return fields
-        kind, name = match.group(1), match.group(2).lower()
-        index = match.end()
-        if kind == "verb":
-            end = body.find("\\endverb", index)
-            if end < 0:
-                return fields
-            value = re.sub(r"^\s*\\verb\s?", "", body[index:end].strip())
-            fields.setdefault(name, value.strip())
-            index = end + len("\\endverb")
-            continue
-        if kind in ("true", "false", "strng"):
-            group = _group(body, _skip_space(body, index)) if kind == "strng" else None
-            index = group[1] if group else index
-            continue
-        if kind in ("list", "name"):
-            # \list{publisher}{1}{{A}{B}}; \name{author}{2}{options}{{...}{...}}
-            skips = 1 if kind == "list" else 2
-            cursor = index
-            for _ in range(skips):
-                group = _group(body, _skip_space(body, cursor))
-                if group is None:
-                    break
-                cursor = group[1]
-            content = _group(body, _skip_space(body, cursor))
-            if content is None:
-                continue
-            index = content[1]
-            items = _top_level_groups(content[0])
-            if kind == "list":
-                fields.setdefault(name, " and ".join(items))
-            else:
-                names = [_bbl_name(item) for item in items]
-                fields.setdefault(name, " and ".join(n for n in names if n))
-            continue
-        group = _group(body, _skip_space(body, index))
-        if group is None:
-            continue
-        index = group[1]
-        if kind == "range":
-            continue
-        fields.setdefault(name, group[0])
-
-
-# biblatex's name and range punctuation macros, as the characters they print.
-_BBL_MACRO_TEXT: Final = {
-    "bibinitperiod": ".",
-    "bibinitdelim": " ",
-    "bibinithyphendelim": ".-",
-    "bibnamedelima": " ",
-    "bibnamedelimb": " ",
-    "bibnamedelimc": " ",
-    "bibnamedelimd": " ",
-    "bibnamedelimi": " ",
-    "bibrangedash": "–",
-    "bibdatedash": "–",
-}
-_BBL_MACROS = re.compile(r"\\(" + "|".join(_BBL_MACRO_TEXT) + r")\b\s?")
-
-
-def _bbl_macro(match: re.Match[str]) -> str:
-    return _BBL_MACRO_TEXT[match.group(1)]
-
-
-def _iter_bbl_entries(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
-    lines = _LineCounter(text)
-    index = 0
-    while True:
-        match = _ENTRY.search(text, index)
-        if match is None:
-            return
-        line = lines.line_at(match.start())
-        key_group = _group(text, match.end() - 1)
-        type_group = _group(text, _skip_space(text, key_group[1])) if key_group else None
-        end = _ENDENTRY.search(text, match.end())
-        if key_group is None or type_group is None or end is None:
-            yield InputProblem(origin=origin, line=line, message="malformed biblatex \\entry record")
-            index = match.end()
-            continue
-        key, entry_type = key_group[0].strip(), type_group[0].strip().lower()
-        fields = _bbl_entry_fields(_BBL_MACROS.sub(_bbl_macro, text[type_group[1] : end.start()]))
-        index = end.end()
-        # biblatex records the name list as `author`, and dates split into year/month/day.
-        yield reference_from_fields(key, entry_type, fields, origin=f"{origin}:{line}")
+# --- the entry point ---------------------------------------------------------------------------------
 
 
 def iter_bbl(text: str, *, origin: str) -> Iterator[CitedReference | InputProblem]:
     """Read a `.bbl` file or a LaTeX document's bibliography (see the module docstring)."""
-    if _ENTRY.search(text) and _ENDENTRY.search(text):
-        yield from _iter_bbl_entries(text, origin=origin)
+    if has_biblatex_entries(text):
+        yield from iter_biblatex_entries(text, origin=origin)
         return
     if _BIBITEM.search(text):
         yield from _iter_bibitems(text, origin=origin)

@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import re
 
+from aletheia.core.arxiv_ids import ArxivId, arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.authors import parse_author_list
-from aletheia.core.identifiers import (
-    ArxivId,
-    arxiv_id_from_doi,
-    clean_arxiv_id,
-    clean_doi,
-    clean_isbn,
-    clean_pmcid,
-    clean_pmid,
-    extract_identifiers,
-)
+from aletheia.core.identifiers import clean_doi, clean_isbn, clean_pmcid, clean_pmid
+from aletheia.core.identifiers_in_text import extract_identifiers
+from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import CitedReference
-from aletheia.core.text import latex_to_unicode
 
 _YEAR = re.compile(r"\d{4}")
 _DATE = re.compile(r"(\d{4})(?:[-/~?%].*)?")

@@ -18,17 +18,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from aletheia.core.arxiv_ids import ArxivId, arxiv_id_from_doi, clean_arxiv_id
 from aletheia.core.bibliography.problems import InputError, InputProblem
-from aletheia.core.identifiers import (
-    ArxivId,
-    arxiv_id_from_doi,
-    clean_arxiv_id,
-    clean_doi,
-    clean_isbn,
-    clean_pmcid,
-    clean_pmid,
-    extract_identifiers,
-)
+from aletheia.core.identifiers import clean_doi, clean_isbn, clean_pmcid, clean_pmid
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import Author, CitedReference
 from aletheia.core.text import normalize_whitespace
 

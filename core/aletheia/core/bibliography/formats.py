@@ -184,6 +184,24 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
     if not stripped:
         # Nothing to sniff: an empty .bib is still a (empty) bibliography.
         return by_name if by_name not in (None, InputFormat.PDF) else InputFormat.PLAIN
+    for step in (_markup_format, _json_format, _bibliography_format):
+        found = step(head, stripped, by_name)
+        if found is not None:
+            return found
+    if by_name is InputFormat.BIBTEX and (head.lstrip().startswith(("%", "@")) or "@" not in head):
+        # A .bib holding only comments or @comment blocks: BibTeX with no entries.
+        return InputFormat.BIBTEX
+    if any(sign.search(head) for sign in _MARKDOWN_SIGNS):
+        return InputFormat.MARKDOWN
+    if by_name is InputFormat.MARKDOWN:
+        return InputFormat.MARKDOWN
+    if _LATEX_ANY.search(head) and by_name is None:
+        return InputFormat.LATEX
+    return InputFormat.PLAIN
+
+
+def _markup_format(head: str, stripped: str, by_name: InputFormat | None) -> InputFormat | None:
+    """A citation artifact, RIS, or a document in markup (EndNote XML, Zotero RDF, HTML, XML)."""
     if stripped.startswith("---") and looks_like_artifact(head):
         return InputFormat.ARTIFACT
     if looks_like_ris(stripped) or (by_name is InputFormat.RIS and _RIS_ANYWHERE.search(head)):
@@ -197,7 +215,11 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
         return InputFormat.HTML
     if _XML_START.match(markup):
         return InputFormat.HTML if re.search(r"<html[\s>]", markup, re.IGNORECASE) else InputFormat.XML
+    return None
 
+
+def _json_format(head: str, stripped: str, by_name: InputFormat | None) -> InputFormat | None:
+    """CSL-JSON, or JSON that is no bibliography; None for text that only opens like JSON."""
     if _looks_like_json(stripped):
         if _CSL_KEYS.search(head) or by_name is InputFormat.CSL_JSON or re.fullmatch(r"\[\s*\]", stripped):
             return InputFormat.CSL_JSON
@@ -207,7 +229,11 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
         # ("[1] A. Author, ...") is decided by the rules below.
         if _is_json(head):
             return InputFormat.UNKNOWN
+    return None
 
+
+def _bibliography_format(head: str, stripped: str, by_name: InputFormat | None) -> InputFormat | None:
+    """BibTeX, a compiled bibliography (`\\bibitem`, biblatex's records) or a LaTeX document."""
     bibtex = _BIBTEX_ENTRY.search(head)
     if bibtex and any(sign.search(head) for sign in _MARKDOWN_SIGNS):
         # Markdown quoting BibTeX in a fenced code block is Markdown.
@@ -242,16 +268,7 @@ def detect_format(head: str, filename: str | None = None) -> InputFormat:
         if by_name is InputFormat.BBL:
             return InputFormat.BBL
         return InputFormat.LATEX
-    if by_name is InputFormat.BIBTEX and (head.lstrip().startswith(("%", "@")) or "@" not in head):
-        # A .bib holding only comments or @comment blocks: BibTeX with no entries.
-        return InputFormat.BIBTEX
-    if any(sign.search(head) for sign in _MARKDOWN_SIGNS):
-        return InputFormat.MARKDOWN
-    if by_name is InputFormat.MARKDOWN:
-        return InputFormat.MARKDOWN
-    if _LATEX_ANY.search(head) and by_name is None:
-        return InputFormat.LATEX
-    return InputFormat.PLAIN
+    return None
 
 
 def detect_format_bytes(head: bytes, filename: str | None = None) -> InputFormat:

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.bibliography.bibtex_fields import reference_from_fields
 from aletheia.core.bibtex_value import bibtex_escape
-from aletheia.core.identifiers import clean_arxiv_id
 from aletheia.core.records import CitedReference
 
 __all__ = [

@@ -23,9 +23,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia.core.bibliography.plain import inherit_repeated_authors, reference_from_string, split_references
+from aletheia.core.arxiv_ids import clean_arxiv_id
+from aletheia.core.bibliography.plain import inherit_repeated_authors, reference_from_string
+from aletheia.core.bibliography.plain_split import split_references
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi, extract_identifiers
+from aletheia.core.identifiers import clean_doi
+from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_whitespace
 
@@ -274,7 +277,17 @@ def iter_markdown(text: str, *, origin: str) -> Iterator[CitedReference | InputP
     """Read the references of a Markdown document (see the module docstring)."""
     lines = _blank_code_blocks(text.splitlines())
     footnotes, footnote_lines = _footnotes(lines)
+    entries, consumed = _listed_entries(lines, footnote_lines)
+    links = _uncited_links(lines, consumed, [*entries, *footnotes])
+    results = _entry_results(entries, links, origin)
+    results.extend(_footnote_results(footnotes, origin))
+    results.sort(key=lambda pair: pair[0])
+    yield from inherit_repeated_authors(result for _, result in results)
 
+
+def _listed_entries(lines: list[str], footnote_lines: set[int]) -> tuple[list[_Found], set[int]]:
+    """The entries of the reference sections (list items, else reference strings), or of the whole
+    document when it is mostly a list; and the lines they (and the footnotes) take."""
     entries: list[_Found] = []
     consumed = set(footnote_lines)
     sections = _reference_sections(lines)
@@ -296,9 +309,13 @@ def iter_markdown(text: str, *, origin: str) -> Iterator[CitedReference | InputP
         if items and listed >= _MAX_LIST_SHARE * max(total - headings, 1):
             entries.extend(items)
             consumed.update(range(len(lines)))
+    return entries, consumed
 
+
+def _uncited_links(lines: list[str], consumed: set[int], read: list[_Found]) -> list[_Found]:
+    """DOI and arXiv links elsewhere in the text, each naming a work no entry read names."""
     cited: set[str] = set()
-    for entry in [*entries, *footnotes]:
+    for entry in read:
         cited |= _identifier_keys(entry.markdown)
     links = []
     for link in _links(lines, consumed):
@@ -306,7 +323,13 @@ def iter_markdown(text: str, *, origin: str) -> Iterator[CitedReference | InputP
         if keys and not keys & cited:
             links.append(link)
             cited |= keys
+    return links
 
+
+def _entry_results(
+    entries: list[_Found], links: list[_Found], origin: str
+) -> list[tuple[int, CitedReference | InputProblem]]:
+    """Entries and links in the order of their lines, keyed by position (empty ones skipped)."""
     ordered = sorted([*entries, *links], key=lambda found: found.line)
     position = 0
     results: list[tuple[int, CitedReference | InputProblem]] = []
@@ -328,6 +351,14 @@ def iter_markdown(text: str, *, origin: str) -> Iterator[CitedReference | InputP
         results.append(
             (found.line, reference_from_string(plain, key=str(position), origin=where, source=found.markdown))
         )
+    return results
+
+
+def _footnote_results(
+    footnotes: list[_Found], origin: str
+) -> list[tuple[int, CitedReference | InputProblem]]:
+    """One reference per footnote, keyed by its label (a problem for an empty one)."""
+    results: list[tuple[int, CitedReference | InputProblem]] = []
     for footnote in footnotes:
         plain = markdown_to_text(footnote.markdown)
         label = footnote.label or str(footnote.line)
@@ -345,5 +376,4 @@ def iter_markdown(text: str, *, origin: str) -> Iterator[CitedReference | InputP
             plain, key=label, origin=f"{origin}:{footnote.line}", source=footnote.markdown
         )
         results.append((footnote.line, reference))
-    results.sort(key=lambda pair: pair[0])
-    yield from inherit_repeated_authors(result for _, result in results)
+    return results

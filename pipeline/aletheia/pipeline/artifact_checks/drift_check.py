@@ -19,12 +19,8 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core.artifact_overrides import accepted_override, overrides_of
-from aletheia.core.artifacts import (
-    ArtifactFormatError,
-    parse_artifact,
-    record_of_artifact,
-)
-from aletheia.core.identifiers import arxiv_id_from_doi
+from aletheia.core.artifacts import ArtifactFormatError, parse_artifact, record_of_artifact
+from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.triangulate import triangulate

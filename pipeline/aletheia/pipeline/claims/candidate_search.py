@@ -9,7 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from aletheia.core.identifiers import arxiv_id_from_doi, clean_arxiv_id, clean_doi, clean_pmid
+from aletheia.core.arxiv_ids import arxiv_id_from_doi, clean_arxiv_id
+from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
 from aletheia.pipeline.claims.model import Candidate, ExtractedClaim
 from aletheia.sources.base import SourceError

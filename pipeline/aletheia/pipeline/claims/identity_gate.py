@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aletheia.core.identifiers import arxiv_id_from_doi
+from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.triangulate import TriangulationResult, triangulate

@@ -28,17 +28,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from aletheia.config import Settings
-from aletheia.core.excerpts import (
+from aletheia.core.arxiv_ids import clean_arxiv_id
+from aletheia.core.excerpts import PaperText, sentences_of
+from aletheia.core.identifiers_in_text import extract_identifiers
+from aletheia.core.lexical_ranking import (
     STOPWORDS,
-    PaperText,
     content_terms,
     coverage,
     polarity_conflict,
     rank_sentences,
-    sentences_of,
     stem,
 )
-from aletheia.core.identifiers import clean_arxiv_id, extract_identifiers
 from aletheia.core.text import normalize_whitespace
 from aletheia.pipeline.claims.model import Candidate, ExtractedClaim, Ranking
 from aletheia.pipeline.llm.client import LLM, LLMError, LLMReply, ToolCall, anthropic_from_settings

@@ -38,8 +38,9 @@ from aletheia.core.bibliography.formats import SNIFF_BYTES
 from aletheia.core.bibliography.markdown import iter_markdown
 from aletheia.core.bibliography.plain import iter_plain
 from aletheia.core.claim_rules import REFERENCE_HEADINGS, RULES_VERSION
-from aletheia.core.claim_text import ClaimFinding, find_claims, text_format
+from aletheia.core.claim_text import ClaimFinding, find_claims
 from aletheia.core.records import CitedReference
+from aletheia.core.research_prose import text_format
 from aletheia.core.verdicts import LOGIC_VERSION, VerdictStatus
 from aletheia.pipeline.audit.claim_events import ClaimTrail
 from aletheia.pipeline.claims.cited_claims import (

@@ -45,7 +45,8 @@ from aletheia.core.bibliography import (
 from aletheia.core.bibliography.encoding import TextDecoder, sniff_encoding
 from aletheia.core.bibliography.formats import SNIFF_BYTES, SNIFF_CHARS
 from aletheia.core.bibliography.input_formats import folder_extensions
-from aletheia.core.bibliography.plain import reference_from_string, split_references
+from aletheia.core.bibliography.plain import reference_from_string
+from aletheia.core.bibliography.plain_split import split_references
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.documents.pdf_reading import _CONTINUATION, _PAGE_BREAK, pdf_text
 

@@ -32,8 +32,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.excerpts import PaperText
-from aletheia.core.identifiers import clean_arxiv_id
 from aletheia.core.records import WorkRecord
 from aletheia.pipeline.documents.pdf_reading import FulltextError
 from aletheia.sources.base import SourceError

@@ -21,16 +21,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aletheia.core.acl_ids import cited_acl_id
-from aletheia.core.coverage import classify_kind
+from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.dblp_venue import dblp_key_to_confirm
 from aletheia.core.decide import decide
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.field_rules import NEAR_MISS_THRESHOLD
-from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.matched_work import same_work
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.titles import title_similarity
 from aletheia.core.verdicts import Verdict, VerdictStatus
+from aletheia.core.work_kinds import classify_kind
 from aletheia.pipeline.evidence.authorship import with_authorship
 from aletheia.pipeline.evidence.book_quotes import ask_book_quote
 from aletheia.pipeline.evidence.books import gather_book_evidence

@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.config import Settings
-from aletheia.core.identifiers import clean_arxiv_id, clean_doi
+from aletheia.core.arxiv_ids import clean_arxiv_id
+from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import Author, CitedReference, SourceName, WorkRecord
 from aletheia.pipeline.llm.client import LLM, LLMError, anthropic_from_settings
 from aletheia.pipeline.llm.paced import PacedLLM

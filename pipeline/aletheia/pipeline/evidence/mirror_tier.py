@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
-from aletheia.core.excerpts import STOPWORDS
-from aletheia.core.field_rules import VERSION_TITLE_THRESHOLD
+from aletheia.core.field_comparison import VERSION_TITLE_THRESHOLD
+from aletheia.core.lexical_ranking import STOPWORDS
 from aletheia.core.records import SourceName
 from aletheia.core.text import normalize_title
 from aletheia.core.titles import titles_match

@@ -1,7 +1,7 @@
 """Tiers 4 and 5 in the evidence gatherer (docs/sources.md, "The web tier" and after).
 
 - `fetch_cited_url`: a reference of a kind outside the indexes (a web page, a blog post, a code
-  repository: `coverage.classify_kind(...).out_of_scope`) with a URL has that URL fetched, when the
+  repository: `work_kinds.classify_kind(...).out_of_scope`) with a URL has that URL fetched, when the
   web tier is on (`ALETHEIA_WEB_TIER`), through the SSRF-safe fetcher; `core.web` reads the answer.
   Off, nothing is recorded and the reference stays `out_of_scope` as before.
 - `web_search_candidates`: for a reference no source found, a web search (Tavily or Brave, behind

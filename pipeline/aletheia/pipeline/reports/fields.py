@@ -29,7 +29,7 @@ def decode_value(value: Any) -> str:
 
 
 def _decode(value: Any) -> str:
-    from aletheia.core.text import latex_to_unicode
+    from aletheia.core.latex import latex_to_unicode
 
     text = str(value)
     if "\\" in text or "{" in text or "~" in text or "$" in text:
@@ -154,7 +154,8 @@ def field_diffs(ref: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def list_difference(cited: list[str], found: list[str]) -> tuple[list[str], list[str]]:
     """(found names the citation leaves out, cited names the source does not list), by surname."""
-    from aletheia.core.authors import parse_name, surname_key
+    from aletheia.core.author_match import surname_key
+    from aletheia.core.authors import parse_name
 
     def key(name: str) -> str:
         try:

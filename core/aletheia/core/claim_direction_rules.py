@@ -1,0 +1,62 @@
+"""The claim judge's rules for the direction of an effect, as data (read by `claim_directions`).
+
+Words naming the two directions of one effect: a claim and an excerpt that state the same effect in
+opposite directions disagree ("masks increase the risk" / "masks reduced the risk"). Versioned with
+the judge's other rules: a change to a row changes what the judge decides, so
+`claim_judge_rules.JUDGE_RULES_VERSION` is bumped with it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# How far (tokens either side) a direction word reaches for the measure it qualifies: "enhances IL-10
+# production" is about IL-10 production; "led to T cell dysfunction" in the same sentence is not.
+DIRECTION_ANCHOR_WINDOW: Final = 6
+
+
+# Words naming the two directions of one effect (every form is listed; a token matches when its stem
+# equals a listed word's stem). A claim and an excerpt that state the same effect in opposite
+# directions disagree ("masks increase the risk" / "masks reduced the risk").
+def _forms(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
+    (_forms("increase increased increases increasing raise raised raises raising elevate elevated"
+            " elevates elevation higher highest greater greatest more larger largest rise rises rising"
+            " rose grow grows growing heavier excess excessive heightened double doubled doubles"
+            " grew boost boosted gain gained upregulate upregulated upregulates upregulation exceed"
+            " exceeded exceeds"),
+     _forms("decrease decreased decreases decreasing reduce reduced reduces reducing reduction lower"
+            " lowered lowers lowering lowest less fewer smaller smallest drop dropped drops decline declined"
+            " declines"
+            " declining fall falls fell diminish diminished diminishes loss downregulate downregulated"
+            " downregulates downregulation attenuate attenuated attenuates lessen lessened shrink"
+            " ameliorate ameliorated ameliorates amelioration alleviate alleviated alleviates halve halved"
+            " halves")),
+    (_forms("faster quicker sooner earlier rapid accelerated"), _forms("slower later delayed")),
+    (_forms("improve improved improves improving improvement enhance enhanced enhances enhancing benefit"
+            " benefits beneficial better strengthen strengthened protect protected protects protective"
+),
+     _forms("worsen worsened worsens worsening impair impaired impairs impairment harm harms harmful"
+            " weaken weakened weakens damage damaged damages deteriorate deteriorated deterioration"
+            " detrimental worse deleterious adverse dysfunction dysfunctional")),
+    (_forms("promote promoted promotes promoting activate activated activates activation induce induced"
+            " induces inducing stimulate stimulated stimulates facilitate facilitated facilitates trigger"
+            " triggered triggers accelerate accelerated accelerates potentiate potentiated potentiates"
+            " enable enabled enables mediate mediated mediates drive drives driven encourage encourages"
+            " encouraged predispose predisposes predisposed"),
+     _forms("inhibit inhibited inhibits inhibiting inhibition suppress suppressed suppresses suppression"
+            " block blocked blocks blocking prevent prevented prevents preventing repress repressed"
+            " represses slow slowed slows delay delayed delays abolish abolished abolishes antagonize"
+            " antagonized impede impeded impedes hinder hindered hinders hamper hampered hampers"
+            " disrupt disrupted disrupts")),
+    (_forms("positive positively"), _forms("negative negatively inverse inversely")),
+    (_forms("superior outperform outperformed outperforms"),
+     _forms("inferior underperform underperformed underperforms")),
+)  # fmt: skip
+# Pairs that name one effect in two vocabularies: "encourages proliferation" and "reduces
+# proliferation" disagree as "increases" and "reduces" do (indexes into DIRECTION_PAIRS, whose first
+# side is the positive one in each).
+DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
