@@ -15,12 +15,12 @@ from aletheia.config import Settings
 from aletheia.core.bibliography import parse_text
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.claims.model import NoCandidates
+from aletheia.pipeline.claims.research_document import discover_bibliographies
 from aletheia.pipeline.claims.research_text import (
     NO_SUGGESTION,
     ReferenceIndex,
     check_claims_text,
     claims_exit_code,
-    discover_bibliographies,
 )
 from aletheia.pipeline.jobs.kinds import CHECK_CLAIMS_TEXT, TASK_NAMES, JobKind
 from aletheia.pipeline.jobs.submission import InputDocument

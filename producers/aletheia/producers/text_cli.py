@@ -131,7 +131,7 @@ def claims(
     error; 3 nothing flagged but some citations or judgements could not be made.
     """
     from aletheia.config import get_settings
-    from aletheia.pipeline.claims.research_text import discover_bibliographies
+    from aletheia.pipeline.claims.research_document import discover_bibliographies
     from aletheia.pipeline.jobs.claims_text import claims_report, submit_claims_text
     from aletheia.pipeline.jobs.submission import InputDocument
     from aletheia.pipeline.reports.claims_html import render_claims_html
