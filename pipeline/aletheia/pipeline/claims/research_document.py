@@ -102,7 +102,7 @@ def document_text(
 ) -> tuple[str, str, list[CitedReference | InputProblem]]:
     """(text, format, the document's own references) of the submitted document."""
     if doc.data[:5] == b"%PDF-":
-        from aletheia.pipeline.documents.inputs import extract_pdf_references
+        from aletheia.pipeline.documents.pdf_references import extract_pdf_references
 
         # One reading (in the sandbox when it is on): the references' parser hands its text over.
         texts: list[str] = []

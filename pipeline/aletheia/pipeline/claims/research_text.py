@@ -140,9 +140,7 @@ async def check_claims_text(
     bibliography = _chosen_bibliography(document, own, bibliographies, beside)
     index = ReferenceIndex(bibliography.refs)
     claims = [_claim_json(n, f, index) for n, f in enumerate(findings, 1)]
-    references: dict[str, dict[str, Any]] = {}
-    if check:
-        references = await _verify_cited(claims, index, verify_references)
+    references = await _verify_cited(claims, index, verify_references) if check else {}
     for claim in claims:
         for citation in claim["citations"]:
             ref = references.get(citation.get("reference_key") or "")
@@ -165,12 +163,24 @@ async def check_claims_text(
             suggester=suggester,
             trails=trails,
         )
+    summary = _summary(claims, references, suggest, check) | judgement_summary(claims, judged, max_judgements)
+    return _report(document.name, fmt, bibliography, claims, references, summary)
+
+
+def _report(
+    name: str,
+    fmt: str,
+    bibliography: _Bibliography,
+    claims: list[dict[str, Any]],
+    references: dict[str, dict[str, Any]],
+    summary: dict[str, Any],
+) -> dict[str, Any]:
+    """The claims report (docs/report-schema.md), its exit code in the summary."""
     report: dict[str, Any] = {
-        "document": document.name,
+        "document": name,
         "format": fmt,
         "bibliography": bibliography.as_json(),
-        "summary": _summary(claims, references, suggest, check)
-        | judgement_summary(claims, judged, max_judgements),
+        "summary": summary,
         "claims": claims,
         "references": list(references.values()),
         "rules_version": RULES_VERSION,

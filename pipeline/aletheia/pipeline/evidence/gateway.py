@@ -273,14 +273,7 @@ class SourceGateway:
         if not text:
             return []
         title = search_title(cited)
-        whole = bibliographic_query(cited) or text
-        crossref = SearchCall(
-            SourceName.CROSSREF,
-            whole,
-            self.mirrored_search(
-                SourceName.CROSSREF, title or whole, lambda: self.crossref.search(whole, rows=5)
-            ),
-        )
+        crossref = self._crossref_search(bibliographic_query(cited) or text, title)
         stages: list[list[SearchCall]]
         if not title:
             s2_search = SearchCall(
@@ -298,6 +291,16 @@ class SourceGateway:
                 stages = [[openalex], [crossref], [s2_match], specialised]
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
+
+    def _crossref_search(self, whole: str, title: str | None) -> SearchCall:
+        """Crossref's bibliographic search of `whole` (asked of the mirror by the title first)."""
+        return SearchCall(
+            SourceName.CROSSREF,
+            whole,
+            self.mirrored_search(
+                SourceName.CROSSREF, title or whole, lambda: self.crossref.search(whole, rows=5)
+            ),
+        )
 
     def _title_searches(
         self, cited: CitedReference, title: str, near_miss_seen: Callable[[], bool]
