@@ -33,8 +33,9 @@ from aletheia.bench.common import (
 )
 from aletheia.bench.iclr_reader import ICLR_DIR, LLM_MODELS, read_all
 from aletheia.bench.iclr_universe import measure_s2_published_only, universe_for_iclr
-from aletheia.bench.noise import NoiseModel, TitleIndex, load_api_cache, measure
+from aletheia.bench.noise import NoiseModel, TitleIndex, measure
 from aletheia.bench.realbib_bench import PROCESS_REASONS
+from aletheia.bench.recorded_records import load_api_cache
 from aletheia.bench.tier_counts import (
     decisions_by_group,
     format_tier_table,

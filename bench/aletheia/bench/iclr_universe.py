@@ -21,15 +21,10 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from aletheia.bench.noise import (
-    NoiseModel,
-    RealRecord,
-    TitleIndex,
-    apply_noise,
-    set_new_field,
-    unit,
-)
+from aletheia.bench.noise import NoiseModel, TitleIndex
+from aletheia.bench.noise_apply import apply_noise, set_new_field, unit
 from aletheia.bench.realbib_bench import source_venue, universe_for
+from aletheia.bench.recorded_records import RealRecord
 from aletheia.bench.tier_counts import CODE_HOSTS
 from aletheia.core.authors import parse_name
 from aletheia.core.coverage import DATA_DOI_PREFIXES, NON_CROSSREF_DOI_PREFIXES

@@ -40,7 +40,8 @@ from aletheia.bench.common import (
     unthrottled_limits,
     verify_all,
 )
-from aletheia.bench.noise import NoiseModel, apply_noise
+from aletheia.bench.noise import NoiseModel
+from aletheia.bench.noise_apply import apply_noise
 from aletheia.core.bibliography import InputProblem, parse_text
 from aletheia.core.identifiers import arxiv_id_from_doi
 from aletheia.core.records import CitedReference
