@@ -116,15 +116,11 @@ def run(
 ) -> dict[str, Any]:
     if config is None:
         config = _limits(seed, sliding_window, jitter_ms)
-    works = generate(references, doi_share=0.7, arxiv_share=0.2, seed=seed, distractors=references // 2)
-    cited = [w for w in works if w.cite != "none"]
-    mix = Counter(w.cite for w in cited)
+    works, mix, refs = _works_and_citations(references, seed)
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
         base = workdir or Path(tmp)
         universe_path = base / "sources-universe.jsonl"
         universe_from_records([w.record for w in works], universe_path)
-        bib = "".join(citation_bibtex(w, f"ref{i}") for i, w in enumerate(cited))
-        refs = parse_bibtex(bib, "sources-bench.bib")
         with SimulatorProcess(universe_path, config) as sim:
             overrides: dict[str, Any] = {"data_dir": base}
             if coalesce_window_ms is not None:
@@ -164,6 +160,18 @@ def run(
         "verdicts": dict(verdicts),
         "reasons": dict(reasons.most_common()),
     }
+
+
+def _works_and_citations(references: int, seed: int) -> tuple[list[Any], Counter[str], list[Any]]:
+    """The synthetic universe (with distractors), how its cited works are cited (DOI, arXiv id,
+    title), and their citations parsed as the `.bib` a user would give."""
+    works = generate(references, doi_share=0.7, arxiv_share=0.2, seed=seed, distractors=references // 2)
+    cited = [w for w in works if w.cite != "none"]
+    mix = Counter(w.cite for w in cited)
+    refs = parse_bibtex(
+        "".join(citation_bibtex(w, f"ref{i}") for i, w in enumerate(cited)), "sources-bench.bib"
+    )
+    return works, mix, refs
 
 
 def _limits(seed: int, sliding_window: bool, jitter_ms: float) -> SimulatorConfig:
