@@ -180,39 +180,11 @@ def pdf_benchmark(directory: Path) -> dict[str, Any]:
 def check_benchmark(
     files: int = 10_000, artifacts: int = 50, citing: int = 200, runs: int = 5
 ) -> dict[str, Any]:
-    from aletheia.core.artifacts import CitationArtifact, Excerpt, Triangulation, frontmatter_from_record
-    from aletheia.core.records import Author, SourceName, WorkRecord
-    from aletheia.core.render import body_from_record
     from aletheia.pipeline.artifact_checks.link_check import check_citations
-    from aletheia.pipeline.claims.verify_and_cite import write_citation_artifact
 
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        slugs = []
-        for n in range(artifacts):
-            work = WorkRecord(
-                source=SourceName.SEMANTIC_SCHOLAR,
-                title=f"Synthetic Work Number {n}",
-                authors=(Author(given="Ada", family=f"Author{n}"),),
-                year=2024,
-                doi=f"10.5555/bench.{n}",
-                abstract="An abstract.",
-            )
-            front = frontmatter_from_record(
-                work,
-                sources_consulted=[SourceName.SEMANTIC_SCHOLAR, SourceName.OPENALEX],
-                triangulation=Triangulation(
-                    primary_source=SourceName.SEMANTIC_SCHOLAR,
-                    secondary_source=SourceName.OPENALEX,
-                    decisive_fields_agreed=True,
-                ),
-                verified_at=datetime.now(UTC),
-                verification_version="1.0",
-                claim_supported="A claim.",
-            )
-            body = body_from_record(work, [Excerpt(text="An abstract.", location="Abstract")])
-            path = write_citation_artifact(root, CitationArtifact(frontmatter=front, body=body))
-            slugs.append(path.stem)
+        slugs = _write_artifacts(root, artifacts)
         filler = "def f(x):\n    return x + 1\n" * 20
         for n in range(files - artifacts):
             folder = root / "src" / f"pkg{n % 100}"
@@ -238,6 +210,41 @@ def check_benchmark(
             "seconds_max": round(max(timings), 3),
             "runs": runs,
         }
+
+
+def _write_artifacts(root: Path, artifacts: int) -> list[str]:
+    """`artifacts` citation artifacts of synthetic works under `root`; their slugs."""
+    from aletheia.core.artifacts import CitationArtifact, Excerpt, Triangulation, frontmatter_from_record
+    from aletheia.core.records import Author, SourceName, WorkRecord
+    from aletheia.core.render import body_from_record
+    from aletheia.pipeline.claims.verify_and_cite import write_citation_artifact
+
+    slugs = []
+    for n in range(artifacts):
+        work = WorkRecord(
+            source=SourceName.SEMANTIC_SCHOLAR,
+            title=f"Synthetic Work Number {n}",
+            authors=(Author(given="Ada", family=f"Author{n}"),),
+            year=2024,
+            doi=f"10.5555/bench.{n}",
+            abstract="An abstract.",
+        )
+        front = frontmatter_from_record(
+            work,
+            sources_consulted=[SourceName.SEMANTIC_SCHOLAR, SourceName.OPENALEX],
+            triangulation=Triangulation(
+                primary_source=SourceName.SEMANTIC_SCHOLAR,
+                secondary_source=SourceName.OPENALEX,
+                decisive_fields_agreed=True,
+            ),
+            verified_at=datetime.now(UTC),
+            verification_version="1.0",
+            claim_supported="A claim.",
+        )
+        body = body_from_record(work, [Excerpt(text="An abstract.", location="Abstract")])
+        path = write_citation_artifact(root, CitationArtifact(frontmatter=front, body=body))
+        slugs.append(path.stem)
+    return slugs
 
 
 def main() -> None:

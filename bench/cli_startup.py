@@ -134,6 +134,42 @@ def measure(trees: list[Tree], cli: list[str], cwd: Path, runs: int) -> None:
                 tree.codes[name].add(code)
 
 
+def _result(trees: list[Tree], database_url: str | None, bytecode: bool, runs: int) -> dict[str, Any]:
+    """The figures of every tree: each command's wall and CPU seconds (median, min, max), exit codes."""
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
+        f"Python {platform.python_version()}",
+        "database": "given" if database_url else "new SQLite (embedded default)",
+        "bytecode": "cached" if bytecode else "as the environment has it",
+        "runs": runs,
+        "trees": {
+            tree.label: {
+                name: {
+                    "wall_s": spread(tree.walls[name]),
+                    "cpu_s": spread(tree.cpus[name]),
+                    "exit_codes": sorted(tree.codes[name]),
+                }
+                for name in COMMANDS
+            }
+            for tree in trees
+        },
+    }
+
+
+def _print_result(result: dict[str, Any], runs: int) -> None:
+    print(f"{result['date']}  {result['machine']}  {runs} runs each  bytecode {result['bytecode']}")
+    for label, figures in result["trees"].items():
+        print(f"\ntree {label}")
+        print(f"{'command':36} {'wall median (min-max) s':>26} {'cpu median (min-max) s':>26}  exit")
+        for name, fig in figures.items():
+            wall, cpu = fig["wall_s"], fig["cpu_s"]
+            print(
+                f"{name:36} {wall['median']:>10.3f} ({wall['min']:.3f}-{wall['max']:.3f})"
+                f" {cpu['median']:>10.3f} ({cpu['min']:.3f}-{cpu['max']:.3f})  {fig['exit_codes']}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -168,35 +204,8 @@ def main() -> None:
             tree.job = args.job or make_job(cli, tree.env, cwd)
         measure(trees, cli, cwd, args.runs)
 
-    result: dict[str, Any] = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
-        f"Python {platform.python_version()}",
-        "database": "given" if args.database_url else "new SQLite (embedded default)",
-        "bytecode": "cached" if args.bytecode else "as the environment has it",
-        "runs": args.runs,
-        "trees": {
-            tree.label: {
-                name: {
-                    "wall_s": spread(tree.walls[name]),
-                    "cpu_s": spread(tree.cpus[name]),
-                    "exit_codes": sorted(tree.codes[name]),
-                }
-                for name in COMMANDS
-            }
-            for tree in trees
-        },
-    }
-    print(f"{result['date']}  {result['machine']}  {args.runs} runs each  bytecode {result['bytecode']}")
-    for label, figures in result["trees"].items():
-        print(f"\ntree {label}")
-        print(f"{'command':36} {'wall median (min-max) s':>26} {'cpu median (min-max) s':>26}  exit")
-        for name, fig in figures.items():
-            wall, cpu = fig["wall_s"], fig["cpu_s"]
-            print(
-                f"{name:36} {wall['median']:>10.3f} ({wall['min']:.3f}-{wall['max']:.3f})"
-                f" {cpu['median']:>10.3f} ({cpu['min']:.3f}-{cpu['max']:.3f})  {fig['exit_codes']}"
-            )
+    result = _result(trees, args.database_url, args.bytecode, args.runs)
+    _print_result(result, args.runs)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -168,20 +168,21 @@ def sql(database_url: str, query: str) -> list[Any]:
         engine.dispose()
 
 
+# Fabricated references in each job's bibliography (the rest are works of the universe).
+FABRICATED_PER_JOB = 2
+
+
 def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    from aletheia.producers.client import AletheiaClient
     from aletheia.sources.simulator import SimulatorConfig
     from aletheia.sources.simulator.server import SimulatorServer
     from aletheia.sources.simulator.universe import Universe
 
-    total = args.jobs * args.refs_per_job
     sim_limits, client_limits = LIMITS[args.limits]
     if args.sliding_window:
         patch = {"limit_mode": "sliding", "arrival_jitter_ms": args.jitter_ms}
         sim_limits = {name: limits | patch for name, limits in sim_limits.items()}
         client_limits = paced_client_limits(sim_limits)
-    fabricated_per_job = 2
-    works = make_universe(args.jobs * (args.refs_per_job - fabricated_per_job), seed="L")
+    works = make_universe(args.jobs * (args.refs_per_job - FABRICATED_PER_JOB), seed="L")
     redis = PrivateRedis(tmp)
     redis.start()
     postgres = PrivatePostgres()
@@ -199,52 +200,88 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             configure(env)
             stack = Stack(env=env, workdir=tmp)
             try:
-                names = []
-                for n in range(args.retrieval_processes):
-                    stack.start_worker(f"retrieval{n}", ["retrieval"], concurrency=args.threads)
-                    names.append(f"retrieval{n}")
-                stack.start_worker("control", ["control", "parsing", "evidence"], concurrency=2)
-                stack.start_worker("writer", ["writer"], concurrency=1)
-                stack.wait_for_workers([*names, "control", "writer"])
+                _start_workers(stack, args)
                 sampler = Sampler(stack, redis.process.pid, redis.url)
                 sampler.start()
-                client = AletheiaClient()
-                per_job = args.refs_per_job - fabricated_per_job
-                paths = []
-                for j in range(args.jobs):
-                    path = tmp / f"job{j}.bib"
-                    path.write_text(
-                        bibtex_for(works[j * per_job : (j + 1) * per_job], fabricated=fabricated_per_job)
-                    )
-                    paths.append(path)
+                paths = _write_jobs(tmp, works, args)
                 sim.reset()
-                started = time.monotonic()
-                with ThreadPoolExecutor(max_workers=10) as pool:  # "at once": 50 submits in parallel
-                    job_ids = list(pool.map(lambda p: client.submit([p]), paths))
-                submitted = time.monotonic() - started
-                pending = set(job_ids)
-                deadline = started + args.timeout
-                while pending and time.monotonic() < deadline:
-                    rows = sql(database_url, "SELECT id, status FROM jobs WHERE status IN ('done', 'failed')")
-                    pending -= {job_id for job_id, _status in rows}
-                    time.sleep(1.0)
-                wall = time.monotonic() - started
+                timing = _submit_and_wait(paths, database_url, args.timeout)
                 sampler.stop_event.set()
                 sampler.join()
                 stats = sim.stats()["sources"]
-                latency = "extract(epoch FROM finished_at - created_at)"
-                jobs = sql(database_url, f"SELECT status, {latency} FROM jobs WHERE kind='bibliography'")  # noqa: S608
-                items = sql(database_url, "SELECT count(*), count(DISTINCT (job_id, position)) FROM items")[0]
-                verdict_rows = sql(database_url, "SELECT count(*), count(DISTINCT item_id) FROM verdicts")[0]
-                by_verdict = dict(sql(database_url, "SELECT status, count(*) FROM verdicts GROUP BY status"))
-                artifacts = sql(database_url, "SELECT count(*), count(DISTINCT path) FROM artifacts")[0]
-                db_size = sql(database_url, "SELECT pg_database_size(current_database())")[0][0]
-                audit_events = sql(database_url, "SELECT count(*) FROM audit_events")[0][0]
+                rows = _database_rows(database_url)
             finally:
                 stack.stop()
     finally:
         redis.kill()
         postgres.remove()
+    return _figures(args, sim_limits, stats, timing, rows, sampler)
+
+
+def _start_workers(stack: Stack, args: argparse.Namespace) -> None:
+    names = []
+    for n in range(args.retrieval_processes):
+        stack.start_worker(f"retrieval{n}", ["retrieval"], concurrency=args.threads)
+        names.append(f"retrieval{n}")
+    stack.start_worker("control", ["control", "parsing", "evidence"], concurrency=2)
+    stack.start_worker("writer", ["writer"], concurrency=1)
+    stack.wait_for_workers([*names, "control", "writer"])
+
+
+def _write_jobs(tmp: Path, works: list[Any], args: argparse.Namespace) -> list[Path]:
+    """One bibliography a job: its share of the universe's works, and the fabricated references."""
+    per_job = args.refs_per_job - FABRICATED_PER_JOB
+    paths = []
+    for j in range(args.jobs):
+        path = tmp / f"job{j}.bib"
+        path.write_text(bibtex_for(works[j * per_job : (j + 1) * per_job], fabricated=FABRICATED_PER_JOB))
+        paths.append(path)
+    return paths
+
+
+def _submit_and_wait(paths: list[Path], database_url: str, timeout: float) -> dict[str, Any]:
+    """Every job submitted at once, then waited for (up to `timeout` seconds): the seconds the
+    submits and the whole run took, and the jobs still pending."""
+    from aletheia.producers.client import AletheiaClient
+
+    client = AletheiaClient()
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=10) as pool:  # "at once": 50 submits in parallel
+        job_ids = list(pool.map(lambda p: client.submit([p]), paths))
+    submitted = time.monotonic() - started
+    pending = set(job_ids)
+    deadline = started + timeout
+    while pending and time.monotonic() < deadline:
+        rows = sql(database_url, "SELECT id, status FROM jobs WHERE status IN ('done', 'failed')")
+        pending -= {job_id for job_id, _status in rows}
+        time.sleep(1.0)
+    return {"submitted": submitted, "wall": time.monotonic() - started, "pending": pending}
+
+
+def _database_rows(database_url: str) -> dict[str, Any]:
+    """What the run left in the database: jobs and their latency, items, verdicts, artifacts."""
+    latency = "extract(epoch FROM finished_at - created_at)"
+    return {
+        "jobs": sql(database_url, f"SELECT status, {latency} FROM jobs WHERE kind='bibliography'"),  # noqa: S608
+        "items": sql(database_url, "SELECT count(*), count(DISTINCT (job_id, position)) FROM items")[0],
+        "verdicts": sql(database_url, "SELECT count(*), count(DISTINCT item_id) FROM verdicts")[0],
+        "by_verdict": dict(sql(database_url, "SELECT status, count(*) FROM verdicts GROUP BY status")),
+        "artifacts": sql(database_url, "SELECT count(*), count(DISTINCT path) FROM artifacts")[0],
+        "db_size": sql(database_url, "SELECT pg_database_size(current_database())")[0][0],
+        "audit_events": sql(database_url, "SELECT count(*) FROM audit_events")[0][0],
+    }
+
+
+def _figures(
+    args: argparse.Namespace,
+    sim_limits: dict[str, dict[str, Any]],
+    stats: dict[str, Any],
+    timing: dict[str, Any],
+    rows: dict[str, Any],
+    sampler: Sampler,
+) -> dict[str, Any]:
+    total = args.jobs * args.refs_per_job
+    wall, jobs = timing["wall"], rows["jobs"]
     latencies = sorted(float(seconds) for status, seconds in jobs if status == "done" and seconds is not None)
     return {
         "date": datetime.now(UTC).isoformat(),
@@ -259,9 +296,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "bound_s": bound_seconds(stats, sim_limits),
         "wall_over_bound": round(wall / max(bound_seconds(stats, sim_limits), 1e-9), 2),
         "threads_per_retrieval_process": args.threads,
-        "all_done": not pending,
+        "all_done": not timing["pending"],
         "jobs_by_status": {s: sum(1 for st, _ in jobs if st == s) for s in {st for st, _ in jobs}},
-        "submit_s": round(submitted, 2),
+        "submit_s": round(timing["submitted"], 2),
         "wall_s": round(wall, 1),
         "refs_per_s": round(total / wall, 1),
         "job_latency_s": {
@@ -272,28 +309,38 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         }
         if latencies
         else None,
-        "items": {"rows": items[0], "distinct": items[1]},
-        "verdicts": {"rows": verdict_rows[0], "distinct_items": verdict_rows[1], "by_status": by_verdict},
-        "artifacts": {"rows": artifacts[0], "distinct_paths": artifacts[1]},
-        "audit_events": audit_events,
-        "sources": {
-            name: {
-                "requests": stats[name]["requests"],
-                "by_kind": stats[name]["by_kind"],
-                "status_429": stats[name]["status_429"],
-                "max_in_flight": stats[name]["max_in_flight"],
-                "cap": sim_limits.get(name, {}).get("concurrency"),
-                "requests_per_s": round(stats[name]["requests"] / wall, 1),
-                "rate_limit": sim_limits.get(name, {}).get("rate"),
-                "search_rate_limit": sim_limits.get(name, {}).get("search_rate"),
-            }
-            for name in ("crossref", "openalex", "semantic_scholar")
+        "items": {"rows": rows["items"][0], "distinct": rows["items"][1]},
+        "verdicts": {
+            "rows": rows["verdicts"][0],
+            "distinct_items": rows["verdicts"][1],
+            "by_status": rows["by_verdict"],
         },
+        "artifacts": {"rows": rows["artifacts"][0], "distinct_paths": rows["artifacts"][1]},
+        "audit_events": rows["audit_events"],
+        "sources": _source_figures(stats, sim_limits, wall),
         "peak_rss_mib": {k: round(v, 1) for k, v in sampler.peak_rss_mib.items()},
         "peak_redis_used_mib": round(sampler.peak_redis_used_mib, 1),
         "peak_retrieval_queue": sampler.peak_retrieval_queue,
-        "database_mib": round(db_size / (1024 * 1024), 1),
+        "database_mib": round(rows["db_size"] / (1024 * 1024), 1),
         "rss_timeline": sampler.samples[:: max(1, len(sampler.samples) // 60)],
+    }
+
+
+def _source_figures(
+    stats: dict[str, Any], sim_limits: dict[str, dict[str, Any]], wall: float
+) -> dict[str, dict[str, Any]]:
+    return {
+        name: {
+            "requests": stats[name]["requests"],
+            "by_kind": stats[name]["by_kind"],
+            "status_429": stats[name]["status_429"],
+            "max_in_flight": stats[name]["max_in_flight"],
+            "cap": sim_limits.get(name, {}).get("concurrency"),
+            "requests_per_s": round(stats[name]["requests"] / wall, 1),
+            "rate_limit": sim_limits.get(name, {}).get("rate"),
+            "search_rate_limit": sim_limits.get(name, {}).get("search_rate"),
+        }
+        for name in ("crossref", "openalex", "semantic_scholar")
     }
 
 

@@ -87,10 +87,7 @@ def one_run(
     db = Database(database_url)
     pools = {"retrieval": ["retrieval"], "control": ["control", "parsing", "evidence", "writer"]}
     try:
-        stack.start_worker("retrieval", pools["retrieval"], concurrency=4)
-        stack.start_worker("control", pools["control"], concurrency=2)
-        stack.wait_for_workers(["retrieval", "control"])
-        stack.start_beat()
+        _start_service(stack, pools)
         bib = workdir / "refs.bib"
         bib.write_text(bibtex_for(make_universe(refs, seed=f"r{scenario}")))
         submitted = time.monotonic()
@@ -102,22 +99,7 @@ def one_run(
             )
 
         wait_for(lambda: done_items() >= FIRST_VERDICTS, 300, "the first verdicts", step=0.2)
-        back = None
-        back_at: datetime | None = None
-        if scenario.startswith("pg"):
-            postgres.stop()
-            time.sleep(float(scenario[2:]))
-            postgres.start()
-            back = time.monotonic()
-            back_at = datetime.now(UTC)
-        elif scenario == "redis":
-            redis.kill()
-            time.sleep(2.0)
-            redis.start()
-            back = time.monotonic()
-            back_at = datetime.now(UTC)
-            time.sleep(3.0)
-            stack.restart_exited(pools)
+        back, back_at = _inject_fault(scenario, postgres, redis, stack, pools)
         pending_at_fault = refs - done_items()
         wait_for(
             lambda: db.scalar("SELECT status FROM jobs WHERE id=:j", j=job_id) == "done",
@@ -126,27 +108,8 @@ def one_run(
             step=0.2,
         )
         finished = time.monotonic()
-        verdicts = db.scalar(
-            "SELECT count(*) FROM (SELECT item_id FROM verdicts WHERE job_id=:j GROUP BY item_id "
-            "HAVING count(*) = 1) once",
-            j=job_id,
-        )
-        assert verdicts == refs, f"{scenario}: {verdicts} items with exactly one verdict of {refs}"
-        control_log = (workdir / "control.log").read_text(errors="replace")
-        redriven = [_json(line) for line in control_log.splitlines() if "re-drove unfinished work" in line]
-        # How soon the work moved again: the first verdict decided after the service's return,
-        # and (Redis) the re-drive that found the broker's data lost.
-        first_verdict = (
-            db.scalar(
-                "SELECT min(decided_at) FROM verdicts WHERE job_id=:j AND decided_at > :t",
-                j=job_id,
-                t=back_at,
-            )
-            if back_at is not None
-            else None
-        )
-        lost = [r for r in redriven if r.get("broker_lost") and back_at is not None]
-        redrive_at = datetime.fromisoformat(lost[0]["ts"]) if lost else None
+        _assert_one_verdict_each(db, job_id, refs, scenario)
+        redriven, first_verdict, redrive_at = _recovery(db, job_id, workdir, back_at)
         return {
             "logs": str(workdir) if root_kept else None,
             "scenario": scenario,
@@ -162,6 +125,65 @@ def one_run(
         db.close()
         stack.stop()
         redis.kill()
+
+
+def _start_service(stack: Stack, pools: dict[str, list[str]]) -> None:
+    """The retrieval and control workers (and their beat), ready before the job is submitted."""
+    stack.start_worker("retrieval", pools["retrieval"], concurrency=4)
+    stack.start_worker("control", pools["control"], concurrency=2)
+    stack.wait_for_workers(["retrieval", "control"])
+    stack.start_beat()
+
+
+def _inject_fault(
+    scenario: str, postgres: PrivatePostgres, redis: PrivateRedis, stack: Stack, pools: dict[str, list[str]]
+) -> tuple[float | None, datetime | None]:
+    """The scenario's fault: PostgreSQL down for `pgN` seconds, or Redis killed and restarted (its
+    data lost); when the service was back (monotonic, and as a time), None without a fault."""
+    if scenario.startswith("pg"):
+        postgres.stop()
+        time.sleep(float(scenario[2:]))
+        postgres.start()
+        return time.monotonic(), datetime.now(UTC)
+    if scenario == "redis":
+        redis.kill()
+        time.sleep(2.0)
+        redis.start()
+        back, back_at = time.monotonic(), datetime.now(UTC)
+        time.sleep(3.0)
+        stack.restart_exited(pools)
+        return back, back_at
+    return None, None
+
+
+def _assert_one_verdict_each(db: Database, job_id: str, refs: int, scenario: str) -> None:
+    verdicts = db.scalar(
+        "SELECT count(*) FROM (SELECT item_id FROM verdicts WHERE job_id=:j GROUP BY item_id "
+        "HAVING count(*) = 1) once",
+        j=job_id,
+    )
+    assert verdicts == refs, f"{scenario}: {verdicts} items with exactly one verdict of {refs}"
+
+
+def _recovery(
+    db: Database, job_id: str, workdir: Path, back_at: datetime | None
+) -> tuple[list[dict[str, Any]], Any, datetime | None]:
+    """How soon the work moved again: the re-drives the control worker logged, the first verdict
+    decided after the service's return, and (Redis) the re-drive that found the broker's data lost."""
+    control_log = (workdir / "control.log").read_text(errors="replace")
+    redriven = [_json(line) for line in control_log.splitlines() if "re-drove unfinished work" in line]
+    first_verdict = (
+        db.scalar(
+            "SELECT min(decided_at) FROM verdicts WHERE job_id=:j AND decided_at > :t",
+            j=job_id,
+            t=back_at,
+        )
+        if back_at is not None
+        else None
+    )
+    lost = [r for r in redriven if r.get("broker_lost") and back_at is not None]
+    redrive_at = datetime.fromisoformat(lost[0]["ts"]) if lost else None
+    return redriven, first_verdict, redrive_at
 
 
 def _since(start: datetime | None, end: datetime | None) -> float | None:

@@ -9,7 +9,7 @@ import pytest
 
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.documents.inputs import extract_pdf_references
+from aletheia.pipeline.documents.pdf_references import extract_pdf_references
 
 pytestmark = pytest.mark.shared
 

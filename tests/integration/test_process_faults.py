@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from aletheia.pipeline.documents.inputs import extract_pdf_references
+from aletheia.pipeline.documents.pdf_references import extract_pdf_references
 from aletheia.sources.simulator import SimulatorConfig
 from aletheia.sources.simulator.server import SimulatorServer
 from aletheia.sources.simulator.universe import Universe

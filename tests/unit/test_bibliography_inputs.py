@@ -10,7 +10,9 @@ import pytest
 
 from aletheia.core.bibliography import InputError, InputProblem
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.documents.inputs import extract_pdf_references, iter_references, pdf_text
+from aletheia.pipeline.documents.inputs import iter_references
+from aletheia.pipeline.documents.pdf_reading import pdf_text
+from aletheia.pipeline.documents.pdf_references import extract_pdf_references
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bibliographies"
 MB = 1024 * 1024

@@ -13,12 +13,12 @@ from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.pipeline.claims.model import Candidate
 from aletheia.pipeline.claims.reasoner import (
     MAX_RANKING_ITERATIONS,
-    TOOL_DEFINITIONS,
     LexicalReasoner,
     ModelReasoner,
     lexical_claim,
     reasoner_from_settings,
 )
+from aletheia.pipeline.claims.tool_schemas import TOOL_DEFINITIONS
 from aletheia.pipeline.llm.client import AnthropicLLM, LLMError
 from tests.unit.fake_llm import FakeLLM, tool_reply
 

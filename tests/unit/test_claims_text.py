@@ -15,12 +15,12 @@ from aletheia.config import Settings
 from aletheia.core.bibliography import parse_text
 from aletheia.core.records import CitedReference
 from aletheia.pipeline.claims.model import NoCandidates
+from aletheia.pipeline.claims.research_document import discover_bibliographies
 from aletheia.pipeline.claims.research_text import (
     NO_SUGGESTION,
     ReferenceIndex,
     check_claims_text,
     claims_exit_code,
-    discover_bibliographies,
 )
 from aletheia.pipeline.jobs.kinds import CHECK_CLAIMS_TEXT, TASK_NAMES, JobKind
 from aletheia.pipeline.jobs.submission import InputDocument
@@ -203,7 +203,7 @@ def test_claim_status_from_its_citations(verdicts: list[str], status: str) -> No
 
 
 def test_a_pdf_is_read_through_the_pdf_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from aletheia.pipeline.documents import inputs, pdf_reading, sandbox
+    from aletheia.pipeline.documents import pdf_reading, pdf_references, sandbox
     from tests.unit.test_bibliography_inputs import _pdf
 
     reads: list[str] = []
@@ -213,7 +213,7 @@ def test_a_pdf_is_read_through_the_pdf_path(tmp_path: Path, monkeypatch: pytest.
         reads.append(origin)
         return real(data, origin=origin, max_pages=options.get("max_pages"), timeout=options.get("timeout"))
 
-    for module in (inputs, pdf_reading):
+    for module in (pdf_references, pdf_reading):
         monkeypatch.setattr(module, "pdf_text", counted)
     monkeypatch.setattr(sandbox, "pdf_text_isolated", counted)
 

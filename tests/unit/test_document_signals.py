@@ -17,7 +17,7 @@ from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.verdicts import Verdict, VerdictStatus
 from aletheia.pipeline import service
-from aletheia.pipeline.documents import inputs, sandbox
+from aletheia.pipeline.documents import pdf_references, sandbox
 from aletheia.pipeline.documents.inputs import iter_references
 from aletheia.pipeline.documents.signals import DocumentCheck, body_of, document_signal
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
@@ -53,13 +53,13 @@ def spun_pdf() -> bytes:
 def pdf_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every PDF text extraction, sandboxed or not (run in process here)."""
     reads: list[str] = []
-    real = inputs.pdf_text
+    real = pdf_references.pdf_text
 
     def counted(data: bytes, *, origin: str, **options: Any) -> str:
         reads.append(origin)
         return real(data, origin=origin, max_pages=options.get("max_pages"), timeout=options.get("timeout"))
 
-    monkeypatch.setattr(inputs, "pdf_text", counted)
+    monkeypatch.setattr(pdf_references, "pdf_text", counted)
     monkeypatch.setattr(sandbox, "pdf_text_isolated", counted)
     return reads
 

@@ -14,7 +14,7 @@ from aletheia.config import get_settings
 from aletheia.core.bibliography import InputError, InputProblem
 from aletheia.core.claim_text import find_claims
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claims.research_text import document_text
+from aletheia.pipeline.claims.research_document import document_text
 from aletheia.pipeline.documents.docx_reading import docx_text
 from aletheia.pipeline.documents.inputs import iter_references
 from aletheia.pipeline.jobs.submission import InputDocument

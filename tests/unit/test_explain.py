@@ -11,8 +11,9 @@ import bibtexparser
 
 from aletheia.core.verdicts import Reason
 from aletheia.pipeline.reports.advice import attention, explain
-from aletheia.pipeline.reports.explain import SENTENCES, context, fill, sentence
+from aletheia.pipeline.reports.explain import context, fill, sentence
 from aletheia.pipeline.reports.fields import decoded_cited, diff_tokens, split_origin
+from aletheia.pipeline.reports.reason_sentences import SENTENCES
 
 
 def _placeholders(template: str) -> set[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aletheia.bench import formats_bench
+from aletheia.bench import formats_bench, formats_score
 from aletheia.bench.formats_render import FORMATS, entry_of, missing_tools, render, write_bib
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_title
@@ -105,7 +105,7 @@ def test_the_benchmark_on_a_few_hallmark_entries(shared_data: Path) -> None:
         if fmt != "bib":
             assert 0 <= f["same_class"] <= f["entries"]
     assert "same_class" not in per_format["bib"]
-    assert "| bbl-ieeetr |" in formats_bench.format_report(figures)
+    assert "| bbl-ieeetr |" in formats_score.format_report(figures)
 
 
 def test_the_second_figure_leaves_out_only_entries_resting_on_dropped_identifiers() -> None:

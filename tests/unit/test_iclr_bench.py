@@ -10,7 +10,9 @@ import pytest
 
 from aletheia.bench.iclr_reader import read_paper, reference_from_item
 from aletheia.bench.iclr_universe import non_scholarly_reason, universe_for_iclr
-from aletheia.bench.noise import NoiseModel, RealRecord, TitleIndex, apply_noise, measure
+from aletheia.bench.noise import NoiseModel, TitleIndex, measure
+from aletheia.bench.noise_apply import apply_noise
+from aletheia.bench.recorded_records import RealRecord
 from aletheia.core.records import CitedReference
 from aletheia.sources.simulator import universe_from_records
 

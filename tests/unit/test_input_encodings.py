@@ -16,7 +16,7 @@ from aletheia.config import get_settings
 from aletheia.core.bibliography import InputError, InputProblem
 from aletheia.core.bibliography.encoding import decode_bytes, sniff_encoding
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.claims.research_text import document_text
+from aletheia.pipeline.claims.research_document import document_text
 from aletheia.pipeline.documents.inputs import iter_references
 from aletheia.pipeline.jobs.submission import InputDocument
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.documents.inputs import extract_pdf_references
 from aletheia.pipeline.documents.pdf_reading import pdf_text
+from aletheia.pipeline.documents.pdf_references import extract_pdf_references
 
 PDF = Path(__file__).resolve().parents[1] / "fixtures" / "pdf" / "chromium_refs.pdf"
 

@@ -50,10 +50,10 @@ from aletheia.bench.claims_bench import (
 from aletheia.core.excerpts import PaperText
 from aletheia.core.lexical_ranking import content_terms
 from aletheia.core.records import SourceName, WorkRecord
+from aletheia.pipeline.claims.claim_state import MAX_CANDIDATES_TRIED
 from aletheia.pipeline.claims.judge import ClaimJudge, RuleJudge, judge_evidence
 from aletheia.pipeline.claims.model import Candidate
 from aletheia.pipeline.claims.reasoner import ClaimReasoner, LexicalReasoner
-from aletheia.pipeline.claims.stages import MAX_CANDIDATES_TRIED
 
 SEARCH_RESULTS: Final = 10  # documents one query returns (a source's first page of hits)
 _K1: Final = 1.2

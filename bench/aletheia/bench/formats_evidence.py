@@ -2,7 +2,7 @@
 identifier the rendered format's text does not hold (`plain.bst` and `ieeetr.bst` print no DOI and
 no URL) are left out, and the bar is computed again on the rest.
 
-The main figure (`formats_bench.score`) counts every entry and stays the one the bar is judged on;
+The main figure (`formats_score.score`) counts every entry and stays the one the bar is judged on;
 this one says how much of the difference is evidence the format lost rather than text read wrongly.
 An entry is left out when the `.bib` reference with exactly the identifiers the format dropped
 removed gets another class than the `.bib` reference itself (`formats_bench` verifies those

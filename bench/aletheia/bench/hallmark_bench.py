@@ -228,6 +228,21 @@ def parse_entries(entries: list[dict[str, Any]]) -> tuple[list[Any], dict[str, s
     return refs, problems
 
 
+def _rates(caught: int, positives: int, false_alarms: int, negatives: int) -> dict[str, float]:
+    """Detection rate, false-positive rate, precision and F1 of `caught` hallucinations among
+    `positives` and `false_alarms` among the `negatives` (VALID entries)."""
+    detection = caught / positives if positives else 0.0
+    fpr = false_alarms / negatives if negatives else 0.0
+    precision = caught / (caught + false_alarms) if caught + false_alarms else 0.0
+    f1 = 2 * precision * detection / (precision + detection) if precision + detection else 0.0
+    return {
+        "detection_rate": round(detection, 4),
+        "false_positive_rate": round(fpr, 4),
+        "precision": round(precision, 4),
+        "f1": round(f1, 4),
+    }
+
+
 def score(
     entries: list[dict[str, Any]], verdicts: dict[str, Any], coverage: dict[str, str]
 ) -> dict[str, Any]:
@@ -257,33 +272,11 @@ def score(
             t[f"detected_{coverage[e['bibtex_key']]}"] += detected
             t[f"status_{v.status}"] += 1
     positives, negatives = tp + fn, fp + tn
-    detection = tp / positives if positives else 0.0
-    fpr = fp / negatives if negatives else 0.0
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    f1 = 2 * precision * detection / (precision + detection) if precision + detection else 0.0
-    f_det = flagged_tp / positives if positives else 0.0
-    f_fpr = flagged_fp / negatives if negatives else 0.0
-    f_prec = flagged_tp / (flagged_tp + flagged_fp) if flagged_tp + flagged_fp else 0.0
-    f_f1 = 2 * f_prec * f_det / (f_prec + f_det) if f_prec + f_det else 0.0
     return {
         "valid": negatives,
         "hallucinated": positives,
-        "detected": {
-            "detection_rate": round(detection, 4),
-            "false_positive_rate": round(fpr, 4),
-            "precision": round(precision, 4),
-            "f1": round(f1, 4),
-            "tp": tp,
-            "fp": fp,
-            "fn": fn,
-            "tn": tn,
-        },
-        "flagged": {
-            "detection_rate": round(f_det, 4),
-            "false_positive_rate": round(f_fpr, 4),
-            "precision": round(f_prec, 4),
-            "f1": round(f_f1, 4),
-        },
+        "detected": {**_rates(tp, positives, fp, negatives), "tp": tp, "fp": fp, "fn": fn, "tn": tn},
+        "flagged": _rates(flagged_tp, positives, flagged_fp, negatives),
         "false_positive_statuses": dict(fp_statuses),
         "per_type": {
             k: {
@@ -337,33 +330,7 @@ def run(
     verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
     figures = score(entries, verdicts, coverage)
     if report_misses is not None:
-        with report_misses.open("w", encoding="utf-8") as fh:
-            for e in entries:
-                v = verdicts[e["bibtex_key"]]
-                detected = v.status != VerdictStatus.VERIFIED
-                # Both ways: a wrong answer under "detected" and one only under "flagged" (a
-                # hallucination left minor, or a VALID entry flagged).
-                wrong = (e["label"] == "VALID") == detected
-                wrong_flag = (e["label"] == "VALID") == v.flagged
-                if wrong or wrong_flag:
-                    fh.write(
-                        json.dumps(
-                            {
-                                "miss": "detected" if wrong else "flagged",
-                                "key": e["bibtex_key"],
-                                "label": e["label"],
-                                "type": e.get("hallucination_type"),
-                                "coverage": coverage.get(e["bibtex_key"]),
-                                "status": str(v.status),
-                                "reasons": [str(r) for r in v.reasons],
-                                "fields": e["fields"],
-                                "explanation": e["explanation"][:200],
-                                "notes": list(v.notes)[:4],
-                            },
-                            ensure_ascii=False,
-                        )
-                        + "\n"
-                    )
+        _write_misses(report_misses, entries, verdicts, coverage)
     coverage_counts = Counter(coverage.values())
     label_of = {e["bibtex_key"]: e["label"] for e in entries}
     return {
@@ -385,6 +352,34 @@ def run(
             for label in sorted(set(label_of.values()))
         },
     }
+
+
+def _write_misses(
+    path: Path, entries: list[dict[str, Any]], verdicts: dict[str, Any], coverage: dict[str, str]
+) -> None:
+    """One JSON line per wrong answer, both ways: a wrong answer under "detected" and one only
+    under "flagged" (a hallucination left minor, or a VALID entry flagged)."""
+    with path.open("w", encoding="utf-8") as fh:
+        for e in entries:
+            v = verdicts[e["bibtex_key"]]
+            detected = v.status != VerdictStatus.VERIFIED
+            wrong = (e["label"] == "VALID") == detected
+            wrong_flag = (e["label"] == "VALID") == v.flagged
+            if not (wrong or wrong_flag):
+                continue
+            row = {
+                "miss": "detected" if wrong else "flagged",
+                "key": e["bibtex_key"],
+                "label": e["label"],
+                "type": e.get("hallucination_type"),
+                "coverage": coverage.get(e["bibtex_key"]),
+                "status": str(v.status),
+                "reasons": [str(r) for r in v.reasons],
+                "fields": e["fields"],
+                "explanation": e["explanation"][:200],
+                "notes": list(v.notes)[:4],
+            }
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def format_report(f: dict[str, Any]) -> str:

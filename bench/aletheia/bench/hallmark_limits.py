@@ -62,13 +62,56 @@ def run(
     s2_corpus: int = 0,
 ) -> dict[str, Any]:
     prepared = prepare(dataset, limit)
-    entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
+    entries, coverage = prepared.entries, prepared.coverage
     refs, problems = prepared.refs, prepared.problems
     config = (
         SimulatorConfig.sliding_window(arrival_jitter_ms=jitter_ms)
         if sliding_window
         else SimulatorConfig.unlimited()
     ).merged({"semantic_scholar_corpus": s2_corpus})
+    outcomes, requests, mirror_figures, elapsed, stats = _verify(
+        prepared.records, refs, config, concurrency, sliding_window, mirror_fraction, mirror_complete
+    )
+    verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
+    verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
+    if verdicts_path is not None:
+        verdicts_path.write_text(
+            "".join(_verdict_line(e, verdicts[e["bibtex_key"]]) + "\n" for e in entries), encoding="utf-8"
+        )
+    figures: dict[str, Any] = {
+        "benchmark": "hallmark_limits",
+        "machine": machine(),
+        "entries": len(entries),
+        "limit_mode": "sliding" if sliding_window else "unlimited",
+        "concurrency": concurrency,
+        "arrival_jitter_ms": jitter_ms,
+        "s2_corpus_papers": s2_corpus,
+        "mirror": mirror_figures or None,
+        "answered_from_mirror": sum(
+            1 for o in outcomes for a in o.evidence.answers if a.mirror_snapshot is not None
+        ),
+        "wall_seconds": round(elapsed, 2),
+        "requests": {"cold": requests},
+        "status_429": stats["totals"]["status_429"],
+        "simulator_by_source": _by_source(stats),
+        **score(entries, verdicts, coverage),
+    }
+    if sliding_window:
+        figures |= _bound_figures(config, stats, elapsed)
+    return figures
+
+
+def _verify(
+    records: list[dict[str, Any]],
+    refs: list[Any],
+    config: SimulatorConfig,
+    concurrency: int,
+    sliding_window: bool,
+    mirror_fraction: float | None,
+    mirror_complete: bool,
+) -> tuple[list[Any], dict[str, Any], dict[str, Any], float, dict[str, Any]]:
+    """`refs` verified against the simulator under `config` (with a loaded mirror of a fraction of
+    the universe when asked): (outcomes, requests, the mirror's figures, seconds, simulator stats)."""
     requests: dict[str, Any] = {}
     mirror_figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
@@ -89,46 +132,30 @@ def run(
             outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests, mirror=mirror))
             elapsed = time.perf_counter() - started
             stats = sim.stats()
-    verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
-    verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
-    if verdicts_path is not None:
-        with verdicts_path.open("w", encoding="utf-8") as fh:
-            for e in entries:
-                fh.write(_verdict_line(e, verdicts[e["bibtex_key"]]) + "\n")
-    figures: dict[str, Any] = {
-        "benchmark": "hallmark_limits",
-        "machine": machine(),
-        "entries": len(entries),
-        "limit_mode": "sliding" if sliding_window else "unlimited",
-        "concurrency": concurrency,
-        "arrival_jitter_ms": jitter_ms,
-        "s2_corpus_papers": s2_corpus,
-        "mirror": mirror_figures or None,
-        "answered_from_mirror": sum(
-            1 for o in outcomes for a in o.evidence.answers if a.mirror_snapshot is not None
-        ),
-        "wall_seconds": round(elapsed, 2),
-        "requests": {"cold": requests},
-        "status_429": stats["totals"]["status_429"],
-        "simulator_by_source": {
-            name: {"requests": st["requests"], "by_kind": st.get("by_kind", {}), "by_status": st["by_status"]}
-            for name, st in stats["sources"].items()
-            if st["requests"]
-        },
-        **score(entries, verdicts, coverage),
+    return outcomes, requests, mirror_figures, elapsed, stats
+
+
+def _by_source(stats: dict[str, Any]) -> dict[str, Any]:
+    """The simulator's requests of each source that was asked, by kind and by status."""
+    return {
+        name: {"requests": st["requests"], "by_kind": st.get("by_kind", {}), "by_status": st["by_status"]}
+        for name, st in stats["sources"].items()
+        if st["requests"]
     }
-    if sliding_window:
-        buckets = documented_buckets(config)
-        made = requests_made(stats, buckets)
-        at_rate = bound_at_rate(made, buckets)
-        bound = max(at_rate.values()) if at_rate else 0.0
-        figures |= {
-            "requests_made": {f"{s}:{k}": n for (s, k), n in made.items()},
-            "bound_by_bucket_at_rate": at_rate,
-            "bound_seconds_at_rate": bound,
-            "wall_over_bound": round(elapsed / bound, 3) if bound else None,
-        }
-    return figures
+
+
+def _bound_figures(config: SimulatorConfig, stats: dict[str, Any], elapsed: float) -> dict[str, Any]:
+    """Under the documented limits: the requests made per bucket, and the least time they allow."""
+    buckets = documented_buckets(config)
+    made = requests_made(stats, buckets)
+    at_rate = bound_at_rate(made, buckets)
+    bound = max(at_rate.values()) if at_rate else 0.0
+    return {
+        "requests_made": {f"{s}:{k}": n for (s, k), n in made.items()},
+        "bound_by_bucket_at_rate": at_rate,
+        "bound_seconds_at_rate": bound,
+        "wall_over_bound": round(elapsed / bound, 3) if bound else None,
+    }
 
 
 def format_report(f: dict[str, Any]) -> str:

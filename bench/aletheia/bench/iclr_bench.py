@@ -18,6 +18,7 @@ from __future__ import annotations
 import subprocess
 import tempfile
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,9 @@ from aletheia.bench.common import (
 )
 from aletheia.bench.iclr_reader import ICLR_DIR, LLM_MODELS, read_all
 from aletheia.bench.iclr_universe import measure_s2_published_only, universe_for_iclr
-from aletheia.bench.noise import NoiseModel, TitleIndex, load_api_cache, measure
+from aletheia.bench.noise import NoiseModel, TitleIndex, measure
 from aletheia.bench.realbib_bench import PROCESS_REASONS
+from aletheia.bench.recorded_records import load_api_cache
 from aletheia.bench.tier_counts import (
     decisions_by_group,
     format_tier_table,
@@ -81,15 +83,72 @@ def noise_model(base: Path = ICLR_DIR, refs: list[CitedReference] | None = None)
     return model, real
 
 
-def run(
-    *,
-    model_name: str | None = None,
-    limit: int | None = None,
-    seed: int = 10,
-    concurrency: int = 32,
-    report: Path | None = None,
-    base: Path = ICLR_DIR,
-) -> dict[str, Any]:
+# Where a reference's records come from: what each figure of `flagged_by_record_origin` says.
+ORIGINS = {
+    "real_record": "real record",
+    "derived": "derived",
+    "non_scholarly": "non-scholarly",
+}
+
+_TSV_HEADER = (
+    "paper\tindex\tstatus\treasons\tcited_title\tdisagreeing fields (cited / found / source)\tuniverse"
+)
+
+
+@dataclass
+class _Tally:
+    """The verdicts of one run counted: by status, flagged, by record origin, non-scholarly; the
+    flagged references' TSV lines; the references no scholarly API holds, by group."""
+
+    statuses: Counter[str] = field(default_factory=Counter)
+    flagged_status: Counter[str] = field(default_factory=Counter)
+    flagged_reasons: Counter[str] = field(default_factory=Counter)
+    ns_statuses: Counter[str] = field(default_factory=Counter)
+    unflagged: Counter[str] = field(default_factory=Counter)
+    by_origin: dict[str, Counter[str]] = field(default_factory=lambda: {name: Counter() for name in ORIGINS})
+    lines: list[str] = field(default_factory=lambda: [_TSV_HEADER])
+    flagged: int = 0
+    groups: dict[str, str] = field(
+        default_factory=dict
+    )  # key -> kind, for the references no scholarly API holds
+    dblp_groups: dict[str, str] = field(default_factory=dict)
+
+    def add(self, o: Any, origin: str, where: str) -> None:
+        """One outcome, its records' `origin` and where (for the TSV) its universe record came from."""
+        v = o.verdict
+        status = v.status.value
+        self.statuses[status] += 1
+        reasons = [r.value for r in v.reasons if r.value not in PROCESS_REASONS]
+        self.by_origin[origin][status] += 1
+        self.by_origin[origin]["flagged" if v.flagged else "not flagged"] += 1
+        if v.flagged:
+            self.flagged += 1
+            self.flagged_status[status] += 1
+            self.flagged_reasons.update(reasons or [f"({status})"])
+            paper, index = o.cited.key.split(":", 1)
+            severity = f"/{v.severity.value}" if v.severity else ""
+            self.lines.append(
+                f"{paper}\t{index}\t{status}{severity}\t{','.join(reasons)}\t"
+                f"{o.cited.title}\t{disagreements(v)}\t{where}"
+            )
+        elif status != "verified":
+            self.unflagged.update(reasons or [f"({status})"])
+
+
+@dataclass(frozen=True)
+class _IclrSet:
+    """The references to verify (author-written or LLM-extracted), the author-written ones, and the
+    universe derived from these (with what the derivation says of each record)."""
+
+    refs: list[CitedReference]
+    gold: list[CitedReference]
+    model: NoiseModel
+    index: TitleIndex
+    records: list[dict[str, Any]]
+    info: dict[str, Any]
+
+
+def _iclr_set(base: Path, model_name: str | None, limit: int | None, seed: int) -> _IclrSet:
     if not (base / "papers").is_dir():
         raise DataMissing(f"the ICLR 2026 bibliographies are not at {base} (../shared/data/benchmarks)")
     if model_name is not None and model_name not in LLM_MODELS:
@@ -108,7 +167,43 @@ def run(
         real=index,
         s2_published_only=model.measured["s2_published_only"]["applied"],
     )
-    non_scholarly = info["non_scholarly"]
+    return _IclrSet(refs, gold, model, index, records, info)
+
+
+def run(
+    *,
+    model_name: str | None = None,
+    limit: int | None = None,
+    seed: int = 10,
+    concurrency: int = 32,
+    report: Path | None = None,
+    base: Path = ICLR_DIR,
+) -> dict[str, Any]:
+    iclr = _iclr_set(base, model_name, limit, seed)
+    with tempfile.TemporaryDirectory(prefix="aletheia-bench-iclr-") as tmp:
+        universe_path = Path(tmp) / "iclr-universe.jsonl"
+        universe_from_records(iclr.records, universe_path)
+        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
+            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
+            outcomes, requests, elapsed = requests_twice(iclr.refs, settings, concurrency)
+    tally = _tally(iclr, outcomes, model_name)
+    if report is not None:
+        report.write_text("\n".join(tally.lines) + "\n", encoding="utf-8")
+    return {
+        "benchmark": "realbib-iclr" + (f"-llm-{model_name}" if model_name else ""),
+        "logic_version": LOGIC_VERSION,
+        "git_commit": _git_commit(),
+        "machine": machine(),
+        "seed": seed,
+        **_figures(iclr, outcomes, tally),
+        "wall_seconds": round(elapsed, 2),
+        "requests": requests,
+        **_verdict_figures(outcomes, tally),
+    }
+
+
+def _tally(iclr: _IclrSet, outcomes: list[Any], model_name: str | None) -> _Tally:
+    gold, non_scholarly = iclr.gold, iclr.info["non_scholarly"]
     # Issue 12: what no scholarly API in the recording knows: the non-scholarly kinds, and the
     # papers only DBLP answered for (by title, so that an LLM extraction finds the same ones).
     ns_by_title = {
@@ -116,78 +211,38 @@ def run(
         for r in gold
         if r.key in non_scholarly
     }
-    dblp_only_titles = {(r.title or "").casefold() for r in gold if dblp_only(index, r.title)}
-    with tempfile.TemporaryDirectory(prefix="aletheia-bench-iclr-") as tmp:
-        universe_path = Path(tmp) / "iclr-universe.jsonl"
-        universe_from_records(records, universe_path)
-        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
-            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
-            outcomes, requests, elapsed = requests_twice(refs, settings, concurrency)
+    dblp_only_titles = {(r.title or "").casefold() for r in gold if dblp_only(iclr.index, r.title)}
     # An LLM-extracted reference is non-scholarly when the author-written one of its title is.
     gold_ns_titles = {(r.title or "").casefold() for r in gold if r.key in non_scholarly}
-    origin_of = record_origins(gold, info)
-    provenance = recorded_and_copied(records, gold)
-    by_origin: dict[str, Counter[str]] = {name: Counter() for name in ORIGINS}
-    statuses: Counter[str] = Counter()
-    flagged_status: Counter[str] = Counter()
-    flagged_reasons: Counter[str] = Counter()
-    ns_statuses: Counter[str] = Counter()
-    unflagged: Counter[str] = Counter()
-    lines = [
-        "paper\tindex\tstatus\treasons\tcited_title\tdisagreeing fields (cited / found / source)\tuniverse"
-    ]
-    flagged = 0
-    groups: dict[str, str] = {}  # key -> kind, for the references no scholarly API holds
-    dblp_groups: dict[str, str] = {}
+    origin_of = record_origins(gold, iclr.info)
+    provenance = recorded_and_copied(iclr.records, gold)
+    tally = _Tally()
     for o in outcomes:
-        v = o.verdict
-        status = v.status.value
-        statuses[status] += 1
-        reasons = [r.value for r in v.reasons if r.value not in PROCESS_REASONS]
-        is_ns = (
-            o.cited.key in non_scholarly
-            if model_name is None
-            else (o.cited.title or "").casefold() in gold_ns_titles
-        )
+        title = (o.cited.title or "").casefold()
+        is_ns = o.cited.key in non_scholarly if model_name is None else title in gold_ns_titles
         if is_ns:
-            ns_statuses[status] += 1
-            groups[o.cited.key] = (
+            tally.ns_statuses[o.verdict.status.value] += 1
+            tally.groups[o.cited.key] = (
                 non_scholarly_group(non_scholarly[o.cited.key])
                 if model_name is None
-                else ns_by_title.get((o.cited.title or "").casefold(), "non-scholarly")
+                else ns_by_title.get(title, "non-scholarly")
             )
         origin = "non_scholarly" if is_ns else origin_of.get(normalize_title(o.cited.title or ""), "derived")
-        by_origin[origin][status] += 1
-        by_origin[origin]["flagged" if v.flagged else "not flagged"] += 1
-        if (o.cited.title or "").casefold() in dblp_only_titles:
-            dblp_groups[o.cited.key] = "paper only DBLP answered for in the recording"
-        if v.flagged:
-            flagged += 1
-            flagged_status[status] += 1
-            flagged_reasons.update(reasons or [f"({status})"])
-            paper, index = o.cited.key.split(":", 1)
-            where = ORIGINS[origin]
-            if origin == "real_record":
-                where += provenance.get(normalize_title(o.cited.title or ""), "")
-            severity = f"/{v.severity.value}" if v.severity else ""
-            lines.append(
-                f"{paper}\t{index}\t{status}{severity}\t{','.join(reasons)}\t"
-                f"{o.cited.title}\t{disagreements(v)}\t{where}"
-            )
-        elif status != "verified":
-            unflagged.update(reasons or [f"({status})"])
-    if report is not None:
-        report.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    n = len(outcomes) or 1
-    verdicts = {o.cited.key: o.verdict for o in outcomes}
+        if title in dblp_only_titles:
+            tally.dblp_groups[o.cited.key] = "paper only DBLP answered for in the recording"
+        where = ORIGINS[origin]
+        if origin == "real_record":
+            where += provenance.get(normalize_title(o.cited.title or ""), "")
+        tally.add(o, origin, where)
+    return tally
+
+
+def _figures(iclr: _IclrSet, outcomes: list[Any], tally: _Tally) -> dict[str, Any]:
+    """The references and the universe they were verified against."""
+    info, non_scholarly = iclr.info, iclr.info["non_scholarly"]
     return {
-        "benchmark": "realbib-iclr" + (f"-llm-{model_name}" if model_name else ""),
-        "logic_version": LOGIC_VERSION,
-        "git_commit": _git_commit(),
-        "machine": machine(),
-        "seed": seed,
         "references": len(outcomes),
-        "universe_works": len(records),
+        "universe_works": len(iclr.records),
         "universe": {
             "real_record": len(info["real"]),
             "derived": len(info["derived"]),
@@ -196,29 +251,35 @@ def run(
             "noise_applied": info["noise"],
             "non_scholarly_by_reason": dict(Counter(non_scholarly.values()).most_common()),
         },
-        "noise_model": model.measured,
-        "wall_seconds": round(elapsed, 2),
-        "requests": requests,
-        "statuses": dict(statuses.most_common()),
-        "flagged": flagged,
-        "flagged_rate": round(flagged / n, 4),
-        "flagged_by_status": dict(flagged_status.most_common()),
-        "flagged_by_reason": dict(flagged_reasons.most_common()),
+        "noise_model": iclr.model.measured,
+    }
+
+
+def _verdict_figures(outcomes: list[Any], tally: _Tally) -> dict[str, Any]:
+    """What the verdicts were: statuses, the flagged share and why, by origin, by tier."""
+    n = len(outcomes) or 1
+    verdicts = {o.cited.key: o.verdict for o in outcomes}
+    return {
+        "statuses": dict(tally.statuses.most_common()),
+        "flagged": tally.flagged,
+        "flagged_rate": round(tally.flagged / n, 4),
+        "flagged_by_status": dict(tally.flagged_status.most_common()),
+        "flagged_by_reason": dict(tally.flagged_reasons.most_common()),
         # Issue 21: only the references whose records are real recorded answers speak about
         # precision; a record derived from its citation agrees with it by construction.
-        "flagged_by_record_origin": origin_figures(by_origin),
-        "unverifiable_rate": round(statuses["unverifiable"] / n, 4),
-        "out_of_scope_rate": round(statuses["out_of_scope"] / n, 4),
-        "non_scholarly_statuses": dict(ns_statuses.most_common()),
-        "non_scholarly_not_found": ns_statuses["not_found"],
-        "not_flagged_but_not_verified_by_reason": dict(unflagged.most_common()),
+        "flagged_by_record_origin": origin_figures(tally.by_origin),
+        "unverifiable_rate": round(tally.statuses["unverifiable"] / n, 4),
+        "out_of_scope_rate": round(tally.statuses["out_of_scope"] / n, 4),
+        "non_scholarly_statuses": dict(tally.ns_statuses.most_common()),
+        "non_scholarly_not_found": tally.ns_statuses["not_found"],
+        "not_flagged_but_not_verified_by_reason": dict(tally.unflagged.most_common()),
         # Issue 12: by tier and verification status, as a report's summary counts them
         **tier_figures(verdicts.values()),
         "matched_sources_by_tier": matched_sources_by_tier(verdicts.values()),
-        "non_scholarly_by_tier": tier_figures(verdicts[k] for k in groups),
+        "non_scholarly_by_tier": tier_figures(verdicts[k] for k in tally.groups),
         "not_known_to_scholarly_apis": {
-            **decisions_by_group(groups, verdicts),
-            **decisions_by_group(dblp_groups, verdicts),
+            **decisions_by_group(tally.groups, verdicts),
+            **decisions_by_group(tally.dblp_groups, verdicts),
         },
     }
 
@@ -245,14 +306,6 @@ def format_report(f: dict[str, Any]) -> str:
             *_format_tiers(f),
         ]
     )
-
-
-# Where a reference's records come from: what each figure of `flagged_by_record_origin` says.
-ORIGINS = {
-    "real_record": "real record",
-    "derived": "derived",
-    "non_scholarly": "non-scholarly",
-}
 
 
 def record_origins(gold: list[CitedReference], info: dict[str, Any]) -> dict[str, str]:

@@ -21,15 +21,10 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from aletheia.bench.noise import (
-    NoiseModel,
-    RealRecord,
-    TitleIndex,
-    apply_noise,
-    set_new_field,
-    unit,
-)
+from aletheia.bench.noise import NoiseModel, TitleIndex
+from aletheia.bench.noise_apply import apply_noise, set_new_field, unit
 from aletheia.bench.realbib_bench import source_venue, universe_for
+from aletheia.bench.recorded_records import RealRecord
 from aletheia.bench.tier_counts import CODE_HOSTS
 from aletheia.core.authors import parse_name
 from aletheia.core.coverage import DATA_DOI_PREFIXES, NON_CROSSREF_DOI_PREFIXES
@@ -173,8 +168,23 @@ def real_work(records: list[RealRecord], ref: CitedReference) -> dict[str, Any] 
         work["doi"] = doi
     if arxiv:
         work["arxiv_id"] = arxiv
-    # The recorded sources, and Semantic Scholar (a source the recording did not ask is no evidence
-    # that it lacks the work; S2 holds nearly everything with a title).
+    sources = _serving_sources(first, doi, arxiv)
+    work["sources"] = sources
+    _add_overrides(work, first, base, sources)
+    s2 = first.get("semantic_scholar")
+    if s2 is not None and s2.aliases and "semantic_scholar" in sources:
+        work.setdefault("overrides", {}).setdefault("semantic_scholar", {})["venue_aliases"] = list(
+            s2.aliases
+        )
+    if s2 is not None and s2.dblp_key:
+        set_new_field(work, "dblp_key", s2.dblp_key)
+    work["overrides"] = {k: v for k, v in work.get("overrides", {}).items() if v and k in sources}
+    return work
+
+
+def _serving_sources(first: dict[str, RealRecord], doi: str | None, arxiv: str | None) -> list[str]:
+    """The recorded sources, and Semantic Scholar (a source the recording did not ask is no evidence
+    that it lacks the work; S2 holds nearly everything with a title)."""
     sources = [*first, *(["semantic_scholar"] if "semantic_scholar" not in first else [])]
     if not doi:
         sources = [s for s in sources if s != "crossref"]
@@ -183,7 +193,13 @@ def real_work(records: list[RealRecord], ref: CitedReference) -> dict[str, Any] 
         sources += [s for s in ("crossref", "openalex") if s not in sources]
     if arxiv:
         sources.append("arxiv")
-    work["sources"] = sources
+    return sources
+
+
+def _add_overrides(
+    work: dict[str, Any], first: dict[str, RealRecord], base: RealRecord, sources: list[str]
+) -> None:
+    """What each other recorded source says otherwise than `base`, as that source's overrides."""
     for source, record in first.items():
         if record is not base and source in sources:
             view = _real_view(record)
@@ -194,15 +210,6 @@ def real_work(records: list[RealRecord], ref: CitedReference) -> dict[str, Any] 
     for source in sources:
         if source not in first and source != "arxiv" and source != base.source:
             work.setdefault("overrides", {})[source] = {"year": None, "authors": []}
-    s2 = first.get("semantic_scholar")
-    if s2 is not None and s2.aliases and "semantic_scholar" in sources:
-        work.setdefault("overrides", {}).setdefault("semantic_scholar", {})["venue_aliases"] = list(
-            s2.aliases
-        )
-    if s2 is not None and s2.dblp_key:
-        set_new_field(work, "dblp_key", s2.dblp_key)
-    work["overrides"] = {k: v for k, v in work.get("overrides", {}).items() if v and k in sources}
-    return work
 
 
 def universe_for_iclr(

@@ -37,7 +37,7 @@ from aletheia.core.bibliography.plain import parse_reference_string
 from aletheia.core.records import Author, CitedReference
 from aletheia.core.text import fold_name, normalize_title
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
-from aletheia.pipeline.documents.inputs import extract_pdf_references
+from aletheia.pipeline.documents.pdf_references import extract_pdf_references
 
 ARXIV_PDFS: Final = SHARED_DATA / "documents" / "arxiv-pdfs" / "tests" / "fixtures"
 UNARXIVE: Final = SHARED_DATA / "documents" / "unarxive-sample"

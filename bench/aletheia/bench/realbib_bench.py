@@ -40,7 +40,8 @@ from aletheia.bench.common import (
     unthrottled_limits,
     verify_all,
 )
-from aletheia.bench.noise import NoiseModel, apply_noise
+from aletheia.bench.noise import NoiseModel
+from aletheia.bench.noise_apply import apply_noise
 from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.bibliography import InputProblem, parse_text
 from aletheia.core.records import CitedReference
@@ -120,13 +121,7 @@ def universe_for(refs: list[CitedReference]) -> list[dict[str, Any]]:
     title is judged against that one: see `duplicates` in `run`)."""
     records: list[dict[str, Any]] = []
     seen: set[str] = set()
-    real_arxiv: dict[str, str] = {}
-    versions: dict[str, int] = {}
-    for ref in refs:
-        if ref.title and ref.arxiv_id:
-            real_arxiv.setdefault(ref.title.lower(), ref.arxiv_id)
-            # arXiv has at least the version any citation names.
-            versions[ref.arxiv_id] = max(versions.get(ref.arxiv_id, 1), ref.arxiv_version or 1)
+    real_arxiv, versions = _cited_arxiv_ids(refs)
     for ref in refs:
         if not ref.title or (ref.entry_type in ("misc", "online", "software", "book") and not ref.authors):
             continue
@@ -146,65 +141,84 @@ def universe_for(refs: list[CitedReference]) -> list[dict[str, Any]]:
         if subtitle:
             base["subtitle"] = subtitle
         if arxiv or (ref.venue and is_no_venue_claim(ref.venue)):
-            if arxiv is None:  # cited as "arXiv preprint" with no id: one of the right shape
-                yy = (ref.year or 2018) % 100
-                arxiv = f"{yy:02d}{1 + h % 12:02d}." + (
-                    f"{h % 99999:05d}" if yy >= 15 else f"{1 + h % 9999:04d}"
-                )
-            with_version = f"{arxiv}v{versions[arxiv]}" if versions.get(arxiv, 1) > 1 else arxiv
-            # OpenAlex indexes arXiv preprints too (under arXiv's DataCite DOI).
-            preprint = {
-                **base,
-                "type": "posted-content",
-                "arxiv_id": with_version,
-                "meta": {"cited": ref.key},
-                "sources": ["arxiv", "semantic_scholar", "openalex"],
-            }
-            venue = source_venue(ref.venue, ref.year)
-            if venue:
-                # Cited with a venue *and* an arXiv id (eprint field, or another entry of the same
-                # title): the published record, linked to the preprint, beside the preprint.
-                published = {
-                    **base,
-                    "venue": venue,
-                    "type": "proceedings-article",
-                    "meta": {"cited": ref.key},
-                    "related": {"preprint_arxiv_id": arxiv},
-                    "sources": ["openalex", "semantic_scholar"],
-                }
-                records.append(published)
-                records.append({**preprint, "sources": ["arxiv"]})
-                continue
-            if h % 2 == 0 and ref.year:
-                published_doi = f"10.5555/pub.{h % 10**7}"
-                records.append({**preprint, "related": {"published_doi": published_doi}})
-                records.append(
-                    {
-                        **base,
-                        "year": ref.year + 1,
-                        "venue": "Journal of Machine Learning Research",
-                        "doi": published_doi,
-                        "related": {"preprint_arxiv_id": arxiv},
-                        "meta": {"cited": ref.key, "version": "published"},
-                    }
-                )
-            else:
-                records.append(preprint)
-            continue
-        venue = source_venue(ref.venue, ref.year)
-        record: dict[str, Any] = {**base, "venue": venue, "meta": {"cited": ref.key}}
-        if ref.entry_type == "inproceedings" or (
-            ref.venue and canonical_venue(ref.venue) in {"icml", "neurips", "iclr"}
-        ):
-            record["type"] = "proceedings-article"
-        if ref.doi:
-            record["doi"] = ref.doi
-        elif record.get("type") != "proceedings-article" and ref.entry_type == "article":
-            record["doi"] = f"10.5555/j.{h % 10**8}"
+            records.extend(_preprint_records(ref, base, arxiv, h, versions))
         else:
-            record["sources"] = ["openalex", "semantic_scholar"]
-        records.append(record)
+            records.append(_published_record(ref, base, h))
     return records
+
+
+def _cited_arxiv_ids(refs: list[CitedReference]) -> tuple[dict[str, str], dict[str, int]]:
+    """The arXiv id any citation gives a title, and the latest version any citation names."""
+    real_arxiv: dict[str, str] = {}
+    versions: dict[str, int] = {}
+    for ref in refs:
+        if ref.title and ref.arxiv_id:
+            real_arxiv.setdefault(ref.title.lower(), ref.arxiv_id)
+            # arXiv has at least the version any citation names.
+            versions[ref.arxiv_id] = max(versions.get(ref.arxiv_id, 1), ref.arxiv_version or 1)
+    return real_arxiv, versions
+
+
+def _preprint_records(
+    ref: CitedReference, base: dict[str, Any], arxiv: str | None, h: int, versions: dict[str, int]
+) -> list[dict[str, Any]]:
+    """A work cited as an arXiv preprint: the preprint, and the published record when it has one."""
+    if arxiv is None:  # cited as "arXiv preprint" with no id: one of the right shape
+        yy = (ref.year or 2018) % 100
+        arxiv = f"{yy:02d}{1 + h % 12:02d}." + (f"{h % 99999:05d}" if yy >= 15 else f"{1 + h % 9999:04d}")
+    with_version = f"{arxiv}v{versions[arxiv]}" if versions.get(arxiv, 1) > 1 else arxiv
+    # OpenAlex indexes arXiv preprints too (under arXiv's DataCite DOI).
+    preprint = {
+        **base,
+        "type": "posted-content",
+        "arxiv_id": with_version,
+        "meta": {"cited": ref.key},
+        "sources": ["arxiv", "semantic_scholar", "openalex"],
+    }
+    venue = source_venue(ref.venue, ref.year)
+    if venue:
+        # Cited with a venue *and* an arXiv id (eprint field, or another entry of the same
+        # title): the published record, linked to the preprint, beside the preprint.
+        published = {
+            **base,
+            "venue": venue,
+            "type": "proceedings-article",
+            "meta": {"cited": ref.key},
+            "related": {"preprint_arxiv_id": arxiv},
+            "sources": ["openalex", "semantic_scholar"],
+        }
+        return [published, {**preprint, "sources": ["arxiv"]}]
+    if h % 2 == 0 and ref.year:
+        published_doi = f"10.5555/pub.{h % 10**7}"
+        return [
+            {**preprint, "related": {"published_doi": published_doi}},
+            {
+                **base,
+                "year": ref.year + 1,
+                "venue": "Journal of Machine Learning Research",
+                "doi": published_doi,
+                "related": {"preprint_arxiv_id": arxiv},
+                "meta": {"cited": ref.key, "version": "published"},
+            },
+        ]
+    return [preprint]
+
+
+def _published_record(ref: CitedReference, base: dict[str, Any], h: int) -> dict[str, Any]:
+    """A work cited without an arXiv id: at its venue, with its DOI (or one of the right shape)."""
+    venue = source_venue(ref.venue, ref.year)
+    record: dict[str, Any] = {**base, "venue": venue, "meta": {"cited": ref.key}}
+    if ref.entry_type == "inproceedings" or (
+        ref.venue and canonical_venue(ref.venue) in {"icml", "neurips", "iclr"}
+    ):
+        record["type"] = "proceedings-article"
+    if ref.doi:
+        record["doi"] = ref.doi
+    elif record.get("type") != "proceedings-article" and ref.entry_type == "article":
+        record["doi"] = f"10.5555/j.{h % 10**8}"
+    else:
+        record["sources"] = ["openalex", "semantic_scholar"]
+    return record
 
 
 def read_set(files: tuple[str, ...], base: Path = BIB_DIR) -> tuple[list[CitedReference], int]:
@@ -246,12 +260,10 @@ def run(
     series, repository primary locations, DBLP keys, a missing co-author, works at one source)."""
     if not BIB_DIR.is_dir():
         raise FileNotFoundError(f"the real BibTeX files are not at {BIB_DIR} (../shared/data/documents)")
-    model = NoiseModel()
     noise_counts: Counter[str] = Counter()
     per_set: dict[str, dict[str, int]] = {}
     outcomes: list[Any] = []
     duplicates: set[str] = set()
-    universe_works = 0
     elapsed = 0.0
     for name, files in sets:
         got, problems = read_set(files)
@@ -266,25 +278,57 @@ def run(
         # One universe per bibliography: each is a separate user's file.
         records = universe_for(refs)
         if noise:
-            by_key = {r.key: r for r in refs}
-            for record in records:
-                apply_noise(record, by_key.get(record.get("meta", {}).get("cited", "")), model, seed)
-                noise_counts.update(n.split(":")[0] for n in record.get("meta", {}).get("noise", []))
-        universe_works += len(records)
+            noise_counts.update(_with_noise(records, refs, seed))
         per_set[name] = {
             "references": len(refs),
             "input_problems": problems,
             "universe_works": len(records),
             "repeated_titles": sum(1 for r in refs if r.key in duplicates),
         }
-        with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
-            universe_path = Path(tmp) / "realbib-universe.jsonl"
-            universe_from_records(records, universe_path)
-            with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
-                settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
-                started = time.perf_counter()
-                outcomes.extend(asyncio.run(verify_all(refs, settings, concurrency)))
-                elapsed += time.perf_counter() - started
+        elapsed += _verify_against(records, refs, concurrency, outcomes)
+    tally, lines = _tally(outcomes, duplicates)
+    if report is not None:
+        report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {
+        "benchmark": "realbib",
+        "machine": machine(),
+        "sets": per_set,
+        "references": len(outcomes),
+        "universe_works": sum(s["universe_works"] for s in per_set.values()),
+        "noise": dict(noise_counts.most_common()) if noise else None,
+        "wall_seconds": round(elapsed, 2),
+        **tally,
+    }
+
+
+def _with_noise(records: list[dict[str, Any]], refs: list[CitedReference], seed: int) -> list[str]:
+    """The measured source noise applied to the universe's records; the kinds applied, once each."""
+    model = NoiseModel()
+    by_key = {r.key: r for r in refs}
+    applied: list[str] = []
+    for record in records:
+        apply_noise(record, by_key.get(record.get("meta", {}).get("cited", "")), model, seed)
+        applied.extend(n.split(":")[0] for n in record.get("meta", {}).get("noise", []))
+    return applied
+
+
+def _verify_against(
+    records: list[dict[str, Any]], refs: list[CitedReference], concurrency: int, outcomes: list[Any]
+) -> float:
+    """`refs` verified against a simulator over `records`, their outcomes added to `outcomes`; the
+    seconds the verification took."""
+    with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
+        universe_path = Path(tmp) / "realbib-universe.jsonl"
+        universe_from_records(records, universe_path)
+        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
+            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
+            started = time.perf_counter()
+            outcomes.extend(asyncio.run(verify_all(refs, settings, concurrency)))
+            return time.perf_counter() - started
+
+
+def _tally(outcomes: list[Any], duplicates: set[str]) -> tuple[dict[str, Any], list[str]]:
+    """The statuses, the false alarms and why; and the report's TSV lines."""
     statuses: Counter[str] = Counter()
     flagged_reasons: Counter[str] = Counter()
     unflagged_reasons: Counter[str] = Counter()
@@ -309,23 +353,14 @@ def run(
             )
         elif v.status.value != "verified":
             unflagged_reasons.update(reasons or [f"({v.status.value})"])
-    if report is not None:
-        report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {
-        "benchmark": "realbib",
-        "machine": machine(),
-        "sets": per_set,
-        "references": len(outcomes),
-        "universe_works": universe_works,
-        "noise": dict(noise_counts.most_common()) if noise else None,
-        "wall_seconds": round(elapsed, 2),
         "statuses": dict(statuses.most_common()),
         "flagged": flagged,
         "flagged_repeated_title": flagged_duplicates,
         "flagged_rate": round(flagged / len(outcomes), 4) if outcomes else 0.0,
         "flagged_by_reason": dict(flagged_reasons.most_common()),
         "not_flagged_but_not_verified_by_reason": dict(unflagged_reasons.most_common()),
-    }
+    }, lines
 
 
 def format_report(f: dict[str, Any]) -> str:

@@ -114,24 +114,7 @@ def run(
             started = time.perf_counter()
             outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests))
             elapsed = time.perf_counter() - started
-    by_label: dict[str, Counter[str]] = {"VALID": Counter(), "UNLINKED": Counter()}
-    flagged_reasons: Counter[str] = Counter()
-    lines = ["key\tlabel\tstatus\treasons\tcited title\tdisagreeing fields (cited / found / source)"]
-    for outcome in outcomes:
-        verdict = outcome.verdict
-        label = labels.get(outcome.cited.key, "UNLINKED")
-        status = verdict.status.value
-        by_label[label][status] += 1
-        reasons = [r.value for r in verdict.reasons if r.value not in PROCESS_REASONS]
-        if verdict.flagged:
-            by_label[label]["(flagged)"] += 1
-            if label == "VALID":
-                flagged_reasons.update(reasons or [f"({status})"])
-            severity = f"/{verdict.severity.value}" if verdict.severity else ""
-            lines.append(
-                f"{outcome.cited.key}\t{label}\t{status}{severity}\t{','.join(reasons)}\t"
-                f"{outcome.cited.title}\t{disagreements(verdict)}"
-            )
+    by_label, flagged_reasons, lines = _tally(outcomes, labels)
     if report is not None:
         report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     valid = by_label["VALID"]
@@ -152,6 +135,31 @@ def run(
         "unlinked_statuses": {k: v for k, v in by_label["UNLINKED"].most_common() if k != "(flagged)"},
         "unlinked_flagged": by_label["UNLINKED"]["(flagged)"],
     }
+
+
+def _tally(
+    outcomes: list[Any], labels: dict[str, str]
+) -> tuple[dict[str, Counter[str]], Counter[str], list[str]]:
+    """Statuses by label (and "(flagged)"), the VALID references' flagged reasons, the TSV lines."""
+    by_label: dict[str, Counter[str]] = {"VALID": Counter(), "UNLINKED": Counter()}
+    flagged_reasons: Counter[str] = Counter()
+    lines = ["key\tlabel\tstatus\treasons\tcited title\tdisagreeing fields (cited / found / source)"]
+    for outcome in outcomes:
+        verdict = outcome.verdict
+        label = labels.get(outcome.cited.key, "UNLINKED")
+        status = verdict.status.value
+        by_label[label][status] += 1
+        reasons = [r.value for r in verdict.reasons if r.value not in PROCESS_REASONS]
+        if verdict.flagged:
+            by_label[label]["(flagged)"] += 1
+            if label == "VALID":
+                flagged_reasons.update(reasons or [f"({status})"])
+            severity = f"/{verdict.severity.value}" if verdict.severity else ""
+            lines.append(
+                f"{outcome.cited.key}\t{label}\t{status}{severity}\t{','.join(reasons)}\t"
+                f"{outcome.cited.title}\t{disagreements(verdict)}"
+            )
+    return by_label, flagged_reasons, lines
 
 
 def format_report(f: dict[str, Any]) -> str:

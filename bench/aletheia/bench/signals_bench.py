@@ -30,6 +30,7 @@ from aletheia.core.paper_mill import (
     has_methods_section,
     other_indicators,
 )
+from aletheia.core.records import CitedReference
 from aletheia.core.signals import CitedWork, cohort_signal
 from aletheia.core.tortured import tortured_table
 
@@ -256,11 +257,8 @@ def format_report(f: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def iclr_signals(seed: int = 10, concurrency: int = 32) -> dict[str, Any]:
-    """The per-reference and per-document signals on the ICLR 2026 bibliographies, verified as
-    `aletheia bench realbib --iclr` verifies them (same universe, same seed): how many references
-    get `predatory_source`, `corrected`, `expression_of_concern`, `ai_generated_suspect`, and
-    which papers get `cohort_concentrated` (with the cluster)."""
+def _iclr_outcomes(seed: int, concurrency: int) -> tuple[list[CitedReference], list[Any]]:
+    """The author-written ICLR 2026 references and their outcomes against the realbib universe."""
     import tempfile
 
     from aletheia.bench.common import (
@@ -273,9 +271,6 @@ def iclr_signals(seed: int = 10, concurrency: int = 32) -> dict[str, Any]:
     from aletheia.bench.iclr_reader import ICLR_DIR, read_all
     from aletheia.bench.iclr_universe import universe_for_iclr
     from aletheia.bench.noise import TitleIndex
-    from aletheia.pipeline.predatory import active_predatory_list
-    from aletheia.pipeline.reports.formats import reference_json
-    from aletheia.pipeline.reports.signals import document_signals
     from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
     gold = read_all(ICLR_DIR)
@@ -293,29 +288,44 @@ def iclr_signals(seed: int = 10, concurrency: int = 32) -> dict[str, Any]:
         with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
             outcomes, _, _ = requests_twice(gold, settings, concurrency)
+    return gold, outcomes
+
+
+def _cited_author_cohorts(gold: list[CitedReference]) -> dict[str, Any]:
+    """The cohort rule on the cited (author-written, real) author lists: the bench universe serves a
+    list cut with "and others" with invented co-authors, who connect references that share none."""
+    cited_lists: dict[str, list[CitedWork]] = {}
+    for ref in gold:
+        cited_lists.setdefault(ref.key.split(":", 1)[0], []).append(
+            CitedWork(key=ref.key, authors=ref.authors)
+        )
+    return {
+        paper: cohort.evidence for paper, works in cited_lists.items() if (cohort := cohort_signal(works))
+    }
+
+
+def iclr_signals(seed: int = 10, concurrency: int = 32) -> dict[str, Any]:
+    """The per-reference and per-document signals on the ICLR 2026 bibliographies, verified as
+    `aletheia bench realbib --iclr` verifies them (same universe, same seed): how many references
+    get `predatory_source`, `corrected`, `expression_of_concern`, `ai_generated_suspect`, and
+    which papers get `cohort_concentrated` (with the cluster)."""
+    from aletheia.pipeline.predatory import active_predatory_list
+    from aletheia.pipeline.reports.formats import reference_json
+    from aletheia.pipeline.reports.signals import cited_work, document_signals
+
+    gold, outcomes = _iclr_outcomes(seed, concurrency)
     by_kind: Counter[str] = Counter()
     papers: dict[str, list[dict[str, Any]]] = {}
     for outcome in outcomes:
         entry = reference_json(outcome)
         by_kind.update(s["kind"] for s in entry["signals"])
         papers.setdefault(outcome.cited.key.split(":", 1)[0], []).append(entry)
-    from aletheia.pipeline.reports.signals import cited_work
-
     cohorts = {
         paper: found[0]["evidence"]
         for paper, entries in papers.items()
         if (found := document_signals(cited_work(e) for e in entries))
     }
-    # The same rule on the cited (author-written, real) author lists: the bench universe serves a
-    # list cut with "and others" with invented co-authors, who connect references that share none.
-    cited_lists: dict[str, list[CitedWork]] = {}
-    for ref in gold:
-        cited_lists.setdefault(ref.key.split(":", 1)[0], []).append(
-            CitedWork(key=ref.key, authors=ref.authors)
-        )
-    by_cited = {
-        paper: cohort.evidence for paper, works in cited_lists.items() if (cohort := cohort_signal(works))
-    }
+    by_cited = _cited_author_cohorts(gold)
     return {
         "references": len(outcomes),
         "papers": len(papers),

@@ -115,22 +115,12 @@ def run(
     jitter_ms: float = 0.0,
 ) -> dict[str, Any]:
     if config is None:
-        config = (
-            SimulatorConfig.sliding_window(seed=seed, arrival_jitter_ms=jitter_ms)
-            if sliding_window
-            else SimulatorConfig.documented(seed=seed).merged(
-                {"sources": {source: {"arrival_jitter_ms": jitter_ms} for source in SIM_SOURCES}}
-            )
-        )
-    works = generate(references, doi_share=0.7, arxiv_share=0.2, seed=seed, distractors=references // 2)
-    cited = [w for w in works if w.cite != "none"]
-    mix = Counter(w.cite for w in cited)
+        config = _limits(seed, sliding_window, jitter_ms)
+    works, mix, refs = _works_and_citations(references, seed)
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
         base = workdir or Path(tmp)
         universe_path = base / "sources-universe.jsonl"
         universe_from_records([w.record for w in works], universe_path)
-        bib = "".join(citation_bibtex(w, f"ref{i}") for i, w in enumerate(cited))
-        refs = parse_bibtex(bib, "sources-bench.bib")
         with SimulatorProcess(universe_path, config) as sim:
             overrides: dict[str, Any] = {"data_dir": base}
             if coalesce_window_ms is not None:
@@ -140,12 +130,6 @@ def run(
             verdicts, reasons, elapsed, cpu = _verify_all(refs, settings, concurrency)
             sim_cpu = sim.cpu_seconds() - sim_cpu_before
             stats = sim.stats()
-    buckets = documented_buckets(config)
-    minimal = minimal_requests(mix["doi"], mix["arxiv"], mix["title"], settings.openalex_title_batch)
-    made = requests_made(stats, buckets)
-    bound_min = bucket_seconds(minimal, buckets)
-    bound_made = bucket_seconds(made, buckets)
-    at_rate = bound_at_rate(made, buckets)
     id_bearing = mix["doi"] + mix["arxiv"]
     total_requests = stats["totals"]["requests"]
     # Conservative: every request of the run, the title references' searches included, is
@@ -164,6 +148,53 @@ def run(
         "wall_seconds": round(elapsed, 2),
         "pipeline_cpu_seconds": round(cpu, 2),
         "simulator_cpu_seconds": round(sim_cpu, 2),
+        **_bounds(config, mix, settings.openalex_title_batch, stats),
+        "requests_total": total_requests,
+        "requests_per_reference": round(total_requests / len(refs), 3),
+        "requests_for_identifier_refs": identifier_requests,
+        "requests_per_identifier_reference": round(identifier_requests / id_bearing, 3)
+        if id_bearing
+        else None,
+        "status_429": stats["totals"]["status_429"],
+        "by_source": _by_source(stats),
+        "verdicts": dict(verdicts),
+        "reasons": dict(reasons.most_common()),
+    }
+
+
+def _works_and_citations(references: int, seed: int) -> tuple[list[Any], Counter[str], list[Any]]:
+    """The synthetic universe (with distractors), how its cited works are cited (DOI, arXiv id,
+    title), and their citations parsed as the `.bib` a user would give."""
+    works = generate(references, doi_share=0.7, arxiv_share=0.2, seed=seed, distractors=references // 2)
+    cited = [w for w in works if w.cite != "none"]
+    mix = Counter(w.cite for w in cited)
+    refs = parse_bibtex(
+        "".join(citation_bibtex(w, f"ref{i}") for i, w in enumerate(cited)), "sources-bench.bib"
+    )
+    return works, mix, refs
+
+
+def _limits(seed: int, sliding_window: bool, jitter_ms: float) -> SimulatorConfig:
+    """The sources' documented limits (token buckets, or sliding windows), with arrival jitter."""
+    if sliding_window:
+        return SimulatorConfig.sliding_window(seed=seed, arrival_jitter_ms=jitter_ms)
+    return SimulatorConfig.documented(seed=seed).merged(
+        {"sources": {source: {"arrival_jitter_ms": jitter_ms} for source in SIM_SOURCES}}
+    )
+
+
+def _bounds(
+    config: SimulatorConfig, mix: Counter[str], title_batch: int, stats: dict[str, Any]
+) -> dict[str, Any]:
+    """The least time the limits allow: for the fewest requests the mix needs, for the requests
+    made, and for those at the documented rates."""
+    buckets = documented_buckets(config)
+    minimal = minimal_requests(mix["doi"], mix["arxiv"], mix["title"], title_batch)
+    made = requests_made(stats, buckets)
+    bound_min = bucket_seconds(minimal, buckets)
+    bound_made = bucket_seconds(made, buckets)
+    at_rate = bound_at_rate(made, buckets)
+    return {
         "bound_seconds_minimal_requests": max(bound_min.values()),
         "bound_by_bucket_minimal_requests": bound_min,
         "minimal_requests": {f"{s}:{k}": n for (s, k), n in minimal.items()},
@@ -172,27 +203,22 @@ def run(
         "requests_made": {f"{s}:{k}": n for (s, k), n in made.items()},
         "bound_seconds_at_rate": max(at_rate.values()) if at_rate else 0.0,
         "bound_by_bucket_at_rate": at_rate,
-        "requests_total": total_requests,
-        "requests_per_reference": round(total_requests / len(refs), 3),
-        "requests_for_identifier_refs": identifier_requests,
-        "requests_per_identifier_reference": round(identifier_requests / id_bearing, 3)
-        if id_bearing
-        else None,
-        "status_429": stats["totals"]["status_429"],
-        "by_source": {
-            s: {
-                "requests": st["requests"],
-                "by_kind": st.get("by_kind", {}),
-                "by_status": st["by_status"],
-                "rate_limited": st.get("rate_limited", 0),
-                "concurrency_limited": st.get("concurrency_limited", 0),
-                "max_in_flight": st.get("max_in_flight"),
-            }
-            for s, st in stats["sources"].items()
-            if st["requests"]
-        },
-        "verdicts": dict(verdicts),
-        "reasons": dict(reasons.most_common()),
+    }
+
+
+def _by_source(stats: dict[str, Any]) -> dict[str, Any]:
+    """The simulator's figures of each source that was asked."""
+    return {
+        s: {
+            "requests": st["requests"],
+            "by_kind": st.get("by_kind", {}),
+            "by_status": st["by_status"],
+            "rate_limited": st.get("rate_limited", 0),
+            "concurrency_limited": st.get("concurrency_limited", 0),
+            "max_in_flight": st.get("max_in_flight"),
+        }
+        for s, st in stats["sources"].items()
+        if st["requests"]
     }
 
 

@@ -59,7 +59,6 @@ def clear_database_command(yes: bool) -> None:
         DATABASE_CLEARED,
         JobsRunning,
         clear_database,
-        counts,
         unfinished_job_ids,
     )
     from aletheia.storage.audit_log import AuditLog
@@ -72,20 +71,7 @@ def clear_database_command(yes: bool) -> None:
     if running:
         click.echo(f"aletheia: not cleared: {JobsRunning(running)}; wait for them to finish", err=True)
         sys.exit(1)
-    before = counts(engine)
-    where = engine.url.render_as_string(hide_password=True)
-    click.echo(
-        f"{where}: {before['jobs']} jobs, {before['items']} items, {before['verdicts']} verdicts, "
-        f"{before['artifacts']} report/artifact rows will be deleted; the library, retraction data, "
-        "predatory-venue list, raw source cache and audit trail are kept.",
-        err=True,
-    )
-    if not yes:
-        click.echo(f"Type {CONFIRMATION} to confirm: ", nl=False, err=True)
-        answer = sys.stdin.readline().strip()
-        if answer != CONFIRMATION:
-            click.echo("aletheia: not confirmed; nothing deleted", err=True)
-            sys.exit(2)
+    _confirm(engine, yes)
     try:
         result = clear_database(engine)
     except JobsRunning as exc:  # a job was submitted between the first check and now
@@ -109,6 +95,27 @@ def clear_database_command(yes: bool) -> None:
         f"cleared: {deleted['jobs']} jobs, {deleted['items']} items, {deleted['verdicts']} verdicts, "
         f"{deleted['artifacts']} report/artifact rows, {folders} report folders"
     )
+
+
+def _confirm(engine: Any, yes: bool) -> None:
+    """Say what will be deleted and what is kept; unless --yes, exit 2 when the operator does not
+    type the confirmation."""
+    from aletheia.storage.admin import counts
+
+    before = counts(engine)
+    where = engine.url.render_as_string(hide_password=True)
+    click.echo(
+        f"{where}: {before['jobs']} jobs, {before['items']} items, {before['verdicts']} verdicts, "
+        f"{before['artifacts']} report/artifact rows will be deleted; the library, retraction data, "
+        "predatory-venue list, raw source cache and audit trail are kept.",
+        err=True,
+    )
+    if not yes:
+        click.echo(f"Type {CONFIRMATION} to confirm: ", nl=False, err=True)
+        answer = sys.stdin.readline().strip()
+        if answer != CONFIRMATION:
+            click.echo("aletheia: not confirmed; nothing deleted", err=True)
+            sys.exit(2)
 
 
 COMMANDS = (admin,)

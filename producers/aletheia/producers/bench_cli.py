@@ -387,7 +387,7 @@ def formats(
     list and a plainnat PDF (issue 28) get the same verdicts (needs bibtex, pandoc, pdflatex and
     ../shared/data/benchmarks). Issue 30: and as RIS, EndNote XML, Zotero RDF (written from
     pandoc's CSL-JSON) and a Word .docx."""
-    from aletheia.bench import formats_bench, formats_render
+    from aletheia.bench import formats_bench, formats_render, formats_score
     from aletheia.bench.common import DataMissing
 
     try:
@@ -401,7 +401,7 @@ def formats(
         )
     except (DataMissing, formats_render.ToolMissing, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    _emit(figures, formats_bench.format_report(figures), json_path)
+    _emit(figures, formats_score.format_report(figures), json_path)
 
 
 @bench.command()

@@ -11,10 +11,14 @@ import gc
 import importlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from aletheia.producers import exits
+
+if TYPE_CHECKING:
+    from aletheia.producers.report_output import ReportOutput
 
 
 class ReportFormatChoice(click.Choice):  # type: ignore[type-arg]
@@ -105,6 +109,21 @@ def main() -> None:
     atexit.register(gc.freeze)
 
 
+def _report_target(fmt: str | None, output: Path | None, inputs: tuple[str, ...]) -> tuple[str, ReportOutput]:
+    """The report's format and where it goes (written whole or not at all); exit 2 when `output`
+    cannot be written or is one of the inputs."""
+    from aletheia.producers.report_output import OutputError, ReportOutput, check_not_an_input, format_for
+
+    try:
+        chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
+        if output is not None:
+            check_not_an_input(output, inputs)
+        return chosen, ReportOutput(output, chosen)
+    except (OutputError, OSError) as exc:
+        click.echo(f"aletheia: {exc}", err=True)
+        sys.exit(exits.USAGE)
+
+
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option(
@@ -154,21 +173,13 @@ def verify(
     from aletheia.pipeline.reports.formats import make_sink
     from aletheia.pipeline.runtime import Runtime
     from aletheia.pipeline.verify import verify_to_sink
-    from aletheia.producers.report_output import OutputError, ReportOutput, check_not_an_input, format_for
 
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
     if no_mirror:
         settings = settings.model_copy(update={"mirror": False})
-    try:
-        chosen = format_for(fmt, output, tty=output is None and sys.stdout.isatty())
-        if output is not None:
-            check_not_an_input(output, inputs)
-        target = ReportOutput(output, chosen)
-    except (OutputError, OSError) as exc:
-        click.echo(f"aletheia: {exc}", err=True)
-        sys.exit(exits.USAGE)
+    chosen, target = _report_target(fmt, output, inputs)
     try:
         runtime = Runtime.open(settings)
         # A full-text input (a paper, not a bibliography) is itself checked for paper-mill signs,

@@ -131,17 +131,79 @@ def claims(
     error; 3 nothing flagged but some citations or judgements could not be made.
     """
     from aletheia.config import get_settings
-    from aletheia.pipeline.claims.research_text import discover_bibliographies
-    from aletheia.pipeline.jobs.claims_text import claims_report, submit_claims_text
-    from aletheia.pipeline.jobs.submission import InputDocument
-    from aletheia.pipeline.reports.claims_html import render_claims_html
+    from aletheia.pipeline.jobs.claims_text import claims_report
     from aletheia.pipeline.runtime import Runtime
-    from aletheia.pipeline.service import InlineDispatcher, LoopThread, ServiceContext
 
     settings = get_settings()
     if offline:
         settings = settings.model_copy(update={"offline": True})
-    if settings.offline and not (no_check and no_suggest):
+    _check_claims_usage(settings.offline and not (no_check and no_suggest), output)
+    runtime = Runtime.open(settings)
+    job_id = _run_claims_job(
+        runtime,
+        file,
+        bibs,
+        suggest=not no_suggest,
+        check=not no_check,
+        max_suggestions=max_suggestions,
+        max_judgements=max_judgements,
+        repository=project_root,
+    )
+    report = claims_report(runtime, job_id)
+    if report["status"] != "done":
+        click.echo(f"aletheia: {report.get('error') or 'the claims job did not finish'}", err=True)
+        sys.exit(exits.USAGE)
+    _write_claims_report(report, fmt, output)
+    sys.exit(report["summary"]["exit_code"])
+
+
+def _run_claims_job(
+    runtime: Any,
+    file: Path,
+    bibs: tuple[Path, ...],
+    *,
+    suggest: bool,
+    check: bool,
+    max_suggestions: int,
+    max_judgements: int,
+    repository: Path | None,
+) -> str:
+    """The claims-text job of FILE run in this process (its bibliographies: those given, else those
+    it names, else those beside it); exit 2 on an input error."""
+    from aletheia.pipeline.claims.research_document import discover_bibliographies
+    from aletheia.pipeline.jobs.claims_text import submit_claims_text
+    from aletheia.pipeline.jobs.submission import InputDocument
+    from aletheia.pipeline.service import InlineDispatcher, LoopThread, ServiceContext
+
+    data = file.read_bytes()
+    found = discover_bibliographies(file, data.decode("utf-8", errors="replace"))
+    inline = InlineDispatcher()
+    ctx = ServiceContext(runtime=runtime, dispatcher=inline, runner=LoopThread(), defer_tokens=False)
+    try:
+        job_id = submit_claims_text(
+            runtime,
+            inline,
+            InputDocument(name=str(file), data=data),
+            [InputDocument.read(p) for p in (bibs or found.named)],
+            beside=[] if bibs else [InputDocument.read(p) for p in found.beside],
+            suggest=suggest,
+            check=check,
+            max_suggestions=max_suggestions,
+            max_judgements=max_judgements,
+            repository=repository,
+        )
+        inline.drain(ctx)
+    except ValueError as exc:
+        click.echo(f"aletheia: input error: {exc}", err=True)
+        sys.exit(exits.USAGE)
+    finally:
+        ctx.close()
+    return job_id
+
+
+def _check_claims_usage(needs_network_offline: bool, output: Path | None) -> None:
+    """Exit 2 before the run when it would need the network offline, or `output` cannot be written."""
+    if needs_network_offline:
         # One line, not a "turned off" error per source and claim (issue 20).
         click.echo(
             "aletheia claims: needs the network (offline): checking citations and suggesting new ones "
@@ -157,34 +219,12 @@ def claims(
         except OutputError as exc:
             click.echo(f"aletheia: {exc}", err=True)
             sys.exit(exits.USAGE)
-    data = file.read_bytes()
-    found = discover_bibliographies(file, data.decode("utf-8", errors="replace"))
-    runtime = Runtime.open(settings)
-    inline = InlineDispatcher()
-    ctx = ServiceContext(runtime=runtime, dispatcher=inline, runner=LoopThread(), defer_tokens=False)
-    try:
-        job_id = submit_claims_text(
-            runtime,
-            inline,
-            InputDocument(name=str(file), data=data),
-            [InputDocument.read(p) for p in (bibs or found.named)],
-            beside=[] if bibs else [InputDocument.read(p) for p in found.beside],
-            suggest=not no_suggest,
-            check=not no_check,
-            max_suggestions=max_suggestions,
-            max_judgements=max_judgements,
-            repository=project_root,
-        )
-        inline.drain(ctx)
-    except ValueError as exc:
-        click.echo(f"aletheia: input error: {exc}", err=True)
-        sys.exit(exits.USAGE)
-    finally:
-        ctx.close()
-    report = claims_report(runtime, job_id)
-    if report["status"] != "done":
-        click.echo(f"aletheia: {report.get('error') or 'the claims job did not finish'}", err=True)
-        sys.exit(exits.USAGE)
+
+
+def _write_claims_report(report: dict[str, Any], fmt: str | None, output: Path | None) -> None:
+    """The claims report as JSON, HTML or text (text on a terminal, JSON otherwise), to `output` or stdout."""
+    from aletheia.pipeline.reports.claims_html import render_claims_html
+
     out = output.open("w", encoding="utf-8") if output else sys.stdout
     chosen = fmt or ("text" if out.isatty() else "json")
     try:
@@ -197,7 +237,6 @@ def claims(
     finally:
         if output:
             out.close()
-    sys.exit(report["summary"]["exit_code"])
 
 
 @click.command()

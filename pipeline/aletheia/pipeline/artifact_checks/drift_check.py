@@ -19,7 +19,12 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core.artifact_overrides import accepted_override, overrides_of
-from aletheia.core.artifacts import ArtifactFormatError, parse_artifact, record_of_artifact
+from aletheia.core.artifacts import (
+    ArtifactFormatError,
+    CitationArtifact,
+    parse_artifact,
+    record_of_artifact,
+)
 from aletheia.core.arxiv_ids import arxiv_id_from_doi
 from aletheia.core.records import CitedReference, RetractionKind, SourceName, WorkRecord
 from aletheia.core.retraction import combine_retraction_status
@@ -117,6 +122,20 @@ _FIELD_DRIFT: Final[dict[str, DriftKind]] = {
 }
 
 
+class _DriftLog:
+    """The drifts of one artifact, each (kind, current value) once: sources that agree on a change
+    report it once."""
+
+    def __init__(self, audit: ArtifactAudit) -> None:
+        self.audit = audit
+        self._seen: set[tuple[str, str | None]] = set()
+
+    def add(self, drift: Drift) -> None:
+        if (drift.kind, drift.current) not in self._seen:
+            self._seen.add((drift.kind, drift.current))
+            self.audit.drifts.append(drift)
+
+
 async def _audit_one(
     gateway: Any, path: Path, relative: str, learnt: list[SourceRecord] | None = None
 ) -> ArtifactAudit:
@@ -129,25 +148,17 @@ async def _audit_one(
         audit.drifts.append(Drift(kind="unreadable", detail=str(exc)))
         return audit
     recorded = record_of_artifact(artifact)
-    overrides = overrides_of(artifact.frontmatter)
-    reason = artifact.frontmatter.override_reason
+    log = _DriftLog(audit)
     found_records: list[WorkRecord] = []
-    seen: set[tuple[str, str | None]] = set()
-
-    def add(drift: Drift) -> None:
-        if (drift.kind, drift.current) not in seen:
-            seen.add((drift.kind, drift.current))
-            audit.drifts.append(drift)
-
     for source, by, lookup in _audit_lookups(gateway, recorded):
         try:
             found = await lookup()
         except SourceError as exc:
-            add(Drift(kind="unreachable", source=source.value, detail=str(exc)))
+            log.add(Drift(kind="unreachable", source=source.value, detail=str(exc)))
             continue
         audit.sources_checked.append(source.value)
         if found is None:
-            add(
+            log.add(
                 Drift(
                     kind="identifier_not_found",
                     source=source.value,
@@ -155,29 +166,56 @@ async def _audit_one(
                 )
             )
             continue
-        fresh = found.record
-        found_records.append(fresh)
+        found_records.append(found.record)
         if learnt is not None:
             learnt.append(found)
-        result = triangulate(recorded, fresh)
-        for conflict in result.conflicts:
-            kind = _FIELD_DRIFT.get(conflict.field, "identifier_changed")
-            if by == "doi" and conflict.field == "title":
-                kind = "doi_resolves_elsewhere"
-            drift = Drift(
-                kind=kind,
-                source=source.value,
-                recorded=conflict.primary_value,
-                current=conflict.secondary_value,
-                detail=f"{conflict.field}: artifact says {conflict.primary_value!r},"
-                f" {source.value} now says {conflict.secondary_value!r}",
+        _field_drifts(artifact, recorded, found.record, source, by, log)
+    retracted = _retraction_drift(gateway, slug, artifact, recorded, found_records)
+    if retracted is not None:
+        log.add(retracted)
+    return audit
+
+
+def _field_drifts(
+    artifact: CitationArtifact,
+    recorded: WorkRecord,
+    fresh: WorkRecord,
+    source: SourceName,
+    by: str,
+    log: _DriftLog,
+) -> None:
+    """The fields a source now says otherwise: drift, unless a human override accepted it."""
+    overrides = overrides_of(artifact.frontmatter)
+    reason = artifact.frontmatter.override_reason
+    for conflict in triangulate(recorded, fresh).conflicts:
+        kind = _FIELD_DRIFT.get(conflict.field, "identifier_changed")
+        if by == "doi" and conflict.field == "title":
+            kind = "doi_resolves_elsewhere"
+        drift = Drift(
+            kind=kind,
+            source=source.value,
+            recorded=conflict.primary_value,
+            current=conflict.secondary_value,
+            detail=f"{conflict.field}: artifact says {conflict.primary_value!r},"
+            f" {source.value} now says {conflict.secondary_value!r}",
+        )
+        if accepted_override(conflict.field, conflict.primary_value, conflict.secondary_value, overrides):
+            log.audit.accepted.append(
+                drift.model_copy(update={"detail": f"{drift.detail} (accepted by override: {reason})"})
             )
-            if accepted_override(conflict.field, conflict.primary_value, conflict.secondary_value, overrides):
-                audit.accepted.append(
-                    drift.model_copy(update={"detail": f"{drift.detail} (accepted by override: {reason})"})
-                )
-            else:
-                add(drift)
+        else:
+            log.add(drift)
+
+
+def _retraction_drift(
+    gateway: Any,
+    slug: str,
+    artifact: CitationArtifact,
+    recorded: WorkRecord,
+    found_records: list[WorkRecord],
+) -> Drift | None:
+    """A retraction (or another notice) the artifact does not record yet, from the records found
+    and the gateway's retraction data."""
     notices = [notice for record in found_records for notice in record.retraction_notices]
     lookup_notices = getattr(gateway, "retraction_notices", None)
     if lookup_notices is not None:
@@ -185,19 +223,17 @@ async def _audit_one(
             lookup_notices(CitedReference(key=slug, doi=recorded.doi, pmid=recorded.pmid), found_records)
         )
     status = combine_retraction_status(notices)
-    if status.flagged and status.kind != artifact.frontmatter.retraction_status:
-        notice = status.notice
-        add(
-            Drift(
-                kind="retracted",
-                source=",".join(s.value for s in status.sources) or None,
-                recorded=(artifact.frontmatter.retraction_status or RetractionKind.NONE).value,
-                current=status.kind.value,
-                detail=f"the work is now {status.kind.value}"
-                + (f" (notice {notice.notice_doi})" if notice and notice.notice_doi else ""),
-            )
-        )
-    return audit
+    if not status.flagged or status.kind == artifact.frontmatter.retraction_status:
+        return None
+    notice = status.notice
+    return Drift(
+        kind="retracted",
+        source=",".join(s.value for s in status.sources) or None,
+        recorded=(artifact.frontmatter.retraction_status or RetractionKind.NONE).value,
+        current=status.kind.value,
+        detail=f"the work is now {status.kind.value}"
+        + (f" (notice {notice.notice_doi})" if notice and notice.notice_doi else ""),
+    )
 
 
 def _artifact_files(root: Path) -> tuple[Path, list[Path]]:

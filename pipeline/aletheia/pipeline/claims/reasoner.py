@@ -15,7 +15,7 @@ Neither can make anything verified: whatever they return is checked mechanically
 
 The model client (`LLM`, `AnthropicLLM`) is `aletheia.pipeline.llm.client`; `paced_reasoner` puts a
 `ModelReasoner`'s calls under the global limiter (`aletheia.pipeline.llm.paced`).
-`TOOL_DEFINITIONS` are the five tools of seed 000 §4.1 as Anthropic tool definitions.
+The tools the model is given are data (`tool_schemas.py`).
 """
 
 from __future__ import annotations
@@ -41,12 +41,17 @@ from aletheia.core.lexical_ranking import (
 )
 from aletheia.core.text import normalize_whitespace
 from aletheia.pipeline.claims.model import Candidate, ExtractedClaim, Ranking
+from aletheia.pipeline.claims.tool_schemas import (
+    SUBMIT_CLAIM,
+    SUBMIT_EXCERPTS,
+    SUBMIT_RANKING,
+    TOOL_DEFINITIONS,
+)
 from aletheia.pipeline.llm.client import LLM, LLMError, LLMReply, ToolCall, anthropic_from_settings
 from aletheia.pipeline.llm.paced import paced_model
 
 __all__ = [
     "MAX_RANKING_ITERATIONS",
-    "TOOL_DEFINITIONS",
     "ClaimReasoner",
     "LexicalReasoner",
     "ModelReasoner",
@@ -58,102 +63,6 @@ __all__ = [
 MAX_RANKING_ITERATIONS: Final = 3
 SearchFn = Callable[[str, int | None], Awaitable[list[Candidate]]]
 
-
-# --- the five tools of seed 000 §4.1 ----------------------------------------------------------------
-
-TOOL_DEFINITIONS: Final[dict[str, dict[str, Any]]] = {
-    "extract_claim": {
-        "name": "extract_claim",
-        "description": "Distil the single assertion in a text that needs an academic source, with "
-        "search queries for it.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"text": {"type": "string"}, "hint": {"type": ["string", "null"]}},
-            "required": ["text"],
-        },
-    },
-    "search_papers": {
-        "name": "search_papers",
-        "description": "Search Semantic Scholar (and OpenAlex) for papers; returns up to 10 candidates "
-        "with paper_id, title, first author, year, identifiers and abstract.",
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "keywords, not a sentence"},
-                "year_hint": {"type": ["integer", "null"]},
-            },
-            "required": ["query"],
-        },
-    },
-    "fetch_paper_text": {
-        "name": "fetch_paper_text",
-        "description": "The paper's text: arXiv HTML, else its PDF, else only its abstract.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"paper_id": {"type": "string"}},
-            "required": ["paper_id"],
-        },
-    },
-    "match_evidence": {
-        "name": "match_evidence",
-        "description": "Check quotes against the paper's text; only verbatim quotes are kept, each "
-        "with where it was found.",
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "paper_id": {"type": "string"},
-                "claim": {"type": "string"},
-                "excerpts": {"type": "array", "items": {"type": "string"}},
-            },
-            "required": ["paper_id", "claim"],
-        },
-    },
-    "triangulate": {
-        "name": "triangulate",
-        "description": "Cross-check the paper's identity (DOI, arXiv id, title, first author, year) "
-        "against a second source.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"paper_id": {"type": "string"}},
-            "required": ["paper_id"],
-        },
-    },
-}
-
-# Tools the model answers through (structured output), not tools that do anything.
-_SUBMIT_CLAIM: Final = {
-    "name": "submit_claim",
-    "description": "Record the assertion to ground and the search queries for it.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "assertion": {"type": "string"},
-            "queries": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3},
-            "year_hint": {"type": ["integer", "null"]},
-        },
-        "required": ["assertion", "queries"],
-    },
-}
-_SUBMIT_RANKING: Final = {
-    "name": "submit_ranking",
-    "description": "Submit the paper_ids of candidates whose abstract supports the claim, best first. "
-    "An empty list means none does.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"paper_ids": {"type": "array", "items": {"type": "string"}}},
-        "required": ["paper_ids"],
-    },
-}
-_SUBMIT_EXCERPTS: Final = {
-    "name": "submit_excerpts",
-    "description": "Submit up to 3 quotes copied character for character from the paper text that "
-    "support the claim. An empty list means the text does not support it.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"excerpts": {"type": "array", "items": {"type": "string"}, "maxItems": 5}},
-        "required": ["excerpts"],
-    },
-}
 
 _SYSTEM: Final = (
     "You are Aletheia, a research validator. You help ground one research claim in an academic "
@@ -327,6 +236,38 @@ def _strings(value: Any) -> list[str]:
     )
 
 
+async def _run_searches(
+    reply: LLMReply,
+    claim: ExtractedClaim,
+    search: SearchFn,
+    pool: dict[str, Candidate],
+    ran: list[str],
+) -> list[dict[str, Any]]:
+    """The model's `search_papers` calls run, their candidates added to `pool` and their queries to
+    `ran`: one tool result for each call (an error for any other tool)."""
+    results: list[dict[str, Any]] = []
+    for call in reply.tool_calls:
+        if call.name != "search_papers":
+            results.append(
+                {"type": "tool_result", "tool_use_id": call.id, "content": "unknown tool", "is_error": True}
+            )
+            continue
+        query = normalize_whitespace(str(call.input.get("query") or ""))
+        year = call.input.get("year_hint")
+        found = await search(query, year if isinstance(year, int) else claim.year_hint) if query else []
+        ran.append(query)
+        for candidate in found:
+            pool.setdefault(candidate.key, candidate)
+        results.append(
+            {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": json.dumps([_candidate_view(c) for c in found], ensure_ascii=False),
+            }
+        )
+    return results
+
+
 @dataclass
 class ModelReasoner:
     """Claude (or any `LLM`) through native tool use; see the module docstring."""
@@ -350,7 +291,7 @@ class ModelReasoner:
         prompt += "\nExtract the one assertion that needs an academic source and up to 3 keyword queries."
         reply = await self._ask(
             messages=[{"role": "user", "content": prompt}],
-            tools=[_SUBMIT_CLAIM],
+            tools=[SUBMIT_CLAIM],
             tool_choice={"type": "tool", "name": "submit_claim"},
         )
         answer = _only_call(reply, "submit_claim").input
@@ -383,7 +324,7 @@ class ModelReasoner:
                 "fits, you may call search_papers with a better query first.",
             }
         ]
-        tools = [TOOL_DEFINITIONS["search_papers"], _SUBMIT_RANKING]
+        tools = [TOOL_DEFINITIONS["search_papers"], SUBMIT_RANKING]
         for iteration in range(1, self.max_iterations + 1):
             final = iteration == self.max_iterations
             reply = await self._ask(
@@ -398,33 +339,7 @@ class ModelReasoner:
                 return Ranking(
                     ranked=tuple(unique), queries=tuple(ran), iterations=iteration, ranker=self.name
                 )
-            results: list[dict[str, Any]] = []
-            for call in reply.tool_calls:
-                if call.name != "search_papers":
-                    results.append(
-                        {
-                            "type": "tool_result",
-                            "tool_use_id": call.id,
-                            "content": "unknown tool",
-                            "is_error": True,
-                        }
-                    )
-                    continue
-                query = normalize_whitespace(str(call.input.get("query") or ""))
-                year = call.input.get("year_hint")
-                found = (
-                    await search(query, year if isinstance(year, int) else claim.year_hint) if query else []
-                )
-                ran.append(query)
-                for candidate in found:
-                    pool.setdefault(candidate.key, candidate)
-                results.append(
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": call.id,
-                        "content": json.dumps([_candidate_view(c) for c in found], ensure_ascii=False),
-                    }
-                )
+            results = await _run_searches(reply, claim, search, pool, ran)
             if not results:
                 raise LLMError("the model answered without a tool call")
             messages = [
@@ -449,7 +364,7 @@ class ModelReasoner:
                     f"Quote up to {limit} passages, copied exactly, that support the claim.",
                 }
             ],
-            tools=[_SUBMIT_EXCERPTS],
+            tools=[SUBMIT_EXCERPTS],
             tool_choice={"type": "tool", "name": "submit_excerpts"},
             max_tokens=2048,
         )

@@ -3,15 +3,16 @@ suggestion (or "no verified citation found") for each claim that has none.
 
     report = await check_claims_text(document, bibliographies, gateway=gw, settings=s, project_root=p)
 
-Steps: the text (PDF through the same reading path as `verify`), the claims and their citation
-markers (`aletheia.core.claim_text`, pure), the bibliography (the `.bib` files given or named by
-the document, else the document's own reference list, else a `.bib` found next to it), each marker
-resolved to a reference, each resolved reference verified as `aletheia verify` does, each cited
-claim judged against the paper it cites (`cited_claims.py`: supported, contradicted, unsupported,
-with the deciding excerpt), and each unsupported claim given to `verify_and_cite`, whose answer is
-either a citation proven by excerpts and triangulation or a refusal. A suggestion is never a
-citation the pipeline did not verify. Every judgement's and every suggestion's `ClaimTrail` is
-handed to the caller (`trails=`): the job appends them to its audit log.
+Steps: the text (PDF through the same reading path as `verify`; `research_document.py`), the claims
+and their citation markers (`aletheia.core.claim_text`, pure), the bibliography (the `.bib` files
+given or named by the document, else the document's own reference list, else a `.bib` found next to
+it), each marker resolved to a reference, each resolved reference verified as `aletheia verify`
+does, each cited claim judged against the paper it cites (`cited_claims.py`: supported,
+contradicted, unsupported, with the deciding excerpt), and each unsupported claim given to
+`verify_and_cite`, whose answer is either a citation proven by excerpts and triangulation or a
+refusal. A suggestion is never a citation the pipeline did not verify. Every judgement's and every
+suggestion's `ClaimTrail` is handed to the caller (`trails=`): the job appends them to its audit
+log.
 """
 
 from __future__ import annotations
@@ -21,26 +22,13 @@ import unicodedata
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, NamedTuple, Protocol
+from typing import Any, Final, NamedTuple
 
 from aletheia.config import Settings
-from aletheia.core.bibliography import (
-    InputError,
-    InputFormat,
-    InputProblem,
-    detect_format_bytes,
-    parse_text,
-    unsupported_doc_message,
-)
-from aletheia.core.bibliography.bbl import iter_bbl
-from aletheia.core.bibliography.encoding import decode_bytes, sniff_encoding
-from aletheia.core.bibliography.formats import SNIFF_BYTES
-from aletheia.core.bibliography.markdown import iter_markdown
-from aletheia.core.bibliography.plain import iter_plain
-from aletheia.core.claim_rules import REFERENCE_HEADINGS, RULES_VERSION
+from aletheia.core.bibliography import InputProblem
+from aletheia.core.claim_rules import RULES_VERSION
 from aletheia.core.claim_text import ClaimFinding, find_claims
 from aletheia.core.records import CitedReference
-from aletheia.core.research_prose import text_format
 from aletheia.core.verdicts import LOGIC_VERSION, VerdictStatus
 from aletheia.pipeline.audit.claim_events import ClaimTrail
 from aletheia.pipeline.claims.cited_claims import (
@@ -49,142 +37,24 @@ from aletheia.pipeline.claims.cited_claims import (
     judge_cited_claims,
     judgement_summary,
 )
+from aletheia.pipeline.claims.research_document import (
+    NamedBytes,
+    bibliography_references,
+    document_text,
+)
 from aletheia.pipeline.evidence.outcome import ReferenceOutcome
-
-
-class NamedBytes(Protocol):
-    """A document as this check reads it: its name and its bytes. The claims-text job passes the
-    `InputDocument`s of its row (`jobs/submission.py`); the claims import no job module."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def data(self) -> bytes: ...
-
 
 NO_SUGGESTION: Final = "no verified citation found"
 # The cited references, verified through the engine (`pipeline/jobs/in_process.verify_references`, run by
 # the claims-text job): each one's outcome.
 VerifyReferences = Callable[[list[CitedReference]], Awaitable[list[ReferenceOutcome]]]
 DEFAULT_MAX_SUGGESTIONS: Final = 20
-_BIB_COMMAND = re.compile(r"\\(?:bibliography|addbibresource|addglobalbib)\s*(?:\[[^\]]*\])?\{([^}]+)\}")
-_FRONT_MATTER_BIB = re.compile(
-    r"\A---\n(?:.*\n)*?bibliography:\s*(.+)\n(?:(?:[ \t]+-\s*(.+)\n)*)", re.MULTILINE
-)
 # Verdicts that neither confirm nor accuse: the claim is `doubtful`, never `flagged`.
 _DOUBTFUL = (
     VerdictStatus.UNVERIFIABLE.value,
     VerdictStatus.AMBIGUOUS.value,
     VerdictStatus.OUT_OF_SCOPE.value,
 )
-
-
-# --- the producer's side: which files make up the document ---------------------------------------
-
-
-class FoundBibliographies(NamedTuple):
-    """The bibliographies of a document found on disk: those it names, and those only beside it."""
-
-    named: list[Path]
-    beside: list[Path]
-
-
-def discover_bibliographies(path: Path, text: str) -> FoundBibliographies:
-    """The bibliography files a document names (`\\bibliography{refs}`, `\\addbibresource`,
-    pandoc's `bibliography:`); else, only beside it, `STEM.bib` or the only `.bib` in its folder.
-    A file only beside the document is used when the document has no reference list of its own
-    (issue 30: an unrelated `refs.bib` in the folder took over a Markdown paper's `[1]`-`[3]`)."""
-    folder = path.parent
-    named: list[str] = []
-    for m in _BIB_COMMAND.finditer(text):
-        named.extend(n.strip() for n in m.group(1).split(","))
-    front = _FRONT_MATTER_BIB.search(text)
-    if front:
-        first = front.group(1).strip().strip("[]")
-        named.extend(n.strip().strip("'\"") for n in first.split(",") if n.strip())
-        named.extend(n.strip().strip("'\"") for n in re.findall(r"^[ \t]+-\s*(.+)$", front.group(0), re.M))
-    found = []
-    for name in named:
-        if not name or name == "-":
-            continue
-        candidate = folder / (name if name.endswith(".bib") else f"{name}.bib")
-        if candidate.is_file():
-            found.append(candidate)
-    if found:
-        return FoundBibliographies(found, [])
-    beside = path.with_suffix(".bib")
-    if beside.is_file() and beside != path:
-        return FoundBibliographies([], [beside])
-    others = sorted(p for p in folder.glob("*.bib") if p.is_file() and p != path)
-    return FoundBibliographies([], others if len(others) == 1 else [])
-
-
-# --- reading the document --------------------------------------------------------------------------
-
-
-def document_text(
-    doc: NamedBytes, settings: Settings
-) -> tuple[str, str, list[CitedReference | InputProblem]]:
-    """(text, format, the document's own references) of the submitted document."""
-    if doc.data[:5] == b"%PDF-":
-        from aletheia.pipeline.documents.inputs import extract_pdf_references
-
-        # One reading (in the sandbox when it is on): the references' parser hands its text over.
-        texts: list[str] = []
-        own = extract_pdf_references(
-            doc.data,
-            origin=doc.name,
-            max_pages=settings.max_pdf_pages,
-            timeout=settings.pdf_timeout_seconds,
-            on_text=lambda _origin, text: texts.append(text),
-        )
-        return "".join(texts).replace("\f", "\n\n"), "plain", own
-    fmt_of_bytes = detect_format_bytes(doc.data[:SNIFF_BYTES], doc.name)
-    if fmt_of_bytes is InputFormat.DOCX and sniff_encoding(doc.data[:SNIFF_BYTES]).codec == "utf-8":
-        from aletheia.pipeline.documents.docx_reading import docx_text
-
-        # A Word manuscript: its paragraphs as plain text (markers, claims and References alike).
-        text = docx_text(doc.data, origin=doc.name, max_bytes=settings.max_input_bytes)
-        return text, "plain", _own_references(text, "plain", doc.name)
-    if fmt_of_bytes is InputFormat.DOC:
-        raise InputError(doc.name, unsupported_doc_message())
-    # One encoding rule for every input (`core.bibliography.encoding`); binary data is refused.
-    text, _problem = decode_bytes(doc.data, doc.name)
-    fmt = text_format(text, doc.name)
-    return text, fmt, _own_references(text, fmt, doc.name)
-
-
-def _own_references(text: str, fmt: str, origin: str) -> list[CitedReference | InputProblem]:
-    """The reference list inside the document itself."""
-    try:
-        if fmt == "latex":
-            return [r for r in iter_bbl(text, origin=origin) if isinstance(r, CitedReference)]
-        if fmt == "markdown":
-            return list(iter_markdown(text, origin=origin))
-        lines = text.splitlines(keepends=True)
-        heading = max(
-            (i for i, line in enumerate(lines) if REFERENCE_HEADINGS.match(line.rstrip())), default=None
-        )
-        if heading is None:
-            return []
-        return list(iter_plain("".join(lines[heading + 1 :]), origin=origin))
-    except InputError:
-        return []
-
-
-def bibliography_references(
-    documents: Sequence[NamedBytes],
-) -> tuple[list[CitedReference], list[InputProblem]]:
-    refs: list[CitedReference] = []
-    problems: list[InputProblem] = []
-    for doc in documents:
-        text, problem = decode_bytes(doc.data, doc.name)
-        if problem is not None:
-            problems.append(problem)
-        for item in parse_text(text, origin=doc.name):
-            (problems if isinstance(item, InputProblem) else refs).append(item)  # type: ignore[arg-type]
-    return refs, problems
 
 
 # --- resolving markers to references ---------------------------------------------------------------
@@ -267,31 +137,18 @@ async def check_claims_text(
     trails = trails if trails is not None else []
     text, fmt, own = document_text(document, settings)
     findings = find_claims(text, fmt=fmt)
-    own_refs = [r for r in own if isinstance(r, CitedReference)]
-    if bibliographies:
-        refs, problems = bibliography_references(bibliographies)
-        bib_origin, found_by = [d.name for d in bibliographies], "given"
-    elif own_refs or not beside:
-        refs = own_refs
-        problems = [p for p in own if isinstance(p, InputProblem)]
-        bib_origin = [f"{document.name} (its own reference list)"] if refs else []
-        found_by = "own_list" if refs else "none"
-    else:
-        refs, problems = bibliography_references(beside)
-        bib_origin, found_by = [d.name for d in beside], "beside"
-    index = ReferenceIndex(refs)
+    bibliography = _chosen_bibliography(document, own, bibliographies, beside)
+    index = ReferenceIndex(bibliography.refs)
     claims = [_claim_json(n, f, index) for n, f in enumerate(findings, 1)]
-    references: dict[str, dict[str, Any]] = {}
-    if check:
-        references = await _verify_cited(claims, index, verify_references)
+    references = await _verify_cited(claims, index, verify_references) if check else {}
     for claim in claims:
         for citation in claim["citations"]:
             ref = references.get(citation.get("reference_key") or "")
             citation["verdict"] = ref["verdict"] if ref else None
     judged, judgement_trails = await judge_cited_claims(
-        claims, findings, text, refs_by_id={_ref_id(r): r for r in refs}, references=references,
-        checked=check, gateway=gateway, settings=settings, limit=max_judgements, judge=judge,
-        reasoner=reasoner,
+        claims, findings, text, refs_by_id={_ref_id(r): r for r in bibliography.refs},
+        references=references, checked=check, gateway=gateway, settings=settings,
+        limit=max_judgements, judge=judge, reasoner=reasoner,
     )  # fmt: skip
     trails.extend(judgement_trails)
     for claim in claims:
@@ -306,17 +163,24 @@ async def check_claims_text(
             suggester=suggester,
             trails=trails,
         )
+    summary = _summary(claims, references, suggest, check) | judgement_summary(claims, judged, max_judgements)
+    return _report(document.name, fmt, bibliography, claims, references, summary)
+
+
+def _report(
+    name: str,
+    fmt: str,
+    bibliography: _Bibliography,
+    claims: list[dict[str, Any]],
+    references: dict[str, dict[str, Any]],
+    summary: dict[str, Any],
+) -> dict[str, Any]:
+    """The claims report (docs/report-schema.md), its exit code in the summary."""
     report: dict[str, Any] = {
-        "document": document.name,
+        "document": name,
         "format": fmt,
-        "bibliography": {
-            "origins": bib_origin,
-            "found_by": found_by,
-            "references": len(refs),
-            "problems": [p.model_dump(mode="json") for p in problems],
-        },
-        "summary": _summary(claims, references, suggest, check)
-        | judgement_summary(claims, judged, max_judgements),
+        "bibliography": bibliography.as_json(),
+        "summary": summary,
         "claims": claims,
         "references": list(references.values()),
         "rules_version": RULES_VERSION,
@@ -324,6 +188,42 @@ async def check_claims_text(
     }
     report["summary"]["exit_code"] = claims_exit_code(report)
     return report
+
+
+class _Bibliography(NamedTuple):
+    """The references the markers resolve against, where they came from, and how they were found."""
+
+    refs: list[CitedReference]
+    problems: list[InputProblem]
+    origins: list[str]
+    found_by: str  # given | own_list | beside | none
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "origins": self.origins,
+            "found_by": self.found_by,
+            "references": len(self.refs),
+            "problems": [p.model_dump(mode="json") for p in self.problems],
+        }
+
+
+def _chosen_bibliography(
+    document: NamedBytes,
+    own: list[CitedReference | InputProblem],
+    bibliographies: Sequence[NamedBytes],
+    beside: Sequence[NamedBytes],
+) -> _Bibliography:
+    """The bibliographies given, else the document's own reference list, else the files beside it."""
+    own_refs = [r for r in own if isinstance(r, CitedReference)]
+    if bibliographies:
+        refs, problems = bibliography_references(bibliographies)
+        return _Bibliography(refs, problems, [d.name for d in bibliographies], "given")
+    if own_refs or not beside:
+        problems = [p for p in own if isinstance(p, InputProblem)]
+        origins = [f"{document.name} (its own reference list)"] if own_refs else []
+        return _Bibliography(own_refs, problems, origins, "own_list" if own_refs else "none")
+    refs, problems = bibliography_references(beside)
+    return _Bibliography(refs, problems, [d.name for d in beside], "beside")
 
 
 def _claim_json(number: int, finding: ClaimFinding, index: ReferenceIndex) -> dict[str, Any]:

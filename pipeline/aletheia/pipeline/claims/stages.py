@@ -10,48 +10,48 @@
     judge       evidence    that candidate's excerpts located and judged (`judge_evidence`); support
                             -> identity, contradiction -> refused, neither -> the next candidate
     identity    retrieval   the triangulation gate, the retraction check, the artifact built
+                            (`identity_stage.py`)
     write       writer      the artifact written under docs/citations, the decision recorded
+                            (`claim_outcome.py`)
     done
 
 A stage reads the state, asks the sources or the model, and leaves the state at the next stage;
-every step it took is an event of the trail (`audit/claim_events.py`). The state is JSON
-(pydantic), so the queue keeps it in PostgreSQL between stages (`aletheia.pipeline.jobs.claims`), and
-`verify_and_cite` runs the same stages one after the other in memory (`run_claim`): one engine.
+every step it took is an event of the trail (`audit/claim_events.py`). The state
+(`claim_state.py`) is JSON (pydantic), so the queue keeps it in PostgreSQL between stages
+(`aletheia.pipeline.jobs.claims`), and `verify_and_cite` runs the same stages one after the other
+in memory (`run_claim`): one engine.
 A refusal at any stage (default-deny) sends the state straight to `write`, which records it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final
 
-from pydantic import BaseModel
-
-from aletheia.core.artifacts import CitationArtifact, slug_for_record
-from aletheia.core.claim_judge import ClaimJudgement
-from aletheia.core.excerpts import ExcerptMatch, PaperText
-from aletheia.core.records import RetractionKind, WorkRecord
 from aletheia.pipeline.audit.claim_events import (
     CLAIM_CANDIDATES,
-    CLAIM_DECISION,
     CLAIM_EXTRACTED,
-    CLAIM_IDENTITY,
     CLAIM_JUDGEMENT,
     CLAIM_TEXT,
-    ClaimTrail,
     judgement_rows,
 )
-from aletheia.pipeline.claims.artifact import build_artifact, write_citation_artifact
 from aletheia.pipeline.claims.candidate_search import _direct_candidates, named_paper, search_papers
-from aletheia.pipeline.claims.identity_gate import _retraction, identity_check
-from aletheia.pipeline.claims.judge import ClaimJudge, EvidenceResult, JudgedEvidence, judge_evidence
-from aletheia.pipeline.claims.library_tier import rank_library, remember_cited
+from aletheia.pipeline.claims.claim_outcome import write_stage
+from aletheia.pipeline.claims.claim_state import (
+    MAX_CANDIDATES_TRIED,
+    ClaimAttempt,
+    ClaimRequest,
+    ClaimState,
+    Outcome,
+    StageEnv,
+    candidate_summaries,
+)
+from aletheia.pipeline.claims.identity_stage import stage_identity
+from aletheia.pipeline.claims.judge import judge_evidence
+from aletheia.pipeline.claims.library_tier import rank_library
 from aletheia.pipeline.claims.model import (
     Candidate,
-    Citation,
     ConflictReport,
     ContradictedClaim,
     ExtractedClaim,
@@ -59,122 +59,13 @@ from aletheia.pipeline.claims.model import (
     NoSupportingExcerpts,
     PaperNotFound,
     Ranking,
-    RetractedWork,
     RetriesExhausted,
     SourcesFailed,
-    TriangulationConflict,
 )
-from aletheia.pipeline.claims.reasoner import ClaimReasoner
-from aletheia.pipeline.documents.fulltext import Converter, FetchedText, fetch_paper_text
-from aletheia.pipeline.documents.fulltext_signals import cited_text_signals
+from aletheia.pipeline.documents.fulltext import fetch_paper_text
 from aletheia.pipeline.llm.client import LLMError
 
-__all__ = [
-    "MAX_CANDIDATES_TRIED",
-    "MAX_EXCERPTS",
-    "ClaimAttempt",
-    "ClaimRequest",
-    "ClaimState",
-    "PendingCitation",
-    "Stage",
-    "StageEnv",
-    "read_and_judge",
-    "run_claim",
-    "run_stage",
-    "state_outcome",
-    "write_stage",
-]
-
-MAX_CANDIDATES_TRIED: Final = 3  # candidates whose text is read before giving up on excerpts
-MAX_EXCERPTS: Final = 3  # supporting excerpts quoted in the artifact
-
-Stage = Literal["candidates", "text", "parse", "judge", "identity", "write", "done"]
-Outcome = tuple[Citation, Path] | tuple[None, ConflictReport]
-
-
-class ClaimRequest(BaseModel):
-    """What was asked: the claim, a search hint or the one paper to judge, a human override."""
-
-    claim: str
-    hint: str | None = None
-    paper: str | None = None
-    override_reason: str | None = None  # set: a triangulation conflict is let through (recorded)
-    now: datetime | None = None  # the artifact's verified_at (default: when it is built)
-
-
-class ClaimAttempt(BaseModel):
-    """One candidate read: where its text came from, then how its excerpts were judged."""
-
-    candidate: Candidate
-    origin: str | None = None  # the text's origin; None: no text at all, not even an abstract
-    text_attempts: tuple[str, ...] = ()
-    paper: PaperText | None = None  # kept while needed: until judged, and for the supporting paper
-    matches: tuple[ExcerptMatch, ...] = ()  # every located excerpt the judge saw
-    rejected: tuple[str, ...] = ()  # quotes the reasoner proposed that are not in the text
-    judgement: ClaimJudgement | None = None
-
-    @property
-    def judged(self) -> JudgedEvidence | None:
-        if self.judgement is None:
-            return None
-        return JudgedEvidence(EvidenceResult(list(self.matches), list(self.rejected)), self.judgement)
-
-
-class PendingCitation(BaseModel):
-    """The artifact built by the identity stage, for the writer to write (and the citation it makes)."""
-
-    artifact: CitationArtifact
-    slug: str
-    record: WorkRecord
-    text_excerpts_unavailable: bool
-    human_overridden: bool
-    signals: tuple[dict[str, Any], ...] = ()
-    excerpts: tuple[dict[str, str], ...] = ()
-    judge: str | None = None
-
-
-class ClaimState(BaseModel):
-    """A claim between its stages: everything the stages so far found (see the module docstring)."""
-
-    request: ClaimRequest
-    stage: Stage = "candidates"
-    extracted: ExtractedClaim | None = None
-    ranking: Ranking | None = None
-    attempts: list[ClaimAttempt] = []
-    ranking_start: int = 0  # attempts before this ranking (Tier 0's, when the APIs were asked after)
-    refusal: ConflictReport | None = None
-    citation: PendingCitation | None = None
-    artifact: str | None = None  # the path written (stage done, cited)
-    # The queue's text stage between its runs (claim_fetches): fetches answered, documents to convert.
-    fetched: dict[str, dict[str, Any] | None] = {}
-    pending: list[str] = []
-    # The trail so far (the queue appends it to the job's audit log after every stage).
-    events: list[tuple[str, dict[str, Any]]] = []
-
-    def refuse(self, report: ConflictReport) -> None:
-        self.refusal = report
-        self.stage = "write"
-
-
-@dataclass
-class StageEnv:
-    """What the stages ask: the sources, the model (or the lexical stand-in), the judge."""
-
-    gateway: Any
-    reasoner: ClaimReasoner  # paced (`reasoner.paced_reasoner`) by whoever builds the env
-    judge: ClaimJudge
-    trail: ClaimTrail
-    convert: Converter | None = None  # None: `convert_document` in a thread of this process
-    failures: list[str] = field(default_factory=list)  # sources that failed, for the queue's deferrals
-    # Texts fetched in this run, by candidate key: the cited sentences of one paper
-    # (`cited_claims`) are judged against one download and one conversion, not one each.
-    texts: dict[str, FetchedText] | None = None
-
-
-def _summaries(
-    candidates: Sequence[Candidate], skip: str | None = None, limit: int = 5
-) -> tuple[dict[str, object], ...]:
-    return tuple(c.summary() for c in candidates if c.key != skip)[:limit]
+__all__ = ["read_and_judge", "run_claim", "run_stage"]
 
 
 def _failed(failures: list[str]) -> SourcesFailed:
@@ -374,7 +265,7 @@ def _no_support(state: ClaimState, judge_name: str) -> NoSupportingExcerpts:
         proposed=first.rejected,
         text_origin=first.origin,
         attempts=first.text_attempts,
-        alternatives=_summaries(state.ranking.ranked, skip=first.candidate.key),
+        alternatives=candidate_summaries(state.ranking.ranked, skip=first.candidate.key),
         judgements=tuple(judgement_rows(judgement.judgements)) if judgement else (),
         judge=judge,
         detail=f"no excerpt of {len(state.attempts)} candidate(s)' text was judged to support the claim"
@@ -389,99 +280,11 @@ async def read_and_judge(state: ClaimState, env: StageEnv) -> None:
         await _STAGES[state.stage](state, env)
 
 
-# --- identity (retrieval) -------------------------------------------------------------------------
-
-
-async def _stage_identity(state: ClaimState, env: StageEnv) -> None:
-    """The identity gate, the retraction check and the artifact, for the candidate that supports the claim."""
-    assert state.extracted is not None and state.ranking is not None
-    chosen = state.attempts[-1]
-    assert chosen.paper is not None and chosen.judged is not None
-    request, record = state.request, chosen.candidate.record
-    check = await identity_check(env.gateway, record)
-    env.trail.add(
-        CLAIM_IDENTITY,
-        {
-            "candidate": chosen.candidate.key,
-            "agreed": check.agreed,
-            "secondary": check.secondary.record.source.value if check.secondary else None,
-            "conflicts": [c.model_dump(mode="json") for c in check.conflicts],
-            "notes": list(check.notes),
-            # The human decision that lets a disagreement through, and why (seed 000 §5.4).
-            **(
-                {"overridden": True, "override_reason": request.override_reason}
-                if not check.agreed and request.override_reason is not None
-                else {}
-            ),
-        },
-    )
-    if not check.agreed and request.override_reason is None:
-        named = ", ".join(f.field for f in check.conflicts) or "no identity field agreed"
-        other = check.secondary.record.source.value if check.secondary else "?"
-        state.refuse(
-            TriangulationConflict(
-                claim=request.claim,
-                candidate=chosen.candidate.summary(),
-                fields=tuple(check.conflicts),
-                notes=tuple(check.result.notes if check.result else ()),
-                alternatives=_summaries(state.ranking.ranked, skip=chosen.candidate.key),
-                detail=f"{record.source.value} and {other} disagree: {named}",
-            )
-        )
-        return
-    kind, notice_doi = _retraction(env.gateway, check)
-    if kind in (RetractionKind.RETRACTED, RetractionKind.WITHDRAWN):
-        state.refuse(
-            RetractedWork(
-                claim=request.claim,
-                candidate=chosen.candidate.summary(),
-                status=kind.value,
-                notice_doi=notice_doi,
-                detail=f"the supporting paper is {kind.value}"
-                + (f" (notice {notice_doi})" if notice_doi else ""),
-            )
-        )
-        return
-    abstract_only = chosen.paper.origin == "abstract"
-    supporting = chosen.judged.supporting_matches[:MAX_EXCERPTS]
-    judge_name = chosen.judged.judgement.judge
-    # The text already fetched for the excerpts also feeds the paper-mill check (no request).
-    signals = cited_text_signals(record, chosen.paper)
-    artifact = build_artifact(
-        claim=state.extracted.assertion,
-        check=check,
-        matches=supporting,
-        text_excerpts_unavailable=abstract_only,
-        verified_at=request.now or datetime.now(UTC),
-        retraction=kind if kind is not RetractionKind.NONE else None,
-        override_reason=request.override_reason,
-        extra_notes=[
-            f"full_text: {chosen.paper.origin}",
-            f"ranker: {state.ranking.ranker}",
-            f"claim_judge: {judge_name}",
-            *(f"signal {s['kind']}: {s['evidence']['explanation']}" for s in signals),
-        ],
-    )
-    state.citation = PendingCitation(
-        artifact=artifact,
-        slug=slug_for_record(record),
-        record=record,
-        text_excerpts_unavailable=abstract_only,
-        human_overridden=request.override_reason is not None,
-        signals=tuple(signals),
-        excerpts=tuple({"text": m.text, "location": m.location} for m in supporting),
-        judge=judge_name,
-    )
-    chosen.paper = None  # what the artifact needs of it is in the artifact now
-    await remember_cited(env.gateway, check)  # Tier 0 for the next claim about this work
-    state.stage = "write"
-
-
 _STAGES: Final[dict[str, Callable[[ClaimState, StageEnv], Awaitable[None]]]] = {
     "candidates": _stage_candidates,
     "text": _stage_text,
     "judge": _stage_judge,
-    "identity": _stage_identity,
+    "identity": stage_identity,
 }
 
 
@@ -511,64 +314,6 @@ async def run_stage(state: ClaimState, env: StageEnv) -> None:
                 detail=f"the model could not be asked: {exc}",
             )
         )
-
-
-# --- write (writer) -------------------------------------------------------------------------------
-
-
-def state_outcome(state: ClaimState) -> Outcome:
-    """The result of a state at `done`: the citation and its artifact, or the refusal."""
-    if state.citation is not None and state.artifact is not None:
-        pending = state.citation
-        front = pending.artifact.frontmatter
-        citation = Citation(
-            text=pending.artifact.body.citation_snippet,
-            bibtex=pending.artifact.body.bibtex,
-            slug=pending.slug,
-            artifact=Path(state.artifact),
-            record=pending.record,
-            single_source_verified=front.single_source_verified,
-            text_excerpts_unavailable=pending.text_excerpts_unavailable,
-            human_overridden=pending.human_overridden,
-            signals=pending.signals,
-            excerpts=pending.excerpts,
-            judge=pending.judge,
-        )
-        return citation, Path(state.artifact)
-    assert state.refusal is not None, f"a claim at stage {state.stage} has no outcome yet"
-    return None, state.refusal
-
-
-def write_stage(state: ClaimState, project_root: Path, trail: ClaimTrail) -> Outcome:
-    """Write the artifact (a citation) and record the decision; the state is then `done`. Raises
-    `ArtifactPathError` when the artifact cannot be written safely under `project_root`."""
-    if state.citation is not None:
-        path = write_citation_artifact(project_root, state.citation.artifact, slug=state.citation.slug)
-        state.artifact = str(path)
-    state.stage = "done"
-    outcome = state_outcome(state)
-    citation, detail = outcome
-    if citation is None:
-        assert not isinstance(detail, Path)
-        trail.add(CLAIM_DECISION, {"cited": False, "refusal": detail.kind, "detail": detail.detail})
-    else:
-        record = citation.record
-        trail.add(
-            CLAIM_DECISION,
-            {
-                "cited": True,
-                "slug": citation.slug,
-                "paper": record.doi or record.arxiv_id or record.pmid,
-                "excerpts": list(citation.excerpts),
-                "judge": citation.judge,
-                **(
-                    {"human_overridden": True, "override_reason": state.request.override_reason}
-                    if citation.human_overridden
-                    else {}
-                ),
-            },
-        )
-    return outcome
 
 
 async def run_claim(request: ClaimRequest, env: StageEnv, project_root: Path) -> Outcome:

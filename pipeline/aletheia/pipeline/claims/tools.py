@@ -14,7 +14,8 @@ from aletheia.pipeline.claims.candidate_search import SearchOutcome, search_pape
 from aletheia.pipeline.claims.identity_gate import IdentityCheck, identity_check
 from aletheia.pipeline.claims.judge import EvidenceResult, match_evidence
 from aletheia.pipeline.claims.model import Candidate, Citation, ConflictReport, ExtractedClaim, SourcesFailed
-from aletheia.pipeline.claims.reasoner import TOOL_DEFINITIONS, ClaimReasoner, paced_reasoner
+from aletheia.pipeline.claims.reasoner import ClaimReasoner, paced_reasoner
+from aletheia.pipeline.claims.tool_schemas import TOOL_DEFINITIONS
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, fetch_paper_text
 from aletheia.pipeline.llm.client import LLMError
 from aletheia.sources.base import SourceError

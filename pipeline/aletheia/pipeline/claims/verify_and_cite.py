@@ -60,6 +60,14 @@ from aletheia.pipeline.claims.candidate_search import (
     parse_paper_id,
     search_papers,
 )
+from aletheia.pipeline.claims.claim_state import (
+    MAX_CANDIDATES_TRIED,
+    MAX_EXCERPTS,
+    ClaimAttempt,
+    ClaimRequest,
+    ClaimState,
+    StageEnv,
+)
 from aletheia.pipeline.claims.identity_gate import IdentityCheck, identity_check
 from aletheia.pipeline.claims.judge import (
     ClaimJudge,
@@ -68,17 +76,16 @@ from aletheia.pipeline.claims.judge import (
     match_evidence,
     paced_judge,
 )
-from aletheia.pipeline.claims.model import Citation, ConflictReport, ExtractedClaim, Ranking, SourcesFailed
-from aletheia.pipeline.claims.reasoner import ClaimReasoner, paced_reasoner, reasoner_from_settings
-from aletheia.pipeline.claims.stages import (
-    MAX_CANDIDATES_TRIED,
-    MAX_EXCERPTS,
-    ClaimRequest,
-    ClaimState,
-    StageEnv,
-    read_and_judge,
-    run_claim,
+from aletheia.pipeline.claims.model import (
+    Candidate,
+    Citation,
+    ConflictReport,
+    ExtractedClaim,
+    Ranking,
+    SourcesFailed,
 )
+from aletheia.pipeline.claims.reasoner import ClaimReasoner, paced_reasoner, reasoner_from_settings
+from aletheia.pipeline.claims.stages import read_and_judge, run_claim
 from aletheia.pipeline.claims.tools import ClaimTools, citation_transparency, outcome_as_dict
 from aletheia.pipeline.documents.fulltext import Converter, FetchedText, convert_document, fetch_paper_text
 from aletheia.pipeline.llm.client import LLM, LLMError
@@ -268,7 +275,13 @@ async def check_cited_claim(
     except LLMError as exc:
         trail.add(CLAIM_DECISION, {"cited": False, "refusal": "unchecked", "detail": str(exc)})
         return CitedClaimCheck(claim, paper, "unchecked", f"the model could not be asked: {exc}")
-    attempt = state.attempts[0]
+    return _cited_claim_verdict(claim, paper, state.attempts[0], named, trail)
+
+
+def _cited_claim_verdict(
+    claim: str, paper: str, attempt: ClaimAttempt, named: Candidate, trail: ClaimTrail
+) -> CitedClaimCheck:
+    """What the judge made of the cited paper's text: the check, its decision recorded in `trail`."""
     origin = attempt.origin
     if attempt.judged is None:
         detail = "no text of the paper could be read (not even its abstract)"

@@ -14,19 +14,19 @@ first. Binary data (a NUL byte, mostly control characters) is refused with an `I
 the file and the byte offset. A Word .docx is read from its bytes (`docx_reading`): its text, as a
 plain-text document; a legacy .doc is refused with the formats that are read.
 
-PDFs: `pdf_text` (aletheia.pipeline.documents.pdf_reading) renders the text with pypdfium2 (no models),
-keeping each line's indentation relative to its column (hanging indents are how author-year
-reference lists separate entries) and a form feed between pages; `extract_pdf_references` finds
-the last References heading, cuts the section off at an appendix, and reads it as a plain-text
-list. `pdf_text` is the boundary a Docling-based reader can replace.
+PDFs: `pdf_text` (aletheia.pipeline.documents.pdf_reading) renders the text with pypdfium2 (no
+models), keeping each line's indentation relative to its column (hanging indents are how
+author-year reference lists separate entries) and a form feed between pages;
+`extract_pdf_references` (`pdf_references.py`) finds the last References heading, cuts the section
+off at an appendix, and reads it as a plain-text list. `pdf_text` is the boundary a Docling-based
+reader can replace.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, Final, TextIO
 
@@ -45,26 +45,19 @@ from aletheia.core.bibliography import (
 from aletheia.core.bibliography.encoding import TextDecoder, sniff_encoding
 from aletheia.core.bibliography.formats import SNIFF_BYTES, SNIFF_CHARS
 from aletheia.core.bibliography.input_formats import folder_extensions
-from aletheia.core.bibliography.plain import reference_from_string
-from aletheia.core.bibliography.plain_split import split_references
 from aletheia.core.records import CitedReference
-from aletheia.pipeline.documents.pdf_reading import _CONTINUATION, _PAGE_BREAK, pdf_text
+from aletheia.pipeline.documents.pdf_references import TextObserver, extract_pdf_references
 
 __all__ = [
     "BIBLIOGRAPHY_SUFFIXES",
     "NoReferencesFound",
-    "extract_pdf_references",
     "iter_references",
-    "pdf_text",
 ]
 
 CHUNK_BYTES: Final = 64 * 1024
 # The suffixes of a folder's files that are read (the input formats' records say which).
 BIBLIOGRAPHY_SUFFIXES: Final = folder_extensions()
 STDIN_ORIGIN: Final = "<stdin>"
-# Called with (origin, text) for each named input whose whole text was read (a PDF's extracted
-# text, a decoded text file): the document-level signals read it instead of reading it again.
-TextObserver = Callable[[str, str], None]
 
 
 class NoReferencesFound(InputError):
@@ -361,99 +354,3 @@ def iter_references(
                 yield InputProblem(origin=error.origin, message=f"not read: {error.detail}")
         if not found:
             raise NoReferencesFound(str(candidate))
-
-
-# --- PDF ----------------------------------------------------------------------------------------------
-
-_SECTION_HEADING = re.compile(
-    r"^\s*(?:(?:\d{1,2}|[IVX]{1,5}|[A-Z])\.?\s+)?(?:references?|bibliography|literature\s+cited|works\s+cited"
-    r"|references\s+and\s+notes|cited\s+literature)\s*:?\s*$",
-    re.IGNORECASE,
-)
-_APPENDIX_HEADING = re.compile(
-    r"^(?:appendix|appendices|supplementary\s+(?:material|information|materials)|(?:[A-H](?:\.1)?)\s+"
-    r"[A-Z][^.]{2,90}|appendix\s+[A-Z0-9][^.]{0,80})$",
-    re.IGNORECASE,
-)
-
-
-def _reference_section(lines: list[str]) -> tuple[int, int] | None:
-    """(first, end) line indexes of the last References section's body."""
-    heading = None
-    for index, line in enumerate(lines):
-        if _SECTION_HEADING.match(line):  # centred headings count too, whatever their indent
-            heading = index
-    if heading is None:
-        return None
-    end = len(lines)
-    for index in range(heading + 2, len(lines)):
-        line = lines[index].strip()
-        if lines[index].startswith(_CONTINUATION) or len(line.split()) > 12:
-            continue
-        if _APPENDIX_HEADING.match(line):
-            end = index
-            break
-    return heading + 1, end
-
-
-def extract_pdf_references(
-    data: bytes,
-    *,
-    origin: str,
-    max_pages: int | None = None,
-    timeout: float | None = None,
-    on_text: TextObserver | None = None,
-) -> list[CitedReference | InputProblem]:
-    """The references of a PDF's References section, each read as a plain reference string
-    (`on_text(origin, text)` is handed the whole extracted text first).
-
-    Raises `InputError` for a document that cannot be read; a readable document without a
-    References section gives one problem.
-    """
-    settings = get_settings()
-    pages_limit = max_pages if max_pages is not None else settings.max_pdf_pages
-    seconds = timeout if timeout is not None else settings.pdf_timeout_seconds
-    if settings.pdf_sandbox:
-        # A child process under memory, CPU and time limits: one page can hold a decompression
-        # bomb that pdf_text's between-page checks cannot stop (aletheia.pipeline.documents.sandbox).
-        from aletheia.pipeline.documents.sandbox import pdf_text_isolated
-
-        memory = settings.pdf_memory_limit_mb * 1024 * 1024 if settings.pdf_memory_limit_mb > 0 else None
-        text = pdf_text_isolated(
-            data, origin=origin, max_pages=pages_limit, timeout=seconds, memory_bytes=memory
-        )
-    else:
-        text = pdf_text(data, origin=origin, max_pages=pages_limit, timeout=seconds)
-    if on_text is not None:
-        on_text(origin, text)
-    lines = text.split("\n")
-    section = _reference_section(lines)
-    if section is None:
-        return [InputProblem(origin=origin, message="no References or Bibliography heading found in the PDF")]
-    first, end = section
-    # Page breaks are lines of their own; they are left out of the section so that an entry
-    # running over a page break is read whole, and remembered to name each entry's page.
-    kept: list[int] = []
-    pages: list[int] = []
-    page = 1 + sum(1 for line in lines[:first] if line == _PAGE_BREAK)
-    for index in range(first, end):
-        if lines[index] == _PAGE_BREAK:
-            page += 1
-            continue
-        kept.append(index)
-        pages.append(page)
-    body = "\n".join(lines[index] for index in kept)
-    results: list[CitedReference | InputProblem] = []
-    for piece in split_references(body):
-        if len(piece.text) < 20 or len(piece.text.split()) < 4:
-            continue  # a stray heading, a page header that survived, a column fragment
-        position = len(results) + 1
-        page_number = pages[min(piece.line - 1, len(pages) - 1)]
-        results.append(
-            reference_from_string(piece.text, key=str(position), origin=f"{origin}:page {page_number}")
-        )
-    if not results:
-        results.append(
-            InputProblem(origin=origin, message="the References section holds no readable entries")
-        )
-    return results

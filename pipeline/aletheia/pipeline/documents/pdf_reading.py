@@ -1,7 +1,7 @@
 """Reading PDFs with pypdfium2 alone: what the sandboxed child process runs
 (aletheia.pipeline.documents.sandbox).
 
-`pdf_text` renders a PDF's text for reference extraction (`inputs.extract_pdf_references`), keeping
+`pdf_text` renders a PDF's text for reference extraction (`pdf_references.extract_pdf_references`), keeping
 each line's indentation relative to its column and a form feed between pages; `read_pdf_paper`
 reads a paper into `PaperText` blocks split at headings for excerpt matching (`fulltext`). This
 module imports nothing of the pipeline, so the sandbox that runs it depends on nothing that

@@ -110,17 +110,9 @@ class SourceGateway:
         retractions: RetractionIndex | None = None,
         mirror: MirrorTier | None = None,
     ) -> None:
-        from aletheia.pipeline.evidence.cs_sources import CsSources
-        from aletheia.pipeline.evidence.tier_sources import TierSources
         from aletheia.pipeline.evidence.web_tiers import WebTiers
-        from aletheia.sources.arxiv import ArxivClient
-        from aletheia.sources.crossref import CrossrefClient
-        from aletheia.sources.europe_pmc import EuropePmcClient
         from aletheia.sources.open_access import open_access_from_settings
-        from aletheia.sources.openalex import OpenAlexClient
-        from aletheia.sources.pubmed import PubMedClient
-        from aletheia.sources.registry import build_clients, client_of
-        from aletheia.sources.semantic_scholar import SemanticScholarClient
+        from aletheia.sources.registry import build_clients
         from aletheia.sources.venue_registry import VenueRegistry
 
         self.settings = settings
@@ -136,23 +128,12 @@ class SourceGateway:
         # Every registered source's client (`sources/registry.py`), each built from its record on
         # this one HTTP client, limiter and cache, with its breaker.
         self.clients = build_clients(settings, http, limiter, self.breakers, cache)
-        clients = self.clients
-        self.crossref = client_of(clients, SourceName.CROSSREF, CrossrefClient)
-        self.openalex = client_of(clients, SourceName.OPENALEX, OpenAlexClient)
-        self.semantic_scholar = client_of(clients, SourceName.SEMANTIC_SCHOLAR, SemanticScholarClient)
-        self.arxiv = client_of(clients, SourceName.ARXIV, ArxivClient)
-        self.pubmed = client_of(clients, SourceName.PUBMED, PubMedClient)
-        # Tier 2 full text: open-access PMC articles (the full-text chain, `pmc_fulltext`).
-        self.europe_pmc = client_of(clients, SourceName.EUROPE_PMC, EuropePmcClient)
-        # Tier 1 books and Tier 3 canonical texts (issue 12): asked by their own module.
-        self.tiers = TierSources(clients)
+        self._name_clients()
         # Tier 4 (the cited URL, web search) and Tier 5 (LLM suggestions): `web_tiers`.
         self.web_tiers = WebTiers.from_settings(settings, http, limiter, user_agent=user_agent(), cache=cache)
         # Open-access full text for claims (`oa_fulltext`): the sources' own PDF and page links,
         # through the SSRF-safe fetcher; on unless `ALETHEIA_OA_FULLTEXT` is false.
         self.open_access = open_access_from_settings(settings, limiter, user_agent=user_agent())
-        # DBLP and the ACL Anthology (issue 12): `cs_sources`.
-        self.cs = CsSources(clients)
         # The venue registries (issue 21) on the OpenAlex, DBLP and Crossref transports: their
         # requests share those sources' limits and breakers and are counted in their stats.
         self.venues = VenueRegistry(
@@ -166,7 +147,32 @@ class SourceGateway:
             openalex_api_key=self.openalex.api_key,
         )
         # Each registered source's requests, counted in every report (`stats`).
-        self._transports = {SourceName(name): client.transport for name, client in clients.items()}
+        self._transports = {SourceName(name): client.transport for name, client in self.clients.items()}
+
+    def _name_clients(self) -> None:
+        """The clients the gateway asks by name, and the tiers' modules over the same clients."""
+        from aletheia.pipeline.evidence.cs_sources import CsSources
+        from aletheia.pipeline.evidence.tier_sources import TierSources
+        from aletheia.sources.arxiv import ArxivClient
+        from aletheia.sources.crossref import CrossrefClient
+        from aletheia.sources.europe_pmc import EuropePmcClient
+        from aletheia.sources.openalex import OpenAlexClient
+        from aletheia.sources.pubmed import PubMedClient
+        from aletheia.sources.registry import client_of
+        from aletheia.sources.semantic_scholar import SemanticScholarClient
+
+        clients = self.clients
+        self.crossref = client_of(clients, SourceName.CROSSREF, CrossrefClient)
+        self.openalex = client_of(clients, SourceName.OPENALEX, OpenAlexClient)
+        self.semantic_scholar = client_of(clients, SourceName.SEMANTIC_SCHOLAR, SemanticScholarClient)
+        self.arxiv = client_of(clients, SourceName.ARXIV, ArxivClient)
+        self.pubmed = client_of(clients, SourceName.PUBMED, PubMedClient)
+        # Tier 2 full text: open-access PMC articles (the full-text chain, `pmc_fulltext`).
+        self.europe_pmc = client_of(clients, SourceName.EUROPE_PMC, EuropePmcClient)
+        # Tier 1 books and Tier 3 canonical texts (issue 12): asked by their own module.
+        self.tiers = TierSources(clients)
+        # DBLP and the ACL Anthology (issue 12): `cs_sources`.
+        self.cs = CsSources(clients)
 
     # --- lookups -------------------------------------------------------------------------------
 
@@ -267,14 +273,7 @@ class SourceGateway:
         if not text:
             return []
         title = search_title(cited)
-        whole = bibliographic_query(cited) or text
-        crossref = SearchCall(
-            SourceName.CROSSREF,
-            whole,
-            self.mirrored_search(
-                SourceName.CROSSREF, title or whole, lambda: self.crossref.search(whole, rows=5)
-            ),
-        )
+        crossref = self._crossref_search(bibliographic_query(cited) or text, title)
         stages: list[list[SearchCall]]
         if not title:
             s2_search = SearchCall(
@@ -282,39 +281,7 @@ class SourceGateway:
             )
             stages = [[crossref], [s2_search]]
         else:
-            author = first_author(cited)
-            openalex = SearchCall(
-                SourceName.OPENALEX,
-                f"{title} | author: {author}" if author else title,
-                self.mirrored_search(
-                    SourceName.OPENALEX,
-                    title,
-                    searchable(
-                        SourceName.OPENALEX,
-                        lambda: self.openalex.search(title=title, author=author, per_page=5),
-                    ),
-                ),
-            )
-            s2_match = SearchCall(
-                SourceName.SEMANTIC_SCHOLAR,
-                title,
-                lambda: self.semantic_scholar.match_title(title, alone=near_miss_seen()),
-            )
-            arxiv = SearchCall(
-                SourceName.ARXIV,
-                title,
-                searchable(SourceName.ARXIV, lambda: self.arxiv.search(title=title, max_results=5)),
-            )
-            pubmed = SearchCall(
-                SourceName.PUBMED, title, searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
-            )
-            # DBLP (one request every 2 s) only after the general indexes missed the work.
-            dblp = SearchCall(
-                SourceName.DBLP,
-                title,
-                self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title)),
-            )
-            specialised = [arxiv, pubmed, dblp, *self._registered_searches(title, author)]
+            openalex, s2_match, specialised = self._title_searches(cited, title, near_miss_seen)
             if self.settings.crossref_search_last and not given_as_string(cited):
                 # Crossref has no OR: its searches go one title at a time (3 per second), so it is
                 # asked last, when no other index found the work (issue 23); a work found
@@ -324,6 +291,55 @@ class SourceGateway:
                 stages = [[openalex], [crossref], [s2_match], specialised]
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
+
+    def _crossref_search(self, whole: str, title: str | None) -> SearchCall:
+        """Crossref's bibliographic search of `whole` (asked of the mirror by the title first)."""
+        return SearchCall(
+            SourceName.CROSSREF,
+            whole,
+            self.mirrored_search(
+                SourceName.CROSSREF, title or whole, lambda: self.crossref.search(whole, rows=5)
+            ),
+        )
+
+    def _title_searches(
+        self, cited: CitedReference, title: str, near_miss_seen: Callable[[], bool]
+    ) -> tuple[SearchCall, SearchCall, list[SearchCall]]:
+        """The title searches of `search_stages`: OpenAlex's, Semantic Scholar's title match, and
+        the specialised indexes' (arXiv, PubMed, DBLP, every registered title search)."""
+        author = first_author(cited)
+        openalex = SearchCall(
+            SourceName.OPENALEX,
+            f"{title} | author: {author}" if author else title,
+            self.mirrored_search(
+                SourceName.OPENALEX,
+                title,
+                searchable(
+                    SourceName.OPENALEX,
+                    lambda: self.openalex.search(title=title, author=author, per_page=5),
+                ),
+            ),
+        )
+        s2_match = SearchCall(
+            SourceName.SEMANTIC_SCHOLAR,
+            title,
+            lambda: self.semantic_scholar.match_title(title, alone=near_miss_seen()),
+        )
+        arxiv = SearchCall(
+            SourceName.ARXIV,
+            title,
+            searchable(SourceName.ARXIV, lambda: self.arxiv.search(title=title, max_results=5)),
+        )
+        pubmed = SearchCall(
+            SourceName.PUBMED, title, searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
+        )
+        # DBLP (one request every 2 s) only after the general indexes missed the work.
+        dblp = SearchCall(
+            SourceName.DBLP,
+            title,
+            self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title)),
+        )
+        return openalex, s2_match, [arxiv, pubmed, dblp, *self._registered_searches(title, author)]
 
     def _registered_searches(self, title: str, author: str | None) -> list[SearchCall]:
         """The title search of every registered source whose record has one (`SourceSpec.title_search`):

@@ -266,6 +266,26 @@ async def verify_reference(
         evidence = g.evidence(gw, cited)
         verdict = decide(cited, evidence, current_year=current_year)
         return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)
+    library_hit = await _library_hit(cited, gw, g, current_year=current_year)
+    # Offline, a library hit is all there is: nothing more is asked of it.
+    live = not (library_hit and gw.offline)
+    verdict = await _find_the_work(
+        cited, gw, g, library_hit=library_hit, live=live, current_year=current_year
+    )
+    # From here on a library hit is treated as a first run: the questions below are asked only
+    # when the verdict leaves them open, as they were when the work was first verified.
+    if live:
+        verdict = await _settle_the_match(cited, verdict, gw, g, current_year=current_year)
+    if nothing_found(verdict):
+        verdict = await _last_resort_tiers(cited, verdict, gw, g, current_year=current_year)
+    # Paper-mill signals: the authors' other works, asked only when another indicator fired.
+    evidence = await with_authorship(verdict, g.evidence(gw, cited), gw)
+    return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)
+
+
+async def _library_hit(cited: CitedReference, gw: SourceGateway, g: Gathered, *, current_year: int) -> bool:
+    """Tier 0: the works verified before. Its answers are recorded; a hit counts only when it
+    verifies the reference (offline, any hit counts: nothing more can be asked)."""
     from_library: list[SourceAnswer] = []
     library_hit = await gw.library_lookup(cited, from_library, g.raw)
     for answer in from_library:
@@ -279,9 +299,16 @@ async def verify_reference(
         # The library is a cache of verified works, not an oracle: a mismatch is asked of the
         # sources as on a first run, every step of it.
         library_hit = False
+    return library_hit
+
+
+async def _find_the_work(
+    cited: CitedReference, gw: SourceGateway, g: Gathered, *, library_hit: bool, live: bool, current_year: int
+) -> Verdict:
+    """The look-ups that find the work: identifiers, the book catalogues, then the searches (unless
+    an identifier or a catalogue settled it, or the library already holds it)."""
+    ask = functools.partial(_ask, g)
     book_settled = False
-    # Offline, a library hit is all there is: nothing more is asked of it.
-    live = not (library_hit and gw.offline)
     if library_hit and live:
         # A hit stands for the look-ups that find the work (identifiers, catalogues, searches),
         # never for what is checked of it: the library holds no book's pages, so a quote cited
@@ -301,38 +328,40 @@ async def verify_reference(
     ):
         await _searches(cited, gw, g, current_year=current_year)
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    # From here on a library hit is treated as a first run: the questions below are asked only
-    # when the verdict leaves them open, as they were when the work was first verified.
-    if (
-        live
-        and verdict.match is not None
-        and verdict.secondary is None
-        and await _second_source(verdict, gw, g)
-    ):
+    return verdict
+
+
+async def _settle_the_match(
+    cited: CitedReference, verdict: Verdict, gw: SourceGateway, g: Gathered, *, current_year: int
+) -> Verdict:
+    """The questions a match leaves open: a second source for triangulation, DBLP's record of a
+    venue in doubt, and the evidence that settles a venue, publication or version question."""
+    ask = functools.partial(_ask, g)
+    if verdict.match is not None and verdict.secondary is None and await _second_source(verdict, gw, g):
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    dblp_key = dblp_key_to_confirm(cited, verdict, g.answers) if live else None
+    dblp_key = dblp_key_to_confirm(cited, verdict, g.answers)
     if dblp_key is not None:
         # A venue the sources left in doubt, under a DBLP key of that venue: DBLP's record settles it.
         await _ask(g, SourceName.DBLP, QueryKind.SEARCH, dblp_key, gw.dblp_record(dblp_key))
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     for _ in range(SETTLING_ROUNDS):
-        if (
-            not live
-            or verdict.match is None
-            or not await look_for_settling_evidence(cited, verdict, gw, g, ask)
-        ):
+        if verdict.match is None or not await look_for_settling_evidence(cited, verdict, gw, g, ask):
             break
         # Issue 21: the registries, the publication-recording sources and arXiv's versions asked
         # for what would settle a venue, publication or version question left open.
         verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    return verdict
+
+
+async def _last_resort_tiers(
+    cited: CitedReference, verdict: Verdict, gw: SourceGateway, g: Gathered, *, current_year: int
+) -> Verdict:
+    """Tiers 4 and 5 (`web_tiers`) when nothing was found: candidates from a web search, looked up
+    by identifier; then an LLM's suggestion, never evidence. Skipped tiers are recorded as such."""
+    ask = functools.partial(_ask, g)
+    if await web_search_candidates(search_text(cited), gw, ask):
+        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
     if nothing_found(verdict):
-        # Tiers 4 and 5 (`web_tiers`): candidates from a web search, looked up by identifier; then
-        # an LLM's suggestion, never evidence. Skipped tiers are recorded as such.
-        if await web_search_candidates(search_text(cited), gw, ask):
-            verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-        if nothing_found(verdict):
-            await llm_suggestion(cited, gw, ask)
-            verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
-    # Paper-mill signals: the authors' other works, asked only when another indicator fired.
-    evidence = await with_authorship(verdict, g.evidence(gw, cited), gw)
-    return ReferenceOutcome(cited=cited, verdict=verdict, evidence=evidence, raw=g.raw)
+        await llm_suggestion(cited, gw, ask)
+        verdict = decide(cited, g.evidence(gw, cited), current_year=current_year)
+    return verdict

@@ -55,7 +55,7 @@ from aletheia.storage.claim_store import ClaimStageStore, StageRow
 from aletheia.storage.models import ItemStatus, Job, JobStatus
 
 if TYPE_CHECKING:
-    from aletheia.pipeline.claims.stages import ClaimState, StageEnv
+    from aletheia.pipeline.claims.claim_state import ClaimState, StageEnv
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def claim_artifact(ctx: ServiceContext, job_id: str) -> None:
     job's summary, its items settled and its report asked for."""
     from aletheia.core.artifacts import ArtifactPathError
     from aletheia.pipeline.audit.claim_events import ClaimTrail
-    from aletheia.pipeline.claims.stages import write_stage
+    from aletheia.pipeline.claims.claim_outcome import write_stage
 
     rt = ctx.runtime
     with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
@@ -178,7 +178,7 @@ def _begin(
         _fail(rt, job_id, CLAIM_PIPELINE_MISSING)
         logger.error(CLAIM_PIPELINE_MISSING)
         return None
-    from aletheia.pipeline.claims.stages import ClaimState
+    from aletheia.pipeline.claims.claim_state import ClaimState
 
     _transition(rt, job_id, JobStatus.QUEUED, JobStatus.RUNNING)
     store = rt.claim_stages
@@ -190,7 +190,7 @@ def _begin(
 
 
 def _initial_state(job: Job) -> dict[str, Any]:
-    from aletheia.pipeline.claims.stages import ClaimRequest, ClaimState
+    from aletheia.pipeline.claims.claim_state import ClaimRequest, ClaimState
 
     spec = job.input
     request = ClaimRequest(
@@ -250,9 +250,9 @@ def _run_stage(ctx: ServiceContext, job_id: str, stage: str) -> None:
 
 def _env(ctx: ServiceContext, job_id: str, fetches: Any) -> StageEnv | None:
     from aletheia.pipeline.audit.claim_events import ClaimTrail
+    from aletheia.pipeline.claims.claim_state import StageEnv
     from aletheia.pipeline.claims.judge import judge_from_settings, paced_judge
     from aletheia.pipeline.claims.reasoner import paced_reasoner, reasoner_from_settings
-    from aletheia.pipeline.claims.stages import StageEnv
     from aletheia.pipeline.llm.client import LLMError
 
     gateway = ctx.source_gateway()
@@ -291,7 +291,7 @@ def _save(ctx: ServiceContext, job_id: str, store: ClaimStageStore, row: StageRo
 
 def _finish(ctx: ServiceContext, job: Job, state: ClaimState) -> None:
     """The writer's last part (idempotent): the trail, the summary, the items; the report asked for."""
-    from aletheia.pipeline.claims.stages import state_outcome
+    from aletheia.pipeline.claims.claim_outcome import state_outcome
 
     rt = ctx.runtime
     job_id = job.id

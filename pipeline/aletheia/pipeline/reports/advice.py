@@ -11,9 +11,10 @@ from typing import Any
 
 from aletheia.pipeline.reports.bibtex import corrected_entry
 from aletheia.pipeline.reports.corrected import corrections
-from aletheia.pipeline.reports.explain import HOW, WRONG, context, join_names, role, sentence, source_name
 from aletheia.pipeline.reports.explain import asked_sources as asked_sources
+from aletheia.pipeline.reports.explain import context, join_names, role, sentence, source_name
 from aletheia.pipeline.reports.fields import decoded_cited, field_diffs, split_origin
+from aletheia.pipeline.reports.reason_sentences import HOW, WRONG
 from aletheia.pipeline.reports.transparency import transparency_phrase
 
 REPLACE, REMOVE, CHECK, OPTIONAL, NOTHING = "replace", "remove", "check", "optional", "nothing"

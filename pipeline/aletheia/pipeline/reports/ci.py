@@ -205,6 +205,31 @@ RULES = {
 }
 
 
+def _sarif_result(ex: Explanation, level: str) -> dict[str, Any]:
+    """One reference that needs attention as a SARIF result (its `ruleIndex` is set by the caller)."""
+    result: dict[str, Any] = {
+        "ruleId": ex.verdict,
+        "ruleIndex": 0,
+        "level": SARIF_LEVELS[level],
+        "message": {"text": f"{ex.key}: {ex.label}. " + full_text(ex)},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": quote(_relative(ex.file))},
+                    "region": {"startLine": ex.line or 1},
+                }
+            }
+        ],
+        "partialFingerprints": {"citationKey/v1": ex.key},
+        "properties": {"key": ex.key, "fix": ex.fix.kind, "fixText": ex.fix.text},
+    }
+    if ex.transparency:  # ADR 004: how far it is verified, by which tier
+        result["properties"]["transparency"] = ex.transparency
+    if ex.fix.bibtex:
+        result["properties"]["correctedEntry"] = ex.fix.bibtex
+    return result
+
+
 def sarif_document(summary: dict[str, Any], explanations: list[Explanation]) -> dict[str, Any]:
     att = attention(summary, explanations)
     results = []
@@ -215,27 +240,7 @@ def sarif_document(summary: dict[str, Any], explanations: list[Explanation]) -> 
             continue
         if ex.verdict not in used:
             used.append(ex.verdict)
-        result: dict[str, Any] = {
-            "ruleId": ex.verdict,
-            "ruleIndex": 0,
-            "level": SARIF_LEVELS[level],
-            "message": {"text": f"{ex.key}: {ex.label}. " + full_text(ex)},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": quote(_relative(ex.file))},
-                        "region": {"startLine": ex.line or 1},
-                    }
-                }
-            ],
-            "partialFingerprints": {"citationKey/v1": ex.key},
-            "properties": {"key": ex.key, "fix": ex.fix.kind, "fixText": ex.fix.text},
-        }
-        if ex.transparency:  # ADR 004: how far it is verified, by which tier
-            result["properties"]["transparency"] = ex.transparency
-        if ex.fix.bibtex:
-            result["properties"]["correctedEntry"] = ex.fix.bibtex
-        results.append(result)
+        results.append(_sarif_result(ex, level))
     for result in results:
         result["ruleIndex"] = used.index(result["ruleId"])
     rules = [
