@@ -270,6 +270,21 @@ def requests_twice(
     return outcomes, {"cold": cold, "second_run": second}, elapsed
 
 
+def requests_twice_against(
+    records: list[dict[str, Any]], refs: list[CitedReference], concurrency: int, *, name: str
+) -> tuple[list[Any], dict[str, Any], float]:
+    """`requests_twice` against a simulator (no limits) serving `records`, written in a temporary
+    folder named for the bench (`name`)."""
+    from aletheia.sources.simulator import universe_from_records
+
+    with tempfile.TemporaryDirectory(prefix=f"aletheia-bench-{name}-") as tmp:
+        universe_path = Path(tmp) / f"{name}-universe.jsonl"
+        universe_from_records(records, universe_path)
+        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
+            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
+            return requests_twice(refs, settings, concurrency)
+
+
 def json_objects(node: Any) -> Iterator[dict[str, Any]]:
     """Every JSON object in a parsed response, outermost first (a recorded source answer nests
     its records at any depth)."""

@@ -11,10 +11,8 @@ from typing import Any
 from aletheia.bench.common import DataMissing
 from aletheia.bench.formats_render import reference_bibtex
 from aletheia.bench.hallmark_bench import DATASET, build_universe, entry_bibtex, load, parse_entries
-from aletheia.bench.iclr_bench import noise_model
+from aletheia.bench.iclr_bench import derived_universe
 from aletheia.bench.iclr_reader import ICLR_DIR, read_all
-from aletheia.bench.iclr_universe import universe_for_iclr
-from aletheia.bench.noise import TitleIndex
 
 __all__ = ["SETS", "SourceSet", "hallmark_set", "iclr_set"]
 
@@ -40,14 +38,7 @@ def iclr_set(limit: int | None, seed: int = 10) -> SourceSet:
         raise DataMissing(f"the ICLR 2026 bibliographies are not at {ICLR_DIR}")
     gold = read_all(ICLR_DIR)[:limit] if limit else read_all(ICLR_DIR)
     # The universe exactly as `aletheia bench realbib --iclr` builds it (same seed, same noise).
-    model, real = noise_model(ICLR_DIR, gold)
-    records, info = universe_for_iclr(
-        gold,
-        seed,
-        model=model,
-        real=TitleIndex(real),
-        s2_published_only=model.measured["s2_published_only"]["applied"],
-    )
+    _, _, records, info = derived_universe(gold, seed)
     return SourceSet(
         name="iclr",
         entries=[(r.key, reference_bibtex(r, r.key)) for r in gold],

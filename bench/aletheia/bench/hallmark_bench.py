@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,14 +27,11 @@ from typing import Any
 
 from aletheia.bench.common import (
     SHARED_DATA,
-    SimulatorProcess,
     bibtex_entry,
     format_requests,
     machine,
     parse_bibtex,
-    requests_twice,
-    simulator_settings,
-    unthrottled_limits,
+    requests_twice_against,
 )
 from aletheia.bench.tier_counts import format_tier_table, tier_figures
 from aletheia.core.arxiv_ids import arxiv_id_from_doi
@@ -44,7 +40,6 @@ from aletheia.core.identifiers import clean_doi
 from aletheia.core.latex import latex_to_unicode
 from aletheia.core.text import normalize_title
 from aletheia.core.verdicts import VerdictStatus
-from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 DATASET = SHARED_DATA / "benchmarks" / "hallmark-dev" / "dev_public.jsonl"
 
@@ -320,12 +315,7 @@ def run(
     prepared = prepare(dataset, limit)
     entries, records, coverage = prepared.entries, prepared.records, prepared.coverage
     refs, problems = prepared.refs, prepared.problems
-    with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
-        universe_path = Path(tmp) / "hallmark-universe.jsonl"
-        universe_from_records(records, universe_path)
-        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
-            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
-            outcomes, requests, elapsed = requests_twice(refs, settings, concurrency)
+    outcomes, requests, elapsed = requests_twice_against(records, refs, concurrency, name="hallmark")
     verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
     verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
     figures = score(entries, verdicts, coverage)

@@ -16,7 +16,6 @@ record derived from its citation agrees with it by construction), derived, non-s
 from __future__ import annotations
 
 import subprocess
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,13 +23,10 @@ from typing import Any
 
 from aletheia.bench.common import (
     DataMissing,
-    SimulatorProcess,
     disagreements,
     format_requests,
     machine,
-    requests_twice,
-    simulator_settings,
-    unthrottled_limits,
+    requests_twice_against,
 )
 from aletheia.bench.iclr_reader import ICLR_DIR, LLM_MODELS, read_all
 from aletheia.bench.iclr_universe import measure_s2_published_only, universe_for_iclr
@@ -47,7 +43,6 @@ from aletheia.bench.tier_counts import (
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_title
 from aletheia.core.verdicts import LOGIC_VERSION
-from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
 FLAGGED = ("metadata_error", "identifier_conflict", "not_found", "fabricated", "retracted")
 
@@ -158,6 +153,15 @@ def _iclr_set(base: Path, model_name: str | None, limit: int | None, seed: int) 
     if limit is not None:
         refs = refs[:limit]
         gold = gold[:limit] if model_name is None else gold
+    return _IclrSet(refs, gold, *derived_universe(gold, seed, base))
+
+
+def derived_universe(
+    gold: list[CitedReference], seed: int, base: Path = ICLR_DIR
+) -> tuple[NoiseModel, TitleIndex, list[dict[str, Any]], dict[str, Any]]:
+    """The universe of `aletheia bench realbib --iclr` for the author-written references `gold`:
+    the noise model measured on the recorded responses, their title index, the universe's records
+    and what the derivation says of each (`universe_for_iclr`)."""
     model, real = noise_model(base, gold)
     index = TitleIndex(real)
     records, info = universe_for_iclr(
@@ -167,7 +171,7 @@ def _iclr_set(base: Path, model_name: str | None, limit: int | None, seed: int) 
         real=index,
         s2_published_only=model.measured["s2_published_only"]["applied"],
     )
-    return _IclrSet(refs, gold, model, index, records, info)
+    return model, index, records, info
 
 
 def run(
@@ -180,12 +184,7 @@ def run(
     base: Path = ICLR_DIR,
 ) -> dict[str, Any]:
     iclr = _iclr_set(base, model_name, limit, seed)
-    with tempfile.TemporaryDirectory(prefix="aletheia-bench-iclr-") as tmp:
-        universe_path = Path(tmp) / "iclr-universe.jsonl"
-        universe_from_records(iclr.records, universe_path)
-        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
-            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
-            outcomes, requests, elapsed = requests_twice(iclr.refs, settings, concurrency)
+    outcomes, requests, elapsed = requests_twice_against(iclr.records, iclr.refs, concurrency, name="iclr")
     tally = _tally(iclr, outcomes, model_name)
     if report is not None:
         report.write_text("\n".join(tally.lines) + "\n", encoding="utf-8")

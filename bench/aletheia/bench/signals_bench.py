@@ -259,35 +259,13 @@ def format_report(f: dict[str, Any]) -> str:
 
 def _iclr_outcomes(seed: int, concurrency: int) -> tuple[list[CitedReference], list[Any]]:
     """The author-written ICLR 2026 references and their outcomes against the realbib universe."""
-    import tempfile
-
-    from aletheia.bench.common import (
-        SimulatorProcess,
-        requests_twice,
-        simulator_settings,
-        unthrottled_limits,
-    )
-    from aletheia.bench.iclr_bench import noise_model
+    from aletheia.bench.common import requests_twice_against
+    from aletheia.bench.iclr_bench import derived_universe
     from aletheia.bench.iclr_reader import ICLR_DIR, read_all
-    from aletheia.bench.iclr_universe import universe_for_iclr
-    from aletheia.bench.noise import TitleIndex
-    from aletheia.sources.simulator import SimulatorConfig, universe_from_records
 
     gold = read_all(ICLR_DIR)
-    model, real = noise_model(ICLR_DIR, gold)
-    records, _ = universe_for_iclr(
-        gold,
-        seed,
-        model=model,
-        real=TitleIndex(real),
-        s2_published_only=model.measured["s2_published_only"]["applied"],
-    )
-    with tempfile.TemporaryDirectory(prefix="aletheia-bench-signals-") as tmp:
-        universe_path = Path(tmp) / "iclr-universe.jsonl"
-        universe_from_records(records, universe_path)
-        with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
-            settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
-            outcomes, _, _ = requests_twice(gold, settings, concurrency)
+    _, _, records, _ = derived_universe(gold, seed)
+    outcomes, _, _ = requests_twice_against(records, gold, concurrency, name="signals")
     return gold, outcomes
 
 

@@ -27,6 +27,12 @@ _JOB_ID = {
     "pattern": "^[0-9a-f]{32}$",
 }
 
+# A job-submitting tool's own waiting: for the job to settle (`wait`), at most this long.
+_WAIT_PROPERTIES: dict[str, Any] = {
+    "wait": {"type": "boolean", "default": True},
+    "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
+}
+
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "submit_bibliography",
@@ -90,8 +96,7 @@ TOOLS: list[dict[str, Any]] = [
                     "drift audits do not report the accepted disagreement. Nothing else is overridden: "
                     "an excerpt must still be the paper's own words.",
                 },
-                "wait": {"type": "boolean", "default": True},
-                "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
+                **_WAIT_PROPERTIES,
             },
             "required": ["claim"],
             "additionalProperties": False,
@@ -157,8 +162,7 @@ TOOLS: list[dict[str, Any]] = [
                     "description": "Judge at most this many (sentence, cited paper) pairs; past it a "
                     "cited claim's judgement is 'unchecked'.",
                 },
-                "wait": {"type": "boolean", "default": True},
-                "timeout_seconds": {"type": "number", "minimum": 1, "maximum": 3600, "default": 600},
+                **_WAIT_PROPERTIES,
             },
             "required": ["text"],
             "additionalProperties": False,
