@@ -156,7 +156,7 @@ def _not_about_the_claim(
     if any(term in subject for key in key_terms(claim) for term in content_terms(key)):
         head = ()
     defined = {term for key in known for term in content_terms(key)}
-    absent_subject = [term for term in head if term in set(absent_terms) and term not in defined]
+    absent_subject = [term for term in head if term in absent_terms and term not in defined]
     if absent_subject:
         codes.append(f"subject_absent_from_paper: {', '.join(absent_subject)}")
     if missing := missing_key_terms(claim, excerpt, known):
