@@ -10,22 +10,14 @@ Answers are cached by id, negative ones too. The pure parser is in `acl_antholog
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from aletheia.core.acl_ids import clean_acl_id
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.acl_anthology_parse import parse_acl_bibtex
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.cache import cache_key, cached_record, for_base_url
-from aletheia.sources.transport.factory import transport_from_settings
-
-if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.factory import contact_headers, source_transport
 
 __all__ = ["AclAnthologyClient", "acl_anthology_transport", "parse_acl_bibtex"]
 
@@ -66,13 +58,5 @@ class AclAnthologyClient:
         )
 
 
-def acl_anthology_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    """The polite transport to the ACL Anthology, from settings."""
-    from aletheia.sources.transport.user_agent import user_agent
-
-    headers = {"User-Agent": user_agent(settings.mailto)}
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.acl_anthology_url, headers=headers
-    )
+# The polite transport to the ACL Anthology, from settings, naming a contact.
+acl_anthology_transport: Final = source_transport(SOURCE, headers=contact_headers)

@@ -32,7 +32,7 @@ from aletheia.sources.base import (
 from aletheia.sources.batching import Coalescer
 from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
-from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.factory import source_transport
 
 if TYPE_CHECKING:
     import httpx
@@ -286,39 +286,14 @@ class ArxivClient:
         return _match_entries(keys, feed.entries)
 
 
-def _arxiv_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None,
-    base_url: str,
-) -> PoliteTransport:
-    # arXiv's API terms: no more than one request every three seconds, one connection at a time.
-    # This is where that is enforced: the transport's bucket `arxiv:single`, sized by
-    # `settings.arxiv_limits` (rate 1/3, burst 1, concurrency 1). The export API and arxiv.org
-    # transports both belong to the source `arxiv`, so they share that one bucket and that one
-    # slot (in Redis, across every worker), and their sum stays at one request per three seconds.
-    return transport_from_settings(SOURCE, http, settings, limiter, breaker, base_url=base_url)
-
-
-def arxiv_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
-) -> PoliteTransport:
-    """The polite transport to the export API (`settings.arxiv_api_url`)."""
-    return _arxiv_transport(http, settings, limiter, breaker, settings.arxiv_api_url)
-
-
-def arxiv_web_transport(
-    http: httpx.AsyncClient,
-    settings: Settings,
-    limiter: RateLimiter,
-    breaker: CircuitBreaker | None = None,
-) -> PoliteTransport:
-    """The polite transport to arxiv.org (`settings.arxiv_url`), for HTML and PDF; same bucket."""
-    return _arxiv_transport(http, settings, limiter, breaker, settings.arxiv_url)
+# arXiv's API terms: no more than one request every three seconds, one connection at a time. This is
+# where that is enforced: the transport's bucket `arxiv:single`, sized by `settings.arxiv_limits`
+# (rate 1/3, burst 1, concurrency 1). The export API (`settings.arxiv_api_url`) and arxiv.org
+# (`settings.arxiv_url`, for HTML and PDF) transports both belong to the source `arxiv`, so they
+# share that one bucket and that one slot (in Redis, across every worker), and their sum stays at
+# one request per three seconds.
+arxiv_transport: Final = source_transport(SOURCE, url_setting="arxiv_api_url")
+arxiv_web_transport: Final = source_transport(SOURCE, url_setting="arxiv_url")
 
 
 def arxiv_transports(

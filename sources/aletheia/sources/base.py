@@ -17,13 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from aletheia.core.errors import AletheiaError
 from aletheia.core.records import SourceName, WorkRecord
-
-if TYPE_CHECKING:
-    pass
 
 # `venue`: a venue registry's search or entry (issue 21), paced with the source's searches and
 # counted apart in the request figures (`requests_venue`).

@@ -8,21 +8,13 @@ One request per second by default (`ALETHEIA_CCEL_LIMITS`); none is documented. 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceRecord, Transport
 from aletheia.sources.cache import cache_key, cached_record, for_base_url
 from aletheia.sources.canonical_parse import parse_ccel_page
-from aletheia.sources.transport.factory import transport_from_settings
-
-if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.factory import contact_headers, source_transport
 
 SOURCE: Final = SourceName.CCEL
 
@@ -51,12 +43,4 @@ class CcelClient:
         )
 
 
-def ccel_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    from aletheia.sources.transport.user_agent import user_agent
-
-    headers = {"User-Agent": user_agent(settings.mailto)}
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.ccel_url, headers=headers
-    )
+ccel_transport: Final = source_transport(SOURCE, headers=contact_headers)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 from urllib.parse import quote
 
 from aletheia.core.identifiers import clean_doi
@@ -37,16 +37,7 @@ from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
     parse_crossref_message,
     parse_crossref_work,
 )
-from aletheia.sources.transport.factory import transport_from_settings
-from aletheia.sources.transport.user_agent import user_agent
-
-if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.factory import contact_headers, source_transport
 
 __all__ = [
     "CROSSREF_WORK_MESSAGE_TYPES",
@@ -304,12 +295,6 @@ def _has_items(payload: Any) -> bool:
     return bool(isinstance(message, Mapping) and message.get("items"))
 
 
-def crossref_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    """The polite transport to Crossref, from settings: base URL, limits, on/off, and the User-Agent
-    that names a contact address (Crossref's polite pool)."""
-    headers = {"User-Agent": user_agent(settings.mailto)}
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.crossref_url, headers=headers
-    )
+# The polite transport to Crossref, from settings: base URL, limits, on/off, and the User-Agent that
+# names a contact address (Crossref's polite pool).
+crossref_transport: Final = source_transport(SOURCE, headers=contact_headers)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 from urllib.parse import quote
 
 from aletheia.core.records import SourceName, WorkRecord
@@ -37,15 +37,7 @@ from aletheia.sources.dblp_titles import (
 )
 from aletheia.sources.safe_xml import parse_untrusted_xml
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
-from aletheia.sources.transport.factory import transport_from_settings
-
-if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.factory import contact_headers, source_transport
 
 __all__ = ["DblpClient", "dblp_query", "dblp_transport", "is_dblp_key", "parse_dblp_search"]
 
@@ -160,14 +152,6 @@ def _parse_xml(text: Any) -> WorkRecord:
     return parse_dblp_xml_record(parse_untrusted_xml(text, source=SOURCE.value, allow_doctype=True))
 
 
-def dblp_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    """The polite transport to DBLP: base URL, limits, on/off from settings; a User-Agent naming
-    Aletheia and a contact, as DBLP asks of scripts."""
-    from aletheia.sources.transport.user_agent import user_agent
-
-    headers = {"User-Agent": user_agent(settings.mailto)}
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.dblp_url, headers=headers
-    )
+# The polite transport to DBLP: base URL, limits, on/off from settings; a User-Agent naming
+# Aletheia and a contact, as DBLP asks of scripts.
+dblp_transport: Final = source_transport(SOURCE, headers=contact_headers)

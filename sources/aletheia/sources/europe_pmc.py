@@ -18,7 +18,7 @@ parsers are pure and live in `europe_pmc_parse`, re-exported here.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from aletheia.core.excerpts import PaperText
 from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
@@ -31,16 +31,8 @@ from aletheia.sources.europe_pmc_parse import (  # the pure parsers, re-exported
     parse_jats,
     parse_search,
 )
-from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.factory import source_transport
 from aletheia.sources.transport.item_stats import count
-
-if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "REST_PATH",
@@ -141,9 +133,6 @@ class EuropePmcClient:
         return article
 
 
-def europe_pmc_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    """The polite transport to Europe PMC's REST API (`settings.europe_pmc_url`): its limits, its
-    breaker, and off when offline or listed in `ALETHEIA_DISABLED_SOURCES`."""
-    return transport_from_settings(SOURCE, http, settings, limiter, breaker, base_url=settings.europe_pmc_url)
+# The polite transport to Europe PMC's REST API (`settings.europe_pmc_url`): its limits, its
+# breaker, and off when offline or listed in `ALETHEIA_DISABLED_SOURCES`.
+europe_pmc_transport: Final = source_transport(SOURCE)

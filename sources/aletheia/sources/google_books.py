@@ -16,15 +16,10 @@ from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceRecord, Transport
 from aletheia.sources.books_parse import google_books_items, parse_google_books_volume
 from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
-from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.factory import source_transport
 
 if TYPE_CHECKING:
-    import httpx
-
     from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
 
 SOURCE: Final = SourceName.GOOGLE_BOOKS
 VOLUMES: Final = "/books/v1/volumes"
@@ -88,11 +83,9 @@ class GoogleBooksClient:
         )
 
 
-def google_books_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
+def _api_key_param(settings: Settings) -> dict[str, str] | None:
     key = settings.google_books_api_key
-    params = {"key": key.get_secret_value()} if key else None
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.google_books_url, default_params=params
-    )
+    return {"key": key.get_secret_value()} if key else None
+
+
+google_books_transport: Final = source_transport(SOURCE, params=_api_key_param)

@@ -14,7 +14,7 @@ its "not found", and `decide` never turns it into an accusation.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 from urllib.parse import quote
 
 from aletheia.core.isbn import normalise_isbn
@@ -26,15 +26,7 @@ from aletheia.sources.books_parse import (
     parse_open_library_edition,
 )
 from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
-from aletheia.sources.transport.factory import transport_from_settings
-
-if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.factory import contact_headers, source_transport
 
 SOURCE: Final = SourceName.OPEN_LIBRARY
 MAX_AUTHORS: Final = 5
@@ -122,12 +114,4 @@ class OpenLibraryClient:
         )
 
 
-def open_library_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    from aletheia.sources.transport.user_agent import user_agent
-
-    headers = {"User-Agent": user_agent(settings.mailto)}
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.open_library_url, headers=headers
-    )
+open_library_transport: Final = source_transport(SOURCE, headers=contact_headers)

@@ -39,16 +39,10 @@ from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
 )
 from aletheia.sources.openalex_titles import DEFAULT_MAX_URL_BYTES, MAX_RESULTS, TitleQuery, title_batcher
 from aletheia.sources.title_batches import TitleBatcher
-from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.factory import contact_headers, source_transport
 
 if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
     from aletheia.core.authorship import AuthorWorks
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "MAX_DOIS_PER_REQUEST",
@@ -366,13 +360,5 @@ class OpenAlexClient:
         )
 
 
-def openalex_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    """The polite transport to OpenAlex, from settings (base URL, limits, on/off)."""
-    from aletheia.sources.transport.user_agent import user_agent
-
-    headers = {"User-Agent": user_agent(settings.mailto)}
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.openalex_url, headers=headers
-    )
+# The polite transport to OpenAlex, from settings (base URL, limits, on/off), naming a contact.
+openalex_transport: Final = source_transport(SOURCE, headers=contact_headers)

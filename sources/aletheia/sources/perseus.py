@@ -8,21 +8,13 @@ default (`ALETHEIA_PERSEUS_LIMITS`); none is documented. Pure parser: `canonical
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceRecord, Transport
 from aletheia.sources.cache import cache_key, cached_record, for_base_url
 from aletheia.sources.canonical_parse import parse_cts_passage
-from aletheia.sources.transport.factory import transport_from_settings
-
-if TYPE_CHECKING:
-    import httpx
-
-    from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
+from aletheia.sources.transport.factory import contact_headers, source_transport
 
 SOURCE: Final = SourceName.PERSEUS
 CTS_PATH: Final = "/api/cts"
@@ -56,12 +48,4 @@ class PerseusClient:
         )
 
 
-def perseus_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    from aletheia.sources.transport.user_agent import user_agent
-
-    headers = {"User-Agent": user_agent(settings.mailto)}
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.perseus_url, headers=headers
-    )
+perseus_transport: Final = source_transport(SOURCE, headers=contact_headers)

@@ -57,15 +57,10 @@ from aletheia.sources.pubmed_parse import (  # the pure parsers, re-exported
     parse_esearch,
     parse_pubmed_raw,
 )
-from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.factory import source_transport
 
 if TYPE_CHECKING:
-    import httpx
-
     from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "MAX_IDS_PER_REQUEST",
@@ -267,21 +262,19 @@ class PubMedClient:
             await self.cache.put(SOURCE, cache_key(kind, pmid), raw, found=raw is not None, url=url)
 
 
-def pubmed_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    """The polite transport to the E-utilities, from settings: base URL, limits, identity, on/off.
-
-    NCBI allows 3 requests per second per client, 10 with an API key; that is enforced here, by the
-    transport's bucket `pubmed:single`, sized by `settings.limits_for("pubmed")`, which picks
-    `pubmed_limits_with_key` when NCBI_API_KEY is set. `tool`, `email` and `api_key` go on every
-    request as NCBI asks.
-    """
+def _ncbi_identity(settings: Settings) -> dict[str, str]:
     identity = {"tool": TOOL_NAME}
     if settings.mailto:
         identity["email"] = settings.mailto
     if settings.ncbi_api_key is not None:
         identity["api_key"] = settings.ncbi_api_key.get_secret_value()
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.pubmed_url, default_params=identity
-    )
+    return identity
+
+
+# The polite transport to the E-utilities, from settings: base URL, limits, identity, on/off.
+#
+# NCBI allows 3 requests per second per client, 10 with an API key; that is enforced here, by the
+# transport's bucket `pubmed:single`, sized by `settings.limits_for("pubmed")`, which picks
+# `pubmed_limits_with_key` when NCBI_API_KEY is set. `tool`, `email` and `api_key` go on every
+# request as NCBI asks.
+pubmed_transport: Final = source_transport(SOURCE, params=_ncbi_identity)

@@ -37,15 +37,10 @@ from aletheia.sources.s2_titles import (
 )
 from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
-from aletheia.sources.transport.factory import transport_from_settings
+from aletheia.sources.transport.factory import source_transport
 
 if TYPE_CHECKING:
-    import httpx
-
     from aletheia.config.settings import Settings
-    from aletheia.sources.transport.breaker import CircuitBreaker
-    from aletheia.sources.transport.limiter import RateLimiter
-    from aletheia.sources.transport.polite import PoliteTransport
 
 __all__ = [
     "MAX_BATCH_IDS",
@@ -309,18 +304,15 @@ class SemanticScholarClient:
         return results
 
 
-def semantic_scholar_transport(
-    http: httpx.AsyncClient, settings: Settings, limiter: RateLimiter, breaker: CircuitBreaker | None = None
-) -> PoliteTransport:
-    """The polite transport to Semantic Scholar, from settings: base URL, limits, key, on/off.
-
-    Politeness is enforced here, by the transport's shared bucket `semantic_scholar:single`:
-    S2 allows an API key 1 request per second across all endpoints (and the keyless pool is shared
-    by everyone), so `settings.semantic_scholar_limits` defaults to rate 1, burst 1, one request in
-    flight. A batch POST is one request, which is why `paper()` coalesces.
-    """
+def _api_key_header(settings: Settings) -> dict[str, str] | None:
     key = settings.semantic_scholar_api_key
-    headers = {"x-api-key": key.get_secret_value()} if key is not None else None
-    return transport_from_settings(
-        SOURCE, http, settings, limiter, breaker, base_url=settings.semantic_scholar_url, headers=headers
-    )
+    return {"x-api-key": key.get_secret_value()} if key is not None else None
+
+
+# The polite transport to Semantic Scholar, from settings: base URL, limits, key, on/off.
+#
+# Politeness is enforced here, by the transport's shared bucket `semantic_scholar:single`: S2
+# allows an API key 1 request per second across all endpoints (and the keyless pool is shared by
+# everyone), so `settings.semantic_scholar_limits` defaults to rate 1, burst 1, one request in
+# flight. A batch POST is one request, which is why `paper()` coalesces.
+semantic_scholar_transport: Final = source_transport(SOURCE, headers=_api_key_header)

@@ -6,7 +6,8 @@ that the contract imports nothing of the transport that implements it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from aletheia.core.records import SourceName
 from aletheia.sources.transport.breaker import CircuitBreaker
@@ -18,7 +19,61 @@ if TYPE_CHECKING:
     from aletheia.config.settings import Settings
     from aletheia.sources.transport.limiter import RateLimiter
 
-__all__ = ["transport_from_settings"]
+__all__ = ["TransportFactory", "contact_headers", "source_transport", "transport_from_settings"]
+
+# What a source's etiquette asks every request to carry, read from settings (None: nothing).
+SettingsPart = Callable[["Settings"], "dict[str, str] | None"]
+
+
+class TransportFactory(Protocol):
+    """A source's `<source>_transport(http, settings, limiter, breaker=None)`."""
+
+    def __call__(
+        self,
+        http: httpx.AsyncClient,
+        settings: Settings,
+        limiter: RateLimiter,
+        breaker: CircuitBreaker | None = None,
+    ) -> PoliteTransport: ...
+
+
+def contact_headers(settings: Settings) -> dict[str, str]:
+    """The User-Agent naming Aletheia and the contact address (`settings.mailto`), as the scholarly
+    indexes ask of scripts (Crossref's and OpenAlex's polite pools read the address)."""
+    from aletheia.sources.transport.user_agent import user_agent
+
+    return {"User-Agent": user_agent(settings.mailto)}
+
+
+def source_transport(
+    source: SourceName | str,
+    *,
+    url_setting: str | None = None,
+    headers: SettingsPart | None = None,
+    params: SettingsPart | None = None,
+) -> TransportFactory:
+    """The `<source>_transport` of a client module: `transport_from_settings` at the base URL of
+    the `url_setting` field (by default `<source>_url`), every request carrying the `headers` and
+    query `params` the source's etiquette asks for, read from settings when the transport is built."""
+
+    def build(
+        http: httpx.AsyncClient,
+        settings: Settings,
+        limiter: RateLimiter,
+        breaker: CircuitBreaker | None = None,
+    ) -> PoliteTransport:
+        return transport_from_settings(
+            source,
+            http,
+            settings,
+            limiter,
+            breaker,
+            base_url=getattr(settings, url_setting) if url_setting is not None else None,
+            headers=headers(settings) if headers is not None else None,
+            default_params=params(settings) if params is not None else None,
+        )
+
+    return build
 
 
 def transport_from_settings(
