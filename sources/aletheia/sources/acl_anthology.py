@@ -15,8 +15,9 @@ from typing import Any, Final
 from aletheia.core.acl_ids import clean_acl_id
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.acl_anthology_parse import parse_acl_bibtex
-from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
-from aletheia.sources.cache import cache_key, cached_record, for_base_url
+from aletheia.sources.base import SourceParseError, SourceRecord
+from aletheia.sources.cache import cache_key
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.transport.factory import contact_headers, source_transport
 
 __all__ = ["AclAnthologyClient", "acl_anthology_transport", "parse_acl_bibtex"]
@@ -24,15 +25,10 @@ __all__ = ["AclAnthologyClient", "acl_anthology_transport", "parse_acl_bibtex"]
 SOURCE: Final = SourceName.ACL_ANTHOLOGY
 
 
-class AclAnthologyClient:
+class AclAnthologyClient(SourceClientBase):
     """Papers of the ACL Anthology by id."""
 
-    source: Final = SOURCE
-
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
+    source = SOURCE
 
     async def by_id(self, anthology_id: str) -> SourceRecord | None:
         """The paper an anthology id names, or None when the anthology has none (cached either
@@ -47,14 +43,11 @@ class AclAnthologyClient:
                 raise SourceParseError(SOURCE.value, "an ACL Anthology record is BibTeX text")
             return parse_acl_bibtex(raw, ident)
 
-        return await cached_record(
-            self.cache,
-            SOURCE,
+        return await self._record(
             cache_key("acl", ident),
-            self.transport.stats,
             fetch=lambda: self.transport.get_text(path, kind="single"),
             parse=parse,
-            url=f"{self.transport.base_url.rstrip('/')}{path}",
+            url=self._url(path),
         )
 
 

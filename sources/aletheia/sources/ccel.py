@@ -11,32 +11,25 @@ from __future__ import annotations
 from typing import Final
 
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceRecord, Transport
-from aletheia.sources.cache import cache_key, cached_record, for_base_url
+from aletheia.sources.base import SourceRecord
+from aletheia.sources.cache import cache_key
 from aletheia.sources.canonical_parse import parse_ccel_page
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.transport.factory import contact_headers, source_transport
 
 SOURCE: Final = SourceName.CCEL
 
 
-class CcelClient:
-    source: Final = SOURCE
-
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
+class CcelClient(SourceClientBase):
+    source = SOURCE
 
     async def page(self, path: str) -> SourceRecord | None:
         """The text of the section page at `path` (starting with `/`), or None when there is none."""
         if not path.startswith("/") or ".." in path or "?" in path or "#" in path:
             raise ValueError(f"not a CCEL path: {path!r}")
-        url = f"{self.transport.base_url}{path}"
-        return await cached_record(
-            self.cache,
-            SOURCE,
+        url = self._url(path)
+        return await self._record(
             cache_key("ccel", path),
-            self.transport.stats,
             fetch=lambda: self.transport.get_text(path, kind="single"),
             parse=lambda raw: parse_ccel_page(str(raw), path=path, url=url),
             url=url,

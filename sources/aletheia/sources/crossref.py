@@ -29,7 +29,8 @@ from aletheia.core.identifiers import clean_doi
 from aletheia.core.records import RetractionNotice, SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
+from aletheia.sources.cache import cache_key, lookup_many
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.crossref_notices import notices_from_update_to
 from aletheia.sources.crossref_parse import (  # the pure parsers, re-exported
     CROSSREF_WORK_MESSAGE_TYPES,
@@ -77,10 +78,10 @@ def crossref_params(extra: Mapping[str, Any] | None, *, mailto: str | None) -> d
     return params
 
 
-class CrossrefClient:
+class CrossrefClient(SourceClientBase):
     """Works by DOI, bibliographic search, and the notices that update a DOI."""
 
-    source: Final = SOURCE
+    source = SOURCE
 
     def __init__(
         self,
@@ -92,11 +93,8 @@ class CrossrefClient:
     ):
         """`coalesce_window` (seconds): when given, `work_by_doi` lookups arriving within it go
         out together as one `filter=doi:` list query (`works_by_dois`); None asks each DOI alone."""
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
+        super().__init__(transport, cache=cache)
         self.mailto = mailto
-        self._searches = SearchMemo(SOURCE, cache, transport.stats)
         self._coalescer: Coalescer[str, SourceRecord] | None = (
             Coalescer(self._fetch_doi_batch, max_batch=MAX_DOIS_PER_FILTER, window=coalesce_window)
             if coalesce_window is not None
@@ -105,9 +103,6 @@ class CrossrefClient:
 
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return crossref_params(extra, mailto=self.mailto)
-
-    def _url(self, path: str) -> str:
-        return f"{self.transport.base_url.rstrip('/')}{path}"
 
     async def work_by_doi(self, doi: str) -> SourceRecord | None:
         """The work a DOI names, or None when Crossref has no such DOI (cached either way).
@@ -125,9 +120,7 @@ class CrossrefClient:
         return await self._doi_singleton(canonical)
 
     async def _cached(self, canonical: str) -> tuple[bool, SourceRecord | None]:
-        return await read_cached(
-            self.cache, SOURCE, cache_key("doi", canonical), self.transport.stats, self._single
-        )
+        return await self._read(cache_key("doi", canonical), self._single)
 
     async def _doi_singleton(self, canonical: str) -> SourceRecord | None:
         key = cache_key("doi", canonical)
@@ -136,8 +129,7 @@ class CrossrefClient:
         payload = await self.transport.get_json(path, params=self._params(), kind="single")
         # Parsed before it is cached: a body we cannot read must not be served again from cache.
         parsed = self._single(payload) if payload is not None else None
-        if self.cache is not None:
-            await self.cache.put(SOURCE, key, payload, found=payload is not None, url=url)
+        await self._store(key, payload, url)
         if parsed is None:
             return None
         return SourceRecord(parsed, payload, _utcnow(), url)
@@ -184,8 +176,7 @@ class CrossrefClient:
             single = None if item is None else {"status": "ok", "message-type": "work", "message": item}
             record = self._single(single) if single is not None else None
             url = self._url(_work_path(doi))
-            if self.cache is not None:
-                await self.cache.put(SOURCE, cache_key("doi", doi), single, found=single is not None, url=url)
+            await self._store(cache_key("doi", doi), single, url)
             found[doi] = None if record is None else SourceRecord(record, single, fetched_at, url)
         return found
 

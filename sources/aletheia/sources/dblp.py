@@ -25,7 +25,8 @@ from urllib.parse import quote
 
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
-from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
+from aletheia.sources.cache import cache_key, item_records
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.dblp_parse import dblp_hits, parse_dblp_hit, parse_dblp_search, parse_dblp_xml_record
 from aletheia.sources.dblp_titles import (
     BATCH_HITS,
@@ -65,10 +66,10 @@ def dblp_query(title: str) -> str:
     return " ".join(words)
 
 
-class DblpClient:
+class DblpClient(SourceClientBase):
     """DBLP's publication search and records by key."""
 
-    source: Final = SOURCE
+    source = SOURCE
 
     def __init__(
         self,
@@ -78,10 +79,7 @@ class DblpClient:
         title_batch: int = 0,
         coalesce_window: float = 0.02,
     ) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
-        self._searches = SearchMemo(SOURCE.value, cache, transport.stats)
+        super().__init__(transport, cache=cache)
         # Title searches of references waiting together, asked as one query to prove absence.
         self._titles: TitleBatcher[str, Mapping[str, Any]] | None = title_batcher(
             self._ask_titles,
@@ -96,9 +94,6 @@ class DblpClient:
             share=share_absence,
             batchable=title_batchable,
         )
-
-    def _url(self, path: str) -> str:
-        return f"{self.transport.base_url.rstrip('/')}{path}"
 
     async def search(self, title: str, *, hits: int = DEFAULT_HITS) -> list[SourceRecord]:
         """DBLP's hits for a title, best first (memoised and cached by request)."""
@@ -135,11 +130,8 @@ class DblpClient:
         if not is_dblp_key(key):
             raise ValueError(f"not a DBLP key: {key!r}")
         path = f"/rec/{quote(key, safe='/')}.xml"
-        return await cached_record(
-            self.cache,
-            SOURCE,
+        return await self._record(
             cache_key("dblp", key),
-            self.transport.stats,
             fetch=lambda: self.transport.get_text(path, kind="single"),
             parse=_parse_xml,
             url=self._url(path),

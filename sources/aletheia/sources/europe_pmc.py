@@ -23,8 +23,9 @@ from typing import Any, Final
 from aletheia.core.excerpts import PaperText
 from aletheia.core.identifiers import clean_doi, clean_pmcid, clean_pmid
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceParseError, Transport
-from aletheia.sources.cache import SearchMemo, cache_key, for_base_url
+from aletheia.sources.base import SourceParseError
+from aletheia.sources.cache import cache_key
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.europe_pmc_parse import (  # the pure parsers, re-exported
     EuropePmcHit,
     JatsArticle,
@@ -60,19 +61,10 @@ def _same_work(hits: list[EuropePmcHit], doi: str | None, pmid: str | None) -> E
     return None
 
 
-class EuropePmcClient:
+class EuropePmcClient(SourceClientBase):
     """Open-access locations (by PMID or DOI) and JATS full texts (by PMCID)."""
 
-    source: Final = SOURCE
-
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
-        self._searches = SearchMemo(SOURCE, cache, transport.stats)
-
-    def _url(self, path: str) -> str:
-        return f"{self.transport.base_url.rstrip('/')}{path}"
+    source = SOURCE
 
     async def locate(self, *, doi: str | None = None, pmid: str | None = None) -> EuropePmcHit | None:
         """Europe PMC's record of the work with this PMID (asked first: it is exact) or DOI, with
@@ -117,8 +109,7 @@ class EuropePmcClient:
         body = await self.transport.get_text(path, kind="fulltext")
         # Parsed before it is stored: a body that does not parse is never cached.
         article = self._checked(parse_jats(body), canonical) if body is not None else None
-        if self.cache is not None:
-            await self.cache.put(SOURCE, key, body, found=body is not None, url=self._url(path))
+        await self._store(key, body, self._url(path))
         return article
 
     async def paper_text(self, pmcid: str) -> PaperText | None:

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from aletheia.core.isbn import normalise_isbn
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceRecord, Transport
+from aletheia.sources.base import SourceRecord
 from aletheia.sources.books_parse import google_books_items, parse_google_books_volume
-from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
+from aletheia.sources.cache import cache_key, item_records
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.transport.factory import source_transport
 
 if TYPE_CHECKING:
@@ -29,16 +30,11 @@ def _quoted(text: str) -> str:
     return '"' + " ".join(text.replace('"', " ").split()) + '"'
 
 
-class GoogleBooksClient:
-    source: Final = SOURCE
+class GoogleBooksClient(SourceClientBase):
+    source = SOURCE
 
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
-        """The API key, when there is one, is the transport's (`google_books_transport`): it is
-        sent with every request and never part of a cache key."""
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
-        self._searches = SearchMemo(SOURCE, cache, transport.stats)
+    # The API key, when there is one, is the transport's (`google_books_transport`): it is sent
+    # with every request and never part of a cache key.
 
     def _params(self, q: str, max_results: int) -> dict[str, Any]:
         return {"q": q, "printType": "books", "maxResults": max_results}
@@ -57,14 +53,11 @@ class GoogleBooksClient:
             items = google_books_items(payload) if payload is not None else []
             return next((i for i in items if canonical in parse_google_books_volume(i).isbn), None)
 
-        return await cached_record(
-            self.cache,
-            SOURCE,
+        return await self._record(
             cache_key("isbn", canonical),
-            self.transport.stats,
             fetch=fetch,
             parse=parse_google_books_volume,
-            url=f"{self.transport.base_url}{VOLUMES}?q=isbn:{canonical}",
+            url=self._url(f"{VOLUMES}?q=isbn:{canonical}"),
         )
 
     async def search(self, *, title: str, author: str | None = None, limit: int = 5) -> list[SourceRecord]:
@@ -72,7 +65,7 @@ class GoogleBooksClient:
             raise ValueError("a Google Books search needs a title")
         q = f"intitle:{_quoted(title)}" + (f" inauthor:{_quoted(author)}" if author else "")
         params = self._params(q, limit)
-        url = f"{self.transport.base_url}{VOLUMES}"
+        url = self._url(VOLUMES)
         return await self._searches.get(
             VOLUMES,
             params,

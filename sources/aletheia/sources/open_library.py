@@ -19,13 +19,14 @@ from urllib.parse import quote
 
 from aletheia.core.isbn import normalise_isbn
 from aletheia.core.records import SourceName, WorkRecord
-from aletheia.sources.base import RawCache, SourceRecord, Transport
+from aletheia.sources.base import SourceRecord
 from aletheia.sources.books_parse import (
     open_library_search_docs,
     parse_open_library_doc,
     parse_open_library_edition,
 )
-from aletheia.sources.cache import SearchMemo, cache_key, cached_record, for_base_url, item_records
+from aletheia.sources.cache import cache_key, item_records
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.transport.factory import contact_headers, source_transport
 
 SOURCE: Final = SourceName.OPEN_LIBRARY
@@ -33,14 +34,8 @@ MAX_AUTHORS: Final = 5
 SEARCH_FIELDS: Final = "key,title,subtitle,author_name,first_publish_year,publisher,isbn,edition_count"
 
 
-class OpenLibraryClient:
-    source: Final = SOURCE
-
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
-        self._searches = SearchMemo(SOURCE, cache, transport.stats)
+class OpenLibraryClient(SourceClientBase):
+    source = SOURCE
 
     def _parse(self, raw: Any) -> WorkRecord:
         edition = raw.get("edition") if isinstance(raw, Mapping) else None
@@ -63,14 +58,8 @@ class OpenLibraryClient:
                 return None
             return {"edition": edition, "author_names": await self._author_names(edition)}
 
-        return await cached_record(
-            self.cache,
-            SOURCE,
-            cache_key("isbn", canonical),
-            self.transport.stats,
-            fetch=fetch,
-            parse=self._parse,
-            url=f"{self.transport.base_url}{path}",
+        return await self._record(
+            cache_key("isbn", canonical), fetch=fetch, parse=self._parse, url=self._url(path)
         )
 
     async def _author_names(self, edition: Any) -> list[str]:
@@ -99,7 +88,7 @@ class OpenLibraryClient:
             "fields": SEARCH_FIELDS,
         }
         path = "/search.json"
-        url = f"{self.transport.base_url}{path}"
+        url = self._url(path)
         base_url = self.transport.base_url
         parse = item_records(
             open_library_search_docs, lambda d: parse_open_library_doc(d, base_url=base_url), url

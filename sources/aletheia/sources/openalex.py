@@ -31,7 +31,8 @@ from aletheia.core.identifiers import clean_doi, clean_pmid
 from aletheia.core.records import SourceName
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
+from aletheia.sources.cache import cache_key
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.openalex_parse import (  # the pure parsers, re-exported
     abstract_from_inverted_index,
     parse_openalex_list,
@@ -116,10 +117,10 @@ def openalex_params(
     return params
 
 
-class OpenAlexClient:
+class OpenAlexClient(SourceClientBase):
     """Works by DOI (single, batched, coalesced), PMID or OpenAlex id, and title search."""
 
-    source: Final = SOURCE
+    source = SOURCE
 
     def __init__(
         self,
@@ -133,12 +134,9 @@ class OpenAlexClient:
         max_url_bytes: int = DEFAULT_MAX_URL_BYTES,
         title_absence: bool = True,
     ) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
+        super().__init__(transport, cache=cache)
         self.api_key = api_key
         self.mailto = mailto
-        self._searches = SearchMemo(SOURCE, cache, transport.stats)
         # Stage-1 title searches of many references in one request (`openalex_titles`); 0 or 1
         # (or no coalescing) turns it off.
         self._titles: TitleBatcher[TitleQuery, Mapping[str, Any]] | None = (
@@ -163,9 +161,6 @@ class OpenAlexClient:
 
     def _params(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return openalex_params(extra, api_key=self.api_key, mailto=self.mailto)
-
-    def _url(self, path: str) -> str:
-        return f"{self.transport.base_url.rstrip('/')}{path}"
 
     def _base_url_bytes(self) -> int:
         """The URL of a title batch without its filter: host, path, key, contact, page size."""
@@ -195,11 +190,7 @@ class OpenAlexClient:
 
     async def _cached(self, key: str) -> tuple[bool, SourceRecord | None]:
         """(hit, record): a hit with record None is a cached "not found"."""
-        return await read_cached(self.cache, SOURCE, key, self.transport.stats, parse_openalex_work)
-
-    async def _store(self, key: str, raw: Any, url: str) -> None:
-        if self.cache is not None:
-            await self.cache.put(SOURCE, key, raw, found=raw is not None, url=url)
+        return await self._read(key, parse_openalex_work)
 
     # --- singletons -------------------------------------------------------------------------------
 

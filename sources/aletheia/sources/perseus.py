@@ -11,37 +11,27 @@ from __future__ import annotations
 from typing import Final
 
 from aletheia.core.records import SourceName
-from aletheia.sources.base import RawCache, SourceRecord, Transport
-from aletheia.sources.cache import cache_key, cached_record, for_base_url
+from aletheia.sources.base import SourceRecord
+from aletheia.sources.cache import cache_key
 from aletheia.sources.canonical_parse import parse_cts_passage
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.transport.factory import contact_headers, source_transport
 
 SOURCE: Final = SourceName.PERSEUS
 CTS_PATH: Final = "/api/cts"
 
 
-class PerseusClient:
-    source: Final = SOURCE
-
-    def __init__(self, transport: Transport, *, cache: RawCache | None = None) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
-
-    def _url(self, urn: str) -> str:
-        return f"{self.transport.base_url}{CTS_PATH}?request=GetPassage&urn={urn}"
+class PerseusClient(SourceClientBase):
+    source = SOURCE
 
     async def passage(self, urn: str) -> SourceRecord | None:
         """The passage a CTS URN names (`urn:cts:greekLit:tlg0012.tlg001.perseus-grc2:1.1`), or None."""
         if not urn.startswith("urn:cts:"):
             raise ValueError(f"not a CTS URN: {urn!r}")
-        url = self._url(urn)
+        url = self._url(f"{CTS_PATH}?request=GetPassage&urn={urn}")
         params = {"request": "GetPassage", "urn": urn}
-        return await cached_record(
-            self.cache,
-            SOURCE,
+        return await self._record(
             cache_key("cts", urn),
-            self.transport.stats,
             fetch=lambda: self.transport.get_text(CTS_PATH, params=params, kind="single"),
             parse=lambda raw: parse_cts_passage(str(raw), url=url),
             url=url,

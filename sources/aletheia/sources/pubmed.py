@@ -44,7 +44,8 @@ from aletheia.sources.base import (
     Transport,
 )
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, lookup_many, read_cached
+from aletheia.sources.cache import cache_key, lookup_many
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.pubmed_esummary import (  # the pure parsers, re-exported
     esummary_docs,
     parse_esummary_doc,
@@ -106,14 +107,14 @@ def _title_term(title: str) -> str:
     return " AND ".join(f"{word}[ti]" for word in words[:12])
 
 
-class PubMedClient:
+class PubMedClient(SourceClientBase):
     """PubMed records by PMID (efetch, batched and coalesced), summaries, and PMID searches.
 
     Answers, negative ones included, are cached by PMID. `api_key` and `email` are needed only on
     a transport built without them (`pubmed_transport` sets both from settings).
     """
 
-    source: Final = SOURCE
+    source = SOURCE
 
     def __init__(
         self,
@@ -124,10 +125,7 @@ class PubMedClient:
         email: str | None = None,
         coalesce_window: float = 0.02,
     ) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
-        self._searches = SearchMemo(SOURCE, cache, transport.stats)
+        super().__init__(transport, cache=cache)
         self._identity = {"tool": TOOL_NAME, "email": email, "api_key": api_key}
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
             self._efetch, max_batch=MAX_IDS_PER_REQUEST, window=coalesce_window
@@ -137,8 +135,8 @@ class PubMedClient:
         merged = {**self._identity, **params}
         return {name: value for name, value in merged.items() if value is not None}
 
-    def _url(self, endpoint: str, pmid: str) -> str:
-        return f"{self.transport.base_url.rstrip('/')}{EUTILS_PATH}/{endpoint}?db=pubmed&id={pmid}"
+    def _id_url(self, endpoint: str, pmid: str) -> str:
+        return self._url(f"{EUTILS_PATH}/{endpoint}?db=pubmed&id={pmid}")
 
     @staticmethod
     def _canonical(pmid: str | int) -> str:
@@ -209,10 +207,10 @@ class PubMedClient:
         by_pmid = {record.pmid: (record, raw) for record, raw in parsed}
         results: dict[str, SourceRecord | None] = {}
         for pmid in pmids:
-            url = self._url("efetch.fcgi", pmid)
+            url = self._id_url("efetch.fcgi", pmid)
             found = by_pmid.get(pmid)
             results[pmid] = SourceRecord(found[0], found[1], fetched_at, url) if found else None
-            await self._store("pmid", pmid, found[1] if found else None, url)
+            await self._store(cache_key("pmid", pmid), found[1] if found else None, url)
         return results
 
     async def _esummary(self, pmids: list[str]) -> dict[str, SourceRecord | None]:
@@ -224,11 +222,11 @@ class PubMedClient:
         fetched_at = _utcnow()
         results: dict[str, SourceRecord | None] = {}
         for pmid in pmids:
-            url = self._url("esummary.fcgi", pmid)
+            url = self._id_url("esummary.fcgi", pmid)
             doc = docs.get(pmid)
             record = parse_esummary_doc(doc) if doc is not None else None
             results[pmid] = SourceRecord(record, doc, fetched_at, url) if record is not None else None
-            await self._store("pmid-summary", pmid, doc if record is not None else None, url)
+            await self._store(cache_key("pmid-summary", pmid), doc if record is not None else None, url)
         return results
 
     # --- cache -------------------------------------------------------------------------------------
@@ -255,11 +253,7 @@ class PubMedClient:
                 raise SourceParseError(SOURCE, f"cached {kind} entry for {pmid} holds no single record")
             return record
 
-        return await read_cached(self.cache, SOURCE, cache_key(kind, pmid), self.transport.stats, one_record)
-
-    async def _store(self, kind: str, pmid: str, raw: Any, url: str) -> None:
-        if self.cache is not None:
-            await self.cache.put(SOURCE, cache_key(kind, pmid), raw, found=raw is not None, url=url)
+        return await self._read(cache_key(kind, pmid), one_record)
 
 
 def _ncbi_identity(settings: Settings) -> dict[str, str]:

@@ -23,7 +23,8 @@ from aletheia.core.records import SourceName
 from aletheia.core.text import normalize_whitespace
 from aletheia.sources.base import RawCache, SourceParseError, SourceRecord, Transport
 from aletheia.sources.batching import Coalescer
-from aletheia.sources.cache import SearchMemo, cache_key, for_base_url, read_cached
+from aletheia.sources.cache import cache_key
+from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.s2_titles import (
     BULK_PATH,
     MAX_QUERY_CHARS,
@@ -127,7 +128,7 @@ def _search_query(text: str) -> str:
     return normalize_whitespace(text.replace("-", " "))
 
 
-class SemanticScholarClient:
+class SemanticScholarClient(SourceClientBase):
     """Papers by id (single, batched, or coalesced), relevance search and best title match.
 
     Concurrent `paper()` calls within `coalesce_window` seconds go out as one request: alone, as
@@ -136,7 +137,7 @@ class SemanticScholarClient:
     canonical id (`canonical_paper_id`).
     """
 
-    source: Final = SOURCE
+    source = SOURCE
 
     def __init__(
         self,
@@ -147,10 +148,7 @@ class SemanticScholarClient:
         coalesce_window: float = 0.02,
         title_batch: int = 0,
     ) -> None:
-        self.transport = transport
-        # A cached answer belongs to the base URL that gave it (`cache.for_base_url`).
-        self.cache = cache = for_base_url(cache, transport.base_url)
-        self._searches = SearchMemo(SOURCE, cache, transport.stats)
+        super().__init__(transport, cache=cache)
         # Needed only on a transport built without the key (`semantic_scholar_transport` sets it).
         self._headers = {"x-api-key": api_key} if api_key else None
         self._coalescer: Coalescer[str, SourceRecord] = Coalescer(
@@ -169,9 +167,6 @@ class SemanticScholarClient:
             share=share_halves,
             batchable=title_batchable,
         )
-
-    def _url(self, path: str) -> str:
-        return f"{self.transport.base_url.rstrip('/')}{path}"
 
     @staticmethod
     def _canonical(paper_id: str) -> str:
@@ -266,9 +261,7 @@ class SemanticScholarClient:
     # --- cache and fetch ---------------------------------------------------------------------------
 
     async def _cached(self, canonical: str) -> tuple[bool, SourceRecord | None]:
-        return await read_cached(
-            self.cache, SOURCE, cache_key("paper", canonical), self.transport.stats, parse_s2_paper
-        )
+        return await self._read(cache_key("paper", canonical), parse_s2_paper)
 
     async def _fetch(self, canonical_ids: list[str]) -> dict[str, SourceRecord | None]:
         """Ask S2 for ids not in the cache: one GET for a lone id, one batch POST for several."""
@@ -297,10 +290,7 @@ class SemanticScholarClient:
                 SourceRecord(parse_s2_paper(paper), paper, fetched_at, url) if paper is not None else None
             )
             results[canonical] = record
-            if self.cache is not None:
-                await self.cache.put(
-                    SOURCE, cache_key("paper", canonical), paper, found=paper is not None, url=url
-                )
+            await self._store(cache_key("paper", canonical), paper, url)
         return results
 
 
