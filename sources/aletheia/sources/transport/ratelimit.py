@@ -59,35 +59,43 @@ def _source_of(bucket: str) -> str:
     return bucket.split(":", 1)[0]
 
 
-async def _acquire_by_waiting(
-    limiter: RateLimiter, sleep: Sleep, bucket: str, rate: float, burst: float, max_wait: float | None
-) -> float:
-    # No reservation: each round asks again, so a token freed by a penalty lifting or by another
-    # process's bucket state is seen. The wait is counted from what was slept, not from a clock,
-    # so a fake sleep in tests keeps `max_wait` exact. The time returned is the real local clock's
-    # (whatever clock the bucket runs on): the caller compares it with its own send time.
-    waited = 0.0
-    while True:
-        asked_at = time.monotonic()
-        wait = await limiter.try_acquire(bucket, rate, burst)
-        if wait <= 0.0:
-            return asked_at
-        if max_wait is not None and waited + wait > max_wait:
-            raise RateLimitedError(
-                _source_of(bucket),
-                f"no token in bucket {bucket!r} within {max_wait:g}s",
-                status_code=None,
-                retry_after=wait,
-            )
-        await sleep(wait)
-        waited += wait
+class _WaitingForTokens:
+    """`acquire` as both limiters have it: `try_acquire` again after each wait it names."""
+
+    _sleep: Sleep
+
+    async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
+        raise NotImplementedError
+
+    async def acquire(
+        self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None
+    ) -> float:
+        # No reservation: each round asks again, so a token freed by a penalty lifting or by another
+        # process's bucket state is seen. The wait is counted from what was slept, not from a clock,
+        # so a fake sleep in tests keeps `max_wait` exact. The time returned is the real local
+        # clock's (whatever clock the bucket runs on): the caller compares it with its own send time.
+        waited = 0.0
+        while True:
+            asked_at = time.monotonic()
+            wait = await self.try_acquire(bucket, rate, burst)
+            if wait <= 0.0:
+                return asked_at
+            if max_wait is not None and waited + wait > max_wait:
+                raise RateLimitedError(
+                    _source_of(bucket),
+                    f"no token in bucket {bucket!r} within {max_wait:g}s",
+                    status_code=None,
+                    retry_after=wait,
+                )
+            await self._sleep(wait)
+            waited += wait
 
 
 # --------------------------------------------------------------------------------------------------
 # In process
 
 
-class LocalRateLimiter:
+class LocalRateLimiter(_WaitingForTokens):
     """GCRA buckets and concurrency caps for one process (asyncio), when no Redis is configured."""
 
     def __init__(self, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
@@ -106,11 +114,6 @@ class LocalRateLimiter:
     async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
         _check_bucket_args(rate, burst)
         return self._state(bucket).take(self._clock(), rate, burst)
-
-    async def acquire(
-        self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None
-    ) -> float:
-        return await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
 
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:
@@ -174,7 +177,7 @@ return 0
 )
 
 
-class RedisRateLimiter:
+class RedisRateLimiter(_WaitingForTokens):
     """GCRA buckets and leased concurrency slots shared by every process through Redis.
 
     `clock` is for tests only: None (the default) times everything with the Redis server's TIME.
@@ -224,11 +227,6 @@ class RedisRateLimiter:
             keys=self._bucket_keys(bucket), args=[repr(float(rate)), repr(float(burst)), self._now_arg()]
         )
         return max(0.0, float(answer))
-
-    async def acquire(
-        self, bucket: str, rate: float, burst: float, *, max_wait: float | None = None
-    ) -> float:
-        return await _acquire_by_waiting(self, self._sleep, bucket, rate, burst, max_wait)
 
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:
