@@ -119,6 +119,10 @@ class SourceStats:
     source: str | None = field(default=None, compare=False)
 
 
+# How a body is read (`Transport.call`): decoded JSON, text, or the bytes as they came.
+BodyKind = Literal["json", "text", "bytes"]
+
+
 class Transport(Protocol):
     """Polite HTTP to one source (implemented by `aletheia.sources.transport.polite.PoliteTransport`).
 
@@ -127,11 +131,26 @@ class Transport(Protocol):
     Crossref), holds a slot of the source's concurrency cap, retries transient failures with full
     jitter within bounded attempts, honours `Retry-After`, and trips the source's circuit breaker.
     A 404 returns None (not found is a result); other failures raise the error tree above.
+
+    The four calls clients make are `call` with a method and a way to read the body: an
+    implementation writes `call` and inherits them.
     """
 
     source: SourceName
     base_url: str
     stats: SourceStats
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None,
+        headers: dict[str, str] | None,
+        kind: RequestKind,
+        body: BodyKind,
+        json: Any = None,
+    ) -> Any | None: ...
 
     async def get_json(
         self,
@@ -140,7 +159,8 @@ class Transport(Protocol):
         params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
         kind: RequestKind = "single",
-    ) -> Any | None: ...
+    ) -> Any | None:
+        return await self.call("GET", path, params=params, headers=headers, kind=kind, body="json")
 
     async def get_text(
         self,
@@ -149,7 +169,8 @@ class Transport(Protocol):
         params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
         kind: RequestKind = "single",
-    ) -> str | None: ...
+    ) -> str | None:
+        return await self.call("GET", path, params=params, headers=headers, kind=kind, body="text")
 
     async def get_bytes(
         self,
@@ -158,7 +179,8 @@ class Transport(Protocol):
         params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
         kind: RequestKind = "fulltext",
-    ) -> bytes | None: ...
+    ) -> bytes | None:
+        return await self.call("GET", path, params=params, headers=headers, kind=kind, body="bytes")
 
     async def post_json(
         self,
@@ -168,4 +190,7 @@ class Transport(Protocol):
         params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
         kind: RequestKind = "batch",
-    ) -> Any | None: ...
+    ) -> Any | None:
+        return await self.call(
+            "POST", path, params=params, headers=headers, kind=kind, body="json", json=json
+        )

@@ -40,6 +40,7 @@ from tenacity.wait import wait_random_exponential
 
 from aletheia.core.records import SourceName
 from aletheia.sources.base import (
+    BodyKind,
     PermanentSourceError,
     RateLimitedError,
     RequestKind,
@@ -47,6 +48,7 @@ from aletheia.sources.base import (
     SourceStats,
     SourceUnavailableError,
     TransientSourceError,
+    Transport,
 )
 from aletheia.sources.transport.breaker import BreakerState, CircuitBreaker
 from aletheia.sources.transport.gcra import JITTER_ALLOWANCE
@@ -83,11 +85,17 @@ __all__ = ["LARGE_BODY_BYTES", "PoliteTransport"]
 
 T = TypeVar("T")
 
+_READERS: dict[BodyKind, Callable[[httpx.Response], Any]] = {
+    "json": read_json,
+    "text": read_text,
+    "bytes": read_bytes,
+}
+
 _TRANSIENT_STATUS = frozenset({408, 500, 502, 503, 504})
 _PERMANENT_SERVER_STATUS = frozenset({501, 505})
 
 
-class PoliteTransport:
+class PoliteTransport(Transport):
     """`Transport` over one shared `httpx.AsyncClient` for one source (see the module docstring).
 
     `deadline` bounds the whole call, attempts and waits together (default: twice
@@ -138,54 +146,9 @@ class PoliteTransport:
         self._sleep = sleep
         self._backoff = wait_random_exponential(multiplier=backoff_initial, max=backoff_max)
 
-    # --- the Transport protocol -------------------------------------------------------------------
-
-    async def get_json(
-        self,
-        path: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        kind: RequestKind = "single",
-    ) -> Any | None:
-        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=read_json)
-
-    async def get_text(
-        self,
-        path: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        kind: RequestKind = "single",
-    ) -> str | None:
-        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=read_text)
-
-    async def get_bytes(
-        self,
-        path: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        kind: RequestKind = "fulltext",
-    ) -> bytes | None:
-        return await self._call("GET", path, params=params, headers=headers, kind=kind, read=read_bytes)
-
-    async def post_json(
-        self,
-        path: str,
-        *,
-        json: Any,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        kind: RequestKind = "batch",
-    ) -> Any | None:
-        return await self._call(
-            "POST", path, params=params, headers=headers, kind=kind, read=read_json, json_body=json
-        )
-
     # --- one call: retries around attempts ----------------------------------------------------------
 
-    async def _call(
+    async def call(
         self,
         method: str,
         path: str,
@@ -193,9 +156,11 @@ class PoliteTransport:
         params: Mapping[str, Any] | None,
         headers: Mapping[str, str] | None,
         kind: RequestKind,
-        read: Callable[[httpx.Response], T],
-        json_body: Any = None,
-    ) -> T | None:
+        body: BodyKind,
+        json: Any = None,
+    ) -> Any | None:
+        """The one call of the `Transport` protocol, whose `get_json`, `get_text`, `get_bytes` and
+        `post_json` ask it."""
         if not self.enabled:
             self.stats.status = "disabled"
             raise SourceUnavailableError(self.source.value, "turned off (disabled in settings or offline)")
@@ -206,7 +171,7 @@ class PoliteTransport:
             url=self.base_url + path,
             params=merged_params,
             headers=merged_headers,
-            json_body=json_body,
+            json_body=json,
             kind=kind,
             secrets=secret_values(merged_params, merged_headers),
         )
@@ -217,7 +182,7 @@ class PoliteTransport:
             backoff=self._backoff,
             sleep=self._sleep,
         )
-        return await retry(self._attempt, request, read)
+        return await retry(self._attempt, request, _READERS[body])
 
     async def _attempt(self, request: Request, read: Callable[[httpx.Response], T]) -> T | None:
         if self.breaker is not None:
