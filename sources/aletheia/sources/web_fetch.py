@@ -30,7 +30,7 @@ import ipaddress
 import socket
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin
 
@@ -118,29 +118,19 @@ def _bracketed(address: IPAddress) -> str:
     return f"[{address}]" if address.version == 6 else str(address)
 
 
+@dataclass(eq=False)
 class WebFetcher:
     """Fetch one URL under the policy (see the module docstring). `transport` is for tests."""
 
-    def __init__(
-        self,
-        policy: WebPolicy,
-        *,
-        resolver: Resolver = system_resolver,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_redirects: int = DEFAULT_MAX_REDIRECTS,
-        user_agent: str = "Aletheia (citation verification)",
-        accept: str = DEFAULT_ACCEPT,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.policy = policy
-        self.resolver = resolver
-        self.max_bytes = max_bytes
-        self.timeout = timeout
-        self.max_redirects = max_redirects
-        self.user_agent = user_agent
-        self.accept = accept
-        self._transport = transport
+    policy: WebPolicy
+    _: KW_ONLY
+    resolver: Resolver = system_resolver
+    max_bytes: int = DEFAULT_MAX_BYTES
+    timeout: float = DEFAULT_TIMEOUT
+    max_redirects: int = DEFAULT_MAX_REDIRECTS
+    user_agent: str = "Aletheia (citation verification)"
+    accept: str = DEFAULT_ACCEPT
+    transport: httpx.AsyncBaseTransport | None = None
 
     async def fetch(
         self, url: str, *, on_request: Callable[[], None] | None = None, head: bool = True
@@ -182,7 +172,7 @@ class WebFetcher:
             )
 
     def _client(self) -> httpx.AsyncClient:
-        transport = self._transport or httpx.AsyncHTTPTransport(retries=0, trust_env=False)
+        transport = self.transport or httpx.AsyncHTTPTransport(retries=0, trust_env=False)
         return httpx.AsyncClient(
             transport=transport,
             trust_env=False,  # no proxy from the environment: the connection goes where we checked

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json as jsonlib
 import socket
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -25,29 +26,17 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Request:
     """One call's fixed parts, shared by its attempts."""
 
-    __slots__ = ("headers", "json_body", "kind", "method", "params", "secrets", "url")
-
-    def __init__(
-        self,
-        *,
-        method: str,
-        url: str,
-        params: dict[str, Any],
-        headers: dict[str, str],
-        json_body: Any,
-        kind: RequestKind,
-        secrets: tuple[str, ...],
-    ) -> None:
-        self.method = method
-        self.url = url
-        self.params = params
-        self.headers = headers
-        self.json_body = json_body
-        self.kind = kind
-        self.secrets = secrets
+    method: str
+    url: str
+    params: dict[str, Any]
+    headers: dict[str, str]
+    json_body: Any
+    kind: RequestKind
+    secrets: tuple[str, ...]
 
     def describe(self, what: str) -> str:
         """`METHOD URL: what`, with API keys redacted from the URL and secrets from the text."""
