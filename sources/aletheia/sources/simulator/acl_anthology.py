@@ -52,12 +52,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "single", [match.group("id")] if match else []
 
 
-def rate_limited(retry_after: str) -> Response:
-    response = text_response("Too Many Requests", status=429)
-    response.headers.append(("retry-after", retry_after))
-    return response
-
-
 def handle(request: Request, path: str, ctx: SimContext) -> Response:
     match = _BIB.match(path)
     if match is None:

@@ -56,13 +56,6 @@ def classify_site(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "fulltext", [match.group(1)] if match else []
 
 
-def rate_limited(retry_after: str) -> Response:
-    # arXiv answers an over-eager client with a bare 429 (and, at worst, a temporary block).
-    response = text_response("Rate exceeded.", status=429)
-    response.headers.append(("retry-after", retry_after))
-    return response
-
-
 # --- the export API --------------------------------------------------------------------------------
 
 

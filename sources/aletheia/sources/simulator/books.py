@@ -96,12 +96,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "single", []
 
 
-def rate_limited(retry_after: str) -> Response:
-    response = json_response({"error": "Too Many Requests"}, status=429)
-    response.headers.append(("retry-after", retry_after))
-    return response
-
-
 # --- Open Library ---------------------------------------------------------------------------------
 
 

@@ -43,12 +43,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "single", [urn] if urn else [path]
 
 
-def rate_limited(retry_after: str) -> Response:
-    response = text_response("Too Many Requests", status=429)
-    response.headers.append(("retry-after", retry_after))
-    return response
-
-
 def _cts_error(code: str, message: str, status: int = 200) -> Response:
     body = (
         '<CTSError xmlns="http://chs.harvard.edu/xmlns/cts">'

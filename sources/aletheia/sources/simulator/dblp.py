@@ -135,13 +135,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "single", []
 
 
-def rate_limited(retry_after: str) -> Response:
-    # DBLP's FAQ: "an empty document with a HTTP status 429 ... and a Retry-After header".
-    response = text_response("", status=429)
-    response.headers.append(("retry-after", retry_after))
-    return response
-
-
 def handle(request: Request, path: str, ctx: SimContext) -> Response:
     catalog = ctx.universe.catalog("dblp")
     if path.rstrip("/") == SEARCH:

@@ -41,12 +41,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "single", []
 
 
-def rate_limited(retry_after: str) -> Response:
-    response = text_response("Too Many Requests", status=429)
-    response.headers.append(("retry-after", retry_after))
-    return response
-
-
 def handle(request: Request, path: str, ctx: SimContext) -> Response:
     catalog = ctx.universe.catalog("pubmed")
     if not path.startswith(REST + "/"):

@@ -71,11 +71,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return ("batch" if ids and not request.param("search") else "search"), ids
 
 
-def rate_limited(retry_after: str) -> Response:
-    payload = {"error": "Rate limit exceeded", "message": "Too many requests; slow down and retry."}
-    return json_response(payload, status=429, headers=[("retry-after", retry_after)])
-
-
 def not_found() -> Response:
     return json_response({"error": "404 Not Found", "message": _NOT_FOUND_MESSAGE}, status=404)
 

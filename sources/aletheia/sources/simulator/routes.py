@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from aletheia.sources.simulator import (
     acl_anthology,
@@ -28,7 +28,7 @@ from aletheia.sources.simulator import (
 )
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.config import RequestKind, SourceSimConfig
-from aletheia.sources.simulator.http import Request, Response
+from aletheia.sources.simulator.http import Request, Response, json_response, text_response
 
 __all__ = ["SIM_ROUTES", "SIM_SOURCES", "SimRoute", "route_named"]
 
@@ -52,8 +52,17 @@ class SimRoute:
     aliases: tuple[str, ...] = ()  # other names callers use for it (`server.url_for`)
 
 
-def _plain_429(make: Callable[[str], Response]) -> TooMany:
-    return lambda retry_after, _config, _request: make(retry_after)
+def _429(body: str | dict[str, Any]) -> TooMany:
+    """The 429 of a source that sends `body` (text, or JSON for a dict) and the Retry-After asked."""
+
+    def too_many(retry_after: str, _config: SourceSimConfig, _request: Request) -> Response:
+        response = (
+            text_response(body, status=429) if isinstance(body, str) else json_response(body, status=429)
+        )
+        response.headers.append(("retry-after", retry_after))
+        return response
+
+    return too_many
 
 
 def _universe(handle: Callable[[Request, str, SimContext], Response]) -> Answer:
@@ -70,6 +79,8 @@ def _routes(*routes: SimRoute) -> dict[str, SimRoute]:
 
 
 _ONE_PER_SECOND: Final = SourceSimConfig(rate=1, burst=1)
+# arXiv answers an over-eager client with a bare 429 (and, at worst, a temporary block).
+_ARXIV_429: Final = _429("Rate exceeded.")
 
 # A plain dict: a test's toy source adds its route with `monkeypatch.setitem`.
 SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
@@ -86,7 +97,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/openalex",
         openalex.classify,
         _universe(openalex.handle),
-        _plain_429(openalex.rate_limited),
+        _429({"error": "Rate limit exceeded", "message": "Too many requests; slow down and retry."}),
         SourceSimConfig(rate=10, burst=10),
     ),
     SimRoute(
@@ -94,7 +105,13 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/s2",
         semantic_scholar.classify,
         _universe(semantic_scholar.handle),
-        _plain_429(semantic_scholar.rate_limited),
+        _429(
+            {
+                "message": "Too Many Requests. Please wait and try again or apply for a key for higher rate "
+                "limits. https://www.semanticscholar.org/product/api#api-key-form",
+                "code": "429",
+            }
+        ),
         _ONE_PER_SECOND,
         aliases=("s2",),
     ),
@@ -103,7 +120,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/arxiv-api",
         arxiv.classify_api,
         _universe(arxiv.handle_api),
-        _plain_429(arxiv.rate_limited),
+        _ARXIV_429,
         SourceSimConfig(rate=1 / 3, burst=1),
         aliases=("arxiv-api",),
     ),
@@ -112,7 +129,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/arxiv",
         arxiv.classify_site,
         _universe(arxiv.handle_site),
-        _plain_429(arxiv.rate_limited),
+        _ARXIV_429,
         SourceSimConfig(rate=1 / 3, burst=1),
     ),
     SimRoute(
@@ -129,16 +146,17 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/europepmc",
         europe_pmc.classify,
         _universe(europe_pmc.handle),
-        _plain_429(europe_pmc.rate_limited),
+        _429("Too Many Requests"),
         SourceSimConfig(rate=5, burst=5),
     ),
-    # DBLP's FAQ: one or two seconds between requests; the ACL Anthology documents none.
+    # DBLP's FAQ: one or two seconds between requests, and "an empty document with a HTTP status
+    # 429 ... and a Retry-After header"; the ACL Anthology documents none.
     SimRoute(
         "dblp",
         "/dblp",
         dblp.classify,
         _universe(dblp.handle),
-        _plain_429(dblp.rate_limited),
+        _429(""),
         SourceSimConfig(rate=0.5, burst=1),
     ),
     SimRoute(
@@ -146,7 +164,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/acl",
         acl_anthology.classify,
         _universe(acl_anthology.handle),
-        _plain_429(acl_anthology.rate_limited),
+        _429("Too Many Requests"),
         _ONE_PER_SECOND,
     ),
     # Books and canonical texts document no number: the product's own default, one per second.
@@ -155,7 +173,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         books.OPEN_LIBRARY_PREFIX,
         books.classify,
         _fixed(books.handle_open_library),
-        _plain_429(books.rate_limited),
+        _429({"error": "Too Many Requests"}),
         _ONE_PER_SECOND,
     ),
     SimRoute(
@@ -163,7 +181,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         books.GOOGLE_BOOKS_PREFIX,
         books.classify,
         _fixed(books.handle_google_books),
-        _plain_429(books.rate_limited),
+        _429({"error": "Too Many Requests"}),
         _ONE_PER_SECOND,
     ),
     SimRoute(
@@ -171,7 +189,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/perseus",
         classical.classify,
         _fixed(classical.handle_perseus),
-        _plain_429(classical.rate_limited),
+        _429("Too Many Requests"),
         _ONE_PER_SECOND,
     ),
     SimRoute(
@@ -179,7 +197,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         "/ccel",
         classical.classify,
         _fixed(classical.handle_ccel),
-        _plain_429(classical.rate_limited),
+        _429("Too Many Requests"),
         _ONE_PER_SECOND,
     ),
     # Web search (Tier 4): Brave's free plan, 1 query per second; Tavily as well.
@@ -188,7 +206,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         web_search.TAVILY_PREFIX,
         web_search.classify,
         _universe(web_search.handle_tavily),
-        _plain_429(web_search.rate_limited),
+        _429({"detail": {"error": "rate limit exceeded"}}),
         _ONE_PER_SECOND,
     ),
     SimRoute(
@@ -196,7 +214,7 @@ SIM_ROUTES: Final[dict[str, SimRoute]] = _routes(
         web_search.BRAVE_PREFIX,
         web_search.classify,
         _universe(web_search.handle_brave),
-        _plain_429(web_search.rate_limited),
+        _429({"detail": {"error": "rate limit exceeded"}}),
         _ONE_PER_SECOND,
         aliases=("brave",),
     ),

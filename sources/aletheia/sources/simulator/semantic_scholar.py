@@ -94,15 +94,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "single", []
 
 
-def rate_limited(retry_after: str) -> Response:
-    payload = {
-        "message": "Too Many Requests. Please wait and try again or apply for a key for higher rate limits. "
-        "https://www.semanticscholar.org/product/api#api-key-form",
-        "code": "429",
-    }
-    return json_response(payload, status=429, headers=[("retry-after", retry_after)])
-
-
 def _error(message: str, status: int) -> Response:
     return json_response({"error": message}, status=status)
 

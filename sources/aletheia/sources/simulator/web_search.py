@@ -33,12 +33,6 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "search", []
 
 
-def rate_limited(retry_after: str) -> Response:
-    response = json_response({"detail": {"error": "rate limit exceeded"}}, status=429)
-    response.headers.append(("retry-after", retry_after))
-    return response
-
-
 def _url(work: SimWork) -> str:
     if work.doi:
         return f"https://doi.org/{work.doi}"
