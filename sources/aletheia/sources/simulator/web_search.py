@@ -33,14 +33,20 @@ def classify(request: Request, path: str) -> tuple[RequestKind, list[str]]:
     return "search", []
 
 
+# The page a search hit links to, by the scheme of the work's first identifier.
+_PAGES: Final = {
+    "doi": "https://doi.org/{}",
+    "arxiv": "https://arxiv.org/abs/{}",
+    "pmid": "https://pubmed.ncbi.nlm.nih.gov/{}/",
+}
+
+
 def _url(work: SimWork) -> str:
-    if work.doi:
-        return f"https://doi.org/{work.doi}"
-    if work.arxiv_id:
-        return f"https://arxiv.org/abs/{work.arxiv_id}"
-    if work.pmid:
-        return f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}/"
-    return f"https://papers.example/{zlib.crc32(work.title.encode())}"
+    first = work.first_id
+    if first is None:
+        return f"https://papers.example/{zlib.crc32(work.title.encode())}"
+    scheme, value = first
+    return _PAGES[scheme].format(value)
 
 
 def _hits(ctx: SimContext, query: str, limit: int) -> list[dict[str, Any]]:

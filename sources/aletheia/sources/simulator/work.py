@@ -275,15 +275,21 @@ class SimWork(BaseModel):
     # --- derived facts --------------------------------------------------------------------------
 
     @property
+    def first_id(self) -> tuple[Literal["doi", "arxiv", "pmid"], str] | None:
+        """The first identifier the work has, DOI, arXiv id or PMID, with its scheme; or None."""
+        if self.doi:
+            return "doi", self.doi
+        if self.arxiv_id:
+            return "arxiv", self.arxiv_id
+        if self.pmid:
+            return "pmid", self.pmid
+        return None
+
+    @property
     def key(self) -> str:
         """What the derived ids hash: the first identifier the work has, else title and year."""
-        if self.doi:
-            return f"doi:{self.doi}"
-        if self.arxiv_id:
-            return f"arxiv:{self.arxiv_id}"
-        if self.pmid:
-            return f"pmid:{self.pmid}"
-        return f"title:{self.title.casefold()}:{self.year}"
+        first = self.first_id
+        return f"{first[0]}:{first[1]}" if first else f"title:{self.title.casefold()}:{self.year}"
 
     @property
     def known_by(self) -> frozenset[WorkSource]:
