@@ -24,6 +24,7 @@ from aletheia.sources.base import SourceParseError
 from aletheia.sources.crossref_notices import standing_notices
 from aletheia.sources.crossref_values import date_parts, first_text, objects, texts
 from aletheia.sources.markup_text import markup_to_text
+from aletheia.sources.orcid_text import orcid_in
 
 __all__ = [
     "CROSSREF_WORK_MESSAGE_TYPES",
@@ -78,13 +79,6 @@ def _other_years(item: Mapping[str, Any]) -> tuple[int, ...]:
     return tuple(years)
 
 
-def _orcid(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    match = re.search(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dXx])", value)
-    return match.group(1).upper() if match else None
-
-
 def _clean_name_part(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
@@ -121,7 +115,7 @@ def _authors(raw: Any) -> tuple[tuple[Author, ...], bool]:
                 family=family,
                 literal=literal if family is None else None,
                 suffix=_clean_name_part(entry.get("suffix")),
-                orcid=_orcid(entry.get("ORCID")),
+                orcid=orcid_in(entry.get("ORCID")),
             )
         )
     return tuple(authors), truncated

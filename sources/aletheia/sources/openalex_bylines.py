@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from aletheia.core.records import Author
 from aletheia.sources.markup_text import markup_to_text
+from aletheia.sources.orcid_text import orcid_in
 
 __all__ = ["authors_of", "openalex_author_id", "split_display_name"]
 
@@ -115,13 +116,6 @@ def split_display_name(name: str, *, orcid: str | None = None) -> Author | None:
     return Author(given=" ".join(words[:start]), family=" ".join(words[start:]), suffix=suffix, orcid=orcid)
 
 
-def _orcid(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    match = re.search(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dXx])", value)
-    return match.group(1).upper() if match else None
-
-
 def openalex_author_id(value: Any) -> str | None:
     """`A5023888391` from an author id as OpenAlex gives it (`https://openalex.org/A...`)."""
     if not isinstance(value, str):
@@ -147,7 +141,7 @@ def authors_of(authorships: Any) -> tuple[Author, ...]:
         name = raw if isinstance(raw, str) and raw.strip() else display
         if not isinstance(name, str):
             continue
-        parsed = split_display_name(markup_to_text(name), orcid=_orcid(author.get("orcid")))
+        parsed = split_display_name(markup_to_text(name), orcid=orcid_in(author.get("orcid")))
         if parsed is not None:
             author_id = openalex_author_id(author.get("id"))
             authors.append(parsed.model_copy(update={"source_id": author_id}) if author_id else parsed)

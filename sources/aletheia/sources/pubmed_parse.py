@@ -6,7 +6,6 @@ record formats share by `pubmed_fields`.
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any, Final
@@ -14,6 +13,7 @@ from typing import Any, Final
 from aletheia.core.identifiers import clean_doi, clean_pmcid
 from aletheia.core.records import Author, SourceName, WorkRecord
 from aletheia.sources.base import PermanentSourceError, SourceParseError
+from aletheia.sources.orcid_text import orcid_in
 from aletheia.sources.pubmed_esummary import parse_esummary_doc, parse_esummary_json
 from aletheia.sources.pubmed_fields import (
     clean_issns,
@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 SOURCE: Final = SourceName.PUBMED
-_ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
 
 
 # --- efetch XML -----------------------------------------------------------------------------------
@@ -53,8 +52,7 @@ def _xml_author(author: ET.Element) -> Author | None:
     orcid = None
     for identifier in author.findall("Identifier"):
         if (identifier.get("Source") or "").upper() == "ORCID":
-            match = _ORCID.search(element_text(identifier) or "")
-            orcid = match.group(1).upper() if match else None
+            orcid = orcid_in(element_text(identifier))
     if not family:
         return None
     return Author(family=family, given=given, suffix=element_text(author.find("Suffix")), orcid=orcid)
