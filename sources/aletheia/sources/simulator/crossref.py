@@ -204,29 +204,31 @@ def _list_parameters(request: Request) -> tuple[int, int, str | None] | Response
             return validation_failure(
                 "unknown-parameter", name, f"Parameter {name} specified but there is no such parameter"
             )
-    rows = parse_int(request.param("rows"), 20, high=MAX_ROWS)
-    if rows is None:
-        value = request.param("rows") or ""
-        return validation_failure(
-            "integer-not-valid",
-            value,
-            f"Integer specified as {value} but must be a positive integer less than or equal to {MAX_ROWS}. ",
-        )
-    offset = parse_int(request.param("offset"), 0, high=MAX_OFFSET)
-    if offset is None:
-        value = request.param("offset") or ""
-        return validation_failure(
-            "integer-not-valid",
-            value,
-            f"Integer specified as {value} but must be a positive integer "
-            f"less than or equal to {MAX_OFFSET}. ",
-        )
+    rows = _count_param(request, "rows", 20, MAX_ROWS)
+    if isinstance(rows, Response):
+        return rows
+    offset = _count_param(request, "offset", 0, MAX_OFFSET)
+    if isinstance(offset, Response):
+        return offset
     sort = request.param("sort")
     if sort is not None and sort not in _SORTS:
         return validation_failure(
             "sort-field-not-valid", sort, f"Sort field specified as {sort} is not valid"
         )
     return rows, offset, sort
+
+
+def _count_param(request: Request, name: str, default: int, high: int) -> int | Response:
+    """The whole-number parameter `name` (`default` when absent), or Crossref's 400 for it."""
+    count = parse_int(request.param(name), default, high=high)
+    if count is not None:
+        return count
+    value = request.param(name) or ""
+    return validation_failure(
+        "integer-not-valid",
+        value,
+        f"Integer specified as {value} but must be a positive integer less than or equal to {high}. ",
+    )
 
 
 def _filtered(request: Request, catalog: SourceCatalog) -> set[int] | Response:
