@@ -3,21 +3,25 @@ the shape "ask the source, 404 → None, parse, cache either way" written once f
 
 A client subclasses `SourceClientBase`, names its `source`, and asks through `_record` (one record
 by key: the cache first, then `fetch` and `parse`), `_read` / `_store` (a cached answer, an answer
-to cache, for lookups that batch), and `_searches` (search answers memoised by request).
+to cache, for lookups that batch) and `_search_json` (a search's JSON answer, memoised and cached
+by request in `_searches`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from aletheia.sources.cache import SearchMemo, cached_record, for_base_url, read_cached
 
 if TYPE_CHECKING:
     from aletheia.core.records import SourceName, WorkRecord
-    from aletheia.sources.base import RawCache, SourceRecord, Transport
+    from aletheia.sources.base import RawCache, RequestKind, SourceRecord, Transport
 
 __all__ = ["SourceClientBase"]
+
+R = TypeVar("R")
 
 
 class SourceClientBase:
@@ -55,3 +59,25 @@ class SourceClientBase:
         """Cache an answer under `key`: None is the negative entry (the source has no such work)."""
         if self.cache is not None:
             await self.cache.put(self.source, key, raw, found=raw is not None, url=url)
+
+    async def _search_json(
+        self,
+        path: str,
+        params: dict[str, Any],
+        parse: Callable[[Any, datetime, bool], R],
+        *,
+        found: Callable[[Any], bool],
+        kind: RequestKind = "search",
+        headers: dict[str, str] | None = None,
+    ) -> R:
+        """A GET of JSON at `path` memoised and cached by request (`cache.SearchMemo.get`): `parse`
+        reads the payload (None: the source had nothing), `found` says whether it is a positive
+        cache entry."""
+        return await self._searches.get(
+            path,
+            params,
+            lambda: self.transport.get_json(path, params=params, headers=headers, kind=kind),
+            parse,
+            found=found,
+            url=self._url(path),
+        )

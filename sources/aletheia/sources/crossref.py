@@ -271,14 +271,7 @@ class CrossrefClient(SourceClientBase):
                 for record, raw in zip(records, raws, strict=True)
             ]
 
-        return await self._searches.get(
-            path,
-            params,
-            lambda: self.transport.get_json(path, params=params, kind="search"),
-            parse,
-            found=_has_items,
-            url=url,
-        )
+        return await self._search_json(path, params, parse, found=_has_items)
 
 
 def _has_items(payload: Any) -> bool:

@@ -84,13 +84,12 @@ class EuropePmcClient(SourceClientBase):
             hits = parse_search(payload) if payload is not None else []
             return _same_work(hits, canonical_doi, canonical_pmid)
 
-        return await self._searches.get(
+        return await self._search_json(
             path,
             params,
-            lambda: self.transport.get_json(path, params=params, kind="single"),
             parse,
             found=lambda payload: payload is not None and bool(parse_search(payload)),
-            url=self._url(path),
+            kind="single",
         )
 
     async def full_text(self, pmcid: str) -> JatsArticle | None:

@@ -66,13 +66,11 @@ class GoogleBooksClient(SourceClientBase):
         q = f"intitle:{_quoted(title)}" + (f" inauthor:{_quoted(author)}" if author else "")
         params = self._params(q, limit)
         url = self._url(VOLUMES)
-        return await self._searches.get(
+        return await self._search_json(
             VOLUMES,
             params,
-            lambda: self.transport.get_json(VOLUMES, params=params, kind="search"),
             item_records(google_books_items, parse_google_books_volume, url),
             found=lambda p: bool(isinstance(p, Mapping) and p.get("items")),
-            url=url,
         )
 
 

@@ -93,13 +93,8 @@ class OpenLibraryClient(SourceClientBase):
         parse = item_records(
             open_library_search_docs, lambda d: parse_open_library_doc(d, base_url=base_url), url
         )
-        return await self._searches.get(
-            path,
-            params,
-            lambda: self.transport.get_json(path, params=params, kind="search"),
-            parse,
-            found=lambda p: bool(isinstance(p, Mapping) and p.get("docs")),
-            url=url,
+        return await self._search_json(
+            path, params, parse, found=lambda p: bool(isinstance(p, Mapping) and p.get("docs"))
         )
 
 

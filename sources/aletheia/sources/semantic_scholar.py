@@ -208,14 +208,7 @@ class SemanticScholarClient(SourceClientBase):
                 raise SourceParseError(SOURCE, "search `data` is not a list")
             return [SourceRecord(parse_s2_paper(hit), hit, fetched_at, url, from_cache) for hit in hits]
 
-        return await self._searches.get(
-            path,
-            params,
-            lambda: self.transport.get_json(path, params=params, headers=self._headers, kind="search"),
-            parse,
-            found=_has_data,
-            url=url,
-        )
+        return await self._search_json(path, params, parse, found=_has_data, headers=self._headers)
 
     async def match_title(self, title: str, *, alone: bool = False) -> SourceRecord | None:
         """S2's single best match for a title (`score` is its matchScore), or None (S2 says 404).
