@@ -13,6 +13,7 @@ import time
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -285,6 +286,7 @@ def search_key(path: str, params: Mapping[str, Any], *, namespace: str = "search
     return f"{namespace}:{hashlib.sha1(text.encode('utf-8'), usedforsecurity=False).hexdigest()}"
 
 
+@dataclass(eq=False)
 class SearchMemo:
     """Search answers of one client, by request (`search_key`): a search already in flight is
     awaited, not sent again; the last `max_entries` answers are kept in memory (references of one
@@ -293,21 +295,15 @@ class SearchMemo:
     the same file asks the source almost nothing. The payload is parsed again from the cache, as
     for lookups; a payload that does not parse is never stored."""
 
-    def __init__(
-        self,
-        source: str,
-        cache: RawCache | None,
-        stats: SourceStats,
-        *,
-        max_entries: int = 2048,
-        namespace: str = "search",
-    ) -> None:
-        self.source = source
-        self.namespace = namespace
-        self.cache = cache
-        self.stats = stats
-        self.max_entries = max_entries
-        self._answers: OrderedDict[str, asyncio.Future[Any]] = OrderedDict()
+    source: str
+    cache: RawCache | None
+    stats: SourceStats
+    _: KW_ONLY
+    max_entries: int = 2048
+    namespace: str = "search"
+    _answers: OrderedDict[str, asyncio.Future[Any]] = field(
+        default_factory=OrderedDict, init=False, repr=False
+    )
 
     async def get(
         self,

@@ -22,6 +22,7 @@ timeout, a name that does not resolve, a refused address) is not cached.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -40,29 +41,23 @@ SOURCE: Final = SourceName.WEB
 GONE: Final = frozenset({404, 410})
 
 
+@dataclass(eq=False)
 class WebPageClient:
     """`fetcher` None: the tier is off (nothing about it was read from the settings)."""
 
-    def __init__(
-        self,
-        fetcher: WebFetcher | None,
-        limiter: RateLimiter,
-        limits: SourceLimits,
-        *,
-        cache: RawCache | None = None,
-        ttl_seconds: float = 7 * 24 * 3600,
-        failure_ttl_seconds: float = 3600,
-        enabled: bool = True,
-        why_disabled: str = "the web tier is off (ALETHEIA_WEB_TIER)",
-    ) -> None:
-        self.fetcher = fetcher
-        self.limiter = limiter
-        self.limits = limits
-        self.cache = cache
-        self.ttl_seconds = ttl_seconds
-        self.failure_ttl_seconds = failure_ttl_seconds
-        self.enabled = enabled and fetcher is not None
-        self.why_disabled = why_disabled
+    fetcher: WebFetcher | None
+    limiter: RateLimiter
+    limits: SourceLimits
+    _: KW_ONLY
+    cache: RawCache | None = None
+    ttl_seconds: float = 7 * 24 * 3600
+    failure_ttl_seconds: float = 3600
+    enabled: bool = True
+    why_disabled: str = "the web tier is off (ALETHEIA_WEB_TIER)"
+    stats: SourceStats = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.enabled = self.enabled and self.fetcher is not None
         self.stats = SourceStats(status="ok" if self.enabled else "disabled", source=SOURCE.value)
 
     async def check(self, url: str) -> SourceRecord | None:
