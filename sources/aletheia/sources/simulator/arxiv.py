@@ -27,7 +27,7 @@ from aletheia.sources.simulator.search import (
     FieldIndex,
     evaluate,
     parse_query,
-    positive_clauses,
+    ranking_words,
     tokenize,
 )
 from aletheia.sources.simulator.universe import SourceCatalog
@@ -132,8 +132,7 @@ def _searched(
     node = parse_query(search_query, "arxiv")
     everything = set(range(len(catalog)))
     matched = evaluate(node, lambda c: _resolve(c, catalog), everything) if node is not None else set()
-    words = [w for c in positive_clauses(node) for w in tokenize(c.text)]
-    scores = catalog.all.scores(words, matched)
+    scores = catalog.all.scores(ranking_words(node), matched)
     if listed:
         return [(i, v) for i, v in selected if i in matched]
     ranked = sorted(matched, key=lambda d: (-scores.get(d, 0.0), d))
@@ -177,7 +176,7 @@ def _resolve(clause: Clause, catalog: SourceCatalog) -> set[int]:
     index = fields.get(field)
     if index is None or not words:
         return set()
-    return index.docs_with_phrase(words) if clause.phrase else index.docs_with_all(words)
+    return index.docs_matching(words, phrase=clause.phrase)
 
 
 def _error_feed(now: datetime, anchor: str, message: str) -> Response:

@@ -25,7 +25,7 @@ from aletheia.sources.simulator.search import (
     FieldIndex,
     evaluate,
     parse_query,
-    positive_clauses,
+    ranking_words,
     tokenize,
 )
 from aletheia.sources.simulator.universe import SourceCatalog
@@ -129,7 +129,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         return _bad_request("page parameter must be a positive integer")
 
     candidates = set(range(len(catalog)))
-    ranking_words: list[str] = []
+    words: list[str] = []
     ranking_fields: list[str] = []
     for name, value in filter_pairs(request.param("filter") or ""):
         if name not in _FILTERS:
@@ -139,7 +139,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
             node = parse_query(value, "plain")
             if node is not None:
                 candidates &= evaluate(node, _resolver(field, catalog), candidates)
-                ranking_words += [w for c in positive_clauses(node) for w in tokenize(c.text)]
+                words += ranking_words(node)
                 ranking_fields.append(field)
             continue
         selected = _apply_filter(name, value, catalog)
@@ -152,13 +152,13 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
         node = parse_query(search, "plain")
         if node is not None:
             candidates &= evaluate(node, _resolver("text", catalog), candidates)
-            ranking_words += [w for c in positive_clauses(node) for w in tokenize(c.text)]
+            words += ranking_words(node)
             ranking_fields.append("text")
 
     relevance: dict[int, float] = {}
-    if ranking_words:
+    if words:
         index = catalog.title if ranking_fields and set(ranking_fields) == {"title"} else catalog.text
-        relevance = index.scores(ranking_words, candidates)
+        relevance = index.scores(words, candidates)
         matches = sorted(candidates, key=lambda d: (-relevance.get(d, 0.0), d))
     else:
         matches = sorted(candidates)
@@ -171,7 +171,7 @@ def _list(request: Request, catalog: SourceCatalog) -> Response:
     results = []
     for doc in matches[start : start + per_page]:
         work = render_work(catalog.works[doc])
-        if ranking_words:
+        if words:
             work["relevance_score"] = round(relevance.get(doc, 0.0) * 10, 6)
         if request.param("select"):
             work = _select(work, request.param("select"))
@@ -196,7 +196,7 @@ def _resolver(field: str, catalog: SourceCatalog) -> Callable[[Clause], set[int]
         words = tokenize(clause.text)
         if not words:
             return set(range(len(catalog)))
-        return index.docs_with_phrase(words) if clause.phrase else index.docs_with_all(words)
+        return index.docs_matching(words, phrase=clause.phrase)
 
     return resolve
 

@@ -20,7 +20,7 @@ from aletheia.sources.simulator.config import RequestKind
 from aletheia.sources.simulator.http import Request, Response, json_response, xml_response
 from aletheia.sources.simulator.pubmed_query import resolve
 from aletheia.sources.simulator.pubmed_records import pubmed_article, summary_json, summary_xml
-from aletheia.sources.simulator.search import evaluate, parse_query, positive_clauses, tokenize
+from aletheia.sources.simulator.search import evaluate, parse_query, ranking_words
 from aletheia.sources.simulator.universe import SourceCatalog
 
 EUTILS: Final = "/entrez/eutils"
@@ -102,8 +102,7 @@ def _esearch(params: dict[str, str], catalog: SourceCatalog, json_mode: bool) ->
         else set()
     )
     if params.get("sort", "").lower() == "relevance":
-        words = [w for c in positive_clauses(node) for w in tokenize(c.text)]
-        scores = catalog.all.scores(words, matched)
+        scores = catalog.all.scores(ranking_words(node), matched)
         ordered = sorted(matched, key=lambda d: (-scores.get(d, 0.0), d))
     else:
         # E-utilities' default order: most recent first.

@@ -169,7 +169,7 @@ def _resolve(term: Term, index: FieldIndex, everything: set[int]) -> set[int]:
         return {
             doc for token, docs in index.postings.items() if _within(word, token, term.fuzz) for doc in docs
         }
-    return index.docs_with_phrase(term.words) if term.phrase else index.docs_with_all(term.words)
+    return index.docs_matching(term.words, phrase=term.phrase)
 
 
 def evaluate(node: Node, index: FieldIndex, everything: set[int]) -> set[int]:

@@ -158,6 +158,10 @@ class FieldIndex:
                 found.add(doc)
         return found
 
+    def docs_matching(self, tokens: Sequence[str], *, phrase: bool) -> set[int]:
+        """The documents holding every token, contiguously when `phrase`."""
+        return self.docs_with_phrase(tokens) if phrase else self.docs_with_all(tokens)
+
     def idf(self, token: str) -> float:
         n = len(self.postings.get(token, ()))
         total = len(self.docs)
@@ -353,3 +357,8 @@ def positive_clauses(node: Node | None) -> list[Clause]:
         return [node]
     left = positive_clauses(node.left)
     return left if node.op == "NOT" else left + positive_clauses(node.right)
+
+
+def ranking_words(node: Node | None) -> list[str]:
+    """The words of the clauses a match is ranked by (`positive_clauses`), in order."""
+    return [word for clause in positive_clauses(node) for word in tokenize(clause.text)]
