@@ -144,12 +144,23 @@ class StagedFetches:
         return _Gateway(gateway, self)
 
 
-class _Gateway:
-    """The gateway, with its full-text fetchers going through `StagedFetches.remember`."""
+class _Passing:
+    """A stand-in for `inner` (the gateway or one of its clients): what it does not define is
+    `inner`'s own."""
 
     def __init__(self, inner: Any, fetches: StagedFetches) -> None:
         self._inner = inner
         self._fetches = fetches
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Gateway(_Passing):
+    """The gateway, with its full-text fetchers going through `StagedFetches.remember`."""
+
+    def __init__(self, inner: Any, fetches: StagedFetches) -> None:
+        super().__init__(inner, fetches)
         if hasattr(inner, "open_access"):  # a stand-in gateway without one keeps having none
             oa = inner.open_access
             self.open_access = _OpenAccess(oa, fetches) if oa is not None else None
@@ -158,15 +169,8 @@ class _Gateway:
     def arxiv(self) -> Any:
         return _Arxiv(self._inner.arxiv, self._fetches)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
-
-class _Arxiv:
-    def __init__(self, inner: Any, fetches: StagedFetches) -> None:
-        self._inner = inner
-        self._fetches = fetches
-
+class _Arxiv(_Passing):
     async def fetch_html(self, arxiv_id: str) -> str | None:
         result: str | None = await self._fetches.remember(
             f"arxiv_html:{arxiv_id}", "html", lambda: self._inner.fetch_html(arxiv_id), text=True
@@ -179,15 +183,8 @@ class _Arxiv:
         )
         return result
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
-
-class _OpenAccess:
-    def __init__(self, inner: Any, fetches: StagedFetches) -> None:
-        self._inner = inner
-        self._fetches = fetches
-
+class _OpenAccess(_Passing):
     async def fetch(self, url: str) -> Any:
         fetches = self._fetches
         entry = fetches.fetched.get(f"oa:{url}")
@@ -201,6 +198,3 @@ class _OpenAccess:
         await fetches._store(fetches.store.put_document, fetches.job_id, key, document.kind, document.body)
         fetches.fetched[f"oa:{url}"] = {"document": key, "final_url": document.final_url}
         return document
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
