@@ -10,8 +10,6 @@ index on the normalised titles. `raw` is the source's own text of the record, UT
 partitions and operator classes are not SQLAlchemy model material, and the store
 (`storage/mirror.py`) speaks SQL.
 
-Revision ID: 0007_mirror
-Revises: 0006
 Create Date: 2026-11-28 21:30:00
 """
 
@@ -21,8 +19,6 @@ from alembic import op
 
 revision = "0007_mirror"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 # The sources a dump is loaded for: one PostgreSQL partition each (anything else: the default one).
 PARTITIONED_SOURCES = ("dblp", "openalex", "crossref")
