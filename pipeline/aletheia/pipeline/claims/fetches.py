@@ -25,14 +25,18 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from aletheia.core.excerpts import PaperText
 from aletheia.pipeline.documents.fulltext import DocumentKind, convert_document
 from aletheia.pipeline.documents.pdf_reading import ConversionError, DocumentLimitError, FulltextError
 from aletheia.sources.open_access import OpenAccessDocument
 
-__all__ = ["ConversionNeeded", "DocumentStore", "StagedFetches", "convert_stored", "document_key"]
+if TYPE_CHECKING:
+    # Where a job's documents are kept.
+    from aletheia.storage.claim_store import ClaimStageStore
+
+__all__ = ["ConversionNeeded", "StagedFetches", "convert_stored", "document_key"]
 
 
 class ConversionNeeded(Exception):
@@ -43,26 +47,6 @@ class ConversionNeeded(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
-
-
-class DocumentStore(Protocol):
-    """Where a job's documents are kept (`aletheia.storage.claim_store.ClaimStageStore`)."""
-
-    def put_document(self, job_id: str, key: str, kind: str, data: bytes) -> None: ...
-
-    def document_data(self, job_id: str, key: str) -> tuple[str, bytes] | None: ...
-
-    def conversion(self, job_id: str, key: str) -> Any: ...
-
-    def set_conversion(
-        self,
-        job_id: str,
-        key: str,
-        *,
-        paper: dict[str, Any] | None = None,
-        error: str | None = None,
-        error_kind: str | None = None,
-    ) -> None: ...
 
 
 def document_key(data: bytes, kind: str) -> str:
@@ -76,7 +60,7 @@ _ERRORS: dict[str, type[FulltextError]] = {
 }
 
 
-def convert_stored(store: DocumentStore, job_id: str, key: str, *, settings: Any) -> None:
+def convert_stored(store: ClaimStageStore, job_id: str, key: str, *, settings: Any) -> None:
     """The parsing stage's work for one document: convert it (`convert_document`, cached by content
     hash) and store its text or the error; a document already converted is left alone."""
     done = store.conversion(job_id, key)
@@ -99,7 +83,7 @@ def convert_stored(store: DocumentStore, job_id: str, key: str, *, settings: Any
 class StagedFetches:
     """The text stage's converter and fetch memory for one job (see the module docstring)."""
 
-    store: DocumentStore
+    store: ClaimStageStore
     job_id: str
     fetched: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # fetch -> document
 
