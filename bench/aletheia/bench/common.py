@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import platform
@@ -237,21 +236,6 @@ def through_the_engine(
         loop.close()
 
 
-async def verify_all(
-    refs: list[CitedReference],
-    settings: Settings,
-    concurrency: int,
-    *,
-    requests: dict[str, Any] | None = None,
-    cache: RawCache | None = None,
-    mirror: Any = None,
-) -> list[Any]:
-    """`through_the_engine`, awaited (in a thread: the engine runs its own event loop)."""
-    return await asyncio.to_thread(
-        through_the_engine, refs, settings, concurrency, requests=requests, cache=cache, mirror=mirror
-    )
-
-
 def requests_twice(
     refs: list[CitedReference], settings: Settings, concurrency: int
 ) -> tuple[list[Any], dict[str, Any], float]:
@@ -261,12 +245,12 @@ def requests_twice(
     cold run's wall seconds."""
     cold: dict[str, Any] = {}
     started = time.perf_counter()
-    outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=cold))
+    outcomes = through_the_engine(refs, settings, concurrency, requests=cold)
     elapsed = time.perf_counter() - started
     cache = MemoryRawCache(ttl_seconds=3600, negative_ttl_seconds=3600, max_entries=1_000_000)
-    asyncio.run(verify_all(refs, settings, concurrency, cache=cache))
+    through_the_engine(refs, settings, concurrency, cache=cache)
     second: dict[str, Any] = {}
-    asyncio.run(verify_all(refs, settings, concurrency, requests=second, cache=cache))
+    through_the_engine(refs, settings, concurrency, requests=second, cache=cache)
     return outcomes, {"cold": cold, "second_run": second}, elapsed
 
 

@@ -15,7 +15,7 @@ Two source sets, each verified against the universe and simulator settings of it
 
 For each format the rendered file is read as `aletheia verify FILE` reads it
 (`pipeline.inputs.iter_references`: format detection included) and every reference goes through
-the engine (`common.verify_all`) against the set's simulator. Each parsed reference is matched
+the engine (`common.through_the_engine`) against the set's simulator. Each parsed reference is matched
 back to its `.bib` entry (`formats_render.entry_of`), and an entry's *verdict class* (flagged,
 verified, minor, ambiguous, unverifiable, out_of_scope; `missing` when no reference was read for
 it) is compared with its class in the `.bib` run. The bar (issue 20): the same class for at least 95% of the
@@ -29,7 +29,6 @@ format's text does not hold (the DOI and URL that `plain.bst` and `ieeetr.bst` d
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import tempfile
@@ -42,8 +41,8 @@ from aletheia.bench.common import (
     SimulatorProcess,
     machine,
     simulator_settings,
+    through_the_engine,
     unthrottled_limits,
-    verify_all,
 )
 from aletheia.bench.formats_evidence import (
     dropped_identifiers,
@@ -87,7 +86,7 @@ def _run_format(
 ) -> FormatRun:
     refs, problems = read_rendered(rendered.path, settings.max_input_bytes)
     started = time.perf_counter()
-    outcomes = asyncio.run(verify_all(refs, settings, concurrency))
+    outcomes = through_the_engine(refs, settings, concurrency)
     verify_seconds = time.perf_counter() - started
     by_entry: dict[str, list[tuple[CitedReference, Any]]] = {}
     unmatched = []
@@ -132,7 +131,7 @@ def _evidence_classes(
                 wanted.setdefault((key, names), without_identifiers(hits[0][0], names))
     if not wanted:
         return {}
-    outcomes = asyncio.run(verify_all(list(wanted.values()), settings, concurrency))
+    outcomes = through_the_engine(list(wanted.values()), settings, concurrency)
     classes = {pair: verdict_class(outcome.verdict) for pair, outcome in zip(wanted, outcomes, strict=True)}
     return {
         fmt: {key: classes[(key, names)] for key, names in dropped.items()}

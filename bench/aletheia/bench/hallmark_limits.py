@@ -11,7 +11,6 @@ of the requests made is the busiest bucket's requests divided by its rate (`sour
 
 from __future__ import annotations
 
-import asyncio
 import json
 import tempfile
 import time
@@ -23,8 +22,8 @@ from aletheia.bench.common import (
     format_requests,
     machine,
     simulator_settings,
+    through_the_engine,
     unthrottled_limits,
-    verify_all,
 )
 from aletheia.bench.hallmark_bench import (
     DATASET,
@@ -129,7 +128,7 @@ def _verify(
             overrides = {} if sliding_window else unthrottled_limits()
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **overrides)
             started = time.perf_counter()
-            outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests, mirror=mirror))
+            outcomes = through_the_engine(refs, settings, concurrency, requests=requests, mirror=mirror)
             elapsed = time.perf_counter() - started
             stats = sim.stats()
     return outcomes, requests, mirror_figures, elapsed, stats

@@ -24,7 +24,6 @@ anything flagged is a false alarm, reported by reason.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import tempfile
 import time
@@ -37,8 +36,8 @@ from aletheia.bench.common import (
     SimulatorProcess,
     machine,
     simulator_settings,
+    through_the_engine,
     unthrottled_limits,
-    verify_all,
 )
 from aletheia.bench.noise import NoiseModel
 from aletheia.bench.noise_apply import apply_noise
@@ -323,7 +322,7 @@ def _verify_against(
         with SimulatorProcess(universe_path, SimulatorConfig.unlimited()) as sim:
             settings = simulator_settings(sim.base_url, data_dir=Path(tmp), **unthrottled_limits())
             started = time.perf_counter()
-            outcomes.extend(asyncio.run(verify_all(refs, settings, concurrency)))
+            outcomes.extend(through_the_engine(refs, settings, concurrency))
             return time.perf_counter() - started
 
 

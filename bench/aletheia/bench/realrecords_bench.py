@@ -23,7 +23,6 @@ the 71 UNLINKED references are reported apart, by status, and left out of the ra
 
 from __future__ import annotations
 
-import asyncio
 import json
 import tempfile
 import time
@@ -39,8 +38,8 @@ from aletheia.bench.common import (
     machine,
     parse_bibtex,
     simulator_settings,
+    through_the_engine,
     unthrottled_limits,
-    verify_all,
 )
 from aletheia.bench.realbib_bench import PROCESS_REASONS
 from aletheia.core.verdicts import LOGIC_VERSION
@@ -112,7 +111,7 @@ def run(
             )
             requests: dict[str, Any] = {}
             started = time.perf_counter()
-            outcomes = asyncio.run(verify_all(refs, settings, concurrency, requests=requests))
+            outcomes = through_the_engine(refs, settings, concurrency, requests=requests)
             elapsed = time.perf_counter() - started
     by_label, flagged_reasons, lines = _tally(outcomes, labels)
     if report is not None:

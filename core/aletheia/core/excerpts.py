@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 from aletheia.core.text import normalize_whitespace
 
 __all__ = [
+    "USUAL_SECTIONS",
     "ExcerptMatch",
     "PaperText",
     "TextBlock",
@@ -59,6 +60,26 @@ class TextBlock(BaseModel):
     section: str | None = None  # the heading it sits under: "Abstract", "3.1 Method"
     page: int | None = None  # 1-based, for PDFs
     paragraph: int | None = None  # 1-based within its section, where paragraphs are known
+
+
+# The unnumbered section headings most papers use, lower-case (each reader of headings adds its own).
+USUAL_SECTIONS: Final = frozenset(
+    {
+        "abstract",
+        "introduction",
+        "background",
+        "related work",
+        "method",
+        "methods",
+        "materials and methods",
+        "results",
+        "discussion",
+        "conclusion",
+        "conclusions",
+        "acknowledgements",
+        "acknowledgments",
+    }
+)
 
 
 class PaperText(BaseModel):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aletheia.core.authorship import AuthorshipCheck
-from aletheia.core.excerpts import PaperText
+from aletheia.core.excerpts import USUAL_SECTIONS, PaperText
 from aletheia.core.signals import Signal, SignalKind
 from aletheia.core.text import fold
 from aletheia.core.tortured import TorturedTable, find_tortured
@@ -69,26 +69,7 @@ _LATEX_HEADING: Final = re.compile(r"\\(?:sub){0,2}section\*?\{([^{}]{1,120})\}"
 _NUMBERED_HEADING: Final = re.compile(
     r"^(?:\d{1,2}(?:\.\d{1,2}){0,2}\.?|[IVX]{1,5}\.)\s+([A-Z][^.!?]{1,70})$"
 )
-_NAMED_HEADINGS: Final = frozenset(
-    {
-        "abstract",
-        "introduction",
-        "background",
-        "related work",
-        "method",
-        "methods",
-        "methodology",
-        "materials and methods",
-        "results",
-        "discussion",
-        "conclusion",
-        "conclusions",
-        "experiments",
-        "evaluation",
-        "acknowledgements",
-        "acknowledgments",
-    }
-)
+_NAMED_HEADINGS: Final = USUAL_SECTIONS | {"methodology", "experiments", "evaluation"}
 
 
 def _is_plain_heading(text: str) -> bool:

@@ -4,25 +4,12 @@ a name no record has is shown as given."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
-from aletheia.core.source_facts import SOURCE_FACTS
+from aletheia.core.source_facts import FactView
 
-
-class _DisplayNames(Mapping[str, str]):
-    """`SourceName` value -> display name, read from the records each time (a live view)."""
-
-    def __getitem__(self, name: str) -> str:
-        return SOURCE_FACTS[name].display
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(SOURCE_FACTS)
-
-    def __len__(self) -> int:
-        return len(SOURCE_FACTS)
-
-
-SOURCE_NAMES: Mapping[str, str] = _DisplayNames()
+# `SourceName` value -> display name, read from the records each time (a live view).
+SOURCE_NAMES: Mapping[str, str] = FactView(lambda facts: facts.display)
 
 
 def source_name(name: str | None) -> str:

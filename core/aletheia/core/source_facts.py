@@ -15,11 +15,12 @@ Pure data: no I/O, nothing of ours but the enums below.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final, Literal
 
-__all__ = ["SOURCE_FACTS", "Coverage", "NotFound", "SourceFacts", "Tier", "facts_of"]
+__all__ = ["SOURCE_FACTS", "Coverage", "FactView", "NotFound", "SourceFacts", "Tier", "facts_of"]
 
 
 class Tier(IntEnum):
@@ -114,6 +115,23 @@ SOURCE_FACTS: Final[dict[str, SourceFacts]] = _facts(
     SourceFacts("brave_search", "Brave web search", "search_hit", Tier.WEB, None, NO_404),
     SourceFacts("llm", "the LLM fallback", "model_output", Tier.LLM),
 )
+
+
+class FactView(Mapping[str, str]):
+    """`SourceName` value -> one fact of its record (`read(facts)`), read from the records each time
+    (a live view: a source added at run time is in it)."""
+
+    def __init__(self, read: Callable[[SourceFacts], str]) -> None:
+        self._read = read
+
+    def __getitem__(self, name: str) -> str:
+        return self._read(SOURCE_FACTS[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SOURCE_FACTS)
+
+    def __len__(self) -> int:
+        return len(SOURCE_FACTS)
 
 
 def facts_of(source: object) -> SourceFacts | None:

@@ -20,6 +20,7 @@ agreement on year and first author alone does not establish that two records are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -140,22 +141,34 @@ class _Gate:
         if raw and raw.strip() and parsed is None:
             self.found.notes.add(f"{name}_unparseable: {source}")
 
+    def _identifier(
+        self,
+        name: str,
+        raw: tuple[str | None, str | None],
+        parsed: tuple[str | None, str | None],
+        versions_of_one_work: Callable[[str, str], bool],
+    ) -> None:
+        """An identifier of both records (`raw` as written, `parsed` as read): agreed when the two
+        are one, a note when they name two versions of one work, a conflict otherwise."""
+        (raw_p, raw_s), (id_p, id_s) = raw, parsed
+        self._unparseable(name, raw_p, id_p, self.name_p)
+        self._unparseable(name, raw_s, id_s, self.name_s)
+        if not self._one_sided(name, id_p, id_s) or id_p is None or id_s is None:
+            return
+        if id_p == id_s:
+            self.found.agreed.append(name)
+        elif versions_of_one_work(id_p, id_s):
+            self.found.notes.add(
+                _pair_note(f"{name}_versions_differ", (self.name_p, id_p), (self.name_s, id_s))
+            )
+        else:
+            self.found.conflicts.append(FieldConflict(field=name, primary_value=id_p, secondary_value=id_s))
+
     def doi(self) -> None:
         p, s = self.primary, self.secondary
-        doi_p, doi_s = clean_doi(p.doi), clean_doi(s.doi)
-        self._unparseable("doi", p.doi, doi_p, self.name_p)
-        self._unparseable("doi", s.doi, doi_s, self.name_s)
-        if not self._one_sided("doi", doi_p, doi_s) or doi_p is None or doi_s is None:
-            return
-        if doi_p == doi_s:
-            self.found.agreed.append("doi")
-            return
-        if self._versions_of_one_work(doi_p, doi_s):
-            self.found.notes.add(
-                _pair_note("doi_versions_differ", (self.name_p, doi_p), (self.name_s, doi_s))
-            )
-            return
-        self.found.conflicts.append(FieldConflict(field="doi", primary_value=doi_p, secondary_value=doi_s))
+        self._identifier(
+            "doi", (p.doi, s.doi), (clean_doi(p.doi), clean_doi(s.doi)), self._versions_of_one_work
+        )
 
     def _versions_of_one_work(self, doi_p: str, doi_s: str) -> bool:
         """One record lists the other's DOI as a version, or one DOI is arXiv's DataCite DOI for
@@ -171,23 +184,16 @@ class _Gate:
 
     def arxiv_id(self) -> None:
         p, s = self.primary, self.secondary
-        arxiv_p, arxiv_s = _arxiv_of(p), _arxiv_of(s)
-        self._unparseable("arxiv_id", p.arxiv_id, arxiv_p, self.name_p)
-        self._unparseable("arxiv_id", s.arxiv_id, arxiv_s, self.name_s)
-        if not self._one_sided("arxiv_id", arxiv_p, arxiv_s) or arxiv_p is None or arxiv_s is None:
-            return
-        if arxiv_p == arxiv_s:
-            self.found.agreed.append("arxiv_id")
-        elif arxiv_s in _cleaned_arxiv_ids(p.related_arxiv_ids) or arxiv_p in _cleaned_arxiv_ids(
+        self._identifier(
+            "arxiv_id", (p.arxiv_id, s.arxiv_id), (_arxiv_of(p), _arxiv_of(s)), self._arxiv_versions
+        )
+
+    def _arxiv_versions(self, arxiv_p: str, arxiv_s: str) -> bool:
+        """One record lists the other's arXiv id as a version."""
+        p, s = self.primary, self.secondary
+        return arxiv_s in _cleaned_arxiv_ids(p.related_arxiv_ids) or arxiv_p in _cleaned_arxiv_ids(
             s.related_arxiv_ids
-        ):
-            self.found.notes.add(
-                _pair_note("arxiv_id_versions_differ", (self.name_p, arxiv_p), (self.name_s, arxiv_s))
-            )
-        else:
-            self.found.conflicts.append(
-                FieldConflict(field="arxiv_id", primary_value=arxiv_p, secondary_value=arxiv_s)
-            )
+        )
 
     def title(self) -> None:
         title_p, title_s = full_title(self.primary), full_title(self.secondary)

@@ -11,12 +11,12 @@ default-deny.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
 
-from aletheia.core.source_facts import SOURCE_FACTS
+from aletheia.core.source_facts import FactView
 
 __all__ = ["DATA_FILE", "TrustTable", "any_decisive", "is_decisive", "trust_of", "trust_rank", "trust_table"]
 
@@ -42,19 +42,6 @@ class TrustTable:
         return self.rank(source) <= self.levels.index(self.decisive_from)
 
 
-class _RecordedLevels(Mapping[str, str]):
-    """`SourceName` value -> trust level, read from the sources' records each time (a live view)."""
-
-    def __getitem__(self, name: str) -> str:
-        return SOURCE_FACTS[name].trust
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(SOURCE_FACTS)
-
-    def __len__(self) -> int:
-        return len(SOURCE_FACTS)
-
-
 def parse_trust(data: dict[str, Any], sources: Mapping[str, str] | None = None) -> TrustTable:
     """The levels of `data`; each source's level from `sources` (default: `data["sources"]`)."""
     levels = tuple(str(entry["level"]) for entry in data["levels"])
@@ -72,7 +59,7 @@ def trust_table() -> TrustTable:
     from importlib import resources
 
     text = (resources.files("aletheia.core") / "data" / DATA_FILE).read_text(encoding="utf-8")
-    return parse_trust(json.loads(text), _RecordedLevels())
+    return parse_trust(json.loads(text), FactView(lambda facts: facts.trust))
 
 
 def trust_of(source: object) -> str | None:

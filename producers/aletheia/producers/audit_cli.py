@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -146,38 +146,45 @@ def replay_command(job_id: str, as_json: bool) -> None:
     except JobNotFound:
         click.echo(f"aletheia: no job {job_id}", err=True)
         sys.exit(2)
-    if as_json:
-        click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
-    else:
-        for diff in report.differences:
-            click.echo(f"DIFFERS  {diff.describe()}  (stored under logic {diff.stored_logic_version})")
-        for note in report.not_replayable:
-            click.echo(f"skipped  {note}")
-        click.echo(
-            f"{report.replayed} verdict(s) replayed under logic {report.logic_version}: "
-            f"{report.same} the same, {len(report.differences)} different"
-        )
-    sys.exit(1 if report.differences else 0)
+    _report_replay(
+        as_json,
+        report.as_json(),
+        [f"{d.describe()}  (stored under logic {d.stored_logic_version})" for d in report.differences],
+        report.not_replayable,
+        f"{report.replayed} verdict(s) replayed under logic {report.logic_version}: "
+        f"{report.same} the same, {len(report.differences)} different",
+    )
 
 
-def _replay_claims(engine: Any, job_id: str, as_json: bool) -> None:
+def _replay_claims(engine: Any, job_id: str, as_json: bool) -> NoReturn:
     from aletheia.core.claim_judge import JUDGE_NAME
     from aletheia.pipeline.audit.replay import replay_claim_job
 
     report = replay_claim_job(engine, job_id)
+    _report_replay(
+        as_json,
+        {"job_id": job_id, "judge": JUDGE_NAME, **report.as_json()},
+        [diff.describe() for diff in report.differences],
+        report.not_replayable,
+        f"{report.judged} excerpt judgement(s) replayed under {JUDGE_NAME}: {report.same} the same,"
+        f" {len(report.differences)} different; {report.decisions_checked} claim decision(s) checked",
+    )
+
+
+def _report_replay(
+    as_json: bool, document: dict[str, Any], differences: list[str], skipped: list[str], summary: str
+) -> NoReturn:
+    """A replay's result, as JSON or as one line a difference, one a skipped entry and the summary;
+    then the exit: 0 when nothing differs, 1 otherwise."""
     if as_json:
-        out = {"job_id": job_id, "judge": JUDGE_NAME, **report.as_json()}
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        for diff in report.differences:
-            click.echo(f"DIFFERS  {diff.describe()}")
-        for note in report.not_replayable:
+        for difference in differences:
+            click.echo(f"DIFFERS  {difference}")
+        for note in skipped:
             click.echo(f"skipped  {note}")
-        click.echo(
-            f"{report.judged} excerpt judgement(s) replayed under {JUDGE_NAME}: {report.same} the same,"
-            f" {len(report.differences)} different; {report.decisions_checked} claim decision(s) checked"
-        )
-    sys.exit(1 if report.differences else 0)
+        click.echo(summary)
+    sys.exit(1 if differences else 0)
 
 
 COMMANDS = (audit_log, replay_command)

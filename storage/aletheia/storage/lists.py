@@ -5,6 +5,7 @@ predatory-venue list (`aletheia library ...`), each in its table.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
 from sqlalchemy import Engine, func, select
@@ -12,33 +13,44 @@ from sqlalchemy import Engine, func, select
 from aletheia.storage.db import session_factory, upsert
 from aletheia.storage.models import PredatoryVenueRow, RetractionRow, utcnow
 
+# Rows per INSERT statement while a list is written.
+_BATCH_ROWS = 1000
 
-class RetractionStore:
-    """Retraction Watch rows, loaded once and indexed in memory by the pipeline."""
+
+class _WholeList:
+    """A table that holds one list, replaced as a whole: rows keyed by `row_key`."""
+
+    row: type[RetractionRow] | type[PredatoryVenueRow]
 
     def __init__(self, engine: Engine) -> None:
         self.sessions = session_factory(engine)
 
-    def replace(self, rows: Iterable[dict[str, Any]]) -> int:
-        batch: list[dict[str, Any]] = []
-        n = 0
+    def _replace_with(self, values: Iterable[dict[str, Any]]) -> int:
+        """Delete every row, then insert `values` in batches (a `row_key` already written is left as
+        it is), in one transaction; the number of values given."""
+        written = 0
         with self.sessions.begin() as s:
-            s.query(RetractionRow).delete()
-            for row in rows:
-                key = "|".join(str(row.get(k) or "") for k in ("doi", "pmid", "nature", "notice_doi"))
-                batch.append({**row, "row_key": key[:700], "loaded_at": utcnow()})
-                if len(batch) >= 1000:
-                    upsert(s, RetractionRow.__table__, batch, conflict=["row_key"], update=[])
-                    n += len(batch)
-                    batch = []
-            if batch:
-                upsert(s, RetractionRow.__table__, batch, conflict=["row_key"], update=[])
-                n += len(batch)
-        return n
+            s.query(self.row).delete()
+            pending = iter(values)
+            while batch := list(islice(pending, _BATCH_ROWS)):
+                upsert(s, self.row.__table__, batch, conflict=["row_key"], update=[])
+                written += len(batch)
+        return written
 
     def count(self) -> int:
         with self.sessions() as s:
-            return int(s.scalar(select(func.count()).select_from(RetractionRow)) or 0)
+            return int(s.scalar(select(func.count()).select_from(self.row)) or 0)
+
+
+class RetractionStore(_WholeList):
+    """Retraction Watch rows, loaded once and indexed in memory by the pipeline."""
+
+    row = RetractionRow
+
+    def replace(self, rows: Iterable[dict[str, Any]]) -> int:
+        return self._replace_with(
+            {**row, "row_key": _retraction_key(row), "loaded_at": utcnow()} for row in rows
+        )
 
     def rows(self) -> list[dict[str, Any]]:
         with self.sessions() as s:
@@ -48,12 +60,16 @@ class RetractionStore:
             ]
 
 
-class PredatoryStore:
+def _retraction_key(row: dict[str, Any]) -> str:
+    """doi|pmid|nature|notice_doi, NULL-free, at most 700 characters."""
+    return "|".join(str(row.get(k) or "") for k in ("doi", "pmid", "nature", "notice_doi"))[:700]
+
+
+class PredatoryStore(_WholeList):
     """The curated list of predatory or delisted venues (`predatory_venues`), replaced as a whole
     by `aletheia library predatory FILE`; rows are `PredatoryEntry` fields."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.sessions = session_factory(engine)
+    row = PredatoryVenueRow
 
     def replace(self, rows: Iterable[dict[str, Any]]) -> int:
         batch: dict[str, dict[str, Any]] = {}
@@ -69,22 +85,7 @@ class PredatoryStore:
                 "note": row.get("note"),
                 "loaded_at": utcnow(),
             }
-        with self.sessions.begin() as s:
-            s.query(PredatoryVenueRow).delete()
-            values = list(batch.values())
-            for start in range(0, len(values), 1000):
-                upsert(
-                    s,
-                    PredatoryVenueRow.__table__,
-                    values[start : start + 1000],
-                    conflict=["row_key"],
-                    update=[],
-                )
-        return len(batch)
-
-    def count(self) -> int:
-        with self.sessions() as s:
-            return int(s.scalar(select(func.count()).select_from(PredatoryVenueRow)) or 0)
+        return self._replace_with(batch.values())
 
     def rows(self) -> list[dict[str, Any]]:
         with self.sessions() as s:

@@ -37,6 +37,16 @@ def as_utc(ts: datetime) -> datetime:
     return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
 
 
+def big_integer() -> BigInteger:
+    """BIGINT on PostgreSQL; INTEGER on SQLite, where only an INTEGER primary key is the rowid."""
+    return BigInteger().with_variant(Integer, "sqlite")
+
+
+def surrogate_key() -> Mapped[int]:
+    """The `id` of a table keyed by a generated number."""
+    return mapped_column(big_integer(), primary_key=True, autoincrement=True)
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 
@@ -136,9 +146,7 @@ class VerdictRow(Base):
     # One verdict per item and logic version: a re-run of the same task overwrites, never duplicates.
     __table_args__ = (UniqueConstraint("item_id", "logic_version", name="uq_verdict_item_logic"),)
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     item_id: Mapped[str] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
     status: Mapped[str] = mapped_column(String(32), index=True)
@@ -158,9 +166,7 @@ class SourceRecordRow(Base):
     __tablename__ = "source_records"
     __table_args__ = (UniqueConstraint("source", "key", name="uq_source_record_key"),)
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     source: Mapped[str] = mapped_column(String(32))
     key: Mapped[str] = mapped_column(String(600))
     found: Mapped[bool] = mapped_column(default=True)
@@ -174,9 +180,7 @@ class LibraryWork(Base):
 
     __tablename__ = "library_works"
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     # "doi:..." / "arxiv:..." / "pmid:..." / "title:<normalised title>|<first surname>": NULL-free, so
     # the unique constraint really holds on both PostgreSQL and SQLite.
     identity: Mapped[str] = mapped_column(String(700))
@@ -203,9 +207,7 @@ class RetractionRow(Base):
         UniqueConstraint("row_key", name="uq_retraction_row"),
     )
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     row_key: Mapped[str] = mapped_column(String(700))  # doi|pmid|nature|notice_doi, NULL-free
     doi: Mapped[str | None] = mapped_column(String(300))
     pmid: Mapped[str | None] = mapped_column(String(16))
@@ -219,9 +221,7 @@ class ArtifactRow(Base):
     __tablename__ = "artifacts"
     __table_args__ = (UniqueConstraint("repository", "path", name="uq_artifact_path"),)
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     job_id: Mapped[str | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"), index=True)
     repository: Mapped[str] = mapped_column(String(1000))
     path: Mapped[str] = mapped_column(String(1000))
@@ -240,9 +240,7 @@ class AuditEvent(Base):
         UniqueConstraint("job_id", "event_id", name="uq_audit_job_event"),
     )
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     job_id: Mapped[str] = mapped_column(String(32), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     ts: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -256,18 +254,14 @@ class AuditEvent(Base):
 class MerkleCommit(Base):
     __tablename__ = "merkle_commits"
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     scope: Mapped[str] = mapped_column(String(64), index=True)  # a job id, or "global"
     root: Mapped[str] = mapped_column(String(64))
     prior: Mapped[str | None] = mapped_column(String(64))
     event_count: Mapped[int] = mapped_column(Integer)  # events (job) or job commits (global) covered
     committed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # A job commit: the id of the global commit that covers it, once one does (migration 0002).
-    covered_by: Mapped[int | None] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), index=True, nullable=True
-    )
+    covered_by: Mapped[int | None] = mapped_column(big_integer(), index=True, nullable=True)
 
 
 class Repository(Base):
@@ -275,9 +269,7 @@ class Repository(Base):
 
     __tablename__ = "repositories"
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     path: Mapped[str] = mapped_column(String(1000), unique=True)
     registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_audit_job: Mapped[str | None] = mapped_column(String(32))
@@ -289,9 +281,7 @@ class PredatoryVenueRow(Base):
     __tablename__ = "predatory_venues"
     __table_args__ = (UniqueConstraint("row_key", name="uq_predatory_row"),)
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = surrogate_key()
     row_key: Mapped[str] = mapped_column(String(700))  # issns|title|source, NULL-free
     issn: Mapped[list[Any]] = mapped_column(JSON)  # normalised ISSNs (print, electronic)
     title: Mapped[str] = mapped_column(String(500))

@@ -24,9 +24,8 @@ from typing import Final
 
 from aletheia.core.bibliography.biblatex_bbl import has_biblatex_entries, iter_biblatex_entries
 from aletheia.core.bibliography.latex_groups import LineCounter, brace_group, skip_space
-from aletheia.core.bibliography.plain import reference_from_string
+from aletheia.core.bibliography.plain import identifier_fields, reference_from_string
 from aletheia.core.bibliography.problems import InputProblem
-from aletheia.core.identifiers_in_text import extract_identifiers
 from aletheia.core.latex import latex_to_unicode
 from aletheia.core.records import CitedReference
 from aletheia.core.text import normalize_whitespace
@@ -51,6 +50,8 @@ _MAX_ITEM_CHARS: Final = 20_000
 
 _MACRO_WITH_URL = re.compile(r"\\(?:url|path|nolinkurl)\s*\{([^{}]*)\}")
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+# What the LaTeX source adds to the decoded string's own reading (`_source_identifiers`).
+_SOURCE_FIELDS: Final = frozenset({"doi", "arxiv_id", "arxiv_version", "url"})
 _DOI_MACRO = re.compile(r"\\doi\s*\{([^{}]*)\}")
 _EPRINT_MACRO = re.compile(r"\\eprint\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
 _BIBINFO = re.compile(r"\\bib(?:info|field)\s*\{(\w+)\}\s*\{")
@@ -98,23 +99,13 @@ def latex_reference_text(body: str) -> str:
     return normalize_whitespace(text)
 
 
-def _source_identifiers(body: str) -> dict[str, str | int]:
+def _source_identifiers(body: str) -> dict[str, object]:
     """DOI, arXiv id and URL as written in the LaTeX source (before decoding)."""
     exposed = _MACRO_WITH_URL.sub(r" \1 ", _HREF.sub(r" \1 \2 ", body))
     exposed = _DOI_MACRO.sub(r" doi:\1 ", exposed)
     exposed = _EPRINT_MACRO.sub(r" arXiv:\1 ", exposed)
     exposed = exposed.replace("\\_", "_").replace("\\%", "%").replace("\\&", "&").replace("\\#", "#")
-    found = extract_identifiers(exposed)
-    result: dict[str, str | int] = {}
-    if found.dois:
-        result["doi"] = found.dois[0]
-    if found.arxiv_ids:
-        result["arxiv_id"] = found.arxiv_ids[0].id
-        if found.arxiv_ids[0].version is not None:
-            result["arxiv_version"] = found.arxiv_ids[0].version
-    if found.urls:
-        result["url"] = found.urls[0]
-    return result
+    return {name: value for name, value in identifier_fields(exposed).items() if name in _SOURCE_FIELDS}
 
 
 _NEWBLOCK = re.compile(r"\\newblock\b")

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from aletheia.core.arxiv_ids import ArxivId, arxiv_id_from_doi, clean_arxiv_id
+from aletheia.core.bibliography.manager_fields import identifiable_or_skipped
 from aletheia.core.bibliography.problems import InputError, InputProblem
 from aletheia.core.identifiers import clean_doi, clean_isbn, clean_pmcid, clean_pmid
 from aletheia.core.identifiers_in_text import extract_identifiers
@@ -192,11 +193,4 @@ def iter_csl_json(text: str, *, origin: str) -> Iterator[CitedReference | InputP
             continue
         key = _string(item.get("citation-key")) or _string(item.get("id")) or str(position)
         reference = reference_from_csl_item(item, key=key, origin=where)
-        if not (reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn):
-            yield InputProblem(
-                origin=origin,
-                message=f"item {position} has neither a title nor an identifier; skipped",
-                key=key,
-            )
-            continue
-        yield reference
+        yield identifiable_or_skipped(reference, origin=origin, key=key, what=f"item {position}")

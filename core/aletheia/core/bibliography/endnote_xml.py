@@ -25,7 +25,7 @@ from aletheia.core.bibliography.manager_fields import (
     arxiv_fields,
     container_fields,
     first_year,
-    is_identifiable,
+    identifiable_or_skipped,
     record_reference,
 )
 from aletheia.core.bibliography.problems import InputError, InputProblem
@@ -123,11 +123,4 @@ def iter_endnote_xml(text: str, *, origin: str) -> Iterator[CitedReference | Inp
         key = label if label and " " not in label else number or str(position)
         where = f"{origin}:record {position}"
         reference = _reference(record, key=key, origin=where)
-        if not is_identifiable(reference):
-            yield InputProblem(
-                origin=origin,
-                key=key,
-                message=f"record {position} has neither a title nor an identifier; skipped",
-            )
-            continue
-        yield reference
+        yield identifiable_or_skipped(reference, origin=origin, key=key, what=f"record {position}")

@@ -18,6 +18,7 @@ from typing import Final
 
 from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.bibliography.bibtex_fields import reference_from_fields
+from aletheia.core.bibliography.problems import InputProblem
 from aletheia.core.bibtex_value import bibtex_escape
 from aletheia.core.records import CitedReference
 
@@ -26,6 +27,7 @@ __all__ = [
     "bibtex_name",
     "container_fields",
     "first_year",
+    "identifiable_or_skipped",
     "is_identifiable",
     "join_pages",
     "record_reference",
@@ -99,6 +101,18 @@ def is_identifiable(reference: CitedReference) -> bool:
     """Whether a record's reference can be checked: it has a title or an identifier (a record with
     neither is skipped with a problem)."""
     return bool(reference.title or reference.doi or reference.arxiv_id or reference.pmid or reference.isbn)
+
+
+def identifiable_or_skipped(
+    reference: CitedReference, *, origin: str, key: str, what: str
+) -> CitedReference | InputProblem:
+    """`reference` when it can be checked (`is_identifiable`), else the problem that skips it;
+    `what` names the entry in the input ("record 3", "item 2")."""
+    if is_identifiable(reference):
+        return reference
+    return InputProblem(
+        origin=origin, key=key, message=f"{what} has neither a title nor an identifier; skipped"
+    )
 
 
 def record_reference(

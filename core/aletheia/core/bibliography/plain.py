@@ -36,6 +36,7 @@ from aletheia.core.text import decode_character_references, normalize_whitespace
 __all__ = [
     "HEURISTIC_FIELDS",
     "ReferenceFields",
+    "identifier_fields",
     "inherit_repeated_authors",
     "iter_plain",
     "parse_reference_string",
@@ -100,7 +101,7 @@ def parse_reference_string(s: str) -> ReferenceFields:
     text = _SPACED_INITIAL.sub(".", text)  # "Reuven Y . Rubinstein" (a .bib's "Y ." set apart)
     # "———." stands for the authors of the reference above (`inherit_repeated_authors`): no name.
     text = _SAME_AUTHORS.sub("", text, count=1)
-    fields = _identifier_fields(text)
+    fields = identifier_fields(text)
 
     # A DOI's digits, like a page range's (`pick_year`), are no year.
     masked = _masked(text, _identifier_spans(text))
@@ -201,7 +202,8 @@ def _quote_is_title(masked: str, quoted: tuple[int, int]) -> bool:
 # --- references -----------------------------------------------------------------------------------
 
 
-def _identifier_fields(text: str) -> ReferenceFields:
+def identifier_fields(text: str) -> ReferenceFields:
+    """The first identifier of each kind written in `text` (an arXiv id with its version)."""
     found = extract_identifiers(text)
     fields: ReferenceFields = {}
     if found.dois:
@@ -238,7 +240,7 @@ def reference_from_string(
     raw = normalize_whitespace(text)
     fields = parse_reference_string(raw)
     if source is not None:
-        fields = {**_identifier_fields(source), **fields}  # the rendered string's own values win
+        fields = {**identifier_fields(source), **fields}  # the rendered string's own values win
     guessed = tuple(name for name in HEURISTIC_FIELDS if name in fields)
     return CitedReference(
         key=key,

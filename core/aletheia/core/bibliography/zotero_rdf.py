@@ -22,7 +22,7 @@ from aletheia.core.bibliography.manager_fields import (
     arxiv_fields,
     container_fields,
     first_year,
-    is_identifiable,
+    identifiable_or_skipped,
     record_reference,
 )
 from aletheia.core.bibliography.problems import InputError, InputProblem
@@ -165,11 +165,4 @@ def iter_zotero_rdf(text: str, *, origin: str) -> Iterator[CitedReference | Inpu
         position += 1
         key = _text(node.find(_q(Z, "citationKey"))) or str(position)
         reference = _reference(node, nodes, key=key, origin=f"{origin}:item {position}")
-        if not is_identifiable(reference):
-            yield InputProblem(
-                origin=origin,
-                key=key,
-                message=f"item {position} has neither a title nor an identifier; skipped",
-            )
-            continue
-        yield reference
+        yield identifiable_or_skipped(reference, origin=origin, key=key, what=f"item {position}")

@@ -13,7 +13,7 @@ excerpt again with today's rules judge (`replay_claim_events`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC
 from typing import Any
 
@@ -58,18 +58,12 @@ class ReplayReport:
     not_replayable: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "job_id": self.job_id,
-            "logic_version": self.logic_version,
-            "replayed": self.replayed,
-            "same": self.same,
-            "differences": [
-                {"position": d.position, "key": d.key, "stored_logic_version": d.stored_logic_version,
-                 "changes": {k: {"stored": v[0], "replayed": v[1]} for k, v in d.changes.items()}}
-                for d in self.differences
-            ],
-            "not_replayable": self.not_replayable,
-        }  # fmt: skip
+        """Every field, in order; a difference's changes as {what: {"stored": ..., "replayed": ...}}."""
+        document = asdict(self)
+        for difference in document["differences"]:
+            changes = difference["changes"].items()
+            difference["changes"] = {what: {"stored": old, "replayed": new} for what, (old, new) in changes}
+        return document
 
 
 def _match_id(record: WorkRecord | None) -> str | None:

@@ -25,14 +25,18 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from aletheia.core.excerpts import PaperText
 from aletheia.pipeline.documents.fulltext import DocumentKind, convert_document
 from aletheia.pipeline.documents.pdf_reading import ConversionError, DocumentLimitError, FulltextError
 from aletheia.sources.open_access import OpenAccessDocument
 
-__all__ = ["ConversionNeeded", "DocumentStore", "StagedFetches", "convert_stored", "document_key"]
+if TYPE_CHECKING:
+    # Where a job's documents are kept.
+    from aletheia.storage.claim_store import ClaimStageStore
+
+__all__ = ["ConversionNeeded", "StagedFetches", "convert_stored", "document_key"]
 
 
 class ConversionNeeded(Exception):
@@ -43,26 +47,6 @@ class ConversionNeeded(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
-
-
-class DocumentStore(Protocol):
-    """Where a job's documents are kept (`aletheia.storage.claim_store.ClaimStageStore`)."""
-
-    def put_document(self, job_id: str, key: str, kind: str, data: bytes) -> None: ...
-
-    def document_data(self, job_id: str, key: str) -> tuple[str, bytes] | None: ...
-
-    def conversion(self, job_id: str, key: str) -> Any: ...
-
-    def set_conversion(
-        self,
-        job_id: str,
-        key: str,
-        *,
-        paper: dict[str, Any] | None = None,
-        error: str | None = None,
-        error_kind: str | None = None,
-    ) -> None: ...
 
 
 def document_key(data: bytes, kind: str) -> str:
@@ -76,7 +60,7 @@ _ERRORS: dict[str, type[FulltextError]] = {
 }
 
 
-def convert_stored(store: DocumentStore, job_id: str, key: str, *, settings: Any) -> None:
+def convert_stored(store: ClaimStageStore, job_id: str, key: str, *, settings: Any) -> None:
     """The parsing stage's work for one document: convert it (`convert_document`, cached by content
     hash) and store its text or the error; a document already converted is left alone."""
     done = store.conversion(job_id, key)
@@ -99,7 +83,7 @@ def convert_stored(store: DocumentStore, job_id: str, key: str, *, settings: Any
 class StagedFetches:
     """The text stage's converter and fetch memory for one job (see the module docstring)."""
 
-    store: DocumentStore
+    store: ClaimStageStore
     job_id: str
     fetched: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # fetch -> document
 
@@ -144,12 +128,23 @@ class StagedFetches:
         return _Gateway(gateway, self)
 
 
-class _Gateway:
-    """The gateway, with its full-text fetchers going through `StagedFetches.remember`."""
+class _Passing:
+    """A stand-in for `inner` (the gateway or one of its clients): what it does not define is
+    `inner`'s own."""
 
     def __init__(self, inner: Any, fetches: StagedFetches) -> None:
         self._inner = inner
         self._fetches = fetches
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Gateway(_Passing):
+    """The gateway, with its full-text fetchers going through `StagedFetches.remember`."""
+
+    def __init__(self, inner: Any, fetches: StagedFetches) -> None:
+        super().__init__(inner, fetches)
         if hasattr(inner, "open_access"):  # a stand-in gateway without one keeps having none
             oa = inner.open_access
             self.open_access = _OpenAccess(oa, fetches) if oa is not None else None
@@ -158,15 +153,8 @@ class _Gateway:
     def arxiv(self) -> Any:
         return _Arxiv(self._inner.arxiv, self._fetches)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
-
-class _Arxiv:
-    def __init__(self, inner: Any, fetches: StagedFetches) -> None:
-        self._inner = inner
-        self._fetches = fetches
-
+class _Arxiv(_Passing):
     async def fetch_html(self, arxiv_id: str) -> str | None:
         result: str | None = await self._fetches.remember(
             f"arxiv_html:{arxiv_id}", "html", lambda: self._inner.fetch_html(arxiv_id), text=True
@@ -179,15 +167,8 @@ class _Arxiv:
         )
         return result
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
-
-class _OpenAccess:
-    def __init__(self, inner: Any, fetches: StagedFetches) -> None:
-        self._inner = inner
-        self._fetches = fetches
-
+class _OpenAccess(_Passing):
     async def fetch(self, url: str) -> Any:
         fetches = self._fetches
         entry = fetches.fetched.get(f"oa:{url}")
@@ -201,6 +182,3 @@ class _OpenAccess:
         await fetches._store(fetches.store.put_document, fetches.job_id, key, document.kind, document.body)
         fetches.fetched[f"oa:{url}"] = {"document": key, "final_url": document.final_url}
         return document
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -223,17 +223,8 @@ class CitedClaimCheck:
     candidate: dict[str, object] | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "claim": self.claim,
-            "paper": self.paper,
-            "status": self.status,
-            "detail": self.detail,
-            "judge": self.judge,
-            "excerpt": self.excerpt,
-            "judgements": list(self.judgements),
-            "text_origin": self.text_origin,
-            "candidate": self.candidate,
-        }
+        """Every field, in order (the judgements as a list)."""
+        return {**asdict(self), "judgements": list(self.judgements)}
 
 
 async def check_cited_claim(

@@ -34,6 +34,7 @@ from aletheia.config import Settings, get_settings
 from aletheia.core.excerpts import PaperText, TextBlock, TextOrigin
 from aletheia.core.records import WorkRecord
 from aletheia.core.text import normalize_whitespace
+from aletheia.pipeline.documents.attempts import noted
 from aletheia.pipeline.documents.oa_fulltext import oa_paper_text, oa_urls
 from aletheia.pipeline.documents.pdf_reading import (
     ConversionError,
@@ -43,7 +44,6 @@ from aletheia.pipeline.documents.pdf_reading import (
     read_pdf_paper,
 )
 from aletheia.pipeline.documents.pmc_fulltext import pmc_paper_text, wants_pmc
-from aletheia.sources.base import SourceError
 
 __all__ = [
     "CONVERSION_VERSION",
@@ -315,13 +315,8 @@ async def _arxiv_text(
 ) -> PaperText | None:
     """arXiv's HTML rendering or its PDF, converted; None (noted in `attempts`) when it fails."""
     fetch = gateway.arxiv.fetch_html if kind == "html" else gateway.arxiv.fetch_pdf
-    try:
-        body = await fetch(record.arxiv_id)
-    except SourceError as exc:
-        attempts.append(f"arxiv_{kind}: {exc}")
-        return None
+    body = await noted(f"arxiv_{kind}", fetch(record.arxiv_id), "not available", attempts)
     if body is None:
-        attempts.append(f"arxiv_{kind}: not available")
         return None
     data = body.encode("utf-8") if isinstance(body, str) else body
     try:

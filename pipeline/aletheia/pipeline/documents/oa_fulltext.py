@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 from aletheia.core.arxiv_ids import clean_arxiv_id
 from aletheia.core.excerpts import PaperText
 from aletheia.core.records import WorkRecord
+from aletheia.pipeline.documents.attempts import noted
 from aletheia.pipeline.documents.pdf_reading import FulltextError
 from aletheia.sources.base import SourceError
 from aletheia.sources.open_access import DocumentKind
@@ -120,13 +121,8 @@ async def _arxiv_copy(
     gateway: Any, arxiv_id: str, convert: Converter, label: str, attempts: list[str]
 ) -> PaperText | None:
     """An arXiv link (a published work's preprint copy): arXiv's PDF through its own client."""
-    try:
-        body = await gateway.arxiv.fetch_pdf(arxiv_id)
-    except SourceError as exc:
-        attempts.append(f"{label}: {exc}")
-        return None
+    body = await noted(label, gateway.arxiv.fetch_pdf(arxiv_id), f"arXiv has no PDF of {arxiv_id}", attempts)
     if body is None:
-        attempts.append(f"{label}: arXiv has no PDF of {arxiv_id}")
         return None
     return await _converted(body, "pdf", convert, label, attempts)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from aletheia.config import get_settings
 from aletheia.core.bibliography import InputError
 from aletheia.core.errors import AletheiaError
-from aletheia.core.excerpts import PaperText, TextBlock
+from aletheia.core.excerpts import USUAL_SECTIONS, PaperText, TextBlock
 from aletheia.core.text import normalize_whitespace
 
 if TYPE_CHECKING:
@@ -254,25 +254,7 @@ def _drop_repeated(pages: list[list[str]]) -> list[list[str]]:
 # A line that is a section heading in a paper's PDF text: numbered ("3.1 Threat model",
 # "4. Results") or one of the usual unnumbered ones.
 _NUMBERED_HEADING: Final = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[A-Z][^.!?]{2,70}$")
-_NAMED_HEADINGS: Final = frozenset(
-    {
-        "abstract",
-        "introduction",
-        "background",
-        "related work",
-        "method",
-        "methods",
-        "materials and methods",
-        "results",
-        "discussion",
-        "conclusion",
-        "conclusions",
-        "acknowledgements",
-        "acknowledgments",
-        "references",
-        "appendix",
-    }
-)
+_NAMED_HEADINGS: Final = USUAL_SECTIONS | {"references", "appendix"}
 
 
 def _heading(line: str) -> str | None:

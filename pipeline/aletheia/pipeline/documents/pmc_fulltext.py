@@ -18,7 +18,7 @@ from typing import Any
 from aletheia.core.coverage import is_biomedical
 from aletheia.core.excerpts import PaperText
 from aletheia.core.records import CitedReference, WorkRecord
-from aletheia.sources.base import SourceError
+from aletheia.pipeline.documents.attempts import noted
 
 __all__ = ["pmc_paper_text", "wants_pmc"]
 
@@ -41,23 +41,18 @@ async def pmc_paper_text(gateway: Any, record: WorkRecord, attempts: list[str]) 
         attempts.append("pmc: no Europe PMC client")
         return None
     pmcid = record.pmcid
-    try:
-        if pmcid is None:
-            hit = await client.locate(doi=record.doi, pmid=record.pmid)
-            if hit is None:
-                attempts.append("pmc: Europe PMC does not know the work")
-                return None
-            if not hit.full_text_available:
-                held = hit.record.pmcid or "no PMCID"
-                attempts.append(f"pmc: {held}, not in the open-access subset")
-                return None
-            pmcid = hit.record.pmcid
-        article = await client.full_text(pmcid)
-    except SourceError as exc:
-        attempts.append(f"pmc: {exc}")
-        return None
+    if pmcid is None:
+        locate = client.locate(doi=record.doi, pmid=record.pmid)
+        hit = await noted("pmc", locate, "Europe PMC does not know the work", attempts)
+        if hit is None:
+            return None
+        if not hit.full_text_available:
+            held = hit.record.pmcid or "no PMCID"
+            attempts.append(f"pmc: {held}, not in the open-access subset")
+            return None
+        pmcid = hit.record.pmcid
+    article = await noted("pmc", client.full_text(pmcid), f"{pmcid} has no open-access full text", attempts)
     if article is None:
-        attempts.append(f"pmc: {pmcid} has no open-access full text")
         return None
     if article.paper is None:
         attempts.append(f"pmc: {pmcid} is metadata only (no body)")

@@ -3,7 +3,7 @@ and the colour of each verdict."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TextIO
 
 
 class CollectingSink:
@@ -22,6 +22,15 @@ class CollectingSink:
 
     def document(self) -> dict[str, Any]:
         return {"summary": self.summary_obj, "references": self.references}
+
+
+class WritingSink(CollectingSink):
+    """Collects the references and writes its format to `out` when the summary comes (a format
+    that needs every reference before its first byte: the CSV's order, the HTML page, CSL-JSON)."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__()
+        self.out = out
 
 
 VERDICT_STYLE = {

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterable
-from typing import Any, Final, TextIO
+from typing import Any, Final
 
-from aletheia.pipeline.reports.base import CollectingSink
+from aletheia.pipeline.reports.base import WritingSink
 
 __all__ = ["CSV_COLUMNS", "CsvSink", "csv_rows"]
 
@@ -104,12 +104,8 @@ def csv_rows(references: Iterable[dict[str, Any]]) -> list[list[str]]:
     return [row for _, row in rows]
 
 
-class CsvSink(CollectingSink):
+class CsvSink(WritingSink):
     """Collects the references and writes the table at the end (attention first needs them all)."""
-
-    def __init__(self, out: TextIO) -> None:
-        super().__init__()
-        self.out = out
 
     def summary(self, obj: dict[str, Any]) -> None:
         super().summary(obj)

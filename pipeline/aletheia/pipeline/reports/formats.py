@@ -21,7 +21,7 @@ from aletheia.core.transparency import transparency
 from aletheia.core.trust import trust_of
 from aletheia.core.works import matched_work_sources
 from aletheia.pipeline.report_formats import format_names, make_sink
-from aletheia.pipeline.reports.base import VERDICT_STYLE, CollectingSink
+from aletheia.pipeline.reports.base import VERDICT_STYLE, CollectingSink, WritingSink
 from aletheia.pipeline.reports.signals import DocumentSignals, reference_signals
 
 if TYPE_CHECKING:
@@ -197,11 +197,7 @@ class JsonSink:
         self.out.write('\n],\n"summary": ' + json.dumps(obj, ensure_ascii=False) + "}\n")
 
 
-class CslJsonSink(CollectingSink):
-    def __init__(self, out: TextIO) -> None:
-        super().__init__()
-        self.out = out
-
+class CslJsonSink(WritingSink):
     def summary(self, obj: dict[str, Any]) -> None:
         from aletheia.pipeline.reports.csl import csl_items
 

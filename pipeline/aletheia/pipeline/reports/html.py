@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, TextIO
+from typing import Any
 
 from aletheia.pipeline.reports.advice import FIX_TITLES, attention, attention_rank, explain
-from aletheia.pipeline.reports.base import VERDICT_STYLE, CollectingSink
+from aletheia.pipeline.reports.base import VERDICT_STYLE, WritingSink
 from aletheia.pipeline.reports.signals import evidence_trust, signal_text, summary_with_signals
 from aletheia.pipeline.reports.transparency import (
     summary_tier_rows,
@@ -20,11 +20,7 @@ from aletheia.pipeline.reports.transparency import (
 )
 
 
-class HtmlSink(CollectingSink):
-    def __init__(self, out: TextIO) -> None:
-        super().__init__()
-        self.out = out
-
+class HtmlSink(WritingSink):
     def summary(self, obj: dict[str, Any]) -> None:
         super().summary(obj)
         self.out.write(render_html(self.document()))

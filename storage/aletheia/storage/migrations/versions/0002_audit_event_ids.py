@@ -1,7 +1,5 @@
 """audit trail: event ids for idempotent appends, global commits covering job commits
 
-Revision ID: 0002
-Revises: 0001
 Create Date: 2026-11-21 12:00:00
 """
 
@@ -12,8 +10,6 @@ from alembic import op
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

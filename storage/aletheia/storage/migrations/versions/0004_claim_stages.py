@@ -1,7 +1,5 @@
 """claim jobs across the pools: the state between stages, the fetched documents (issue 19)
 
-Revision ID: 0004
-Revises: 0003
 Create Date: 2026-11-26 12:00:00
 """
 
@@ -12,8 +10,6 @@ from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

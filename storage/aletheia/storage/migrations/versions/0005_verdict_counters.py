@@ -1,7 +1,5 @@
 """verdicts: the requests each reference's verification made, per source (a queued job's counters)
 
-Revision ID: 0005
-Revises: 0004
 Create Date: 2026-11-26 13:00:00
 """
 
@@ -12,8 +10,6 @@ from alembic import op
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

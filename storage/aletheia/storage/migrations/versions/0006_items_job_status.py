@@ -1,8 +1,6 @@
 """items: an index on (job_id, status), so that whether a job still has unsettled items is one
 index probe, not a scan of the job's items after every verdict (quadratic in the job's size)
 
-Revision ID: 0006
-Revises: 0005
 Create Date: 2026-11-26 14:20:00
 """
 
@@ -12,8 +10,6 @@ from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -10,8 +10,6 @@ index on the normalised titles. `raw` is the source's own text of the record, UT
 partitions and operator classes are not SQLAlchemy model material, and the store
 (`storage/mirror.py`) speaks SQL.
 
-Revision ID: 0007_mirror
-Revises: 0006
 Create Date: 2026-11-28 21:30:00
 """
 
@@ -21,23 +19,24 @@ from alembic import op
 
 revision = "0007_mirror"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 # The sources a dump is loaded for: one PostgreSQL partition each (anything else: the default one).
 PARTITIONED_SOURCES = ("dblp", "openalex", "crossref")
 
-_SQLITE = [
-    """CREATE TABLE mirror_records (
-        id INTEGER PRIMARY KEY,
-        source VARCHAR(32) NOT NULL,
+# The columns of `mirror_records` on both dialects (`raw`: the dialect's bytes type).
+_RECORD_COLUMNS = """source VARCHAR(32) NOT NULL,
         record_id VARCHAR(400) NOT NULL,
         doi VARCHAR(300),
         arxiv_id VARCHAR(64),
         title_norm TEXT NOT NULL,
         year INTEGER,
-        raw BLOB NOT NULL,
-        snapshot_date DATE NOT NULL,
+        raw {raw} NOT NULL,
+        snapshot_date DATE NOT NULL,"""
+
+_SQLITE = [
+    f"""CREATE TABLE mirror_records (
+        id INTEGER PRIMARY KEY,
+        {_RECORD_COLUMNS.format(raw="BLOB")}
         CONSTRAINT uq_mirror_source_record UNIQUE (source, record_id)
     )""",
     "CREATE INDEX ix_mirror_doi ON mirror_records (doi) WHERE doi IS NOT NULL",
@@ -62,15 +61,8 @@ _SQLITE = [
 
 _POSTGRES = [
     "CREATE EXTENSION IF NOT EXISTS pg_trgm",
-    """CREATE TABLE mirror_records (
-        source VARCHAR(32) NOT NULL,
-        record_id VARCHAR(400) NOT NULL,
-        doi VARCHAR(300),
-        arxiv_id VARCHAR(64),
-        title_norm TEXT NOT NULL,
-        year INTEGER,
-        raw BYTEA NOT NULL,
-        snapshot_date DATE NOT NULL,
+    f"""CREATE TABLE mirror_records (
+        {_RECORD_COLUMNS.format(raw="BYTEA")}
         PRIMARY KEY (source, record_id)
     ) PARTITION BY LIST (source)""",
     *(

@@ -4,8 +4,6 @@ A column `abstract_text` (the record's abstract), and an index over the normalis
 SQLite's FTS5 (an external-content table kept in step by triggers, BM25 ranking, Porter stemming);
 PostgreSQL's full text (a GIN index on the weighted `tsvector` the store queries). No model.
 
-Revision ID: 0008
-Revises: 0007_mirror
 Create Date: 2026-11-28 21:45:00
 """
 
@@ -16,8 +14,6 @@ from alembic import op
 
 revision = "0008"
 down_revision = "0007_mirror"
-branch_labels = None
-depends_on = None
 
 # The PostgreSQL expression the index holds; `storage/library_search.py` queries the same one.
 PG_DOCUMENT = (
