@@ -12,8 +12,10 @@
 - then the pipeline's own steps: the lexical reasoner's ranking (`rank_candidates`), and for at most
   `MAX_CANDIDATES_TRIED` candidates in rank order the evidence step (`judge_evidence`, offline
   judge): a support cites that paper, a contradiction refuses (`ContradictedClaim`), neither reads
-  the next candidate; none left refuses (`NoSupportingExcerpts`). This is `stages.read_and_judge`
-  without the sources.
+  the next candidate; none left refuses (`NoSupportingExcerpts`). A support whose excerpts do not
+  name every word of the claim's subject and predicate is withheld, as the pipeline withholds it
+  for a paper it found itself (`claim_found_by_search`), and the next candidate is read. This is
+  `stages.read_and_judge` without the sources.
 
 Reported per set: the claims cited, and of the citations, those whose paper the set does **not**
 label as supporting the claim (labelled contradicting, cited by the claim's author without evidence
@@ -47,11 +49,12 @@ from aletheia.bench.claims_bench import (
     percent,
     read_corpus,
 )
+from aletheia.core.claim_judge import ExcerptJudgement
 from aletheia.core.excerpts import PaperText
 from aletheia.core.lexical_ranking import content_terms
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.pipeline.claims.claim_state import MAX_CANDIDATES_TRIED
-from aletheia.pipeline.claims.judge import ClaimJudge, RuleJudge, judge_evidence
+from aletheia.pipeline.claims.judge import ClaimJudge, RuleJudge, found_by_search_gaps, judge_evidence
 from aletheia.pipeline.claims.model import Candidate
 from aletheia.pipeline.claims.reasoner import ClaimReasoner, LexicalReasoner
 
@@ -160,6 +163,10 @@ class SearchTally:
     refused_on_evidence: int = 0  # ... on a sentence annotated as the evidence that contradicts
     refused_no_support: int = 0
     no_candidates: int = 0
+    # Supports the judge found on a paper the search found, withheld because the excerpt does not
+    # name every word the claim needs (`claim_found_by_search`), and of them those labelled SUPPORT.
+    withheld: int = 0
+    withheld_labelled_supporting: int = 0
     wrong: list[dict[str, Any]] = field(default_factory=list)
     contradicted_refusals: list[dict[str, Any]] = field(default_factory=list)
 
@@ -185,8 +192,31 @@ class SearchTally:
             ),
             "refused_no_support": self.refused_no_support,
             "no_candidates": self.no_candidates,
+            "withheld": self.withheld,
+            "withheld_labelled_supporting": self.withheld_labelled_supporting,
             "wrong_citations": self.wrong,
         }
+
+
+def _refused_as_contradicted(
+    item: SearchClaim, doc_id: int, against: ExcerptJudgement, tally: SearchTally
+) -> None:
+    on_evidence = item.labels.get(doc_id) == "REFUTE" and is_rationale(
+        against.excerpt, item.rationale.get(doc_id, ())
+    )
+    tally.refused_contradicted += 1
+    tally.refused_on_evidence += int(on_evidence)
+    tally.contradicted_refusals.append(
+        {
+            "claim_id": item.claim_id,
+            "claim": item.claim,
+            "doc_id": doc_id,
+            "label": item.labels.get(doc_id, "unlinked"),
+            "on_evidence": on_evidence,
+            "excerpt": against.excerpt,
+            "reasons": list(against.reasons),
+        }
+    )
 
 
 async def search_claim(
@@ -211,24 +241,12 @@ async def search_claim(
         judged = await judge_evidence(extracted.assertion, index.paper(doc_id), reasoner, judge)
         verdict = judged.judgement
         if verdict.contradicting:
-            against = verdict.contradicting[0]
-            on_evidence = item.labels.get(doc_id) == "REFUTE" and is_rationale(
-                against.excerpt, item.rationale.get(doc_id, ())
-            )
-            tally.refused_contradicted += 1
-            tally.refused_on_evidence += int(on_evidence)
-            tally.contradicted_refusals.append(
-                {
-                    "claim_id": item.claim_id,
-                    "claim": item.claim,
-                    "doc_id": doc_id,
-                    "label": item.labels.get(doc_id, "unlinked"),
-                    "on_evidence": on_evidence,
-                    "excerpt": against.excerpt,
-                    "reasons": list(against.reasons),
-                }
-            )
+            _refused_as_contradicted(item, doc_id, verdict.contradicting[0], tally)
             return
+        if verdict.supported and found_by_search_gaps(judged, candidate.record.title):
+            tally.withheld += 1
+            tally.withheld_labelled_supporting += int(item.labels.get(doc_id) == "SUPPORT")
+            continue
         if verdict.supported:
             tally.cited += 1
             tally.contradicted_claims_cited += int(contradicted)
@@ -292,13 +310,14 @@ def format_search_report(figures: dict[str, Any]) -> str:
         f"claims bench, search mode, split {figures['split']}, judge {figures['judge']},"
         f" reasoner {figures['reasoner']} ({figures['seconds']} s)",
         "| set | claims | cited | cited, paper not labelled supporting | contradicted claims cited"
-        " | ContradictedClaim refusals on a labelled evidence sentence | NoSupportingExcerpts |",
-        "|---|---|---|---|---|---|---|",
+        " | ContradictedClaim refusals on a labelled evidence sentence | NoSupportingExcerpts"
+        " | supports withheld by the search rule (labelled supporting) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     listed: list[str] = []
     for dataset, sets in figures["sets"].items():
         if "skipped" in sets:
-            lines.append(f"| {dataset} | skipped: {sets['skipped']} | | | | | |")
+            lines.append(f"| {dataset} | skipped: {sets['skipped']} | | | | | | |")
             continue
         lines.append(
             f"| {dataset} | {sets['claims']} | {sets['cited']}"
@@ -307,7 +326,8 @@ def format_search_report(figures: dict[str, Any]) -> str:
             f" ({percent(sets['contradicted_claims_cited_share'])})"
             f" | {sets['refused_contradicted_on_evidence']}/{sets['refused_contradicted']}"
             f" ({percent(sets['refused_contradicted_on_evidence_share'])})"
-            f" | {sets['refused_no_support']} |"
+            f" | {sets['refused_no_support']}"
+            f" | {sets['withheld']} ({sets['withheld_labelled_supporting']}) |"
         )
         for case in sets["wrong_citations"]:
             listed.append(
