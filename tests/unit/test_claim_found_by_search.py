@@ -170,3 +170,13 @@ def test_a_name_the_claim_glosses_in_brackets_is_one_name() -> None:
     )
     label = judge_excerpt(claim, excerpt)
     assert label.label == "supports", label.reasons
+
+
+def test_a_document_of_the_labelled_paper_is_that_paper() -> None:
+    # Citation-Integrity: documents 31017 and 31042 are two sentence sets of paper 31.
+    item = SearchClaim(
+        19, "Patients with cirrhosis are at increased risk", {31017: "SUPPORT", 40052: "REFUTE"}, {}, 1000
+    )
+    assert item.paper_label(31042) == "SUPPORT" and item.paper_label(40001) == "REFUTE"
+    assert item.paper_label(52000) == "unlinked"
+    assert SearchClaim(1, "x", {31017: "SUPPORT"}, {}).paper_label(31042) == "unlinked"
