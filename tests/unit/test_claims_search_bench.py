@@ -108,7 +108,7 @@ def test_run_search_reads_a_corpus_and_reports_each_case(
     assert sets["contradicted_claims"] == 1 and sets["contradicted_claims_cited"] == 0
     assert "skipped" in figures["sets"]["citation_integrity"]
     report = format_search_report(figures)
-    assert "scifact claim 1 -> doc 2 (unlinked)" in report
+    assert "scifact claim 1 -> doc 2 (unlinked; its paper unlinked)" in report
     write_cases(figures, tmp_path / "cases.jsonl")
     kinds = [json.loads(line)["kind"] for line in (tmp_path / "cases.jsonl").read_text().splitlines()]
     assert kinds.count("wrong_citations") == 1

@@ -12,8 +12,10 @@
 - then the pipeline's own steps: the lexical reasoner's ranking (`rank_candidates`), and for at most
   `MAX_CANDIDATES_TRIED` candidates in rank order the evidence step (`judge_evidence`, offline
   judge): a support cites that paper, a contradiction refuses (`ContradictedClaim`), neither reads
-  the next candidate; none left refuses (`NoSupportingExcerpts`). This is `stages.read_and_judge`
-  without the sources.
+  the next candidate; none left refuses (`NoSupportingExcerpts`). A support whose excerpts do not
+  name every word of the claim's subject and predicate is withheld, as the pipeline withholds it
+  for a paper it found itself (`claim_found_by_search`), and the next candidate is read. This is
+  `stages.read_and_judge` without the sources.
 
 Reported per set: the claims cited, and of the citations, those whose paper the set does **not**
 label as supporting the claim (labelled contradicting, cited by the claim's author without evidence
@@ -47,11 +49,12 @@ from aletheia.bench.claims_bench import (
     percent,
     read_corpus,
 )
+from aletheia.core.claim_judge import ExcerptJudgement
 from aletheia.core.excerpts import PaperText
 from aletheia.core.lexical_ranking import content_terms
 from aletheia.core.records import SourceName, WorkRecord
 from aletheia.pipeline.claims.claim_state import MAX_CANDIDATES_TRIED
-from aletheia.pipeline.claims.judge import ClaimJudge, RuleJudge, judge_evidence
+from aletheia.pipeline.claims.judge import ClaimJudge, RuleJudge, found_by_search_gaps, judge_evidence
 from aletheia.pipeline.claims.model import Candidate
 from aletheia.pipeline.claims.reasoner import ClaimReasoner, LexicalReasoner
 
@@ -67,12 +70,29 @@ class Document:
     sentences: tuple[str, ...]
 
 
+# Citation-Integrity's documents are the sentences of a cited paper gathered for one citing
+# sentence: the documents of one paper share the thousands of their ids (31017 and 31042 are two of
+# paper 31's). Sampled pairs of documents with the same thousands share a sentence in 1,133 of
+# 2,997, with different thousands in 0 of 2,966; the corpus has 100 such papers. A citation of one
+# of a paper's documents cites that paper.
+DOCUMENTS_PER_PAPER: Final = {"citation_integrity": 1000}
+
+
 @dataclass(frozen=True)
 class SearchClaim:
     claim_id: int
     claim: str
     labels: dict[int, str]  # doc id -> SUPPORT | REFUTE | NEI (cited without evidence)
     rationale: dict[int, tuple[str, ...]]  # doc id -> the annotated evidence sentences
+    per_paper: int = 1  # documents of one paper share `doc_id // per_paper` (DOCUMENTS_PER_PAPER)
+
+    def paper_label(self, doc_id: int) -> str:
+        """The label of the paper the document belongs to: SUPPORT when one of its documents is
+        labelled so for this claim, else REFUTE, NEI, or unlinked."""
+        found = {
+            label for doc, label in self.labels.items() if doc // self.per_paper == doc_id // self.per_paper
+        }
+        return next((label for label in ("SUPPORT", "REFUTE", "NEI") if label in found), "unlinked")
 
 
 class CorpusIndex:
@@ -145,7 +165,8 @@ def load(dataset: str, split: Split) -> tuple[CorpusIndex | None, list[SearchCla
                             for i in s.get("sentences", ())
                             if 0 <= i < len(doc.sentences)
                         )
-                claims.append(SearchClaim(int(row["id"]), claim, labels, rationale))
+                per_paper = DOCUMENTS_PER_PAPER.get(dataset, 1)
+                claims.append(SearchClaim(int(row["id"]), claim, labels, rationale, per_paper))
     return CorpusIndex(documents), claims
 
 
@@ -160,6 +181,11 @@ class SearchTally:
     refused_on_evidence: int = 0  # ... on a sentence annotated as the evidence that contradicts
     refused_no_support: int = 0
     no_candidates: int = 0
+    # Supports the judge found on a paper the search found, withheld because the excerpt does not
+    # name every word the claim needs (`claim_found_by_search`), and of them those labelled SUPPORT.
+    withheld: int = 0
+    wrong_paper: int = 0  # wrong citations whose paper is not labelled supporting either
+    withheld_labelled_supporting: int = 0
     wrong: list[dict[str, Any]] = field(default_factory=list)
     contradicted_refusals: list[dict[str, Any]] = field(default_factory=list)
 
@@ -173,6 +199,9 @@ class SearchTally:
             "cited_right": self.cited_right,
             "cited_wrong": len(self.wrong),
             "wrong_share": share(len(self.wrong), self.cited),
+            # ... counted by the paper, not by the set's document (`DOCUMENTS_PER_PAPER`)
+            "cited_wrong_paper": self.wrong_paper,
+            "wrong_paper_share": share(self.wrong_paper, self.cited),
             "contradicted_claims": self.contradicted_claims,
             "contradicted_claims_cited": self.contradicted_claims_cited,
             "contradicted_claims_cited_share": share(
@@ -185,8 +214,31 @@ class SearchTally:
             ),
             "refused_no_support": self.refused_no_support,
             "no_candidates": self.no_candidates,
+            "withheld": self.withheld,
+            "withheld_labelled_supporting": self.withheld_labelled_supporting,
             "wrong_citations": self.wrong,
         }
+
+
+def _refused_as_contradicted(
+    item: SearchClaim, doc_id: int, against: ExcerptJudgement, tally: SearchTally
+) -> None:
+    on_evidence = item.labels.get(doc_id) == "REFUTE" and is_rationale(
+        against.excerpt, item.rationale.get(doc_id, ())
+    )
+    tally.refused_contradicted += 1
+    tally.refused_on_evidence += int(on_evidence)
+    tally.contradicted_refusals.append(
+        {
+            "claim_id": item.claim_id,
+            "claim": item.claim,
+            "doc_id": doc_id,
+            "label": item.labels.get(doc_id, "unlinked"),
+            "on_evidence": on_evidence,
+            "excerpt": against.excerpt,
+            "reasons": list(against.reasons),
+        }
+    )
 
 
 async def search_claim(
@@ -211,24 +263,12 @@ async def search_claim(
         judged = await judge_evidence(extracted.assertion, index.paper(doc_id), reasoner, judge)
         verdict = judged.judgement
         if verdict.contradicting:
-            against = verdict.contradicting[0]
-            on_evidence = item.labels.get(doc_id) == "REFUTE" and is_rationale(
-                against.excerpt, item.rationale.get(doc_id, ())
-            )
-            tally.refused_contradicted += 1
-            tally.refused_on_evidence += int(on_evidence)
-            tally.contradicted_refusals.append(
-                {
-                    "claim_id": item.claim_id,
-                    "claim": item.claim,
-                    "doc_id": doc_id,
-                    "label": item.labels.get(doc_id, "unlinked"),
-                    "on_evidence": on_evidence,
-                    "excerpt": against.excerpt,
-                    "reasons": list(against.reasons),
-                }
-            )
+            _refused_as_contradicted(item, doc_id, verdict.contradicting[0], tally)
             return
+        if verdict.supported and found_by_search_gaps(judged, candidate.record.title):
+            tally.withheld += 1
+            tally.withheld_labelled_supporting += int(item.labels.get(doc_id) == "SUPPORT")
+            continue
         if verdict.supported:
             tally.cited += 1
             tally.contradicted_claims_cited += int(contradicted)
@@ -236,6 +276,8 @@ async def search_claim(
             if label == "SUPPORT":
                 tally.cited_right += 1
             else:
+                paper_label = item.paper_label(doc_id)
+                tally.wrong_paper += int(paper_label != "SUPPORT")
                 tally.wrong.append(
                     {
                         "claim_id": item.claim_id,
@@ -243,6 +285,7 @@ async def search_claim(
                         "doc_id": doc_id,
                         "title": candidate.record.title,
                         "label": label,
+                        "paper_label": paper_label,
                         "excerpts": [j.excerpt for j in verdict.supporting],
                     }
                 )
@@ -291,27 +334,32 @@ def format_search_report(figures: dict[str, Any]) -> str:
     lines = [
         f"claims bench, search mode, split {figures['split']}, judge {figures['judge']},"
         f" reasoner {figures['reasoner']} ({figures['seconds']} s)",
-        "| set | claims | cited | cited, paper not labelled supporting | contradicted claims cited"
-        " | ContradictedClaim refusals on a labelled evidence sentence | NoSupportingExcerpts |",
-        "|---|---|---|---|---|---|---|",
+        "| set | claims | cited | cited, paper not labelled supporting (by the set's document; by paper)"
+        " | contradicted claims cited"
+        " | ContradictedClaim refusals on a labelled evidence sentence | NoSupportingExcerpts"
+        " | supports withheld by the search rule (labelled supporting) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     listed: list[str] = []
     for dataset, sets in figures["sets"].items():
         if "skipped" in sets:
-            lines.append(f"| {dataset} | skipped: {sets['skipped']} | | | | | |")
+            lines.append(f"| {dataset} | skipped: {sets['skipped']} | | | | | | |")
             continue
         lines.append(
             f"| {dataset} | {sets['claims']} | {sets['cited']}"
-            f" | {sets['cited_wrong']}/{sets['cited']} ({percent(sets['wrong_share'])})"
+            f" | {sets['cited_wrong']}/{sets['cited']} ({percent(sets['wrong_share'])});"
+            f" by paper {sets['cited_wrong_paper']}/{sets['cited']} ({percent(sets['wrong_paper_share'])})"
             f" | {sets['contradicted_claims_cited']}/{sets['contradicted_claims']}"
             f" ({percent(sets['contradicted_claims_cited_share'])})"
             f" | {sets['refused_contradicted_on_evidence']}/{sets['refused_contradicted']}"
             f" ({percent(sets['refused_contradicted_on_evidence_share'])})"
-            f" | {sets['refused_no_support']} |"
+            f" | {sets['refused_no_support']}"
+            f" | {sets['withheld']} ({sets['withheld_labelled_supporting']}) |"
         )
         for case in sets["wrong_citations"]:
             listed.append(
-                f"- {dataset} claim {case['claim_id']} -> doc {case['doc_id']} ({case['label']}):"
+                f"- {dataset} claim {case['claim_id']} -> doc {case['doc_id']} ({case['label']};"
+                f" its paper {case['paper_label']}):"
                 f" {case['claim']!r} quoted with {case['excerpts'][0]!r}"
             )
     if listed:

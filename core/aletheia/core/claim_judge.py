@@ -37,6 +37,7 @@ from aletheia.core.claim_directions import direction_words
 from aletheia.core.claim_statement import Findings, statement_findings
 from aletheia.core.claim_terms import (
     abbreviations,
+    claim_abbreviations,
     expanded,
     key_terms,
     missing_key_terms,
@@ -192,7 +193,7 @@ def judge_excerpt(
     `known_abbreviations`: the paper's definitions (`claim_terms.abbreviations`); the claim's own
     are read here."""
     claim = without_citation_mentions(claim)
-    known = dict(abbreviations(claim))
+    known = claim_abbreviations(claim)
     known.update(dict(known_abbreviations))
     share, shared, wanted = _relevance(claim, excerpt, known)
     off_subject = _not_about_the_claim(claim, excerpt, shared, known, absent_terms)

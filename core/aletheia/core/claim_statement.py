@@ -108,6 +108,29 @@ def _prefix_negations(claim: str, excerpt: str) -> int:
     return flips
 
 
+def _stating_clauses(excerpt: str, shared: set[str]) -> list[list[str]]:
+    """The clause of the excerpt that states the claim, as tokens: the one holding the most of the
+    terms the claim and the excerpt share ("no association with 8 of the 10 cancers; use was
+    associated with prostate cancer" states "associated with prostate cancer"). A negation reaches
+    no further than its clause, and another clause's says nothing of the claim. Clauses tied on
+    them are all read."""
+    clauses = [tokens_of(part) for part in _CLAUSE.split(excerpt)]
+    held = [len({stem(token) for token in clause} & shared) for clause in clauses]
+    most = max(held, default=0)
+    return [clause for clause, count in zip(clauses, held, strict=True) if count == most]
+
+
+def _without_null_phrases(tokens: list[str], *, keep_last: bool = False) -> list[str]:
+    """The tokens with each null-effect phrase ("no benefit", "not associated") blanked, or cut to
+    its last word (`keep_last`: the term a negation's scope may still reach)."""
+    tokens = list(tokens)
+    for phrase in rules.NULL_EFFECT_CUES:
+        size = len(phrase) - 1 if keep_last else len(phrase)
+        for start in phrase_positions(tokens, phrase):
+            tokens[start : start + size] = ["_"] * size
+    return tokens
+
+
 def _compound_negated(claim_tokens: list[str], excerpt_tokens: list[str]) -> bool:
     """The same compound with its last part negated by a prefix ("UCP1-dependent" / "UCP1-independent"),
     whatever else either text says ("ATP-dependent" elsewhere in the sentence does not undo it)."""
@@ -143,8 +166,19 @@ def _polarity(
 ) -> None:
     # A negation reaches no further than its clause ("no association with 8 cancers; use was
     # associated with prostate cancer", "higher tau, unrelated to amyloid, and editing rescued it").
-    claim_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(claim))
-    excerpt_negations = sum(_negations(tokens_of(part), shared) for part in _CLAUSE.split(excerpt))
+    claim_clauses = [tokens_of(part) for part in _CLAUSE.split(claim)]
+    excerpt_clauses = _stating_clauses(excerpt, shared)
+    # Both saying there is no effect, in other words ("no benefit" / "had little effect"), agree:
+    # the negation inside a null-effect phrase is that phrase's own, not one more flip.
+    # Nor is a direction word inside it ("no benefit") a direction the other must state.
+    both_null = any(has_phrase(c, rules.NULL_EFFECT_CUES) for c in claim_clauses) and any(
+        has_phrase(c, rules.NULL_EFFECT_CUES) for c in excerpt_clauses
+    )
+    if both_null:
+        claim_clauses = [_without_null_phrases(c, keep_last=True) for c in claim_clauses]
+        excerpt_clauses = [_without_null_phrases(c, keep_last=True) for c in excerpt_clauses]
+    claim_negations = sum(_negations(clause, shared) for clause in claim_clauses)
+    excerpt_negations = sum(_negations(clause, shared) for clause in excerpt_clauses)
     negation_flip = (claim_negations + excerpt_negations + _prefix_negations(claim, excerpt)) % 2
     reversed_directions = direction_flips(claim_tokens, excerpt_tokens, shared)
     if (negation_flip + reversed_directions) % 2 == 1:
@@ -158,6 +192,11 @@ def _polarity(
         # Two negations on one side and none on the other do not cancel: each may negate another
         # part of the sentence ("does not reduce X and is not safe" against "reduces X and is safe").
         out.not_enough.append("negation_count_differs")
+    if both_null:
+        claim_tokens, excerpt_tokens = (
+            _without_null_phrases(claim_tokens),
+            _without_null_phrases(excerpt_tokens),
+        )
     _direction_stated(claim_tokens, excerpt_tokens, out)
 
 

@@ -29,12 +29,14 @@ from aletheia.core.lexical_ranking import content_terms
 
 __all__ = [
     "abbreviations",
+    "claim_abbreviations",
     "claim_terms_absent",
     "expanded",
     "key_terms",
     "labelled_numbers",
     "missing_key_terms",
     "numbered_names_not_stated",
+    "same_word",
     "subject_and_predicate",
     "without_citation_mentions",
 ]
@@ -160,6 +162,24 @@ def abbreviations(text: str) -> dict[str, str]:
     return found
 
 
+def claim_abbreviations(claim: str) -> dict[str, str]:
+    """The abbreviations a claim defines (`abbreviations`), and a name it glosses in brackets whose
+    letters are not its initials: "zidovudine (AZT)" says the two are one drug."""
+    found = abbreviations(claim)
+    for match in _DEFINED.finditer(claim):
+        name = match.group(1)
+        before = _WORD.findall(claim[: match.start()])
+        if (
+            _is_code(name)
+            and _key(name) not in found
+            and before
+            and before[-1].isalpha()
+            and len(before[-1]) > 3
+        ):
+            found[_key(name)] = before[-1]
+    return found
+
+
 def expanded(excerpt: str, known: Mapping[str, str]) -> str:
     """The excerpt with the long form of each abbreviation it uses appended (for coverage only)."""
     longs = [known[code] for code in sorted(_codes_in(excerpt)) if code in known]
@@ -260,16 +280,25 @@ def subject_and_predicate(
     return (), ()
 
 
+def same_word(term: str, terms: set[str]) -> bool:
+    """`term` (stemmed) is one of `terms` or the same word with another ending: the same first six
+    letters ("randomized" / "randomised", "headach" / "headache"), or a stem of five letters or
+    more that begins the other ("reduc" / "reduction")."""
+    if term in terms:
+        return True
+    size = _VARIANT_PREFIX
+    for other in terms:
+        if len(term) >= size and len(other) >= size and term[:size] == other[:size]:
+            return True
+        shorter, longer = sorted((term, other), key=len)
+        if len(shorter) >= size - 1 and longer.startswith(shorter):
+            return True
+    return False
+
+
 def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
-    """The claim's content terms (stemmed) that the paper's text never uses, sorted."""
+    """The claim's content terms (stemmed) that the paper's text never uses, in any ending
+    (`same_word`), sorted."""
     wanted = set(content_terms(without_citation_mentions(claim)))
     used = set(content_terms(paper_text))
-    # A spelling variant is the same word ("randomized" / "randomised"): the first six letters.
-    prefixes = {term[:_VARIANT_PREFIX] for term in used if len(term) >= _VARIANT_PREFIX}
-    return tuple(
-        sorted(
-            term
-            for term in wanted - used
-            if len(term) < _VARIANT_PREFIX or term[:_VARIANT_PREFIX] not in prefixes
-        )
-    )
+    return tuple(sorted(term for term in wanted - used if not same_word(term, used)))

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from aletheia.core.claim_found_by_search import search_gaps
 from aletheia.core.claim_judge import JUDGE_NAME, judge_excerpt
 
 CLAIM_EXTRACTED: Final = "claim_extracted"
@@ -92,6 +93,7 @@ def replay_claim_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Clai
             continue
         claim = str(body.get("claim") or "")
         labels: list[str] = []
+        supporting: list[str] = []
         for stored in body.get("judgements") or ():
             again = judge_excerpt(
                 claim,
@@ -104,6 +106,7 @@ def replay_claim_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Clai
             )
             report.judged += 1
             labels.append(again.label)
+            supporting += [again.excerpt] if again.label == "supports" else []
             if again.label == stored.get("label"):
                 report.same += 1
             else:
@@ -128,7 +131,29 @@ def replay_claim_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Clai
                     f"supported={supported}",
                 )
             )
+        if "search_gaps" in body and supported:
+            _replay_search_gaps(str(item), body, claim, supporting, report)
     return report
+
+
+def _replay_search_gaps(
+    item: str, body: Mapping[str, Any], claim: str, supporting: list[str], report: ClaimReplay
+) -> None:
+    """A paper the search found: the words its support had to name (`claim_found_by_search`),
+    checked again."""
+    known = {str(pair[0]): str(pair[1]) for pair in body.get("abbreviations") or ()}
+    again = search_gaps(claim, supporting, title=str(body.get("title") or ""), known=known)
+    stored = tuple(body.get("search_gaps") or ())
+    if again != stored:
+        report.differences.append(
+            ClaimReplayDifference(
+                item,
+                body.get("candidate"),
+                "(found by search)",
+                f"search_gaps={list(stored)}",
+                f"search_gaps={list(again)}",
+            )
+        )
 
 
 def judgement_rows(judgements: Sequence[Any]) -> list[dict[str, Any]]:

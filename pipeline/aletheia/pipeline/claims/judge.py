@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from aletheia.config import Settings
+from aletheia.core.claim_found_by_search import search_gaps
 from aletheia.core.claim_judge import (
     JUDGE_NAME,
     ClaimJudgement,
@@ -307,6 +308,19 @@ async def judge_evidence(
             seen.add(key)
             candidates.append(found)
     return JudgedEvidence(EvidenceResult(matches=candidates, rejected=evidence.rejected), judgement)
+
+
+def found_by_search_gaps(judged: JudgedEvidence, title: str | None) -> tuple[str, ...]:
+    """Why a support is not enough to cite a paper the search found, not the user
+    (`claim_found_by_search.search_gaps`): empty when one supporting excerpt names every word the
+    claim needs."""
+    judgement = judged.judgement
+    return search_gaps(
+        judgement.claim,
+        [item.excerpt for item in judgement.supporting],
+        title=title or "",
+        known=dict(judgement.abbreviations),
+    )
 
 
 def paced_judge(judge: ClaimJudge, gateway: Any) -> ClaimJudge:

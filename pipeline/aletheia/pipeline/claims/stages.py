@@ -48,7 +48,7 @@ from aletheia.pipeline.claims.claim_state import (
     candidate_summaries,
 )
 from aletheia.pipeline.claims.identity_stage import stage_identity
-from aletheia.pipeline.claims.judge import judge_evidence
+from aletheia.pipeline.claims.judge import found_by_search_gaps, judge_evidence
 from aletheia.pipeline.claims.library_tier import rank_library
 from aletheia.pipeline.claims.model import (
     Candidate,
@@ -200,6 +200,10 @@ async def _stage_judge(state: ClaimState, env: StageEnv) -> None:
     attempt = state.attempts[-1]
     assert attempt.paper is not None
     judged = await judge_evidence(state.extracted.assertion, attempt.paper, env.reasoner, env.judge)
+    # A paper the search found, not one the user named, is cited only on an excerpt naming every
+    # word the claim needs (`claim_found_by_search`).
+    title = attempt.candidate.record.title or ""
+    gaps = found_by_search_gaps(judged, title) if state.request.paper is None and judged.supported else ()
     env.trail.add(
         CLAIM_JUDGEMENT,
         {
@@ -208,6 +212,7 @@ async def _stage_judge(state: ClaimState, env: StageEnv) -> None:
             "judge": judged.judgement.judge,
             "judgements": judgement_rows(judged.judgement.judgements),
             "supported": judged.supported,
+            **({"search_gaps": list(gaps), "title": title} if state.request.paper is None else {}),
             "absent_terms": list(judged.judgement.absent_terms),
             "abbreviations": [list(pair) for pair in judged.judgement.abbreviations],
             "proposed_not_found": list(judged.evidence.rejected),
@@ -219,7 +224,7 @@ async def _stage_judge(state: ClaimState, env: StageEnv) -> None:
     if judged.judgement.contradicting:  # a contradiction ends the search: default-deny
         attempt.paper = None
         state.refuse(_contradicted(state, attempt))
-    elif judged.supported:
+    elif judged.supported and not gaps:
         state.stage = "identity"
     else:
         attempt.paper = None
