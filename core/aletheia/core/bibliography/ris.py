@@ -64,6 +64,14 @@ def looks_like_ris(head: str) -> bool:
     return False
 
 
+def _unended(origin: str, line: int, what_was_read: str) -> InputProblem:
+    return InputProblem(origin=origin, line=line, message=f"RIS record without an ER line{what_was_read}")
+
+
+def _stray_text(origin: str, line: int) -> InputProblem:
+    return InputProblem(origin=origin, line=line, message="text outside a RIS record; skipped")
+
+
 def _records(text: str, origin: str) -> Iterator[tuple[int, list[str]] | InputProblem]:
     """(line number of `TY`, the record's lines in canonical form) for each record, and problems."""
     current: list[str] | None = None
@@ -74,12 +82,10 @@ def _records(text: str, origin: str) -> Iterator[tuple[int, list[str]] | InputPr
         tag = match.group(1) if match else None
         if tag == _START:
             if current is not None:
-                yield InputProblem(
-                    origin=origin, line=start, message="RIS record without an ER line; read up to the next TY"
-                )
+                yield _unended(origin, start, "; read up to the next TY")
                 yield start, current
             if stray is not None:
-                yield InputProblem(origin=origin, line=stray, message="text outside a RIS record; skipped")
+                yield _stray_text(origin, stray)
                 stray = None
             current, start = [f"TY  - {match.group(2).strip()}"], number  # type: ignore[union-attr]
         elif current is None:
@@ -93,12 +99,10 @@ def _records(text: str, origin: str) -> Iterator[tuple[int, list[str]] | InputPr
         elif raw.strip():
             current.append(raw.strip())  # a continuation line of the tag above
     if current is not None:
-        yield InputProblem(
-            origin=origin, line=start, message="RIS record without an ER line at the end; read"
-        )
+        yield _unended(origin, start, " at the end; read")
         yield start, current
     elif stray is not None:
-        yield InputProblem(origin=origin, line=stray, message="text outside a RIS record; skipped")
+        yield _stray_text(origin, stray)
 
 
 def _one(record: dict[str, Any], *names: str) -> str | None:

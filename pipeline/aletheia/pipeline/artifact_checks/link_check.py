@@ -221,17 +221,24 @@ def check_citations(
                 continue
             slug = entry.name[: -len(".md")]
             relative = f"{citations_prefix}{entry.name}"
-            try:
-                validate_slug(slug)
-            except ValueError as exc:
-                report.problems.append(CitationProblem(relative, None, "bad_slug", str(exc), slug))
-                continue
-            for kind, message in verdict_for(slug).problems:
+            for kind, message in _slug_problems(slug, verdict_for):
                 if kind != "stale" and kind != "retracted":  # reported where the artifact is cited
                     report.problems.append(CitationProblem(relative, None, kind, message, slug))
     report.artifacts_checked = len(verdicts)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _slug_problems(
+    slug: str, verdict_for: Callable[[str], _ArtifactVerdict]
+) -> list[tuple[ProblemKind, str]]:
+    """What is wrong with the artifact a slug names: the slug itself when it is not a valid one (no
+    file is looked for then), else the artifact's own problems."""
+    try:
+        validate_slug(slug)
+    except ValueError as exc:
+        return [("bad_slug", str(exc))]
+    return list(verdict_for(slug).problems)
 
 
 def _check_file(
@@ -250,15 +257,10 @@ def _check_file(
             slug = match.group(1)
             report.references += 1
             linked_lines.add(number)
-            try:
-                validate_slug(slug)
-            except ValueError as exc:
-                report.problems.append(CitationProblem(relative, number, "bad_slug", str(exc), slug))
-                continue
-            for kind, message in verdict_for(slug).problems:
-                report.problems.append(
-                    CitationProblem(relative, number, kind, f"docs/citations/{slug}.md: {message}", slug)
-                )
+            for kind, message in _slug_problems(slug, verdict_for):
+                if kind != "bad_slug":  # the artifact's own problem: say which file has it
+                    message = f"docs/citations/{slug}.md: {message}"
+                report.problems.append(CitationProblem(relative, number, kind, message, slug))
     if "research" not in text:
         return
     for match in _RESEARCH_COMMENT.finditer(text):
