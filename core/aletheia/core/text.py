@@ -180,6 +180,17 @@ def normalize_title(s: str) -> str:
 _NAME_SUFFIX = re.compile(r"(?:\s+(?:jr|sr|ii|iii|iv))+$")
 
 
+def index_word(word: str) -> str:
+    """A word as a search index keeps it: the plural -s removed, the part of stemming every real
+    index agrees on ("networks" -> "network", "studies" -> "study"). The simulator's indexes and the
+    mirror's title search both read words so, so that the mirror answers as the source would."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
 def fold_name(s: str) -> str:
     """The comparison form of a surname: `García-Pérez`, `Garcia Perez` -> `garciaperez`.
 

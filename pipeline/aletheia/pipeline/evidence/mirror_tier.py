@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 from aletheia.core.field_comparison import VERSION_TITLE_THRESHOLD
 from aletheia.core.lexical_ranking import STOPWORDS
 from aletheia.core.records import SourceName
-from aletheia.core.text import normalize_title
+from aletheia.core.text import index_word, normalize_title
 from aletheia.core.titles import titles_match
 
 if TYPE_CHECKING:
@@ -44,20 +44,10 @@ SEARCH_RESULTS: Final = 5
 _EVERY_WORD: Final = {SourceName.OPENALEX: False, SourceName.DBLP: True}
 
 
-def _index_word(word: str) -> str:
-    """A word as a search index keeps it: the plural -s removed, the part of stemming every index
-    agrees on ("networks" -> "network", "learnings" -> "learning")."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def _query_words(text: str) -> list[str]:
     # Stop words and single letters are not required: an index drops them.
     words = (w for w in normalize_title(text).split() if w not in STOPWORDS and len(w) > 1)
-    return [_index_word(w) for w in words]
+    return [index_word(w) for w in words]
 
 
 def answers_search(source: SourceName, query: str, title: str) -> bool:
@@ -67,7 +57,7 @@ def answers_search(source: SourceName, query: str, title: str) -> bool:
     prefix = _EVERY_WORD.get(source)
     if prefix is None:
         return True
-    words = [_index_word(w) for w in normalize_title(title).split()]
+    words = [index_word(w) for w in normalize_title(title).split()]
     have = set(words)
     for word in _query_words(query):
         if word in have:

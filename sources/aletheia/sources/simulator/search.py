@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from aletheia.core.text import index_word
+
 STOPWORDS: Final = frozenset(
     [
         "a",
@@ -89,15 +91,6 @@ def fold(text: str) -> str:
     return text
 
 
-def stem(word: str) -> str:
-    """Plural -s only, the part of stemming every real index agrees on ("networks" -> "network")."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def tokenize(text: str) -> list[str]:
     # A stem can itself be a stop word ("thes" -> "the"): dropped too, so tokenizing the tokens
     # again changes nothing.
@@ -106,7 +99,7 @@ def tokenize(text: str) -> list[str]:
         # Single Latin letters (initials, the "s" of a possessive) carry no meaning in a title.
         if word in STOPWORDS or (len(word) == 1 and "a" <= word <= "z"):
             continue
-        stemmed = stem(word)
+        stemmed = index_word(word)
         if stemmed not in STOPWORDS:
             tokens.append(stemmed)
     return tokens
