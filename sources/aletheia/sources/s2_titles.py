@@ -25,12 +25,20 @@ own title holds one of the title's halves as a run of words, word for word up to
 words left out on both sides; a paper one word away holds the other half so);
 
 - **found**: exactly one candidate, and it matches under the decisive title rule: the match
-  `match` would give (with several, `match`'s choice among them is not ours to guess);
+  `match` would give; or, in a complete answer, one candidate that matches while every other is
+  not even a near miss (`NEAR_MISS_THRESHOLD`): `match` answers the closest title (beside a near
+  miss, its choice is not ours to guess);
 - **absent** (S2's 404 "Title match not found"): the answer is complete and holds no candidate.
   Every paper whose title is the cited one, or one word away from it, would be in it;
-- **miss**: anything else (an incomplete answer, a near miss, several candidates): `match` is
+- **miss**: anything else (an incomplete answer, a near miss, several close candidates): `match` is
   asked alone, as before. So is a title another index already saw a near miss of (the gateway's
   `alone`): a title two words away is beyond the halves, and only `match` can judge it.
+
+A batch cut short (more than a page matched) is asked again in parts, as many as its answer's
+`total` says should each fit a page (`split_titles`, up to `MAX_SPLIT_DEPTH` levels), when that is
+at most half as many requests as its titles; else, and for a part still cut short, each title goes
+to `match`. Against the real index a batch of common phrases matches millions of papers: no split
+is then worth it, and none is made.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from aletheia.core.field_rules import NEAR_MISS_THRESHOLD
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.sources.base import SourceParseError
 from aletheia.sources.title_batches import BatchAnswer, holds_run, prefix_run, required_prefixes
@@ -148,13 +157,28 @@ def share_halves(titles: Sequence[str], answer: BatchAnswer[T], limit: int) -> d
         candidates = [
             (name, item) for prefixes, name, item in held if any(holds_run(prefixes, r) for r in runs)
         ]
-        if len(candidates) == 1 and title_similarity(title, candidates[0][0]) >= TITLE_THRESHOLD:
-            out[title] = [candidates[0][1]][:limit]
+        clear = _clear_match(title, candidates, complete=answer.complete)
+        if clear is not None:
+            out[title] = [clear][:limit]
         elif answer.complete and not candidates:
             out[title] = []
         else:
             out[title] = None
     return out
+
+
+def _clear_match(title: str, candidates: Sequence[tuple[str, T]], *, complete: bool) -> T | None:
+    """The paper `match` would give for `title`, when the answer shows it: its one candidate,
+    if that matches under the decisive title rule; or, in a complete answer (every paper holding
+    a half is in it), the one candidate that matches while every other is not even a near miss
+    (`NEAR_MISS_THRESHOLD`): `match` answers the closest title."""
+    scored = [(title_similarity(title, name), item) for name, item in candidates]
+    matching = [item for score, item in scored if score >= TITLE_THRESHOLD]
+    if len(matching) != 1:
+        return None
+    if len(scored) == 1 or (complete and sum(score >= NEAR_MISS_THRESHOLD for score, _ in scored) == 1):
+        return matching[0]
+    return None
 
 
 def bulk_answer(payload: Any) -> BatchAnswer[Mapping[str, Any]]:
