@@ -80,8 +80,13 @@ def test_found_only_when_one_candidate_matches_clearly() -> None:
     near = ("Sparse Attention Kernels Revisited", "near")
     unrelated = ("Circadian Regulation of Hepatic Lipid Metabolism", "other")
     assert share_halves([title], BatchAnswer([exact, unrelated], True), 1)[title] == ["exact"]
-    # Two candidates: `match` picks one by its own score, not ours to guess.
-    assert share_halves([title], BatchAnswer([exact, near], True), 1)[title] is None
+    # Two candidates, one the title and the other not even a near miss: `match` answers the
+    # closest title, the exact one, when the answer is complete (no closer paper left out).
+    assert share_halves([title], BatchAnswer([exact, near], True), 1)[title] == ["exact"]
+    assert share_halves([title], BatchAnswer([exact, near], False), 1)[title] is None
+    # Beside a near miss of the title, `match`'s choice is its own score's: asked alone.
+    one_word_off = ("Sparse Attention Kernels for Long Document Ranking", "one word off")
+    assert share_halves([title], BatchAnswer([exact, one_word_off], True), 1)[title] is None
     # Only a paper holding half the title, not the decisive match: asked alone.
     assert share_halves([title], BatchAnswer([near], True), 1)[title] is None
     # Nothing near and complete: absent; nothing near but cut short: a miss.

@@ -25,20 +25,31 @@ own title holds one of the title's halves as a run of words, word for word up to
 words left out on both sides; a paper one word away holds the other half so);
 
 - **found**: exactly one candidate, and it matches under the decisive title rule: the match
-  `match` would give (with several, `match`'s choice among them is not ours to guess);
+  `match` would give; or, in a complete answer, one candidate that matches while every other is
+  not even a near miss (`NEAR_MISS_THRESHOLD`): `match` answers the closest title (beside a near
+  miss, its choice is not ours to guess);
 - **absent** (S2's 404 "Title match not found"): the answer is complete and holds no candidate.
   Every paper whose title is the cited one, or one word away from it, would be in it;
-- **miss**: anything else (an incomplete answer, a near miss, several candidates): `match` is
+- **miss**: anything else (an incomplete answer, a near miss, several close candidates): `match` is
   asked alone, as before. So is a title another index already saw a near miss of (the gateway's
   `alone`): a title two words away is beyond the halves, and only `match` can judge it.
+
+A batch cut short (more than a page matched) is asked again in parts, as many as its answer's
+`total` says should each fit a page (`split_titles`, up to `MAX_SPLIT_DEPTH` levels), when that is
+at most half as many requests as its titles; else, and for a part still cut short, each title goes
+to `match`. Against the real index a batch of common phrases matches millions of papers: no split
+is then worth it, and none is made.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from aletheia.core.field_rules import NEAR_MISS_THRESHOLD
 from aletheia.core.titles import TITLE_THRESHOLD, title_similarity
 from aletheia.sources.base import SourceParseError
 from aletheia.sources.title_batches import BatchAnswer, holds_run, prefix_run, required_prefixes
@@ -56,6 +67,11 @@ MIN_HALF_WORDS: Final = 2
 MIN_HALF_PREFIXES: Final = 2
 # The most papers one bulk call returns (documented): more come with a continuation token.
 BULK_PAGE: Final = 1000
+# A batch cut short is asked again in parts sized for this share of a page each (`split_titles`):
+# the answer's `total` is the whole query's, and one title's phrases may match more than another's.
+SPLIT_PAGE_SHARE: Final = 0.6
+# Times a part cut short is split again before its titles are asked as `match` calls.
+MAX_SPLIT_DEPTH: Final = 2
 
 _WORD: Final = re.compile(r"[^\W_]+")
 T = TypeVar("T")
@@ -104,22 +120,65 @@ def bulk_query(titles: Iterable[str]) -> str:
     return SEPARATOR.join(title_term(t) for t in titles)
 
 
+@dataclass(frozen=True)
+class SplitAnswer(BatchAnswer[T]):
+    """A batch cut short, asked again in parts (`split_titles`): each part's titles are shared
+    out of that part's own answer, which holds every paper the part's query matched when it is
+    complete; the first answer's items are kept for the record only."""
+
+    parts: tuple[tuple[tuple[str, ...], BatchAnswer[T]], ...] = ()
+
+
+def split_titles(titles: Sequence[str], total: int | None) -> list[list[str]] | None:
+    """A batch whose bulk search matched `total` papers, more than one page: the titles in parts
+    whose queries should each fit a page (`SPLIT_PAGE_SHARE` of it, on the batch's average per
+    title), or None when that needs more parts than half the titles, when `match` calls cost no
+    more (a one-title part is asked as `match`, which also judges near misses)."""
+    if not total or total <= BULK_PAGE or len(titles) < 4:
+        return None
+    parts = math.ceil(total / (BULK_PAGE * SPLIT_PAGE_SHARE))
+    if parts > len(titles) // 2:
+        return None
+    size = math.ceil(len(titles) / parts)
+    return [list(titles[i : i + size]) for i in range(0, len(titles), size)]
+
+
 def share_halves(titles: Sequence[str], answer: BatchAnswer[T], limit: int) -> dict[str, list[T] | None]:
     """Each title -> `[its one clear match]`, `[]` (proved absent) or None (ask `match` alone)."""
+    if isinstance(answer, SplitAnswer):
+        out: dict[str, list[T] | None] = dict.fromkeys(titles)
+        for part, part_answer in answer.parts:
+            out.update(share_halves(part, part_answer, limit))
+        return out
     held = [(prefix_run(name), name, item) for name, item in answer.items]  # each paper read once
-    out: dict[str, list[T] | None] = {}
+    out = {}
     for title in titles:
         runs = [prefix_run(half) for half in halves(title)]
         candidates = [
             (name, item) for prefixes, name, item in held if any(holds_run(prefixes, r) for r in runs)
         ]
-        if len(candidates) == 1 and title_similarity(title, candidates[0][0]) >= TITLE_THRESHOLD:
-            out[title] = [candidates[0][1]][:limit]
+        clear = _clear_match(title, candidates, complete=answer.complete)
+        if clear is not None:
+            out[title] = [clear][:limit]
         elif answer.complete and not candidates:
             out[title] = []
         else:
             out[title] = None
     return out
+
+
+def _clear_match(title: str, candidates: Sequence[tuple[str, T]], *, complete: bool) -> T | None:
+    """The paper `match` would give for `title`, when the answer shows it: its one candidate,
+    if that matches under the decisive title rule; or, in a complete answer (every paper holding
+    a half is in it), the one candidate that matches while every other is not even a near miss
+    (`NEAR_MISS_THRESHOLD`): `match` answers the closest title."""
+    scored = [(title_similarity(title, name), item) for name, item in candidates]
+    matching = [item for score, item in scored if score >= TITLE_THRESHOLD]
+    if len(matching) != 1:
+        return None
+    if len(scored) == 1 or (complete and sum(score >= NEAR_MISS_THRESHOLD for score, _ in scored) == 1):
+        return matching[0]
+    return None
 
 
 def bulk_answer(payload: Any) -> BatchAnswer[Mapping[str, Any]]:
@@ -134,3 +193,9 @@ def bulk_answer(payload: Any) -> BatchAnswer[Mapping[str, Any]]:
     items: Sequence[tuple[str, Mapping[str, Any]]] = [(str(p.get("title") or ""), p) for p in papers]
     # The token is present only when more papers matched than came back.
     return BatchAnswer(items=items, complete=not payload.get("token") and len(items) <= BULK_PAGE)
+
+
+def bulk_total(payload: Any) -> int | None:
+    """How many papers the bulk query matched in all (S2's `total`), when the answer says."""
+    total = payload.get("total") if isinstance(payload, Mapping) else None
+    return total if isinstance(total, int) and not isinstance(total, bool) else None

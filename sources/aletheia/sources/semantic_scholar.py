@@ -11,6 +11,7 @@ take S2's prefixed forms: `DOI:`, `ARXIV:`, `PMID:`, `PMCID:`, `CorpusId:`, `MAG
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -28,10 +29,14 @@ from aletheia.sources.client_base import SourceClientBase
 from aletheia.sources.s2_titles import (
     BULK_PATH,
     MAX_QUERY_CHARS,
+    MAX_SPLIT_DEPTH,
     SEPARATOR,
+    SplitAnswer,
     bulk_answer,
     bulk_query,
+    bulk_total,
     share_halves,
+    split_titles,
     title_batchable,
     title_term,
     title_words,
@@ -39,6 +44,7 @@ from aletheia.sources.s2_titles import (
 from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 from aletheia.sources.title_batches import BatchAnswer, TitleBatcher, title_batcher
 from aletheia.sources.transport.factory import source_transport
+from aletheia.sources.transport.item_stats import count_extra
 
 if TYPE_CHECKING:
     from aletheia.config.settings import Settings
@@ -242,14 +248,30 @@ class SemanticScholarClient(SourceClientBase):
 
         return await self._searches.get(path, params, fetch, parse, found=_has_data, url=url)
 
-    async def _ask_titles(self, titles: list[str]) -> BatchAnswer[Mapping[str, Any]]:
+    async def _ask_titles(self, titles: list[str], depth: int = 0) -> BatchAnswer[Mapping[str, Any]]:
+        """One bulk search of `titles`; when S2 cuts it short (more than a page matched), its
+        titles asked again in parts sized by the answer's `total` (`split_titles`), each part
+        that is cut short in turn split again up to `MAX_SPLIT_DEPTH` times: a few bulk calls
+        instead of one `match` call per title."""
         params = {"query": bulk_query(titles), "fields": _FIELDS_PARAM}
         payload = await self.transport.get_json(
             BULK_PATH, params=params, headers=self._headers, kind="search"
         )
         if payload is None:
             raise SourceParseError(SOURCE, "an empty answer to a title batch")
-        return bulk_answer(payload)
+        answer = bulk_answer(payload)
+        parts = (
+            None if answer.complete or depth >= MAX_SPLIT_DEPTH else split_titles(titles, bulk_total(payload))
+        )
+        if not parts:
+            return answer
+        count_extra(self.transport.stats, "title_batch_splits")
+        answers = await asyncio.gather(*(self._ask_titles(part, depth + 1) for part in parts))
+        return SplitAnswer(
+            items=answer.items,
+            complete=False,
+            parts=tuple((tuple(part), part_answer) for part, part_answer in zip(parts, answers, strict=True)),
+        )
 
     # --- cache and fetch ---------------------------------------------------------------------------
 
