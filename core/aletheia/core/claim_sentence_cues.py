@@ -109,3 +109,14 @@ ATTRIBUTION_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "is widely considered",
     )
 )
+
+# A part of a sentence before a comma that opens with one of these is a fronted adverbial ("In the
+# absence of TNF, granuloma formation was accelerated"): it belongs to the clause after the comma,
+# and a negation in it ("absence of") is read with that clause (claim_statement._clauses; 1.4.0).
+FRONTED_PREPOSITIONS: Final = frozenset(
+    {
+        "in", "on", "at", "with", "without", "after", "before", "during", "among", "amongst", "for",
+        "from", "despite", "unlike", "under", "upon", "within", "across", "following", "through",
+        "throughout",
+    }
+)  # fmt: skip
