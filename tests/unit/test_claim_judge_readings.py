@@ -126,3 +126,51 @@ def test_the_same_word_with_another_ending_or_spelling_is_shared() -> None:
         " any episodes of hypoglycaemia.",
     )
     assert "negation_flip" not in reasons, reasons
+
+
+def test_a_light_word_need_not_be_repeated() -> None:
+    # "capacity", "role", "involved", "occurs" frame a statement (dev: "The proliferative capacity
+    # of progenitors is regulated cell-autonomously"); the content words must still be there.
+    claim = "The proliferative capacity of progenitors is regulated by Notch."
+    excerpt = "We found that proliferative output of cortical progenitors is regulated by Notch in culture."
+    label, reasons = judged(claim, excerpt)
+    assert label == "supports", reasons
+    label, reasons = judged(claim, "We found that the capacity of neurons is regulated by Wnt.")
+    assert label != "supports", reasons
+
+
+def test_a_design_heading_opens_a_method_not_a_finding() -> None:
+    # "DESIGN, SETTING, AND PATIENTS Retrospective analysis of ... patients treated with tamoxifen"
+    # names the claim's words and states nothing (dev: tamoxifen metabolism and outcome).
+    claim = "A breast cancer patient's capacity to metabolize letrozole influences treatment outcome."
+    excerpt = (
+        "DESIGN, SETTING, AND PATIENTS Retrospective analysis of German cohorts of patients treated"
+        " with letrozole for breast cancer."
+    )
+    label, reasons = judged(claim, excerpt)
+    assert label == "not_enough" and "not_an_assertion" in reasons, reasons
+    # Nor does a design sentence contradict ("DESIGN Systematic review of ... trials").
+    label, reasons = judged(
+        "Hearing screening in elderly populations does not lead to improved hearing.",
+        "DESIGN Systematic review of trials of hearing screening in elderly populations with follow up.",
+    )
+    assert label != "contradicts", reasons
+
+
+def test_a_test_result_and_a_bound_are_not_directions() -> None:
+    from aletheia.core.claim_directions import directions
+    from aletheia.core.claim_reading import tokens_of
+
+    # "HIV-positive people" is a group, not a positive effect (dev: "ART substantially reduces
+    # infectiveness of HIV-positive people"); "15 or more cigarettes" a bound, not an increase
+    # (dev: "smoking reduction by 50% significantly reduces the risk of lung cancer").
+    assert directions(tokens_of("HBV-negative and HIV-positive people")) == {}
+    assert directions(tokens_of("among those who smoke 15 or more cigarettes")) == {}
+    assert directions(tokens_of("a positive association, more deaths")) != {}
+    claim = "Participants who quit smoking reduce bladder cancer risk by approximately 50%."
+    excerpt = (
+        "Among individuals who smoke 20 or more cigarettes per day, smoking reduction by 50%"
+        " significantly reduces the risk of bladder cancer."
+    )
+    _label, reasons = judged(claim, excerpt)
+    assert "direction_mixed" not in reasons, reasons

@@ -117,6 +117,9 @@ def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[floa
         if stem(compound.replace("-", "").casefold()) in present:
             present |= set(content_terms(compound))
     present |= {key for key, long_form in known.items() if set(content_terms(long_form)) <= present}
+    # A light word ("occurs", "is involved in", "plays a role", "has the capacity to") carries no
+    # content of its own: an excerpt stating the rest of the claim need not repeat it (1.4.0).
+    present |= wanted & rules.LIGHT_TERMS
     shared = wanted & present
     # The same word with another ending or spelling ("hypoglycemia" / "hypoglycaemia"): both forms
     # are shared, so that a negation reaching the excerpt's form reaches the claim's (1.4.0).

@@ -33,6 +33,12 @@ SUPPORT_MIN_SHARED: Final = (
 # the paper does ("an Italian study", "in mouse and macaque models"), however well one excerpt matches
 # the rest: two are allowed for paraphrase.
 MAX_CLAIM_TERMS_ABSENT_FROM_PAPER: Final = 2
+# Light words (stems): verbs and nouns that frame a statement without adding to what it states
+# ("X occurs in Y", "X is involved in Y", "X plays a role in Y", "X has the capacity to Y"). The
+# relevance rule takes them as said; the rest of the claim must still be (1.4.0).
+LIGHT_TERMS: Final = frozenset(
+    {"occur", "occurr", "involv", "involve", "capac", "abil", "capable", "play", "role"}
+)
 CONTRADICT_MIN_COVERAGE: Final = 0.34
 CONTRADICT_MIN_SHARED: Final = 2
 

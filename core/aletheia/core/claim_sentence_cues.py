@@ -120,3 +120,14 @@ FRONTED_PREPOSITIONS: Final = frozenset(
         "throughout",
     }
 )  # fmt: skip
+
+# A structured abstract's heading that opens a sentence on the study's design ("DESIGN, SETTING,
+# AND PATIENTS Retrospective analysis of ..."): the sentence describes what was done, not what was
+# found (1.4.0). Capitals as printed: "Design" inside a sentence is a word, not a heading. Background
+# headings are not among them: a paper's background may state what its results confirm.
+STUDY_HEADINGS: Final = (
+    "DESIGN", "SETTING", "SETTINGS", "PARTICIPANTS", "PATIENTS", "METHODS",
+    "METHOD", "INTERVENTION", "INTERVENTIONS", "MAIN OUTCOME MEASURE", "MAIN OUTCOME MEASURES",
+    "MEASUREMENTS", "MATERIALS AND METHODS", "STUDY DESIGN", "DATA SOURCES", "STUDY SELECTION",
+    "DATA EXTRACTION", "ELIGIBILITY CRITERIA",
+)  # fmt: skip

@@ -247,10 +247,18 @@ def _direction_stated(claim_tokens: list[str], excerpt_tokens: list[str], out: F
             )
 
 
+_HEADINGS: Final = "|".join(cues.STUDY_HEADINGS)
+_HEADING: Final = re.compile(rf"(?:{_HEADINGS})(?:\s*(?:,|AND)\s*(?:{_HEADINGS}))*\b(?![a-z])")
+
+
 def _assertion(claim_tokens: list[str], excerpt: str, excerpt_tokens: list[str], out: Findings) -> None:
-    if excerpt.rstrip().endswith("?") or (
-        has_phrase(excerpt_tokens, cues.NON_ASSERTION_CUES)
-        and not has_phrase(claim_tokens, cues.NON_ASSERTION_CUES)
+    if (
+        _HEADING.match(excerpt.lstrip())
+        or excerpt.rstrip().endswith("?")
+        or (
+            has_phrase(excerpt_tokens, cues.NON_ASSERTION_CUES)
+            and not has_phrase(claim_tokens, cues.NON_ASSERTION_CUES)
+        )
     ):
         out.not_enough.append("not_an_assertion")
     if has_phrase(excerpt_tokens, cues.ATTRIBUTION_CUES):
