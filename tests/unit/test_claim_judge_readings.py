@@ -166,6 +166,8 @@ def test_a_test_result_and_a_bound_are_not_directions() -> None:
     # (dev: "smoking reduction by 50% significantly reduces the risk of lung cancer").
     assert directions(tokens_of("HBV-negative and HIV-positive people")) == {}
     assert directions(tokens_of("among those who smoke 15 or more cigarettes")) == {}
+    # The bound may carry its unit (dev search: "trials of 3 years or more" is no increase of risk).
+    assert directions(tokens_of("in trials of 3 years or more in duration")) == {}
     assert directions(tokens_of("a positive association, more deaths")) != {}
     claim = "Participants who quit smoking reduce bladder cancer risk by approximately 50%."
     excerpt = (

@@ -71,12 +71,19 @@ _NUMBER: Final = re.compile(r"\d[\d,.]*")
 def _not_a_direction(tokens: Sequence[str], position: int) -> bool:
     """A direction word used otherwise (1.4.0): a test's result joined to what was tested
     ("HIV-positive people", "ER-negative tumours") names a group, not an effect; "or more" after a
-    number ("15 or more cigarettes a day") closes a bound, it states no change."""
+    number, with or without its unit ("15 or more cigarettes a day", "3 years or more"), closes a
+    bound, it states no change."""
     token = tokens[position]
     if token in _STATUS_WORDS and position > 0 and tokens[position - 1] == "-":
         return True
+    # The number may carry its unit: "trials of 3 years or more".
     return (
-        position >= 2 and tokens[position - 1] == "or" and _NUMBER.fullmatch(tokens[position - 2]) is not None
+        position >= 2
+        and tokens[position - 1] == "or"
+        and any(
+            _NUMBER.fullmatch(tokens[before]) is not None
+            for before in range(max(0, position - 3), position - 1)
+        )
     )
 
 
