@@ -113,7 +113,7 @@ def test_a_replay_checks_the_search_gaps_again() -> None:
     excerpt = "Fibrates decrease hepatic triglycerides in adults."
     body = {
         "item": "c1",
-        "judge": "rules:1.3.0",
+        "judge": "rules:1.4.0",
         "claim": claim,
         "judgements": [{"excerpt": excerpt, "label": "supports"}],
         "supported": True,

@@ -9,7 +9,9 @@ excerpt's words of its family that stand by the same measure (the shared terms w
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
+from typing import Final
 
 from aletheia.core import claim_direction_rules as direction_rules
 from aletheia.core.lexical_ranking import content_terms, stem
@@ -62,11 +64,36 @@ def _word_terms(word: str) -> tuple[str, ...]:
     return tuple(content_terms(word))
 
 
+_STATUS_WORDS: Final = frozenset({"positive", "negative"})
+_NUMBER: Final = re.compile(r"\d[\d,.]*")
+
+
+def _not_a_direction(tokens: Sequence[str], position: int) -> bool:
+    """A direction word used otherwise (1.4.0): a test's result joined to what was tested
+    ("HIV-positive people", "ER-negative tumours") names a group, not an effect; "or more" after a
+    number, with or without its unit ("15 or more cigarettes a day", "3 years or more"), closes a
+    bound, it states no change."""
+    token = tokens[position]
+    if token in _STATUS_WORDS and position > 0 and tokens[position - 1] == "-":
+        return True
+    # The number may carry its unit: "trials of 3 years or more".
+    return (
+        position >= 2
+        and tokens[position - 1] == "or"
+        and any(
+            _NUMBER.fullmatch(tokens[before]) is not None
+            for before in range(max(0, position - 3), position - 1)
+        )
+    )
+
+
 def directions(tokens: Sequence[str]) -> dict[int, set[int]]:
     """For each direction pair (by index), which of its two sides the text states."""
     found: dict[int, set[int]] = {}
     index = direction_index()
-    for token in tokens:
+    for position, token in enumerate(tokens):
+        if token in index and _not_a_direction(tokens, position):
+            continue
         for pair, side in index.get(token, ()):
             found.setdefault(pair, set()).add(side)
     return found
@@ -77,6 +104,8 @@ def _occurrences(tokens: Sequence[str]) -> list[tuple[int, int, set[str]]]:
     index = direction_index()
     found = []
     for position, token in enumerate(tokens):
+        if token in index and _not_a_direction(tokens, position):
+            continue
         for pair, side in index.get(token, ()):
             found.append((_family(pair), side, _near(tokens, position)))
     return found

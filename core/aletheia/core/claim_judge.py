@@ -41,6 +41,7 @@ from aletheia.core.claim_terms import (
     expanded,
     key_terms,
     missing_key_terms,
+    same_word,
     subject_and_predicate,
     without_citation_mentions,
 )
@@ -116,8 +117,17 @@ def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[floa
         if stem(compound.replace("-", "").casefold()) in present:
             present |= set(content_terms(compound))
     present |= {key for key, long_form in known.items() if set(content_terms(long_form)) <= present}
+    # A light word ("occurs", "is involved in", "plays a role", "has the capacity to") carries no
+    # content of its own: an excerpt stating the rest of the claim need not repeat it (1.4.0).
+    present |= wanted & rules.LIGHT_TERMS
     shared = wanted & present
-    return (len(shared) / len(wanted) if wanted else 0.0), shared, wanted
+    # The same word with another ending or spelling ("hypoglycemia" / "hypoglycaemia"): both forms
+    # are shared, so that a negation reaching the excerpt's form reaches the claim's (1.4.0).
+    for term in wanted - shared:
+        variants = {other for other in present if same_word(term, {other})}
+        if variants:
+            shared |= {term, *variants}
+    return (len(shared & wanted) / len(wanted) if wanted else 0.0), shared, wanted
 
 
 _EXPLAIN: Final = {
@@ -196,6 +206,7 @@ def judge_excerpt(
     known = claim_abbreviations(claim)
     known.update(dict(known_abbreviations))
     share, shared, wanted = _relevance(claim, excerpt, known)
+    held = len(shared & wanted)
     off_subject = _not_about_the_claim(claim, excerpt, shared, known, absent_terms)
     findings = statement_findings(claim, excerpt, shared)
     findings.not_enough.extend(off_subject)
@@ -206,7 +217,7 @@ def judge_excerpt(
         # aim, a hypothesis or a sentence about another gene says nothing against the claim.
         findings.not_enough.extend(f"not_against: {code}" for code in findings.contradicts)
         findings.contradicts = []
-    coverage_code = f"coverage {len(shared)}/{len(wanted)}"
+    coverage_code = f"coverage {held}/{len(wanted)}"
 
     def judgement(label: JudgementLabel, reasons: Sequence[str], explanation: str) -> ExcerptJudgement:
         return ExcerptJudgement(
@@ -216,10 +227,10 @@ def judge_excerpt(
     if len(wanted) < rules.MIN_CLAIM_TERMS:
         why = f"the claim has {len(wanted)} content term(s): too little to judge"
         return judgement("not_enough", ("claim_too_short", coverage_code), why)
-    relevant = share >= rules.CONTRADICT_MIN_COVERAGE and len(shared) >= min(
+    relevant = share >= rules.CONTRADICT_MIN_COVERAGE and held >= min(
         rules.CONTRADICT_MIN_SHARED, len(wanted)
     )
-    enough = share >= rules.SUPPORT_MIN_COVERAGE and len(shared) >= min(rules.SUPPORT_MIN_SHARED, len(wanted))
+    enough = share >= rules.SUPPORT_MIN_COVERAGE and held >= min(rules.SUPPORT_MIN_SHARED, len(wanted))
     if not enough:
         _numbers_of_something_else(findings)
     if findings.contradicts and relevant:
@@ -227,14 +238,14 @@ def judge_excerpt(
             "contradicts", (*findings.contradicts, coverage_code), _explain(findings.contradicts)
         )
     if not enough:
-        why = f"the excerpt holds {len(shared)} of the claim's {len(wanted)} content terms"
+        why = f"the excerpt holds {held} of the claim's {len(wanted)} content terms"
         return judgement("not_enough", ("low_coverage", coverage_code, *findings.not_enough), why)
     blockers = [*findings.not_enough, *findings.contradicts]
     if len(absent_terms) > rules.MAX_CLAIM_TERMS_ABSENT_FROM_PAPER:
         blockers.append(f"claim_terms_absent_from_paper: {', '.join(absent_terms)}")
     if blockers:
         return judgement("not_enough", (*blockers, coverage_code), _explain(blockers))
-    stated = f"states the claim: {len(shared)} of its {len(wanted)} content terms, nothing negated,"
+    stated = f"states the claim: {held} of its {len(wanted)} content terms, nothing negated,"
     return judgement("supports", (coverage_code, *findings.notes), stated + " reversed, or out of range")
 
 

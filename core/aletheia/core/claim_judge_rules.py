@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-JUDGE_RULES_VERSION: Final = "1.3.0"
+JUDGE_RULES_VERSION: Final = "1.4.0"
 
 # --- relevance -----------------------------------------------------------------------------------------
 
@@ -33,6 +33,12 @@ SUPPORT_MIN_SHARED: Final = (
 # the paper does ("an Italian study", "in mouse and macaque models"), however well one excerpt matches
 # the rest: two are allowed for paraphrase.
 MAX_CLAIM_TERMS_ABSENT_FROM_PAPER: Final = 2
+# Light words (stems): verbs and nouns that frame a statement without adding to what it states
+# ("X occurs in Y", "X is involved in Y", "X plays a role in Y", "X has the capacity to Y"). The
+# relevance rule takes them as said; the rest of the claim must still be (1.4.0).
+LIGHT_TERMS: Final = frozenset(
+    {"occur", "occurr", "involv", "involve", "capac", "abil", "capable", "play", "role"}
+)
 CONTRADICT_MIN_COVERAGE: Final = 0.34
 CONTRADICT_MIN_SHARED: Final = 2
 
@@ -280,11 +286,13 @@ class PopulationAxis:
     """Groups that exclude each other: an excerpt about one says nothing about another. Every group
     the claim names must be one the excerpt names (a claim about men and women is not shown by a
     sentence about women). `general`: a group a more specific one of the axis implies ("older
-    adults" are adults), left out when a specific one is named."""
+    adults" are adults), left out when one of `within_general` is named beside it; since 1.4.0 not
+    when another group is ("adult tissues ..., in pediatric tissues" names adults and children)."""
 
     name: str
     groups: tuple[tuple[str, tuple[str, ...]], ...]  # (group, its words)
     general: str | None = None
+    within_general: tuple[str, ...] = ()  # the groups that are kinds of `general`
 
 
 POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
@@ -292,7 +300,7 @@ POPULATION_AXES: Final[tuple[PopulationAxis, ...]] = (
         ("men", ("men", "man", "male", "males", "boys", "fathers")),
         ("women", ("women", "woman", "female", "females", "girls", "mothers", "pregnant")),
     )),
-    PopulationAxis("age", general="adults", groups=(
+    PopulationAxis("age", general="adults", within_general=("older_adults", "young_adults"), groups=(
         ("adults", ("adult", "adults")),
         ("older_adults", ("elderly", "older", "seniors", "geriatric", "old age")),
         ("young_adults", ("young adult", "young adults", "younger adult", "younger adults",

@@ -21,17 +21,21 @@ __all__ = ["Quantity", "fits", "has_phrase", "phrase_positions", "quantities", "
 # --- tokens ---------------------------------------------------------------------------------------------
 
 # Identifiers that hold digits are words ("covid-19", "il-6", "sars-cov-2", "p53"), not quantities.
+# A name's own decimal is part of it ("kir7.1", "nav1.7"): not a quantity of 1 or 7.
 _TOKEN: Final = re.compile(
-    r"[a-z]+(?:[-/][a-z0-9]+)*-?\d+[a-z0-9]*(?:-[a-z0-9]+)*"
+    r"[a-z]+(?:[-/][a-z0-9]+)*-?\d+(?:\.\d+(?!\.?\d))?[a-z0-9]*(?:-[a-z0-9]+)*"
     r"|\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
     r"|[a-z]+(?:'[a-z]+)*"
     r"|%|[-\u2010-\u2015\u2212]"
 )
 _NUMBER: Final = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_RAISED_DECIMAL: Final = re.compile(r"(?<=\d)[\u00b7\u2027\u22c5](?=\d)")
 
 
 def tokens_of(text: str) -> list[str]:
     folded = strip_accents(text).casefold().replace("\u2019", "'")
+    # The raised decimal point some journals print ("11\u00b79 million", The Lancet) is a decimal point.
+    folded = _RAISED_DECIMAL.sub(".", folded)
     out: list[str] = []
     for token in _TOKEN.findall(folded):
         if token.endswith("n't"):

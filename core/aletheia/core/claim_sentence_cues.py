@@ -109,3 +109,25 @@ ATTRIBUTION_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "is widely considered",
     )
 )
+
+# A part of a sentence before a comma that opens with one of these is a fronted adverbial ("In the
+# absence of TNF, granuloma formation was accelerated"): it belongs to the clause after the comma,
+# and a negation in it ("absence of") is read with that clause (claim_statement._clauses; 1.4.0).
+FRONTED_PREPOSITIONS: Final = frozenset(
+    {
+        "in", "on", "at", "with", "without", "after", "before", "during", "among", "amongst", "for",
+        "from", "despite", "unlike", "under", "upon", "within", "across", "following", "through",
+        "throughout",
+    }
+)  # fmt: skip
+
+# A structured abstract's heading that opens a sentence on the study's design ("DESIGN, SETTING,
+# AND PATIENTS Retrospective analysis of ..."): the sentence describes what was done, not what was
+# found (1.4.0). Capitals as printed: "Design" inside a sentence is a word, not a heading. Background
+# headings are not among them: a paper's background may state what its results confirm.
+STUDY_HEADINGS: Final = (
+    "DESIGN", "SETTING", "SETTINGS", "PARTICIPANTS", "PATIENTS", "METHODS",
+    "METHOD", "INTERVENTION", "INTERVENTIONS", "MAIN OUTCOME MEASURE", "MAIN OUTCOME MEASURES",
+    "MEASUREMENTS", "MATERIALS AND METHODS", "STUDY DESIGN", "DATA SOURCES", "STUDY SELECTION",
+    "DATA EXTRACTION", "ELIGIBILITY CRITERIA",
+)  # fmt: skip
