@@ -37,6 +37,10 @@ MONTH_MACROS: Final = {
 _MACRO_NAME = re.compile(r"[^\s\"#%'(),={}0-9][^\s\"#%'(),={}]*")
 
 
+# What `#` splitting reads: an escaped character (skipped whole), a brace, a quote, the operator.
+_CONCATENATION_TOKEN: Final = re.compile(r'\\.|[{}"#]', re.DOTALL)
+
+
 def _split_concatenation(value: str) -> list[str]:
     """Split a field value at the `#` operators that are outside braces and quotes."""
     if "#" not in value:
@@ -45,22 +49,15 @@ def _split_concatenation(value: str) -> list[str]:
     depth = 0
     in_quotes = False
     start = 0
-    index = 0
-    while index < len(value):
-        char = value[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif char == '"' and depth == 0:
+    for match in _CONCATENATION_TOKEN.finditer(value):
+        piece = match.group()
+        if piece == "#" and depth == 0 and not in_quotes:
+            parts.append(value[start : match.start()])
+            start = match.end()
+        elif piece == '"' and depth == 0:
             in_quotes = not in_quotes
-        elif char == "#" and depth == 0 and not in_quotes:
-            parts.append(value[start:index])
-            start = index + 1
-        index += 1
+        elif piece in "{}":
+            depth = max(depth + (1 if piece == "{" else -1), 0)
     parts.append(value[start:])
     return parts
 

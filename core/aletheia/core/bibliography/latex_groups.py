@@ -41,19 +41,10 @@ def _escaped(text: str, index: int) -> bool:
 
 def _scan_group(text: str, start: int, stop: int) -> tuple[str, int] | None:
     depth = 0
-    index = start
-    while index < stop:
-        char = text[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : index], index + 1
-        index += 1
+    for match in _BRACE_OR_ESCAPE.finditer(text, start, stop):
+        depth += {"{": 1, "}": -1}.get(match.group(), 0)
+        if depth == 0:
+            return text[start + 1 : match.start()], match.end()
     return None
 
 
