@@ -51,7 +51,7 @@ def _verdict_line(entry: dict[str, Any], verdict: Any) -> str:
 def run(
     *,
     limit: int | None = None,
-    concurrency: int = 64,
+    concurrency: int = 128,
     sliding_window: bool = False,
     jitter_ms: float = 0.0,
     dataset: Path = DATASET,

@@ -170,9 +170,12 @@ class Settings(BaseSettings):
     # The quiet gap a batch of lookups or titles waits for one more (`batching.Coalescer`; at most
     # ten gaps). Under the sources' limits references reach a stage a few a second, so a 20 ms gap
     # sent nearly every title alone: HALLMARK dev's first 400 entries made 919 requests with 20 ms,
-    # 727 with 500 ms, 663 with 1,000 ms (docs/benchmarks.md, section 8). The cost: a reference
-    # asked alone waits up to this long at each batched step.
-    coalesce_window_ms: float = 1000.0
+    # 727 with 500 ms, 663 with 1,000 ms (docs/benchmarks.md, section 8); through the engine, at
+    # 128 references in flight, all 1,119 made 1,377 with 1,000 ms and 998 with 3,000 ms. A batch
+    # goes before its window when every step of the process waits on one (`batching.Quiescence`),
+    # so a lone reference does not wait for it; a caller that marks no step waits up to this long
+    # at each batched step.
+    coalesce_window_ms: float = 3000.0
     # OpenAlex stage-1 title searches sent together as one boolean `title.search` (issue 11):
     # titles per request (0 or 1: off), and OpenAlex's documented URL limit (about 4 KB).
     openalex_title_batch: int = 25

@@ -115,7 +115,13 @@ def mirror_load(works: int, json_path: Path | None) -> None:
     help="The simulator counts each documented rate over a sliding window; clients keep their limits.",
 )
 @click.option("--jitter-ms", type=click.FloatRange(0), default=0.0, show_default=True)
-@click.option("--concurrency", type=click.IntRange(1), default=64, show_default=True)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1),
+    default=128,
+    show_default=True,
+    help="References in flight (the engine's default).",
+)
 @click.option(
     "--verdicts",
     type=click.Path(dir_okay=False, path_type=Path),

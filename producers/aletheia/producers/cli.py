@@ -149,7 +149,8 @@ def _report_target(fmt: str | None, output: Path | None, inputs: tuple[str, ...]
     is_flag=True,
     help="Do not consult the local snapshot mirror (`aletheia mirror load`): ask the APIs alone.",
 )
-@click.option("--concurrency", type=click.IntRange(1, 512), default=32, show_default=True)
+# `jobs/in_process.DEFAULT_CONCURRENCY` (not imported here: the CLI starts without the pipeline).
+@click.option("--concurrency", type=click.IntRange(1, 512), default=128, show_default=True)
 def verify(
     inputs: tuple[str, ...],
     fmt: str | None,

@@ -182,7 +182,14 @@ def expand_items(ctx: ServiceContext, job_id: str) -> None:
 def verify_item(ctx: ServiceContext, item_id: str) -> None:
     """Verify one reference and record its verdict; the last one settled asks for the report.
 
-    Raises `TokenDeferred` when a source had no token soon enough (nothing is recorded then)."""
+    Raises `TokenDeferred` when a source had no token soon enough (nothing is recorded then).
+    The whole step, its rows included, counts as running for the batching (`ctx.quiescence`): a
+    batch of lookups goes out early only when every item step of the process waits on one."""
+    with ctx.quiescence.running():
+        _verify_item(ctx, item_id)
+
+
+def _verify_item(ctx: ServiceContext, item_id: str) -> None:
     rt = ctx.runtime
     item = rt.jobs.item(item_id)
     if item is None:

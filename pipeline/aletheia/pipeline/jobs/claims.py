@@ -211,7 +211,8 @@ def _run_stage(ctx: ServiceContext, job_id: str, stage: str) -> None:
     from aletheia.pipeline.claims.fetches import ConversionNeeded, StagedFetches
     from aletheia.pipeline.claims.stages import run_stage
 
-    with job_context(job_id), ctx.hold(Held.CLAIM, job_id):
+    # Marked as running for the sources' batching (`ctx.quiescence`), as an item step is.
+    with job_context(job_id), ctx.hold(Held.CLAIM, job_id), ctx.quiescence.running():
         begun = _begin(ctx, job_id, stage)
         if begun is None:
             return

@@ -25,6 +25,7 @@ from aletheia.pipeline.joblog import job_context
 from aletheia.pipeline.jobs.leases import BrokerProbe, Held, LeaseKeeper
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.base import RateLimitedError
+from aletheia.sources.batching import Quiescence
 from aletheia.sources.transport.limiter import RateLimiter
 from aletheia.sources.transport.ratelimit import build_rate_limiter
 
@@ -183,6 +184,9 @@ class ServiceContext:
     # Opens what the re-drive asks the broker, for one pass (`jobs/redrive.py`; the workers'
     # `RedisBrokerProbe.from_settings`); None: no broker to ask (the embedded mode).
     broker_probe: Callable[[], BrokerProbe | None] | None = None
+    # The item steps running in this process, for the sources' batching: when every one of them
+    # waits on a lookup not yet sent, the batches go at once (`sources.batching.Quiescence`).
+    quiescence: Quiescence = field(default_factory=Quiescence)
 
     def hold(self, kind: Held, key: str) -> AbstractContextManager[None]:
         """Hold the lease on `key` while the `with` block runs (jobs/leases.py)."""
