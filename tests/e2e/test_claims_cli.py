@@ -23,7 +23,7 @@ title: A small paper
 # Introduction
 
 Soil moisture memory amplifies summer heatwaves in continental Europe by up to 2 K [@carvalho2021].
-Trimmed median aggregation tolerates up to one third of Byzantine sensor nodes, which is optimal.
+Trimmed median aggregation has been shown to tolerate up to one third of Byzantine sensor nodes.
 Coffee was the first to double memory consolidation in young adults [@ghost2020].
 Our method outperforms every baseline by 12%.
 """
@@ -109,6 +109,8 @@ def test_claims_finds_checks_and_suggests(simulator: SimulatorServer, tmp_path: 
     assert unsupported["status"] == "unsupported"
     suggestion = unsupported["suggestion"]
     # The suggestion is a citation the pipeline proved (excerpts, triangulation), with its artifact.
+    # (A paper the search found must name every word of the claim (judge 1.3.0): the sentence
+    # says what the paper's results section says, nothing more, such as "which is optimal".)
     assert suggestion["verified"] is True
     assert Path(suggestion["artifact"]).is_file() and str(project) in suggestion["artifact"]
     assert "Halvorsen" in suggestion["citation"]

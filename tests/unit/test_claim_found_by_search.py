@@ -86,6 +86,26 @@ def test_a_claim_whose_subject_cannot_be_read_needs_every_word() -> None:
     )
 
 
+def test_the_words_saying_a_finding_is_known_are_not_the_claims() -> None:
+    # Rules 1.4.1: "has been shown to", "is known to", "it is well established that" say that a
+    # finding is established; the paper states the finding itself (the README-style `aletheia
+    # claims` case: a sentence the claim finder flags for "has been shown").
+    excerpt = (
+        "The trimmed median aggregation tolerates up to one third of Byzantine sensor nodes while"
+        " keeping the fused estimate within twice the honest variance."
+    )
+    for frame in ("has been shown to tolerate", "is known to tolerate", "was found to tolerate"):
+        claim = f"Trimmed median aggregation {frame} up to one third of Byzantine sensor nodes."
+        assert search_gaps(claim, [excerpt]) == (), claim
+    claim = "It is well established that trimmed median aggregation tolerates Byzantine sensor nodes."
+    assert search_gaps(claim, [excerpt]) == ()
+    # A word the claim adds to the finding is still needed, and a participle without its "to" or
+    # "that" is the finding's own word ("found in" the liver).
+    claim = "Trimmed median aggregation has been shown to tolerate Byzantine sensor nodes optimally."
+    assert search_gaps(claim, [excerpt]) == ("search_terms_not_stated: optimal",)  # its stem
+    assert search_gaps("Statins were found in the liver.", ["Statins lower cholesterol in the liver."]) != ()
+
+
 def test_numbers_are_left_to_the_number_rules() -> None:
     # The model's quote in the pipeline's own test: "a single node" states "one ... node".
     claim = "Plain averaging fails with one unbounded node"
@@ -113,7 +133,7 @@ def test_a_replay_checks_the_search_gaps_again() -> None:
     excerpt = "Fibrates decrease hepatic triglycerides in adults."
     body = {
         "item": "c1",
-        "judge": "rules:1.4.0",
+        "judge": "rules:1.4.1",
         "claim": claim,
         "judgements": [{"excerpt": excerpt, "label": "supports"}],
         "supported": True,

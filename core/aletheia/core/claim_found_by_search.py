@@ -19,6 +19,10 @@ counts as named:
 - through an abbreviation the paper or the claim defines ("PDS" for "pyridostatin");
 - in the paper's title: a sentence is read under its paper's title ("The drug" in a paper titled
   "Radioiodine treatment of goitre").
+
+The words that say a finding is established ("has been shown to", "is known to", "it is well
+established that": `claim_terms.without_reporting_frame`) are not what the claim says: the paper
+states the finding, not that it is known (rules 1.4.1).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from aletheia.core.claim_terms import (
     same_word,
     subject_and_predicate,
     without_citation_mentions,
+    without_reporting_frame,
 )
 from aletheia.core.lexical_ranking import content_terms
 
@@ -67,7 +72,7 @@ def search_gaps(
     """Why none of the supporting `excerpts` is enough for a citation the search found: empty when
     one of them names every word the claim needs (see the module docstring); otherwise the reason
     code of the excerpt that comes closest ("search_terms_not_stated: blood")."""
-    claim = without_citation_mentions(claim)
+    claim = without_reporting_frame(without_citation_mentions(claim))
     known = {**claim_abbreviations(claim), **(known or {})}
     wanted = set(content_terms(claim))
     subject, predicate = subject_and_predicate(claim, direction_words())

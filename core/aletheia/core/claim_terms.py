@@ -54,6 +54,20 @@ _CITATION_MENTION: Final = re.compile(
 )
 
 
+# How a sentence says that a finding is established, not what the finding is: "X has been shown to
+# tolerate Y", "X is known to ...", "it is well established that X". The frame (with its "to" or
+# "that") is what makes a sentence need a citation; the paper states the finding itself, and need
+# not say that it is known. Without "to"/"that" the participle may be the finding ("X was found in
+# the liver"), so it stays.
+_REPORTING_FRAME: Final = re.compile(
+    r"\b(?:it\s+)?(?:(?:has|have|had)\s+been|is|are|was|were)\s+"
+    r"(?:(?:well|widely|generally|previously|recently|repeatedly)\s+)?"
+    r"(?:shown|known|demonstrated|reported|established|proven|proved|found|observed|documented"
+    r"|believed|thought|recogni[sz]ed)\s+(?:to|that)\b\s*",
+    re.IGNORECASE,
+)
+
+
 def _is_code(word: str) -> bool:
     """A word written as a name or a code: a digit and a letter ("MDA5", "rs647161", "COVID-19"),
     not a number with its unit ("24h", "3rd"); or two capitals or more ("CR", "RIG-I", "CAFs")."""
@@ -228,6 +242,13 @@ def without_citation_mentions(claim: str) -> str:
     """The claim without the names of the works it cites ("A recent study by Derecki et al."): a
     surname is whom the claim cites, not what it is about, so it is no term of it."""
     return _CITATION_MENTION.sub(" ", claim)
+
+
+def without_reporting_frame(claim: str) -> str:
+    """The claim without the words that say its finding is established ("has been shown to", "is
+    known to", "it is well established that"): "X has been shown to tolerate Y" claims that X
+    tolerates Y, which is what the paper must say."""
+    return _REPORTING_FRAME.sub("", claim)
 
 
 def labelled_numbers(tokens: list[str]) -> set[tuple[str, str]]:
