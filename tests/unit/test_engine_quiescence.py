@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from aletheia.config import Settings
 from aletheia.core.evidence import Evidence
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import Reason, Verdict, VerdictStatus
@@ -21,23 +20,14 @@ from aletheia.pipeline.jobs.context import LoopThread
 from aletheia.pipeline.jobs.in_process import verify_references
 from aletheia.pipeline.runtime import Runtime
 from aletheia.sources.batching import Coalescer
+from tests.unit.engine_fixtures import Gateway, offline_runtime
 
 WINDOW = 60.0  # never waited out in this test
 
 
-class Gateway:
-    def stats(self) -> dict[str, Any]:
-        return {}
-
-
 @pytest.fixture
 def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Runtime:
-    monkeypatch.setattr(Runtime, "ensure_bundled_snapshot", lambda self: None)
-    return Runtime.open(
-        Settings(
-            data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", offline=True
-        )
-    )
+    return offline_runtime(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("references", [1, 5])

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from aletheia.config import Settings
 from aletheia.core.bibliography import InputProblem
 from aletheia.core.evidence import Evidence, Outcome, QueryKind, SourceAnswer
 from aletheia.core.records import CitedReference, SourceName
@@ -22,6 +21,7 @@ from aletheia.pipeline.jobs import bibliography
 from aletheia.pipeline.jobs.context import DEFERRED_MARK, LoopThread
 from aletheia.pipeline.jobs.in_process import verify_references
 from aletheia.pipeline.runtime import Runtime
+from tests.unit.engine_fixtures import Gateway, offline_runtime
 
 
 class Sources:
@@ -55,19 +55,9 @@ class Sources:
         return ReferenceOutcome(cited=cited, verdict=verdict, evidence=Evidence(answers=answers), raw=[])
 
 
-class Gateway:
-    def stats(self) -> dict[str, Any]:
-        return {}
-
-
 @pytest.fixture
 def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Runtime:
-    monkeypatch.setattr(Runtime, "ensure_bundled_snapshot", lambda self: None)
-    return Runtime.open(
-        Settings(
-            data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", offline=True
-        )
-    )
+    return offline_runtime(tmp_path, monkeypatch)
 
 
 def test_outcomes_in_input_order_with_rows_trail_deferrals_and_the_failure_policy(
