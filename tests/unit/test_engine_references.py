@@ -79,8 +79,8 @@ def test_outcomes_in_input_order_with_rows_trail_deferrals_and_the_failure_polic
             runtime,
             refs,
             input_description={"test": True},
-            gateway=Gateway(),
-            runner=loop,  # type: ignore[arg-type]
+            gateway=Gateway(),  # type: ignore[arg-type]
+            runner=loop,
         )
     finally:
         loop.close()
