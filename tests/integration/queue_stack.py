@@ -129,6 +129,16 @@ class PrivateRedis:
             self.process = None
 
 
+def _die_with_this_process() -> None:
+    """In a worker's child before exec: SIGTERM when the test process dies. A run killed before its
+    teardown (a timeout, a second ^C) would otherwise leave its workers consuming the same Redis
+    database, and they would take the next run's messages with the old run's settings."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (linux/prctl.h)
+
+
 @dataclass
 class Stack:
     """The environment every process of the stack shares, and the worker processes it started."""
@@ -156,7 +166,7 @@ class Stack:
             [*command, "worker", "-Q", ",".join(queues), "-P", pool, "-c", str(concurrency), "-n", node,
              "--without-gossip", "--without-mingle", "-l", "INFO", *extra],
             env=self.env | {"ALETHEIA_POOL": name}, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=_die_with_this_process,
         )  # fmt: skip
         process.node = node  # type: ignore[attr-defined]
         self.workers[name] = process
@@ -168,7 +178,7 @@ class Stack:
         process = subprocess.Popen(
             [*CELERY, "beat", "-s", str(self.workdir / "beat-schedule"), "-l", "INFO"],
             env=self.env | {"ALETHEIA_POOL": "beat"}, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=_die_with_this_process,
         )  # fmt: skip
         self.workers["beat"] = process
         self.logs["beat"] = log
