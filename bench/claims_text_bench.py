@@ -92,7 +92,8 @@ def main() -> None:
     if not documents:
         print("no documents under", DATA)
         return
-    rows, pool = [], []
+    rows: list[dict[str, Any]] = []
+    pool: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), offline=True)
         for name, text in documents:

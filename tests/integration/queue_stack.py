@@ -139,6 +139,10 @@ def _die_with_this_process() -> None:
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (linux/prctl.h)
 
 
+# prctl is Linux's: elsewhere a worker outlives a killed run, as before.
+_DIE_WITH_THIS_PROCESS = _die_with_this_process if sys.platform == "linux" else None
+
+
 @dataclass
 class Stack:
     """The environment every process of the stack shares, and the worker processes it started."""
@@ -166,7 +170,7 @@ class Stack:
             [*command, "worker", "-Q", ",".join(queues), "-P", pool, "-c", str(concurrency), "-n", node,
              "--without-gossip", "--without-mingle", "-l", "INFO", *extra],
             env=self.env | {"ALETHEIA_POOL": name}, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, preexec_fn=_die_with_this_process,
+            start_new_session=True, preexec_fn=_DIE_WITH_THIS_PROCESS,
         )  # fmt: skip
         process.node = node  # type: ignore[attr-defined]
         self.workers[name] = process
@@ -178,7 +182,7 @@ class Stack:
         process = subprocess.Popen(
             [*CELERY, "beat", "-s", str(self.workdir / "beat-schedule"), "-l", "INFO"],
             env=self.env | {"ALETHEIA_POOL": "beat"}, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, preexec_fn=_die_with_this_process,
+            start_new_session=True, preexec_fn=_DIE_WITH_THIS_PROCESS,
         )  # fmt: skip
         self.workers["beat"] = process
         self.logs["beat"] = log
