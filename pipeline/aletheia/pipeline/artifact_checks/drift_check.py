@@ -12,6 +12,7 @@ checks, apart from the audit trail of `pipeline/audit/`.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -31,6 +32,7 @@ from aletheia.core.retraction import combine_retraction_status
 from aletheia.core.triangulate import triangulate
 from aletheia.pipeline.artifact_checks.link_check import CITATIONS_DIR
 from aletheia.sources.base import SourceError, SourceRecord
+from aletheia.sources.batching import Quiescence
 
 __all__ = [
     "ArtifactAudit",
@@ -246,18 +248,27 @@ def _artifact_files(root: Path) -> tuple[Path, list[Path]]:
 
 
 async def audit_existing_citations(
-    root: Path | str, gateway: Any, *, concurrency: int = 4, learnt: list[SourceRecord] | None = None
+    root: Path | str,
+    gateway: Any,
+    *,
+    concurrency: int = 4,
+    learnt: list[SourceRecord] | None = None,
+    quiescence: Quiescence | None = None,
 ) -> AuditReport:
     """Re-check every artifact in `root/docs/citations/` against the sources (see the module
     docstring). The weekly beat task calls this with the worker's gateway; every record the
-    sources gave is appended to `learnt` (the audit keeps them in the Tier-0 library)."""
+    sources gave is appended to `learnt` (the audit keeps them in the Tier-0 library). With
+    `quiescence`, each artifact being audited is a marked task for the sources' batching: their
+    lookups go once all of them wait, not after the coalescing window."""
     base, paths = await asyncio.to_thread(_artifact_files, Path(root))
     report = AuditReport(root=str(base))
     gate = asyncio.Semaphore(concurrency)
+    marked = quiescence.running if quiescence is not None else contextlib.nullcontext
 
     async def one(path: Path) -> ArtifactAudit:
         async with gate:
-            return await _audit_one(gateway, path, "/".join(CITATIONS_DIR) + "/" + path.name, learnt)
+            with marked():
+                return await _audit_one(gateway, path, "/".join(CITATIONS_DIR) + "/" + path.name, learnt)
 
     report.artifacts = list(await asyncio.gather(*(one(p) for p in paths)))
     return report

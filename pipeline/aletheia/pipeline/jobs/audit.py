@@ -99,7 +99,11 @@ def audit_repository(ctx: ServiceContext, job_id: str, root: Path) -> dict[str, 
         return {"repository": str(root), "error": "not a directory"}
     learnt: list[SourceRecord] = []
     drift = _run_in_job(
-        ctx, job_id, audit_existing_citations(root, ctx.source_gateway(fresh=True), learnt=learnt)
+        ctx,
+        job_id,
+        audit_existing_citations(
+            root, ctx.source_gateway(fresh=True), learnt=learnt, quiescence=ctx.quiescence
+        ),
     )
     # What the sources now say of each artifact's work replaces what the library held: a later
     # job answered from the library sees the retraction the audit found (issue 30).
