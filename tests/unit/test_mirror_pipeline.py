@@ -3,12 +3,13 @@ universe written as the three real dump formats (the simulator's dump writer), l
 loader `aletheia mirror load` runs, then references verified. A work the mirror holds is found
 without a search request, its verdict the same as without the mirror and naming the mirror's
 snapshot; Crossref's DOI lookups (a work's standing) stay live; a title missing from a complete
-mirror is absent without a request; a mirror that is not complete leaves absence to the APIs."""
+mirror is absent without a request; a mirror that is not complete leaves absence to the APIs, and
+so does a stale one for a work of a year it would not hold yet."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 from aletheia.core.records import Author, CitedReference
 from aletheia.pipeline.mirror.load import load_dump
 from aletheia.sources.simulator import SimulatorConfig, SimulatorServer
-from aletheia.sources.simulator.dumps import write_dumps
+from aletheia.sources.simulator.dumps import snapshot_day, write_dumps
 from aletheia.storage.db import engine_for
 from aletheia.storage.mirror import MirrorStore
 from tests.integration.sim_pipeline import Run, make_works, references, run_embedded, sim_settings, universe
@@ -46,15 +47,19 @@ def loaded_run(
     *,
     fraction: float,
     complete: bool,
+    as_of: date | None = None,
     **kw: Any,
 ) -> Run:
+    """`refs` verified with a mirror of `fraction` of the works, or (`as_of`) of the works recorded
+    by that day, dated that day."""
     settings = sim_settings(tmp_path, sim, **kw)
     store = MirrorStore(engine_for(settings.sqlalchemy_url()))
-    files = write_dumps(universe(WORKS), tmp_path / "dumps", snapshot=SNAPSHOT, fraction=fraction)
+    day = as_of or SNAPSHOT
+    files = write_dumps(universe(WORKS), tmp_path / "dumps", snapshot=day, fraction=fraction, as_of=as_of)
     for source, paths in files.by_source().items():
         for path in paths:
-            load_dump(store, path, snapshot_date=SNAPSHOT)
-        store.mark_snapshot(source, SNAPSHOT, complete=complete)
+            load_dump(store, path, snapshot_date=day)
+        store.mark_snapshot(source, day, complete=complete)
     sim.reset()
     return run_embedded(settings, refs)
 
@@ -114,11 +119,39 @@ def test_a_stale_or_partial_mirror_leaves_absence_to_the_apis(sim: SimulatorServ
     searches = {a["source"]: a for a in partial.references[0]["trace"] if a["kind"] == "search"}
     assert "mirror_snapshot" not in searches["openalex"]
     assert partial.summary.sources["openalex"]["requests"] >= 1
+    # Stale (3 days old against 1), and cited with the snapshot's year: the work may have been
+    # recorded since.
+    this_year = INVENTED.model_copy(update={"year": SNAPSHOT.year})
     stale = loaded_run(
-        sim, tmp_path / "stale", [INVENTED], fraction=1.0, complete=True, mirror_max_age_days=1
+        sim, tmp_path / "stale", [this_year], fraction=1.0, complete=True, mirror_max_age_days=1
     )
     searches = {a["source"]: a for a in stale.references[0]["trace"] if a["kind"] == "search"}
     assert "mirror_snapshot" not in searches["openalex"]
+
+
+def test_a_dated_snapshot_holds_the_past_and_the_apis_the_rest(sim: SimulatorServer, tmp_path: Path) -> None:
+    """Whole dumps of the day by which half the works were recorded: the works recorded since are
+    found by the APIs with the verdicts a run without the mirror gives; a title of a year the
+    snapshot would hold is absent at home, one of a later year is asked of the API."""
+    day = snapshot_day(universe(WORKS), 0.5)
+    before = INVENTED.model_copy(update={"key": "before", "year": day.year - 2})
+    after = INVENTED.model_copy(update={"key": "after", "year": day.year + 1})
+    refs = [*references(WORKS, 0), before, after]
+    sim.reset()
+    live = run_embedded(sim_settings(tmp_path / "live", sim), refs)
+    dated = loaded_run(sim, tmp_path / "dated", refs, fraction=1.0, complete=True, as_of=day)
+    assert verdicts(dated) == verdicts(live)
+    by_key = {ref["key"]: ref for ref in dated.references}
+    # The works recorded by the day are read at home; the others only from the APIs.
+    assert any(by_key[f"ref{i}"].get("mirror") for i, w in enumerate(WORKS) if w["year"] < day.year)
+    assert not any(by_key[f"ref{i}"].get("mirror") for i, w in enumerate(WORKS) if w["year"] > day.year)
+    searches = {
+        key: {a["source"]: a for a in by_key[key]["trace"] if a["kind"] == "search"}
+        for key in ("before", "after")
+    }
+    assert searches["before"]["openalex"]["outcome"] == "not_found"
+    assert searches["before"]["openalex"]["mirror_snapshot"] == day.isoformat()
+    assert "mirror_snapshot" not in searches["after"]["openalex"]
 
 
 def test_works_outside_a_partial_mirror_are_found_by_the_apis(sim: SimulatorServer, tmp_path: Path) -> None:

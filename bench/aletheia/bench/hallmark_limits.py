@@ -57,7 +57,7 @@ def run(
     dataset: Path = DATASET,
     verdicts_path: Path | None = None,
     mirror_fraction: float | None = None,
-    mirror_complete: bool = False,
+    mirror_sample: bool = False,
     s2_corpus: int = 0,
 ) -> dict[str, Any]:
     prepared = prepare(dataset, limit)
@@ -69,7 +69,7 @@ def run(
         else SimulatorConfig.unlimited()
     ).merged({"semantic_scholar_corpus": s2_corpus})
     outcomes, requests, mirror_figures, elapsed, stats = _verify(
-        prepared.records, refs, config, concurrency, sliding_window, mirror_fraction, mirror_complete
+        prepared.records, refs, config, concurrency, sliding_window, mirror_fraction, mirror_sample
     )
     verdicts: dict[str, Any] = {o.cited.key: o.verdict for o in outcomes}
     verdicts.update(dict.fromkeys(problems, INPUT_PROBLEM))
@@ -107,7 +107,7 @@ def _verify(
     concurrency: int,
     sliding_window: bool,
     mirror_fraction: float | None,
-    mirror_complete: bool,
+    mirror_sample: bool,
 ) -> tuple[list[Any], dict[str, Any], dict[str, Any], float, dict[str, Any]]:
     """`refs` verified against the simulator under `config` (with a loaded mirror of a fraction of
     the universe when asked): (outcomes, requests, the mirror's figures, seconds, simulator stats)."""
@@ -121,7 +121,7 @@ def _verify(
             from aletheia.bench.mirror_bench import loaded_mirror
 
             mirror, mirror_figures = loaded_mirror(
-                universe_path, Path(tmp) / "mirror", mirror_fraction, complete=mirror_complete
+                universe_path, Path(tmp) / "mirror", mirror_fraction, sample=mirror_sample
             )
         with SimulatorProcess(universe_path, config) as sim:
             # Under the limits the clients keep their default (documented) politeness.

@@ -128,22 +128,30 @@ def format_report(f: dict[str, Any]) -> str:
 
 
 def loaded_mirror(
-    universe_path: Path, directory: Path, fraction: float, *, complete: bool = False
+    universe_path: Path, directory: Path, fraction: float, *, sample: bool = False
 ) -> tuple[Any, dict[str, Any]]:
-    """A mirror holding `fraction` of the universe's works, loaded from the three dump formats
-    (snapshot dated the day before), and its figures. Not `complete` (the default): the rest is
-    only in the APIs, so the mirror never answers absence; `complete` marks it a whole copy (only
-    true of `fraction` 1.0)."""
+    """A mirror holding `fraction` of the universe's works, loaded from the three dump formats, and
+    its figures. By default a dated snapshot: whole dumps of the day by which `fraction` of the
+    works had been recorded (`dumps.snapshot_day`; the day before the run when `fraction` is 1),
+    marked complete, the works recorded since only in the APIs. With `sample`, the works are
+    chosen by a hash instead, dated the day before, and the mirror is not complete (it never
+    answers absence): no whole dump is a random share of its source."""
     from aletheia.pipeline.evidence.mirror_tier import MirrorTier
     from aletheia.pipeline.mirror.load import load_dump
     from aletheia.sources.simulator import Universe
-    from aletheia.sources.simulator.dumps import write_dumps
+    from aletheia.sources.simulator.dumps import snapshot_day, write_dumps
     from aletheia.storage.db import engine_for
     from aletheia.storage.mirror import MirrorStore
 
-    snapshot = datetime.now(UTC).date() - timedelta(days=1)
+    yesterday = datetime.now(UTC).date() - timedelta(days=1)
     universe = Universe.from_jsonl(universe_path)
-    files = write_dumps(universe, directory / "dumps", snapshot=snapshot, fraction=fraction)
+    if sample:
+        snapshot, as_of, complete = yesterday, None, False
+        files = write_dumps(universe, directory / "dumps", snapshot=snapshot, fraction=fraction)
+    else:
+        as_of = None if fraction >= 1 else min(snapshot_day(universe, fraction), yesterday)
+        snapshot, complete = as_of or yesterday, True
+        files = write_dumps(universe, directory / "dumps", snapshot=snapshot, as_of=as_of)
     store = MirrorStore(engine_for(f"sqlite:///{directory / 'mirror.sqlite3'}"))
     started = time.perf_counter()
     loaded: dict[str, int] = {}
@@ -152,6 +160,7 @@ def loaded_mirror(
         store.mark_snapshot(source, snapshot, complete=complete)
     figures = {
         "fraction": fraction,
+        "kind": "sample" if sample else "dated",
         "complete": complete,
         "works_kept": files.works,
         "universe_works": len(universe),

@@ -123,6 +123,10 @@ class Settings(BaseSettings):
     # increments of `aletheia mirror update`) is at most this many days old; past that, the API
     # is asked, as without a mirror.
     mirror_max_age_days: int = Field(default=45, ge=0)
+    # Past that age, a complete mirror still proves absent a work cited with a year that ended at
+    # least this many days before its snapshot (the work would have been recorded by then);
+    # docs/sources.md, "The mirror tier".
+    mirror_indexing_lag_days: int = Field(default=90, ge=0)
 
     # Per-source politeness (documented limits; see docs/sources.md). Override with JSON, e.g.
     # ALETHEIA_CROSSREF_LIMITS='{"rate": 5, "burst": 5, "concurrency": 2}'.

@@ -215,7 +215,11 @@ class Runtime:
         from aletheia.pipeline.evidence.mirror_tier import MirrorTier
         from aletheia.storage.mirror import MirrorStore
 
-        return MirrorTier.open(MirrorStore(self.jobs.engine), max_age_days=self.settings.mirror_max_age_days)
+        return MirrorTier.open(
+            MirrorStore(self.jobs.engine),
+            max_age_days=self.settings.mirror_max_age_days,
+            indexing_lag_days=self.settings.mirror_indexing_lag_days,
+        )
 
 
 class WriteOnlyCache:

@@ -131,14 +131,15 @@ def mirror_load(works: int, json_path: Path | None) -> None:
     "--mirror-fraction",
     type=click.FloatRange(0, 1),
     default=None,
-    help="Issue 32: load this share of the universe's works as DBLP, OpenAlex and Crossref dumps "
-    "into a local mirror (snapshot dated the day before) and ask it before the APIs.",
+    help="Issue 32: load the DBLP, OpenAlex and Crossref dumps of the day by which this share of "
+    "the universe's works had been recorded into a local mirror (complete as of that day; the "
+    "works recorded since only in the APIs) and ask it before the APIs.",
 )
 @click.option(
-    "--mirror-complete",
+    "--mirror-sample",
     is_flag=True,
-    help="Mark that mirror a complete copy of its sources (true only with --mirror-fraction 1): "
-    "it then answers a title's absence too.",
+    help="With --mirror-fraction: keep that share of the works chosen by a hash instead, dated the "
+    "day before, not complete (it then never answers absence).",
 )
 @click.option(
     "--s2-corpus",
@@ -156,7 +157,7 @@ def hallmark_limits(
     concurrency: int,
     verdicts: Path | None,
     mirror_fraction: float | None,
-    mirror_complete: bool,
+    mirror_sample: bool,
     s2_corpus: int,
     json_path: Path | None,
 ) -> None:
@@ -170,7 +171,7 @@ def hallmark_limits(
         concurrency=concurrency,
         verdicts_path=verdicts,
         mirror_fraction=mirror_fraction,
-        mirror_complete=mirror_complete,
+        mirror_sample=mirror_sample,
         s2_corpus=s2_corpus,
     )
     _emit(figures, bench_module.format_report(figures), json_path)

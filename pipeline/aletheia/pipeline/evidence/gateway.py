@@ -179,9 +179,14 @@ class SourceGateway:
     def _mirrored_doi(self, source: SourceName, doi: str, live: Lookup) -> Lookup:
         return live if self.mirror is None else self.mirror.by_doi(source, doi, live)
 
-    def mirrored_search(self, source: SourceName, title: str, live: Lookup) -> Lookup:
-        """`live`, a title search of `source`, asked of the mirror first (`mirror_tier`)."""
-        return live if self.mirror is None else self.mirror.title_search(source, title, live)
+    def mirrored_search(
+        self, source: SourceName, title: str, live: Lookup, *, cited_year: int | None = None
+    ) -> Lookup:
+        """`live`, a title search of `source` for a work cited as of `cited_year`, asked of the
+        mirror first (`mirror_tier`)."""
+        if self.mirror is None:
+            return live
+        return self.mirror.title_search(source, title, live, cited_year=cited_year)
 
     def doi_lookups(self, doi: str) -> list[tuple[SourceName, Lookup]]:
         # Crossref's record by DOI stays live even with a mirror: it carries the work's standing
@@ -273,7 +278,7 @@ class SourceGateway:
         if not text:
             return []
         title = search_title(cited)
-        crossref = self._crossref_search(bibliographic_query(cited) or text, title)
+        crossref = self._crossref_search(bibliographic_query(cited) or text, title, cited.year)
         stages: list[list[SearchCall]]
         if not title:
             s2_search = SearchCall(
@@ -292,13 +297,16 @@ class SourceGateway:
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
 
-    def _crossref_search(self, whole: str, title: str | None) -> SearchCall:
+    def _crossref_search(self, whole: str, title: str | None, year: int | None) -> SearchCall:
         """Crossref's bibliographic search of `whole` (asked of the mirror by the title first)."""
         return SearchCall(
             SourceName.CROSSREF,
             whole,
             self.mirrored_search(
-                SourceName.CROSSREF, title or whole, lambda: self.crossref.search(whole, rows=5)
+                SourceName.CROSSREF,
+                title or whole,
+                lambda: self.crossref.search(whole, rows=5),
+                cited_year=year,
             ),
         )
 
@@ -318,6 +326,7 @@ class SourceGateway:
                     SourceName.OPENALEX,
                     lambda: self.openalex.search(title=title, author=author, per_page=5),
                 ),
+                cited_year=cited.year,
             ),
         )
         s2_match = SearchCall(
@@ -337,7 +346,7 @@ class SourceGateway:
         dblp = SearchCall(
             SourceName.DBLP,
             title,
-            self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title)),
+            self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title), cited_year=cited.year),
         )
         return openalex, s2_match, [arxiv, pubmed, dblp, *self._registered_searches(title, author)]
 

@@ -99,7 +99,8 @@ def _preprint_witness_calls(
 ) -> list[Awaitable[Any]]:
     """The witnesses that would show a published version (`core.publication`): Semantic Scholar's
     merged record (by the arXiv id), and a title search of DBLP for a computing venue, OpenAlex's
-    otherwise, each asked only when not asked already."""
+    otherwise, each asked only when not asked already. Their mirrored searches are given no year:
+    a published version comes after the cited preprint, so only a fresh mirror can say there is none."""
     calls: list[Awaitable[Any]] = []
     asked = {(a.source, a.kind) for a in gathered.answers}
     holding = {r.source for r in records}

@@ -9,8 +9,12 @@ load files in the real formats (`aletheia mirror load`):
 - Crossref: `crossref/NNNN.json.gz`, `{"items": [...]}` of the work items `/works/{doi}` answers.
 
 Each source's file holds that source's view of the works it knows (the records its API serves).
-`fraction` keeps a stable share of the universe's works (the same works in every source's dump,
-chosen by a hash of each work's key), for a mirror that holds only part of what the APIs do.
+A dump is a snapshot: with `as_of`, it holds the works the sources had recorded by that day
+(`recorded_on`: a work's records are made in its year of publication, on a day its key chooses),
+and the APIs alone serve the works recorded since, as a mirror loaded from a dump of some months
+ago meets the live sources. `snapshot_day` is the day by which a given share of the universe was
+recorded. `fraction` instead keeps a stable share chosen by a hash of each work's key (the same
+works in every source's dump): a mirror missing works at random, which no whole dump is.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from __future__ import annotations
 import gzip
 import html.entities
 import json
+import math
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Final
 
@@ -53,9 +58,31 @@ class DumpFiles:
         return {"dblp": self.dblp, "openalex": self.openalex, "crossref": self.crossref}
 
 
+# A work cited without a year is taken as recorded long before any snapshot.
+_UNDATED: Final = date(1900, 1, 1)
+
+
 def kept(work: SimWork, fraction: float) -> bool:
     """Whether `work` is among the `fraction` of the universe a partial dump keeps (stable)."""
     return stable_int("mirror", work.key, digits=6) < fraction * 1_000_000
+
+
+def recorded_on(work: SimWork) -> date:
+    """The day the sources recorded `work`: in its year of publication, on a day of that year its
+    key chooses (stable)."""
+    if work.year is None:
+        return _UNDATED
+    return date(work.year, 1, 1) + timedelta(days=stable_int("recorded", work.key, digits=6) % 365)
+
+
+def snapshot_day(universe: Universe, fraction: float) -> date:
+    """The first day by which at least `fraction` of the universe's works had been recorded: the
+    day of a snapshot holding that share, the rest recorded after it."""
+    days = sorted(recorded_on(w) for w in universe.works)
+    if not days:
+        raise ValueError("the universe holds no works")
+    wanted = max(1, min(len(days), math.ceil(fraction * len(days))))
+    return days[wanted - 1]
 
 
 def dblp_dtd() -> str:
@@ -96,10 +123,13 @@ def write_dumps(
     *,
     snapshot: date,
     fraction: float = 1.0,
+    as_of: date | None = None,
     part_records: int = PART_RECORDS,
 ) -> DumpFiles:
-    files = DumpFiles(works=sum(1 for w in universe.works if kept(w, fraction)))
-    keys = {w.key for w in universe.works if kept(w, fraction)}
+    """The three dumps of `universe` under `out_dir`: the works `kept` at `fraction`, and of those
+    only the ones recorded by `as_of` when it is given (a snapshot of that day)."""
+    keys = {w.key for w in universe.works if kept(w, fraction) and (as_of is None or recorded_on(w) <= as_of)}
+    files = DumpFiles(works=len(keys))
     ctx = SimContext(universe)
 
     dblp_dir = out_dir / "dblp"
