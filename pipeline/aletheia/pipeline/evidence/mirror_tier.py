@@ -42,10 +42,9 @@ Lookup = Callable[[], Awaitable[Any]]
 TITLE_SOURCES: Final = frozenset({SourceName.OPENALEX, SourceName.CROSSREF, SourceName.DBLP})
 SEARCH_RESULTS: Final = 5
 # How long after the end of a work's year of publication a complete snapshot is taken to hold it
-# (`ALETHEIA_MIRROR_INDEXING_LAG_DAYS`). Of the 291 real Crossref records of works published since
-# 2018 in ../shared's recorded answers, 9 were created after the end of their year, 8 more than 90
-# days after it, 5 more than 180 and 4 more than 365 (late deposits): a longer lag buys little,
-# and the regular delay (DBLP's curation of proceedings, OpenAlex's ingestion) is weeks.
+# (`ALETHEIA_MIRROR_INDEXING_LAG_DAYS`): the regular delay of indexing is weeks, and the records
+# made later than that are late deposits a longer lag barely reduces (docs/sources.md, "The mirror
+# tier", measured on the recorded Crossref answers).
 DEFAULT_INDEXING_LAG_DAYS: Final = 90
 # How each source's title search matches words (what its API answers, so that the mirror answers
 # the same): OpenAlex's `title.search` and DBLP's search want every word of the query in the title
