@@ -1,4 +1,4 @@
-"""The dump readers (issue 32) on hand-written samples of the three real formats: every record
+"""The dump readers (issue 32) on hand-written samples of the four real formats: every record
 read in a stream through the live answers' parsers, DBLP's DTD entities expanded from the DTD
 alone, and a truncated or corrupt file an error naming the file and the offset."""
 
@@ -20,6 +20,7 @@ SAMPLES = {
     "dblp": "dblp-sample.xml",
     "openalex": "openalex-works-sample.jsonl",
     "crossref": "crossref-sample.json",
+    "semantic_scholar": "s2-papers-sample.jsonl",
 }
 
 
@@ -171,3 +172,33 @@ def test_crossref_items_split_across_chunks_and_multibyte_characters(tmp_path: P
     assert len(records) == 5000
     assert records[4321].doi == "10.1000/x4321"
     assert records[4321].title is not None and records[4321].title.startswith("Gödel 4321")
+
+
+def test_an_s2_dataset_paper_is_read_as_the_graph_api_answers_it(tmp_path: Path) -> None:
+    path = gzipped(tmp_path, SAMPLES["semantic_scholar"])
+    with open_dump(path) as stream:
+        records = [
+            parse_payload("semantic_scholar", it.payload)
+            for it in reader_for("semantic_scholar").items(stream)
+        ]
+    first, preprint, medical = records
+    assert first.source_id == "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"  # the paperId ending its url
+    assert first.doi == "10.1109/tkde.2019.0000001"
+    assert first.dblp_key == "journals/tkde/MullerS19"
+    assert [a.family for a in first.authors] == ["Müller", "Schön"]
+    assert first.year == 2019
+    assert first.urls["corpus"].endswith("CorpusId:215416146")
+    assert preprint.arxiv_id == "2012.01234"
+    assert medical.pmid == "30012345" and medical.pmcid == "PMC6543210"
+
+
+def test_an_s2_line_without_an_integer_corpusid_is_an_error_at_that_line(tmp_path: Path) -> None:
+    lines = (FIXTURES / SAMPLES["semantic_scholar"]).read_bytes().splitlines(keepends=True)
+    path = tmp_path / "papers-000.jsonl"
+    path.write_bytes(lines[0] + b'{"corpusid": "215416146", "title": "A string id"}\n' + lines[1])
+    with open_dump(path) as stream:
+        items = reader_for("semantic_scholar").items(stream)
+        next(items)
+        with pytest.raises(DumpError, match="corpusid") as caught:
+            next(items)
+    assert caught.value.offset == len(lines[0])

@@ -112,13 +112,19 @@ def test_absence_from_a_complete_fresh_mirror_needs_no_search_request(
     assert searches["openalex"]["outcome"] == "not_found"
     assert searches["openalex"]["mirror_snapshot"] == SNAPSHOT.isoformat()
     assert out.summary.sources["openalex"]["requests"] == 0
+    # Semantic Scholar's papers dataset: nothing near the title, so its absence is read at home too.
+    assert searches["semantic_scholar"]["outcome"] == "not_found"
+    assert searches["semantic_scholar"]["mirror_snapshot"] == SNAPSHOT.isoformat()
+    assert out.summary.sources["semantic_scholar"]["requests"] == 0
 
 
 def test_a_stale_or_partial_mirror_leaves_absence_to_the_apis(sim: SimulatorServer, tmp_path: Path) -> None:
     partial = loaded_run(sim, tmp_path / "partial", [INVENTED], fraction=1.0, complete=False)
     searches = {a["source"]: a for a in partial.references[0]["trace"] if a["kind"] == "search"}
     assert "mirror_snapshot" not in searches["openalex"]
+    assert "mirror_snapshot" not in searches["semantic_scholar"]
     assert partial.summary.sources["openalex"]["requests"] >= 1
+    assert partial.summary.sources["semantic_scholar"]["requests"] >= 1
     # Stale (3 days old against 1), and cited with the snapshot's year: the work may have been
     # recorded since.
     this_year = INVENTED.model_copy(update={"year": SNAPSHOT.year})

@@ -5,16 +5,18 @@ for the work to have been recorded by then."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+import asyncio
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aletheia.core.records import SourceName
+from aletheia.core.records import SourceName, WorkRecord
 from aletheia.core.text import normalize_title
-from aletheia.pipeline.evidence.mirror_tier import MirrorTier, answers_search
-from aletheia.storage.mirror import MirrorSnapshot
+from aletheia.pipeline.evidence.mirror_tier import MirrorAnswer, MirrorTier, answers_search, near_for_s2_match
+from aletheia.sources.base import SourceRecord
+from aletheia.storage.mirror import MirrorHit, MirrorSnapshot
 
 WORDS = st.lists(st.from_regex(r"[A-Za-zÀ-ÿ]{1,10}", fullmatch=True), min_size=1, max_size=8)
 SOURCES = st.sampled_from([SourceName.OPENALEX, SourceName.DBLP, SourceName.CROSSREF])
@@ -114,3 +116,60 @@ def test_plurals_and_stop_words_are_compared_as_an_index_keeps_them(words: list[
     plural = " ".join(w + "xs" for w in words)
     assert answers_search(SourceName.OPENALEX, f"the {plural} of a", title)
     assert answers_search(SourceName.OPENALEX, title, plural)
+
+
+class _Store:
+    """The two calls the tier makes of a store: `search_title`, run off the loop by `run`."""
+
+    def __init__(self, titles: list[str]) -> None:
+        self.titles = titles
+        self.searches = 0
+
+    def search_title(self, title: str, source: str, *, limit: int) -> list[MirrorHit]:
+        self.searches += 1
+        day = datetime(2026, 11, 1, tzinfo=UTC)
+        return [
+            MirrorHit(SourceRecord(WorkRecord(source=SourceName(source), title=t), {}, day), day.date())
+            for t in self.titles[:limit]
+        ]
+
+    async def run(self, call: Any, *args: Any) -> Any:
+        return call(*args)
+
+
+def _s2_tier(titles: list[str], *, complete: bool = True) -> tuple[MirrorTier, _Store]:
+    store = _Store(titles)
+    snapshot = MirrorSnapshot("semantic_scholar", date(2026, 11, 1), complete=complete, updated_through=None)
+    return MirrorTier(store, {"semantic_scholar": snapshot}, max_age_days=45), store  # type: ignore[arg-type]
+
+
+async def _live() -> str:
+    return "asked live"
+
+
+def test_semantic_scholar_s_papers_answer_only_absence() -> None:
+    invented = "Holographic gradient routing for quantum breakfast cereals"
+    s2 = SourceName.SEMANTIC_SCHOLAR
+    # Nothing near the title in a complete, fresh mirror: not found, at home.
+    tier_, store = _s2_tier(["Seasonal variation in coral bleaching"])
+    answer = asyncio.run(tier_.title_search(s2, invented, _live, cited_year=2020)())
+    assert isinstance(answer, MirrorAnswer) and answer.records == [] and store.searches == 1
+    # A paper near it (S2's match might answer it): asked live, where it comes with its venue.
+    tier_, _ = _s2_tier(["Holographic gradient routing for quantum cereals"])
+    assert asyncio.run(tier_.title_search(s2, invented, _live, cited_year=2020)()) == "asked live"
+    # The very title: asked live too (the dataset lacks what the API's paper carries).
+    tier_, _ = _s2_tier([invented])
+    assert asyncio.run(tier_.title_search(s2, invented, _live, cited_year=2020)()) == "asked live"
+    # Not complete: live without asking the mirror.
+    tier_, store = _s2_tier([], complete=False)
+    assert asyncio.run(tier_.title_search(s2, invented, _live, cited_year=2020)()) == "asked live"
+    assert store.searches == 0
+
+
+@settings(deadline=None)  # timing is not what these check (a shared, loaded machine)
+@given(st.lists(st.from_regex(r"[a-z]{3,10}", fullmatch=True), min_size=2, max_size=10, unique=True))
+def test_a_title_sharing_most_words_is_near_for_s2(words: list[str]) -> None:
+    title = " ".join(words)
+    assert near_for_s2_match(title, title)
+    assert near_for_s2_match(title, " ".join(words[: max(1, len(words) // 2)]))
+    assert not near_for_s2_match(title, "zzzq yyyq xxxq")

@@ -121,7 +121,12 @@ def _verify(
             from aletheia.bench.mirror_bench import loaded_mirror
 
             mirror, mirror_figures = loaded_mirror(
-                universe_path, Path(tmp) / "mirror", mirror_fraction, sample=mirror_sample
+                universe_path,
+                Path(tmp) / "mirror",
+                mirror_fraction,
+                sample=mirror_sample,
+                s2_corpus=config.semantic_scholar_corpus,
+                seed=config.seed,
             )
         with SimulatorProcess(universe_path, config) as sim:
             # Under the limits the clients keep their default (documented) politeness.

@@ -25,8 +25,9 @@ from aletheia.bench.common import machine
 from aletheia.bench.synthetic import _VENUES, _authors, _title
 
 # Records in the full dumps, for the projections (DBLP's statistics page: about 7.5 million
-# publications in 2025; OpenAlex: about 250 million works in its snapshot).
-PROJECTIONS: Final = {"dblp": 7_500_000, "openalex": 250_000_000}
+# publications in 2025; OpenAlex: about 250 million works in its snapshot; Semantic Scholar: "over
+# 200 million papers", its API's documentation).
+PROJECTIONS: Final = {"dblp": 7_500_000, "openalex": 250_000_000, "semantic_scholar": 200_000_000}
 
 
 def synthetic_records(count: int, *, seed: int = 32) -> list[dict[str, Any]]:
@@ -128,14 +129,21 @@ def format_report(f: dict[str, Any]) -> str:
 
 
 def loaded_mirror(
-    universe_path: Path, directory: Path, fraction: float, *, sample: bool = False
+    universe_path: Path,
+    directory: Path,
+    fraction: float,
+    *,
+    sample: bool = False,
+    s2_corpus: int = 0,
+    seed: int = 0,
 ) -> tuple[Any, dict[str, Any]]:
     """A mirror holding `fraction` of the universe's works, loaded from the three dump formats, and
     its figures. By default a dated snapshot: whole dumps of the day by which `fraction` of the
     works had been recorded (`dumps.snapshot_day`; the day before the run when `fraction` is 1),
     marked complete, the works recorded since only in the APIs. With `sample`, the works are
     chosen by a hash instead, dated the day before, and the mirror is not complete (it never
-    answers absence): no whole dump is a random share of its source."""
+    answers absence): no whole dump is a random share of its source. Semantic Scholar's papers
+    dataset holds the `s2_corpus` papers beyond the universe the simulator (of that `seed`) serves."""
     from aletheia.pipeline.evidence.mirror_tier import MirrorTier
     from aletheia.pipeline.mirror.load import load_dump
     from aletheia.sources.simulator import Universe
@@ -145,13 +153,21 @@ def loaded_mirror(
 
     yesterday = datetime.now(UTC).date() - timedelta(days=1)
     universe = Universe.from_jsonl(universe_path)
+    s2_papers = {"s2_corpus": s2_corpus, "seed": seed}
     if sample:
         snapshot, as_of, complete = yesterday, None, False
-        files = write_dumps(universe, directory / "dumps", snapshot=snapshot, fraction=fraction)
+        files = write_dumps(
+            universe,
+            directory / "dumps",
+            snapshot=snapshot,
+            fraction=fraction,
+            s2_corpus=s2_corpus,
+            seed=seed,
+        )
     else:
         as_of = None if fraction >= 1 else min(snapshot_day(universe, fraction), yesterday)
         snapshot, complete = as_of or yesterday, True
-        files = write_dumps(universe, directory / "dumps", snapshot=snapshot, as_of=as_of)
+        files = write_dumps(universe, directory / "dumps", snapshot=snapshot, as_of=as_of, **s2_papers)
     store = MirrorStore(engine_for(f"sqlite:///{directory / 'mirror.sqlite3'}"))
     started = time.perf_counter()
     loaded: dict[str, int] = {}

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 @click.group()
 def mirror() -> None:
-    """The local mirror of DBLP, OpenAlex and Crossref dumps (docs/sources.md, "The mirror tier")."""
+    """The local mirror of DBLP, OpenAlex, Crossref and Semantic Scholar dumps (docs/sources.md,
+    "The mirror tier")."""
 
 
 def _store() -> MirrorStore:
@@ -33,7 +34,7 @@ def _store() -> MirrorStore:
 )
 @click.option(
     "--source",
-    type=click.Choice(["dblp", "openalex", "crossref"]),
+    type=click.Choice(["dblp", "openalex", "crossref", "semantic_scholar"]),
     default=None,
     help="The dump's source (default: read from each file's first bytes).",
 )
@@ -54,7 +55,8 @@ def _store() -> MirrorStore:
     "--complete",
     is_flag=True,
     help="FILES are the source's whole dump: a title the mirror lacks is then absent from the source "
-    "(no request is made to prove it) while the snapshot is fresh.",
+    "(no request is made to prove it) while the snapshot is fresh, and afterwards for works of "
+    "years it would hold.",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def load(

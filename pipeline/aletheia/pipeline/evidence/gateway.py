@@ -332,7 +332,12 @@ class SourceGateway:
         s2_match = SearchCall(
             SourceName.SEMANTIC_SCHOLAR,
             title,
-            lambda: self.semantic_scholar.match_title(title, alone=near_miss_seen()),
+            self.mirrored_search(
+                SourceName.SEMANTIC_SCHOLAR,
+                title,
+                lambda: self.semantic_scholar.match_title(title, alone=near_miss_seen()),
+                cited_year=cited.year,
+            ),
         )
         arxiv = SearchCall(
             SourceName.ARXIV,

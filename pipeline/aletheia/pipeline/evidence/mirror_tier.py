@@ -40,6 +40,13 @@ if TYPE_CHECKING:
 Lookup = Callable[[], Awaitable[Any]]
 # The sources whose title searches the mirror can answer (their dumps are the ones loaded).
 TITLE_SOURCES: Final = frozenset({SourceName.OPENALEX, SourceName.CROSSREF, SourceName.DBLP})
+# Semantic Scholar's papers dataset answers only absence: its lines lack the abstracts and the
+# venues' details its Graph API answers carry, so a paper it holds near a title is asked live.
+ABSENCE_SOURCES: Final = frozenset({SourceName.SEMANTIC_SCHOLAR})
+# A paper sharing this share of the cited title's words (or of its own) is near enough that S2's
+# closest-title `match` might answer it: the API is asked (a looser test than its own, so the
+# mirror never says "not found" where `match` would have found something).
+S2_NEAR_SHARE: Final = 0.5
 SEARCH_RESULTS: Final = 5
 # How long after the end of a work's year of publication a complete snapshot is taken to hold it
 # (`ALETHEIA_MIRROR_INDEXING_LAG_DAYS`): the regular delay of indexing is weeks, and the records
@@ -73,6 +80,17 @@ def answers_search(source: SourceName, query: str, title: str) -> bool:
         if not prefix or not any(w.startswith(word) for w in words):
             return False
     return True
+
+
+def near_for_s2_match(query: str, title: str) -> bool:
+    """Whether `title` shares enough words with `query` (either way) that S2's title match might
+    answer it, or is close to it as a whole."""
+    asked = set(_query_words(query))
+    held = set(_query_words(title))
+    if not asked or not held:
+        return False
+    shared = len(asked & held)
+    return shared / len(asked) >= S2_NEAR_SHARE or shared / len(held) >= S2_NEAR_SHARE
 
 
 @dataclass(frozen=True)
@@ -206,6 +224,8 @@ class MirrorTier:
         """`source`'s title search from the mirror when the mirror finds the work, or holds the
         whole source as it stood when a work of `cited_year` was recorded (then what it finds near
         the title, nothing included, is the answer: `proves_absence`); else the live search."""
+        if source in ABSENCE_SOURCES and self.holds(source):
+            return self._absence_only(source, title, live, cited_year)
         if source not in TITLE_SOURCES or not self.holds(source):
             return live
 
@@ -225,5 +245,21 @@ class MirrorTier:
             if self.proves_absence(source, cited_year=cited_year):
                 return self._answer(source, near)
             return await live()
+
+        return lookup
+
+    def _absence_only(self, source: SourceName, title: str, live: Lookup, cited_year: int | None) -> Lookup:
+        """`source`'s title search answered "not found" at home when its mirror proves absence and
+        holds nothing near the title; anything near, and every other case, asked live."""
+        if not self.proves_absence(source, cited_year=cited_year):
+            return live
+
+        async def lookup() -> Any:
+            hits = await self._query(
+                lambda: self.store.search_title(title, source.value, limit=SEARCH_RESULTS)
+            )
+            if any(near_for_s2_match(title, h.record.record.title or "") for h in hits):
+                return await live()
+            return self._answer(source, [])
 
         return lookup

@@ -132,7 +132,7 @@ class DumpReader(Protocol):
 
 def dump_source(path: Path) -> str:
     """Which source's dump `path` is, read from its first bytes: DBLP's XML, Crossref's
-    `{"items": [...]}` object, or OpenAlex's JSON Lines of works."""
+    `{"items": [...]}` object, OpenAlex's JSON Lines of works, or Semantic Scholar's of papers."""
     with open_dump(path) as stream:
         head = stream.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
         if head.startswith(b"<"):
@@ -143,12 +143,19 @@ def dump_source(path: Path) -> str:
                 return SourceName.CROSSREF.value
             if b'"https://openalex.org/w' in head.lower():
                 return SourceName.OPENALEX.value
-        raise stream.error("neither DBLP XML, a Crossref public-data file nor OpenAlex JSON Lines", offset=0)
+            if b'"corpusid":' in b"".join(head.split(b"\n", 1)[0].split()):
+                return SourceName.SEMANTIC_SCHOLAR.value
+        raise stream.error(
+            "neither DBLP XML, a Crossref public-data file, OpenAlex JSON Lines "
+            "nor Semantic Scholar's papers dataset",
+            offset=0,
+        )
 
 
 def parse_payload(source: str, payload: Any) -> WorkRecord:
     """A dumped record through the parser a live answer of that source goes through: DBLP's
-    `/rec/{key}.xml` record parser, OpenAlex's and Crossref's work parsers."""
+    `/rec/{key}.xml` record parser, OpenAlex's and Crossref's work parsers, Semantic Scholar's
+    paper parser (the dataset's line in the Graph API's spelling, `s2_dump.graph_paper`)."""
     if source == SourceName.DBLP.value:
         from aletheia.sources.dblp_parse import parse_dblp_xml_record
 
@@ -161,6 +168,11 @@ def parse_payload(source: str, payload: Any) -> WorkRecord:
         from aletheia.sources.crossref_parse import parse_crossref_work
 
         return parse_crossref_work(payload)
+    if source == SourceName.SEMANTIC_SCHOLAR.value:
+        from aletheia.sources.dumps.s2_dump import graph_paper
+        from aletheia.sources.semantic_scholar_parse import parse_s2_paper
+
+        return parse_s2_paper(graph_paper(payload))
     raise SourceParseError(source, "no dump reader for this source")
 
 

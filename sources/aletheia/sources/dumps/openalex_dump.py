@@ -4,15 +4,13 @@ Lines, one work object a line, as the API's `/works/{id}` answers it (docs.opena
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from aletheia.core.records import SourceName
-from aletheia.sources.dumps.common import DumpItem, DumpStream
+from aletheia.sources.dumps.json_lines import JsonLinesReader
 
 _PARTITION: Final = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
 
@@ -24,41 +22,10 @@ def partition_date(path: Path) -> date | None:
     return date.fromisoformat(found.group(1)) if found else None
 
 
-class OpenAlexDumpReader:
+class OpenAlexDumpReader(JsonLinesReader):
     source = SourceName.OPENALEX.value
-
-    def items(self, stream: DumpStream, *, skip: int = 0) -> Iterator[DumpItem]:
-        pending = b""
-        start = 0  # decompressed offset of `pending`'s first byte
-        seen = 0
-        decoder = json.JSONDecoder()
-        while True:
-            chunk = stream.read()
-            if not chunk:
-                break
-            lines = (pending + chunk).split(b"\n")
-            pending = lines.pop()
-            for line in lines:
-                line_start = start
-                start += len(line) + 1
-                if not line.strip():
-                    continue
-                seen += 1
-                if seen <= skip:
-                    continue
-                yield self._item(stream, line, line_start, decoder)
-        if pending.strip():
-            seen += 1
-            if seen > skip:
-                yield self._item(stream, pending, start, decoder)
+    kind = "an OpenAlex work (an object with an `id`)"
 
     @staticmethod
-    def _item(stream: DumpStream, line: bytes, offset: int, decoder: json.JSONDecoder) -> DumpItem:
-        try:
-            text = line.decode("utf-8")
-            work = decoder.decode(text)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise stream.error(f"a line that is not a JSON work ({exc})", offset=offset) from exc
-        if not isinstance(work, dict) or not isinstance(work.get("id"), str):
-            raise stream.error("a line that is not an OpenAlex work (no `id`)", offset=offset)
-        return DumpItem(raw=text, payload=work)
+    def is_record(value: Any) -> bool:
+        return isinstance(value, dict) and isinstance(value.get("id"), str)

@@ -9,6 +9,7 @@ from aletheia.sources.dumps.common import DumpReader
 from aletheia.sources.dumps.crossref_dump import CrossrefDumpReader
 from aletheia.sources.dumps.dblp_dump import DblpDumpReader
 from aletheia.sources.dumps.openalex_dump import OpenAlexDumpReader
+from aletheia.sources.dumps.s2_dump import S2PapersDumpReader
 
 
 def reader_for(source: str, *, dtd: Path | None = None) -> DumpReader:
@@ -19,4 +20,6 @@ def reader_for(source: str, *, dtd: Path | None = None) -> DumpReader:
         return OpenAlexDumpReader()
     if source == SourceName.CROSSREF.value:
         return CrossrefDumpReader()
+    if source == SourceName.SEMANTIC_SCHOLAR.value:
+        return S2PapersDumpReader()
     raise ValueError(f"no dump reader for {source!r}")

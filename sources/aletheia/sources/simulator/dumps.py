@@ -6,7 +6,10 @@ load files in the real formats (`aletheia mirror load`):
   character entities) and `dblp/dblp.dtd` declaring them;
 - OpenAlex: `openalex/works/updated_date=YYYY-MM-DD/part_NNN.gz`, JSON Lines of the work objects
   `/works/{id}` answers;
-- Crossref: `crossref/NNNN.json.gz`, `{"items": [...]}` of the work items `/works/{doi}` answers.
+- Crossref: `crossref/NNNN.json.gz`, `{"items": [...]}` of the work items `/works/{doi}` answers;
+- Semantic Scholar: `semantic_scholar/papers/papers-NNN.jsonl.gz`, its papers dataset's lines (the
+  Graph API's papers in the dataset's spelling), the papers of the corpus beyond the universe
+  (`s2_corpus`, as the simulator serves them) included.
 
 Each source's file holds that source's view of the works it knows (the records its API serves).
 A dump is a snapshot: with `as_of`, it holds the works the sources had recorded by that day
@@ -27,10 +30,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from aletheia.sources.simulator import crossref_work, openalex_work
 from aletheia.sources.simulator import dblp as sim_dblp
+from aletheia.sources.simulator import semantic_scholar as sim_s2
 from aletheia.sources.simulator.common import SimContext
 from aletheia.sources.simulator.ids import stable_int
 from aletheia.sources.simulator.universe import Universe
@@ -52,10 +56,16 @@ class DumpFiles:
     dblp: list[Path] = field(default_factory=list)
     openalex: list[Path] = field(default_factory=list)
     crossref: list[Path] = field(default_factory=list)
+    semantic_scholar: list[Path] = field(default_factory=list)
     works: int = 0  # the universe's works kept (`fraction`)
 
     def by_source(self) -> dict[str, list[Path]]:
-        return {"dblp": self.dblp, "openalex": self.openalex, "crossref": self.crossref}
+        return {
+            "dblp": self.dblp,
+            "openalex": self.openalex,
+            "crossref": self.crossref,
+            "semantic_scholar": self.semantic_scholar,
+        }
 
 
 # A work cited without a year is taken as recorded long before any snapshot.
@@ -70,9 +80,13 @@ def kept(work: SimWork, fraction: float) -> bool:
 def recorded_on(work: SimWork) -> date:
     """The day the sources recorded `work`: in its year of publication, on a day of that year its
     key chooses (stable)."""
-    if work.year is None:
+    return _recorded_in(work.year, work.key)
+
+
+def _recorded_in(year: int | None, key: str) -> date:
+    if year is None:
         return _UNDATED
-    return date(work.year, 1, 1) + timedelta(days=stable_int("recorded", work.key, digits=6) % 365)
+    return date(year, 1, 1) + timedelta(days=stable_int("recorded", key, digits=6) % 365)
 
 
 def snapshot_day(universe: Universe, fraction: float) -> date:
@@ -124,13 +138,17 @@ def write_dumps(
     snapshot: date,
     fraction: float = 1.0,
     as_of: date | None = None,
+    s2_corpus: int = 0,
+    seed: int = 0,
     part_records: int = PART_RECORDS,
 ) -> DumpFiles:
-    """The three dumps of `universe` under `out_dir`: the works `kept` at `fraction`, and of those
-    only the ones recorded by `as_of` when it is given (a snapshot of that day)."""
+    """The four dumps of `universe` under `out_dir`: the works `kept` at `fraction`, and of those
+    only the ones recorded by `as_of` when it is given (a snapshot of that day); Semantic
+    Scholar's with the `s2_corpus` papers beyond the universe a simulator of that size and `seed`
+    serves."""
     keys = {w.key for w in universe.works if kept(w, fraction) and (as_of is None or recorded_on(w) <= as_of)}
     files = DumpFiles(works=len(keys))
-    ctx = SimContext(universe)
+    ctx = SimContext(universe, semantic_scholar_corpus=s2_corpus, seed=seed)
 
     dblp_dir = out_dir / "dblp"
     dblp_dir.mkdir(parents=True, exist_ok=True)
@@ -171,4 +189,56 @@ def write_dumps(
                 out.write(("," if i else "") + "\n" + json.dumps(item, ensure_ascii=False))
             out.write("\n]}\n")
         files.crossref.append(path)
+
+    files.semantic_scholar = _write_s2_papers(out_dir, ctx, keys, as_of, part_records)
     return files
+
+
+def s2_dataset_line(paper: dict[str, Any]) -> dict[str, Any]:
+    """A Graph API paper as Semantic Scholar's papers dataset writes it: its fields, in its
+    spelling (`sources/dumps/s2_dump.py`)."""
+    venue = paper.get("publicationVenue")
+    return {
+        "corpusid": paper.get("corpusId"),
+        "externalids": dict(paper.get("externalIds") or {}),
+        "url": paper.get("url"),
+        "title": paper.get("title"),
+        "authors": [
+            {"authorId": a.get("authorId"), "name": a.get("name")} for a in paper.get("authors") or []
+        ],
+        "venue": paper.get("venue"),
+        "publicationvenueid": venue.get("id") if isinstance(venue, dict) else None,
+        "year": paper.get("year"),
+        "referencecount": paper.get("referenceCount"),
+        "citationcount": paper.get("citationCount"),
+        "influentialcitationcount": paper.get("influentialCitationCount"),
+        "isopenaccess": paper.get("isOpenAccess"),
+        "s2fieldsofstudy": paper.get("s2FieldsOfStudy"),
+        "publicationtypes": paper.get("publicationTypes"),
+        "publicationdate": paper.get("publicationDate"),
+        "journal": paper.get("journal"),
+    }
+
+
+def _write_s2_papers(
+    out_dir: Path, context: SimContext, keys: set[str], as_of: date | None, part_records: int
+) -> list[Path]:
+    papers = [
+        sim_s2.render_paper(w) for w in context.universe.catalog("semantic_scholar").works if w.key in keys
+    ]
+    if context.semantic_scholar_corpus:
+        corpus = sim_s2.corpus(context)
+        for index in range(len(corpus)):
+            paper = corpus.render(index)
+            if as_of is None or _recorded_in(paper["year"], paper["paperId"]) <= as_of:
+                papers.append(paper)
+    folder = out_dir / "semantic_scholar" / "papers"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    for part, start in enumerate(range(0, max(len(papers), 1), part_records)):
+        path = folder / f"papers-{part:03d}.jsonl.gz"
+        with gzip.open(path, "wt", encoding="utf-8") as out:
+            for paper in papers[start : start + part_records]:
+                out.write(json.dumps(s2_dataset_line(paper), ensure_ascii=False) + "\n")
+        paths.append(path)
+    return paths
