@@ -140,7 +140,7 @@ def test_a_dated_snapshot_holds_the_past_and_the_apis_the_rest(sim: SimulatorSer
     found by the APIs with the verdicts a run without the mirror gives; a title of a year the
     snapshot would hold is absent at home, one of a later year is asked of the API."""
     day = snapshot_day(universe(WORKS), 0.5)
-    before = INVENTED.model_copy(update={"key": "before", "year": day.year - 2})
+    before = INVENTED.model_copy(update={"key": "before", "year": day.year - 3})
     after = INVENTED.model_copy(update={"key": "after", "year": day.year + 1})
     refs = [*references(WORKS, 0), before, after]
     sim.reset()

@@ -123,8 +123,9 @@ class Settings(BaseSettings):
     # increments of `aletheia mirror update`) is at most this many days old; past that, the API
     # is asked, as without a mirror.
     mirror_max_age_days: int = Field(default=45, ge=0)
-    # Past that age, a complete mirror still proves absent a work cited with a year that ended at
-    # least this many days before its snapshot (the work would have been recorded by then);
+    # Past that age, a complete mirror still proves absent a work cited with a year whose next year
+    # ended at least this many days before its snapshot (the work would have been recorded by then,
+    # even cited a year early);
     # docs/sources.md, "The mirror tier".
     mirror_indexing_lag_days: int = Field(default=90, ge=0)
 

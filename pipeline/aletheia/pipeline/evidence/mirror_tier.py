@@ -6,10 +6,11 @@ What the mirror answers, without a request:
   title matching under the verdict rules' threshold);
 - a title search of a source whose mirror is complete (a whole dump was loaded, `aletheia mirror
   load --complete`) and either fresh (`ALETHEIA_MIRROR_MAX_AGE_DAYS`) or older but dated long
-  enough after the cited year for the work to have been recorded by then (the cited year ended
-  `ALETHEIA_MIRROR_INDEXING_LAG_DAYS` before the snapshot's day): what the mirror holds near the
-  title is then the source's whole answer, "nothing" included. A work of a later year, or cited
-  without one, is asked of the API: the sources recorded it after the snapshot, if at all.
+  enough after the cited year for the work to have been recorded by then, even had it been cited
+  a year early (the year after the cited one ended `ALETHEIA_MIRROR_INDEXING_LAG_DAYS` before the
+  snapshot's day): what the mirror holds near the title is then the source's whole answer,
+  "nothing" included. A work of a later year, or cited without one, is asked of the API: the
+  sources recorded it after the snapshot, if at all.
 What stays live: whatever the mirror lacks (an identifier or a title it does not hold, in a mirror
 that is not complete), and what changes after a snapshot: a work's standing. Crossref's record by
 DOI carries its retractions and corrections (`updated-by`), so Crossref DOI lookups always go to
@@ -43,9 +44,10 @@ TITLE_SOURCES: Final = frozenset({SourceName.OPENALEX, SourceName.CROSSREF, Sour
 # Semantic Scholar's papers dataset answers only absence: its lines lack the abstracts and the
 # venues' details its Graph API answers carry, so a paper it holds near a title is asked live.
 ABSENCE_SOURCES: Final = frozenset({SourceName.SEMANTIC_SCHOLAR})
-# A paper sharing this share of the cited title's words (or of its own) is near enough that S2's
-# closest-title `match` might answer it: the API is asked (a looser test than its own, so the
-# mirror never says "not found" where `match` would have found something).
+# A paper sharing this share of the cited title's words and of its own is near enough that S2's
+# closest-title `match` might answer it: the API is asked. `match` answers a paper sharing 60 % of
+# the words both ways (the simulator's model of it); this is looser, so the mirror does not say
+# "not found" where `match` would have found something.
 S2_NEAR_SHARE: Final = 0.5
 SEARCH_RESULTS: Final = 5
 # How long after the end of a work's year of publication a complete snapshot is taken to hold it
@@ -83,14 +85,14 @@ def answers_search(source: SourceName, query: str, title: str) -> bool:
 
 
 def near_for_s2_match(query: str, title: str) -> bool:
-    """Whether `title` shares enough words with `query` (either way) that S2's title match might
-    answer it, or is close to it as a whole."""
+    """Whether `title` shares enough of its words with `query`, and `query` of its, that S2's
+    closest-title match might answer it."""
     asked = set(_query_words(query))
     held = set(_query_words(title))
     if not asked or not held:
         return False
     shared = len(asked & held)
-    return shared / len(asked) >= S2_NEAR_SHARE or shared / len(held) >= S2_NEAR_SHARE
+    return shared / len(asked) >= S2_NEAR_SHARE and shared / len(held) >= S2_NEAR_SHARE
 
 
 @dataclass(frozen=True)
@@ -183,14 +185,16 @@ class MirrorTier:
     ) -> bool:
         """A complete mirror of `source` that would hold the cited work if the source did: fresh
         (at most `max_age` old, whatever the year), or dated at least `indexing_lag` after the end
-        of the cited year (a work of that year was recorded by the snapshot's day)."""
+        of the year after the cited one. A work of that year was recorded by the snapshot's day,
+        and so was one cited a year early, as a work often is (its preprint's year, its online
+        date): a real work of the next year, cited under the wrong year, is then never absent."""
         snapshot = self.snapshots.get(source.value)
         if snapshot is None or not snapshot.complete:
             return False
         today = today or datetime.now(UTC).date()
         if today - snapshot.as_of <= self.max_age:
             return True
-        return cited_year is not None and date(cited_year, 12, 31) + self.indexing_lag <= snapshot.as_of
+        return cited_year is not None and date(cited_year + 1, 12, 31) + self.indexing_lag <= snapshot.as_of
 
     def _answer(self, source: SourceName, hits: list[MirrorHit]) -> MirrorAnswer:
         day = min((h.snapshot_date for h in hits), default=self.snapshots[source.value].as_of)
