@@ -1,13 +1,13 @@
 """Issue 32: the local snapshot mirror's load speed and size on disk, per dump format.
 
-`aletheia bench mirror --works N`: a seeded universe of N works known to DBLP, OpenAlex and
-Crossref (titles, authors, venues and DOIs of realistic shapes, `synthetic`), written by the
-simulator's dump writer as the three real formats (`dblp.xml.gz` with its DTD, OpenAlex
-`part_*.gz` JSON Lines, Crossref `{"items": [...]}` files), then each format loaded by the loader
-`aletheia mirror load` runs into a SQLite database of its own (the embedded default: the record
-table and its FTS5 index). Figures: records per second of the load, the database's bytes per
-record (scaled to a million), and the projection to the full dumps: DBLP (~7.5 M records) and
-OpenAlex works (~250 M; `PROJECTIONS`).
+`aletheia bench mirror --works N`: a seeded universe of N works known to DBLP, OpenAlex, Crossref
+and Semantic Scholar (titles, authors, venues and DOIs of realistic shapes, `synthetic`), written
+by the simulator's dump writer as the four real formats (`dblp.xml.gz` with its DTD, OpenAlex
+`part_*.gz` JSON Lines, Crossref `{"items": [...]}` files, S2's papers dataset lines), then each
+format loaded by the loader `aletheia mirror load` runs into a SQLite database of its own (the
+embedded default: the record table and its FTS5 index). Figures: records per second of the load,
+the database's bytes per record (scaled to a million), and the projection to the full dumps: DBLP
+(~7.5 M records), OpenAlex works (~250 M) and Semantic Scholar's papers (~200 M; `PROJECTIONS`).
 
 `loaded_mirror` builds the mirror `aletheia bench hallmark-limits --mirror-fraction` asks.
 """
@@ -31,7 +31,7 @@ PROJECTIONS: Final = {"dblp": 7_500_000, "openalex": 250_000_000, "semantic_scho
 
 
 def synthetic_records(count: int, *, seed: int = 32) -> list[dict[str, Any]]:
-    """`count` universe records every one of the three dumped sources knows."""
+    """`count` universe records every one of the four dumped sources knows."""
     rng = random.Random(seed)
     records: list[dict[str, Any]] = []
     for serial in range(count):
@@ -47,7 +47,7 @@ def synthetic_records(count: int, *, seed: int = 32) -> list[dict[str, Any]]:
                 "doi": pattern.format(y=year, v=rng.randint(10, 38), i=rng.randint(1, 12), n=100000 + serial),
                 "volume": str(rng.randint(1, 40)),
                 "pages": f"{rng.randint(1, 900)}-{rng.randint(901, 1800)}",
-                "sources": ["dblp", "openalex", "crossref"],
+                "sources": ["dblp", "openalex", "crossref", "semantic_scholar"],
             }
         )
     return records
@@ -113,7 +113,7 @@ def run(*, works: int = 20_000) -> dict[str, Any]:
 
 
 def format_report(f: dict[str, Any]) -> str:
-    lines = [f"{f['works']:,} works written as the three dumps in {f['write_seconds']} s"]
+    lines = [f"{f['works']:,} works written as the four dumps in {f['write_seconds']} s"]
     for source, e in f["formats"].items():
         line = (
             f"{source}: {e['records']:,} records in {e['seconds']} s = {e['records_per_second']:,} records/s "

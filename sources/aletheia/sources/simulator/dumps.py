@@ -235,7 +235,8 @@ def _write_s2_papers(
     folder = out_dir / "semantic_scholar" / "papers"
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
-    for part, start in enumerate(range(0, max(len(papers), 1), part_records)):
+    # No papers, no file: an empty file is no dataset's (its loader refuses it).
+    for part, start in enumerate(range(0, len(papers), part_records)):
         path = folder / f"papers-{part:03d}.jsonl.gz"
         with gzip.open(path, "wt", encoding="utf-8") as out:
             for paper in papers[start : start + part_records]:
