@@ -34,14 +34,30 @@ def test_the_mirror_on_postgresql(postgres: PrivatePostgres, tmp_path: Path) -> 
             )
         }
         indexes = {row[0] for row in conn.exec_driver_sql("SELECT indexname FROM pg_indexes")}
-    assert {"mirror_records_dblp", "mirror_records_openalex", "mirror_records_crossref"} <= partitions
+    assert {
+        "mirror_records_dblp",
+        "mirror_records_openalex",
+        "mirror_records_crossref",
+        "mirror_records_semantic_scholar",  # migration 0009
+    } <= partitions
     assert {"ix_mirror_title_trgm", "ix_mirror_title_fts"} <= indexes
 
     shutil.copy(FIXTURES / "dblp.dtd", tmp_path / "dblp.dtd")
-    for name in ("dblp-sample.xml", "openalex-works-sample.jsonl", "crossref-sample.json"):
+    for name in (
+        "dblp-sample.xml",
+        "openalex-works-sample.jsonl",
+        "crossref-sample.json",
+        "s2-papers-sample.jsonl",
+    ):
         shutil.copy(FIXTURES / name, tmp_path / name)
         load_dump(store, tmp_path / name, snapshot_date=SNAPSHOT)
     assert (store.count("dblp"), store.count("openalex"), store.count("crossref")) == (4, 2, 3)
+    assert store.count("semantic_scholar") == 3
+    with engine.connect() as conn:
+        homes = conn.exec_driver_sql(
+            "SELECT DISTINCT tableoid::regclass::text FROM mirror_records WHERE source = 'semantic_scholar'"
+        ).all()
+    assert homes == [("mirror_records_semantic_scholar",)]
     (hit,) = store.by_doi("10.1109/tkde.2019.0000001", "openalex")
     assert hit.record.record.source_id == "W4200000001" and hit.snapshot_date == SNAPSHOT
 
@@ -72,4 +88,49 @@ def test_the_mirror_on_postgresql(postgres: PrivatePostgres, tmp_path: Path) -> 
     assert found[0].record.record.dblp_key == "journals/tkde/MullerS19"
     size = store.size_bytes()
     assert size is not None and size > 0
+    engine.dispose()
+
+
+def test_migration_0009_moves_semantic_scholar_s_papers_and_back(postgres: PrivatePostgres) -> None:
+    """Papers loaded before 0009 sat in the default partition: the upgrade moves them to their
+    own, the downgrade back, and rows of other sources stay where they were."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from aletheia.storage.db import MIGRATIONS_DIR
+
+    engine = create_engine(postgres.create_database("mirror_0009"))
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+
+    def migrate(step: object, revision: str) -> None:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            step(config, revision)  # type: ignore[operator]
+
+    def homes() -> dict[str, str]:
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT source, tableoid::regclass::text FROM mirror_records")).all()
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    migrate(command.upgrade, "0008")
+    with engine.begin() as conn:
+        for source in ("semantic_scholar", "crossref", "elsewhere"):
+            conn.execute(
+                text(
+                    "INSERT INTO mirror_records (source, record_id, title_norm, raw, snapshot_date) "
+                    "VALUES (:source, 'r1', 'a title', '\\x00', '2024-01-01')"
+                ),
+                {"source": source},
+            )
+    assert homes()["semantic_scholar"] == "mirror_records_other"
+    migrate(command.upgrade, "0009")
+    assert homes() == {
+        "semantic_scholar": "mirror_records_semantic_scholar",
+        "crossref": "mirror_records_crossref",
+        "elsewhere": "mirror_records_other",
+    }
+    migrate(command.downgrade, "0008")
+    assert homes()["semantic_scholar"] == "mirror_records_other"
     engine.dispose()
