@@ -1,4 +1,4 @@
-"""`aletheia mirror load` and `aletheia mirror status` (issue 32): the three hand-written samples
+"""`aletheia mirror load` and `aletheia mirror status` (issue 32): the four hand-written samples
 loaded (the source read from each file), a second run loads nothing twice, a truncated dump is an
 error naming the file (exit 2) and the files before it stay loaded; `--complete` marks the
 snapshot complete only when every file loaded."""
@@ -34,7 +34,12 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def samples(tmp_path: Path) -> list[Path]:
     shutil.copy(FIXTURES / "dblp.dtd", tmp_path / "dblp.dtd")
     out = []
-    for name in ("dblp-sample.xml", "openalex-works-sample.jsonl", "crossref-sample.json"):
+    for name in (
+        "dblp-sample.xml",
+        "openalex-works-sample.jsonl",
+        "crossref-sample.json",
+        "s2-papers-sample.jsonl",
+    ):
         path = tmp_path / (name + ".gz")
         with (FIXTURES / name).open("rb") as src, gzip.open(path, "wb") as dst:
             shutil.copyfileobj(src, dst)
@@ -48,15 +53,16 @@ def test_load_then_status_then_load_again(tmp_path: Path, database: str) -> None
     assert first.exit_code == 0, first.output
     assert "dblp: 4 records loaded" in first.output
     assert "openalex: 2 records loaded" in first.output and "crossref: 3 records loaded" in first.output
+    assert "semantic_scholar: 3 records loaded" in first.output
     again = CliRunner().invoke(main, ["mirror", "load", "--quiet", *files])
-    assert again.exit_code == 0 and again.output.count("already loaded") == 3
+    assert again.exit_code == 0 and again.output.count("already loaded") == 4
     status = CliRunner().invoke(main, ["mirror", "status"])
     assert "dblp: 4 records, partial, snapshot 2024-05-01" in status.output
-    assert MirrorStore(engine_for(database)).count() == 9
+    assert MirrorStore(engine_for(database)).count() == 12
 
 
 def test_a_truncated_file_fails_the_run_and_the_others_stay(tmp_path: Path, database: str) -> None:
-    dblp, openalex, crossref = samples(tmp_path)
+    dblp, openalex, crossref, _ = samples(tmp_path)
     data = crossref.read_bytes()
     crossref.write_bytes(data[: len(data) // 2])
     out = CliRunner().invoke(
