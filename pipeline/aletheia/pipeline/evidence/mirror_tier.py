@@ -10,7 +10,10 @@ What the mirror answers, without a request:
   a year early (the year after the cited one ended `ALETHEIA_MIRROR_INDEXING_LAG_DAYS` before the
   snapshot's day): what the mirror holds near the title is then the source's whole answer,
   "nothing" included. A work of a later year, or cited without one, is asked of the API: the
-  sources recorded it after the snapshot, if at all.
+  sources recorded it after the snapshot, if at all;
+- Semantic Scholar's title search, by the same rule, but only when its papers dataset holds
+  nothing near the title: its lines lack what the verdict reads from its API's papers, so the
+  mirror only ever says "not found" for it.
 What stays live: whatever the mirror lacks (an identifier or a title it does not hold, in a mirror
 that is not complete), and what changes after a snapshot: a work's standing. Crossref's record by
 DOI carries its retractions and corrections (`updated-by`), so Crossref DOI lookups always go to
