@@ -176,3 +176,103 @@ def test_a_test_result_and_a_bound_are_not_directions() -> None:
     )
     _label, reasons = judged(claim, excerpt)
     assert "direction_mixed" not in reasons, reasons
+
+
+# --- judge 1.5.0 -----------------------------------------------------------------------------------
+
+
+def test_the_citing_sentences_thread_and_attribution_are_not_words_of_the_claim() -> None:
+    from aletheia.core.claim_terms import claim_terms_absent, without_reporting_frame
+
+    # "Indeed,", "Moreover,", "It is also believed that", "Several lines of evidence suggest
+    # that", "The authors propose that": the citing text's thread and who said it (dev
+    # Citation-Integrity: "Indeed, PPARγ is essential for ...", "The authors propose that obesity
+    # and drug addiction are related to common hedonic mechanisms").
+    assert without_reporting_frame("Indeed, PPARδ is essential for X.") == "PPARδ is essential for X."
+    assert without_reporting_frame("It is also believed that stress may play a role.") == (
+        "stress may play a role."
+    )
+    assert without_reporting_frame("Several lines of evidence suggest that old cells accumulate.") == (
+        "old cells accumulate."
+    )
+    # A phrase that may be a word of the finding stays without its comma ("Overall survival").
+    assert without_reporting_frame("Overall survival was longer.") == "Overall survival was longer."
+    assert without_reporting_frame("In addition to Y, Z rises.") == "In addition to Y, Z rises."
+    paper = "Shared reward pathways may therefore underlie gambling and alcohol addiction."
+    claim = "The authors propose that gambling and alcohol addiction are related to shared reward pathways."
+    assert claim_terms_absent(claim, paper) == ("relat",)
+    label, reasons = judged(claim, paper)
+    assert label == "supports", reasons
+    claim = "Moreover, Indeed, gambling and alcohol addiction are related to shared reward pathways."
+    assert "moreover" not in claim_terms_absent(claim, paper)
+
+
+def test_a_name_set_aside_by_but_not_is_not_named() -> None:
+    from aletheia.core.claim_terms import missing_key_terms
+
+    # "associated with expression of IRX3, but not FTO" names FTO only to exclude it (dev
+    # Citation-Integrity, labelled contradicted: "these FTO variants are associated with IRX3").
+    excerpt = "The risk SNPs are associated with expression levels of SOX5, but not ABC1."
+    assert missing_key_terms("ABC1 variants are associated with expression of SOX5.", excerpt, {}) == (
+        "ABC1",
+    )
+    assert missing_key_terms("SOX5 expression is associated with the SNPs.", excerpt, {}) == ()
+
+
+def test_a_ratio_of_risks_states_a_direction_by_its_value() -> None:
+    from aletheia.core.claim_directions import directions
+    from aletheia.core.claim_reading import tokens_of
+
+    # An odds ratio of 2.77 for the exposed states a higher risk (dev: "Gastric infection with
+    # Helicobacter pylori increases risk of gastric cancer", refused for direction_not_stated).
+    excerpt = (
+        "The odds ratio for the risk of liver cancer in those with a history of infection with"
+        " hepatitis D was 3.15 (95% confidence interval 1.20 to 8.40)."
+    )
+    label, reasons = judged("Infection with hepatitis D increases risk of liver cancer in humans.", excerpt)
+    assert label == "supports", reasons
+    label, reasons = judged("Infection with hepatitis D decreases risk of liver cancer in humans.", excerpt)
+    assert label == "contradicts", reasons
+    # A numbered name before the value is not the value ("of type 2 diabetes ... was 0.97").
+    assert directions(
+        tokens_of(
+            "the hazard ratio of type 2 diabetes for each serving of nuts was 0.97 (95% CI 0.95 to 0.99)"
+        )
+    ) == {0: {1}}
+    # An interval holding 1 states no direction; nor does a share ("95% CI").
+    assert directions(tokens_of("the odds ratio was 0.97 (95% CI 0.88 to 1.07)")) == {}
+    assert directions(tokens_of("hazard ratio, 0.42; 95% CI, 0.20-0.85")) == {0: {1}}
+
+
+def test_both_ways_in_one_sentence_the_way_on_the_claims_measure_decides() -> None:
+    # "the risk of cancers rises with consumption, and the level that minimises health loss is
+    # zero": "loss" is another measure (dev: "The risk of cancer rises with level of alcohol
+    # consumption", refused for direction_mixed).
+    claim = "The risk of stroke rises with level of salt intake."
+    excerpt = (
+        "We found that the risk of stroke rises with increasing levels of salt intake, and the level"
+        " of intake that minimises health loss is zero."
+    )
+    label, reasons = judged(claim, excerpt)
+    assert label == "supports", reasons
+    # A claim comparing two groups is not resolved this way: the groups' order decides.
+    label, reasons = judged(
+        "The relapse rate in men is lower after surgery than after radiotherapy.",
+        "The relapse rate after radiotherapy was significantly lower (4.1) and the rates after surgery"
+        " (12.2) were significantly higher than in the population.",
+    )
+    assert label != "supports", reasons
+
+
+def test_a_direction_in_another_word_of_its_side_is_said() -> None:
+    # "elevated" / "increase", "inhibits" / "delayed": the direction rules read which way it goes,
+    # the relevance counts it as said (dev: "Sympathetic nerve activity is elevated throughout
+    # normal pregnancy", "Monoclonal antibody targeting of N-cadherin inhibits castration resistance").
+    claim = "Monoclonal antibody targeting of P-selectin inhibits radiation resistance."
+    excerpt = "P-selectin-specific antibodies markedly delayed the emergence of radiation resistance."
+    label, reasons = judged(claim, excerpt)
+    assert label == "supports", reasons
+    label, reasons = judged(
+        "Monoclonal antibody targeting of P-selectin promotes radiation resistance.", excerpt
+    )
+    assert label != "supports", reasons

@@ -60,3 +60,13 @@ DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
 # proliferation" disagree as "increases" and "reduces" do (indexes into DIRECTION_PAIRS, whose first
 # side is the positive one in each).
 DIRECTION_FAMILIES: Final[tuple[tuple[int, ...], ...]] = ((0, 3),)
+
+# A ratio of risks states a direction by its value (1.5.0): an odds ratio of 2.77 for the exposed is
+# a higher risk, a hazard ratio of 0.42 a lower one. The ratio's name, then its value: the first
+# number within `RATIO_VALUE_WINDOW` tokens that is not a share ("95% CI"). A value of 1 states none.
+RATIO_NAMES: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(text.split())
+    for text in ("odds ratio", "odds ratios", "hazard ratio", "hazard ratios", "relative risk",
+                 "risk ratio", "rate ratio", "incidence rate ratio")
+)  # fmt: skip
+RATIO_VALUE_WINDOW: Final = 20

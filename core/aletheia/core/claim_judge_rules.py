@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-JUDGE_RULES_VERSION: Final = "1.4.1"
+JUDGE_RULES_VERSION: Final = "1.5.0"
 
 # --- relevance -----------------------------------------------------------------------------------------
 
