@@ -304,6 +304,10 @@ def _numbers(claim_tokens: list[str], excerpt_tokens: list[str], out: Findings) 
         same_unit = [q for q in stated if q.unit == wanted.unit]
         if any(fits(wanted, q) for q in same_unit):
             continue
+        # A number the claim gives no unit ("on serine 65 by PINK1") is stated by the same value
+        # with the word the excerpt puts after it ("at serine 65, homologous to"): 1.5.0.
+        if not wanted.unit and any(q.unit not in ("%", "ratio") and fits(wanted, q) for q in stated):
+            continue
         if same_unit and wanted.unit:
             shown = ", ".join(q.text for q in same_unit[:3])
             out.contradicts.append(f"number_mismatch: {wanted.text} vs {shown}")

@@ -89,10 +89,12 @@ _SET_ASIDE: Final = re.compile(
     r"\bbut\s+not\s+(?:(?:in|by|with|of|for|on|the)\s+)?[^\s,;.()]+(?:\s+or\s+[^\s,;.()]+)?", re.IGNORECASE
 )
 _ATTRIBUTED_OPENER: Final = re.compile(
-    r"^\s*(?:(?:several|many|multiple|numerous|previous|recent|other|earlier|some|these|the)\s+)*"
-    r"(?:lines\s+of\s+evidence|studies|reports|investigations|experiments|data|evidence|findings"
-    r"|authors|investigators|researchers|others|we|they)\s+(?:(?:have|has)\s+)?"
-    r"(?:(?:also|previously|recently|consistently)\s+)?"
+    r"^\s*(?:(?:in\s+this\s+(?:regard|context|respect)|to\s+this\s+end),?\s+)?"
+    r"(?:(?:a|an|one|several|many|multiple|numerous|previous|recent|other|earlier|some|these|this"
+    r"|the|later|further|subsequent)\s+)*"
+    r"(?:lines\s+of\s+evidence|stud(?:y|ies)|reports?|investigations?|experiments?|data|evidence"
+    r"|findings|work|research|analys[ie]s|trials?|authors|investigators|researchers|others|we|they)"
+    r"(?:\s+by)?\s+(?:(?:have|has)\s+)?(?:(?:also|previously|recently|consistently)\s+)?"
     r"(?:show|shown|showed|shows|suggest|suggested|suggests|indicate|indicated|indicates|demonstrate"
     r"|demonstrated|demonstrates|reveal|revealed|reveals|report|reported|reports|propose|proposed"
     r"|proposes|found|find|finds|observed|concluded|argue|argued|argues)\s+that\s+",
