@@ -343,3 +343,40 @@ def test_thousands_grouped_by_spaces_and_a_number_without_its_unit() -> None:
         "We discovered that AKT3 phosphorylated histone at threonine 57, homologous to another site.",
     )
     assert label != "supports", reasons
+
+
+def test_a_word_shared_by_chance_does_not_tie_a_direction_to_the_claims_measure() -> None:
+    # "adjustment for ... cholesterol ... and statins, higher plasma resistin levels were associated
+    # with lower filtration": "statins" beside "higher" is a covariate, not the claim's measure (dev
+    # search, SciFact: "Statins increase blood cholesterol" cited on such a sentence).
+    label, reasons = judged(
+        "Fibrates increase blood triglycerides.",
+        "After adjustment for risk factors (age, sex, blood pressure, diabetes, and total"
+        " triglycerides) and use of beta blockers and fibrates, higher plasma leptin levels were"
+        " associated with lower filtration rate.",
+    )
+    assert label != "supports" and "direction_mixed" in reasons, reasons
+
+
+def test_a_search_citation_says_the_claims_participle_of_the_claims_subject() -> None:
+    from aletheia.core.claim_found_by_search import search_gaps
+
+    # "Drp1 S-nitrosation is also involved in regulation of mitochondrial fission and induction of
+    # mitophagy" says "involved" of the S-nitrosation, not of fission (dev search,
+    # Citation-Integrity: "Mitochondrial fission has been reported to be involved in mitophagy").
+    claim = "Peroxisome fission has been reported to be involved in pexophagy."
+    assert search_gaps(
+        claim,
+        [
+            "Pex11 S-acylation is also involved in regulation of peroxisome fission and induction"
+            " of pexophagy."
+        ],
+    ) == ("search_said_of_another: peroxisome, fission",)
+    assert search_gaps(claim, ["Peroxisome fission is also involved in the induction of pexophagy."]) == ()
+    # Another verb, or the claim's without "be", is not read this way (a passive restatement).
+    assert (
+        search_gaps(
+            "Peroxisome fission regulates pexophagy.", ["Pexophagy is regulated by peroxisome fission."]
+        )
+        == ()
+    )

@@ -223,7 +223,12 @@ def sides_on_measure(claim: Sequence[str], excerpt: Sequence[str], shared: set[s
     sides: set[int] = set()
     for _side, near in of_pair(claim):
         measure = {term for term in near if term in shared and term not in stems}
-        scored = [(len(other & measure), s) for s, other in theirs if other & measure]
+        # Two of the measure's words at least (all of it if it has one): a word the two share by
+        # chance ("statins" in a list of covariates beside "higher resistin") ties nothing.
+        enough = min(2, len(measure))
+        scored = [
+            (len(other & measure), s) for s, other in theirs if enough and len(other & measure) >= enough
+        ]
         if scored:
             best = max(score for score, _ in scored)
             sides |= {s for score, s in scored if score == best}
