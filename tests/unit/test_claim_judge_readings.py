@@ -373,6 +373,10 @@ def test_a_search_citation_says_the_claims_participle_of_the_claims_subject() ->
         ],
     ) == ("search_said_of_another: peroxisome, fission",)
     assert search_gaps(claim, ["Peroxisome fission is also involved in the induction of pexophagy."]) == ()
+    assert search_gaps(
+        claim,
+        ["Also involved in pexophagy and a kinase substrate, the peroxisome fission protein Pex11 binds."],
+    ) == ("search_said_of_another: peroxisome, fission",)
     # Another verb, or the claim's without "be", is not read this way (a passive restatement).
     assert (
         search_gaps(
@@ -380,3 +384,36 @@ def test_a_search_citation_says_the_claims_participle_of_the_claims_subject() ->
         )
         == ()
     )
+
+
+def test_a_change_denied_is_no_change() -> None:
+    # "do not increase the risk" and "was not associated with an increased risk" both say there is
+    # no effect (dev: "... uses of ADHD medications do not increase the risk of serious
+    # cardiovascular events", refused as contradicted); "was stable" is "remained stable" (dev:
+    # "Sepsis related mortality has remained stable between 2009-2014").
+    label, reasons = judged(
+        "In older adults, current uses of statins do not increase the risk of serious fractures.",
+        "Among older adults, current use of statins, compared with nonuse, was not associated with an"
+        " increased risk of serious fractures.",
+    )
+    assert label == "supports", reasons
+    label, reasons = judged(
+        "Influenza related mortality has remained stable between 2011-2016.",
+        "From 2011-2016, influenza mortality using registry criteria was stable (+0.4% change per year).",
+    )
+    assert label == "supports", reasons
+    label, reasons = judged(
+        "In older adults, current uses of statins increase the risk of serious fractures.",
+        "Among older adults, current use of statins did not increase the risk of serious fractures.",
+    )
+    assert label == "contradicts", reasons
+
+
+def test_what_a_process_requires_enables_it() -> None:
+    # "Pol V transcription requires DRD1" says DRD1 enables it (dev: "DRD1 proteins enable Pol V
+    # transcription in vivo", refused for direction_not_stated: promote).
+    excerpt = "Pol IIIb transcription requires the remodeling protein CLSY2 but is independent of siRNA."
+    label, reasons = judged("CLSY2 proteins enable Pol IIIb transcription in vivo.", excerpt)
+    assert label == "supports", reasons
+    label, reasons = judged("CLSY2 proteins inhibit Pol IIIb transcription in vivo.", excerpt)
+    assert label != "supports", reasons

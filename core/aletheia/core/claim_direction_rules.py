@@ -50,7 +50,7 @@ DIRECTION_PAIRS: Final[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = (
             " enable enabled enables mediate mediated mediates drive drives driven encourage encourages"
             " encouraged predispose predisposes predisposed enabling mediating driving encouraging"
             " predisposing facilitating stimulating potentiating accelerating stimulation"
-            " facilitation potentiation promotion"),
+            " facilitation potentiation promotion require requires required requiring"),
      _forms("inhibit inhibited inhibits inhibiting inhibition suppress suppressed suppresses suppression"
             " block blocked blocks blocking prevent prevented prevents preventing repress repressed"
             " represses slow slowed slows delay delayed delays abolish abolished abolishes antagonize"

@@ -77,7 +77,8 @@ def _said_of_another(claim: str, excerpt: str, subject: Sequence[str]) -> list[s
     involved in regulation of mitochondrial fission and induction of mitophagy": the excerpt has
     the claim's "is involved", and "fission" only after it. Read when the claim joins its subject
     to its predicate by a form of "be" and a participle ("is involved", "is required", "are
-    located"), and the excerpt has the same participle after a form of "be"; empty otherwise."""
+    located"), and the excerpt has the same participle ("Also involved in mitophagy, the fission
+    protein Drp1 ..." says it of Drp1); empty otherwise."""
     claim_tokens = tokens_of(claim)
     participle = next(
         (
@@ -90,14 +91,7 @@ def _said_of_another(claim: str, excerpt: str, subject: Sequence[str]) -> list[s
     if participle is None or not subject:
         return []
     tokens = tokens_of(excerpt)
-    at = next(
-        (
-            position
-            for position, token in enumerate(tokens)
-            if token == participle and _BE & set(tokens[max(0, position - 3) : position])
-        ),
-        None,
-    )
+    at = next((position for position, token in enumerate(tokens) if token == participle), None)
     if at is None:
         return []
 

@@ -123,21 +123,23 @@ def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[floa
     # content of its own: an excerpt stating the rest of the claim need not repeat it (1.4.0).
     present |= wanted & rules.LIGHT_TERMS
     shared = wanted & present
-    # A direction said in another word of the same side ("increases" / "higher", "reduces" /
-    # "lowered") is said: the direction rules read which way it goes (1.5.0).
-    shared |= _same_direction_terms(claim, excerpt) & wanted
     # The same word with another ending or spelling ("hypoglycemia" / "hypoglycaemia"): both forms
     # are shared, so that a negation reaching the excerpt's form reaches the claim's (1.4.0).
     for term in wanted - shared:
         variants = {other for other in present if same_word(term, {other})}
         if variants:
             shared |= {term, *variants}
+    # A direction said in another word of the same side ("increases" / "higher", "reduces" /
+    # "lowered") is said: the direction rules read which way it goes (1.5.0). Both words are
+    # shared, as two endings of one word are.
+    shared |= _same_direction_terms(claim, excerpt, wanted - shared)
     return (len(shared & wanted) / len(wanted) if wanted else 0.0), shared, wanted
 
 
-def _same_direction_terms(claim: str, excerpt: str) -> set[str]:
-    """The claim's direction words (stemmed) whose family and side the excerpt states in a word of
-    its own (`claim_directions.direction_index`; ratio values are not read here)."""
+def _same_direction_terms(claim: str, excerpt: str, unshared: set[str]) -> set[str]:
+    """The claim's direction words (stemmed) among `unshared` whose family and side the excerpt
+    states in a word of its own (`claim_directions.direction_index`; ratio values are not read
+    here), with the excerpt's words that state them."""
     index = direction_index()
 
     def sides(tokens: list[str]) -> dict[str, set[tuple[int, int]]]:
@@ -147,13 +149,14 @@ def _same_direction_terms(claim: str, excerpt: str) -> set[str]:
             if token in index
         }
 
-    stated = {side for found in sides(tokens_of(excerpt)).values() for side in found}
-    return {
-        term
-        for token, found in sides(tokens_of(claim)).items()
-        if found & stated
-        for term in content_terms(token)
-    }
+    theirs = sides(tokens_of(excerpt))
+    found: set[str] = set()
+    for token, said in sides(tokens_of(claim)).items():
+        terms = set(content_terms(token)) & unshared
+        stating = [other for other, their_sides in theirs.items() if said & their_sides]
+        if terms and stating:
+            found |= terms | {term for other in stating for term in content_terms(other)}
+    return found
 
 
 _EXPLAIN: Final = {
