@@ -417,3 +417,20 @@ def test_what_a_process_requires_enables_it() -> None:
     assert label == "supports", reasons
     label, reasons = judged("CLSY2 proteins inhibit Pol IIIb transcription in vivo.", excerpt)
     assert label != "supports", reasons
+
+
+def test_a_long_form_written_by_its_abbreviation_and_a_light_word_are_used() -> None:
+    from aletheia.core.claim_terms import claim_terms_absent, missing_key_terms
+
+    # "The RANK-RANK-Ligand (RANKL) pathway is involved in ..." against a paper saying "RANKL
+    # signals from this cell": the claim's own abbreviation names its long form, and "involved",
+    # a light word, need not be said (dev: refused for key_term_absent: RANK-RANK-Ligand and
+    # claim_terms_absent_from_paper: involv, ligand, pathway).
+    claim = "The TACI-TACI-Ligand (TACIL) pathway is involved in the maturation of marginal zone B cells."
+    paper = "We show that TACIL signals from this cell promote the maturation of marginal zone B cells."
+    assert missing_key_terms(claim, paper, {"tacil": "TACI-TACI-Ligand"}) == ()
+    assert claim_terms_absent(claim, paper) == ("pathway",)
+    label, reasons = judged(claim, paper)
+    assert label == "supports", reasons
+    # Without the abbreviation in the paper, the long form's words are absent.
+    assert claim_terms_absent(claim, "We show that signals promote the maturation of zone B cells.") != ()

@@ -248,6 +248,9 @@ def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tup
             long_form = known.get(key)
             if key in codes or (long_form and set(content_terms(long_form)) <= stems):
                 continue
+            # A long form written by its abbreviation: "RANKL" names "RANK-Ligand (RANKL)" (1.5.0).
+            if any(code in codes and _key(long) == key for code, long in known.items()):
+                continue
             # "RANK-RANKL" is named when each of its codes is ("RANKL signals ... RANK-expressing").
             parts = [_key(part) for part in re.split(r"[-/]", term) if part]
             if len(parts) > 1 and all(part in codes for part in parts):
@@ -373,6 +376,13 @@ def same_word(term: str, terms: set[str]) -> bool:
 def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
     """The claim's content terms (stemmed) that the paper's text never uses, in any ending
     (`same_word`), sorted."""
-    wanted = set(content_terms(without_reporting_frame(without_citation_mentions(claim))))
+    claim = without_reporting_frame(without_citation_mentions(claim))
+    wanted = set(content_terms(claim)) - rules.LIGHT_TERMS
     used = set(content_terms(paper_text))
+    # A long form the paper writes by the abbreviation the claim gives it ("RANK-Ligand (RANKL)"
+    # in a paper saying "RANKL") is used, as a light word ("is involved in") needs no saying (1.5.0).
+    codes = _codes_in(paper_text)
+    for code, long_form in claim_abbreviations(claim).items():
+        if code in codes:
+            used |= set(content_terms(long_form))
     return tuple(sorted(term for term in wanted - used if not same_word(term, used)))
