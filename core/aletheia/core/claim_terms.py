@@ -76,7 +76,7 @@ _REPORTING_FRAME: Final = re.compile(
 _DISCOURSE_OPENER: Final = re.compile(
     # Adverbs that are never a word of the finding, with or without their comma ...
     r"^\s*(?:(?:(?:however|indeed|moreover|furthermore|finally|additionally|interestingly|importantly"
-    r"|notably|recently|thus|therefore|hence|consequently|similarly|likewise|accordingly|also"
+    r"|notably|recently|most\s+recently|thus|therefore|hence|consequently|similarly|likewise|accordingly|also"
     r"|surprisingly|strikingly|remarkably|nevertheless|nonetheless|lastly|collectively),?"
     # ... and phrases that may be ("overall survival", "in addition to"): only before their comma.
     r"|(?:more\s+recently|in\s+addition|further|specifically|in\s+fact|in\s+particular|overall"
