@@ -434,3 +434,16 @@ def test_a_long_form_written_by_its_abbreviation_and_a_light_word_are_used() -> 
     assert label == "supports", reasons
     # Without the abbreviation in the paper, the long form's words are absent.
     assert claim_terms_absent(claim, "We show that signals promote the maturation of zone B cells.") != ()
+
+
+def test_a_name_written_inside_a_longer_code_is_used() -> None:
+    from aletheia.core.claim_terms import claim_terms_absent
+
+    # "haESCs" writes "ESCs" (dev: "Androgenetic haploid mouse embryonic stem cells (ESCs) can be
+    # derived ...", refused for claim_terms_absent_from_paper: escs, manipulat, vitro).
+    claim = "Haploid rat neural stem cells (NSCs) can be derived and edited."
+    paper = "The derivation of rat haploid neural stem cells (haNSCs) has enabled screening."
+    assert "nscs" not in claim_terms_absent(claim, paper)
+    assert "nscs" in claim_terms_absent(
+        claim, "The derivation of rat haploid neural stem cells has enabled it."
+    )

@@ -385,4 +385,8 @@ def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
     for code, long_form in claim_abbreviations(claim).items():
         if code in codes:
             used |= set(content_terms(long_form))
+    # A name the paper writes inside a longer code ("ESCs" in "haESCs", "BRCA" in "BRCA1") is used.
+    for term in key_terms(claim):
+        if " " not in term and _key(term) in codes:
+            used |= set(content_terms(term))
     return tuple(sorted(term for term in wanted - used if not same_word(term, used)))
