@@ -27,12 +27,14 @@ states the finding, not that it is known (rules 1.4.1).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Final
 
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core import claim_number_rules as number_rules
 from aletheia.core.claim_directions import direction_words
+from aletheia.core.claim_reading import tokens_of
 from aletheia.core.claim_terms import (
     claim_abbreviations,
     expanded,
@@ -66,6 +68,41 @@ def _named(text: str, known: Mapping[str, str]) -> set[str]:
     return present
 
 
+_BE: Final = frozenset({"is", "are", "was", "were", "be", "been", "being"})
+
+
+def _said_of_another(claim: str, excerpt: str, subject: Sequence[str]) -> list[str]:
+    """The claim's subject terms, when the excerpt says the claim's participle of something else
+    (1.5.0): "Mitochondrial fission is involved in mitophagy" against "Drp1 S-nitrosation is also
+    involved in regulation of mitochondrial fission and induction of mitophagy": the excerpt has
+    the claim's "is involved", and "fission" only after it. Read when the claim joins its subject
+    to its predicate by a form of "be" and a participle ("is involved", "is required", "are
+    located"), and the excerpt has the same participle ("Also involved in mitophagy, the fission
+    protein Drp1 ..." says it of Drp1); empty otherwise."""
+    claim_tokens = tokens_of(claim)
+    participle = next(
+        (
+            token
+            for before, token in itertools.pairwise(claim_tokens)
+            if before in _BE and token.endswith("ed")
+        ),
+        None,
+    )
+    if participle is None or not subject:
+        return []
+    tokens = tokens_of(excerpt)
+    at = next((position for position, token in enumerate(tokens) if token == participle), None)
+    if at is None:
+        return []
+
+    def holds_subject(token: str) -> bool:
+        return any(same_word(term, set(content_terms(token))) for term in subject)
+
+    before = [token for token in tokens[:at] if holds_subject(token)]
+    after = [token for token in tokens[at + 1 :] if holds_subject(token)]
+    return list(subject) if after and not before else []
+
+
 def search_gaps(
     claim: str, excerpts: Sequence[str], *, title: str = "", known: Mapping[str, str] | None = None
 ) -> tuple[str, ...]:
@@ -79,13 +116,19 @@ def search_gaps(
     needed = set(subject) | set(predicate) if subject else {term for term in wanted if not _counted(term)}
     titled = _named(title, known) if title else set()
     best: list[str] | None = None
+    elsewhere: list[str] = []
     for excerpt in excerpts:
         present = _named(excerpt, known) | titled
         unnamed = sorted(term for term in needed if not same_word(term, present))
         if not unnamed:
-            return ()
-        if best is None or len(unnamed) < len(best):
+            elsewhere = _said_of_another(claim, excerpt, subject)
+            if not elsewhere:
+                return ()
+            best = []
+        elif best is None or (best and len(unnamed) < len(best)):
             best = unnamed
     if best is None:
         return ("search_no_supporting_excerpt",)
+    if not best:
+        return (f"search_said_of_another: {', '.join(elsewhere)}",)
     return (f"search_terms_not_stated: {', '.join(best)}",)

@@ -33,7 +33,8 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict
 
 from aletheia.core import claim_judge_rules as rules
-from aletheia.core.claim_directions import direction_words
+from aletheia.core.claim_directions import direction_family, direction_index, direction_words
+from aletheia.core.claim_reading import tokens_of
 from aletheia.core.claim_statement import Findings, statement_findings
 from aletheia.core.claim_terms import (
     abbreviations,
@@ -44,6 +45,7 @@ from aletheia.core.claim_terms import (
     same_word,
     subject_and_predicate,
     without_citation_mentions,
+    without_reporting_frame,
 )
 from aletheia.core.excerpts import PaperText, sentences_of
 from aletheia.core.lexical_ranking import content_terms, rank_sentences, stem
@@ -127,7 +129,34 @@ def _relevance(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[floa
         variants = {other for other in present if same_word(term, {other})}
         if variants:
             shared |= {term, *variants}
+    # A direction said in another word of the same side ("increases" / "higher", "reduces" /
+    # "lowered") is said: the direction rules read which way it goes (1.5.0). Both words are
+    # shared, as two endings of one word are.
+    shared |= _same_direction_terms(claim, excerpt, wanted - shared)
     return (len(shared & wanted) / len(wanted) if wanted else 0.0), shared, wanted
+
+
+def _same_direction_terms(claim: str, excerpt: str, unshared: set[str]) -> set[str]:
+    """The claim's direction words (stemmed) among `unshared` whose family and side the excerpt
+    states in a word of its own (`claim_directions.direction_index`; ratio values are not read
+    here), with the excerpt's words that state them."""
+    index = direction_index()
+
+    def sides(tokens: list[str]) -> dict[str, set[tuple[int, int]]]:
+        return {
+            token: {(direction_family(pair), side) for pair, side in index[token]}
+            for token in tokens
+            if token in index
+        }
+
+    theirs = sides(tokens_of(excerpt))
+    found: set[str] = set()
+    for token, said in sides(tokens_of(claim)).items():
+        terms = set(content_terms(token)) & unshared
+        stating = [other for other, their_sides in theirs.items() if said & their_sides]
+        if terms and stating:
+            found |= terms | {term for other in stating for term in content_terms(other)}
+    return found
 
 
 _EXPLAIN: Final = {
@@ -202,7 +231,7 @@ def judge_excerpt(
     `MAX_CLAIM_TERMS_ABSENT_FROM_PAPER` of them, the claim says more than the paper does.
     `known_abbreviations`: the paper's definitions (`claim_terms.abbreviations`); the claim's own
     are read here."""
-    claim = without_citation_mentions(claim)
+    claim = without_reporting_frame(without_citation_mentions(claim))
     known = claim_abbreviations(claim)
     known.update(dict(known_abbreviations))
     share, shared, wanted = _relevance(claim, excerpt, known)

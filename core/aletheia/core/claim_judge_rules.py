@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-JUDGE_RULES_VERSION: Final = "1.4.1"
+JUDGE_RULES_VERSION: Final = "1.5.0"
 
 # --- relevance -----------------------------------------------------------------------------------------
 
@@ -194,6 +194,23 @@ NULL_EFFECT_CUES: Final[tuple[tuple[str, ...], ...]] = tuple(
         "equally",
         "no more effective",
         "no better",
+        # A change denied is no change, as "no increase" is (1.5.0): "did not increase the risk",
+        # "was stable from 2009 to 2014".
+        "not increase",
+        "not increased",
+        "not reduce",
+        "not reduced",
+        "not decrease",
+        "not decreased",
+        "not improve",
+        "not improved",
+        "not alter",
+        "not altered",
+        "not vary",
+        "was stable",
+        "were stable",
+        "is stable",
+        "are stable",
     )
 )
 

@@ -30,12 +30,15 @@ _TOKEN: Final = re.compile(
 )
 _NUMBER: Final = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _RAISED_DECIMAL: Final = re.compile(r"(?<=\d)[\u00b7\u2027\u22c5](?=\d)")
+# Thousands grouped by a space ("499 000", "1 250 000", The Lancet's style): one number.
+_SPACED_THOUSANDS: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d.,]\d)(?!\d)")
 
 
 def tokens_of(text: str) -> list[str]:
     folded = strip_accents(text).casefold().replace("\u2019", "'")
     # The raised decimal point some journals print ("11\u00b79 million", The Lancet) is a decimal point.
     folded = _RAISED_DECIMAL.sub(".", folded)
+    folded = _SPACED_THOUSANDS.sub(lambda match: re.sub(r"\s", ",", match.group()), folded)
     out: list[str] = []
     for token in _TOKEN.findall(folded):
         if token.endswith("n't"):

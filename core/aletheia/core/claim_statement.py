@@ -18,7 +18,7 @@ from typing import Final
 from aletheia.core import claim_direction_rules as direction_rules
 from aletheia.core import claim_judge_rules as rules
 from aletheia.core import claim_sentence_cues as cues
-from aletheia.core.claim_directions import direction_flips, directions
+from aletheia.core.claim_directions import direction_flips, directions, sides_on_measure
 from aletheia.core.claim_reading import fits, has_phrase, phrase_positions, quantities, tokens_of
 from aletheia.core.claim_terms import numbered_names_not_stated
 from aletheia.core.lexical_ranking import stem
@@ -213,14 +213,17 @@ def _polarity(
             _without_null_phrases(claim_tokens),
             _without_null_phrases(excerpt_tokens),
         )
-    _direction_stated(claim_tokens, excerpt_tokens, out)
+    _direction_stated(claim_tokens, excerpt_tokens, shared, out)
 
 
-def _direction_stated(claim_tokens: list[str], excerpt_tokens: list[str], out: Findings) -> None:
+def _direction_stated(
+    claim_tokens: list[str], excerpt_tokens: list[str], shared: set[str], out: Findings
+) -> None:
     """The effect the claim states must be stated by the excerpt, one way only. Where the excerpt
     names no side of the claim's pair, the same side of another pair, with no opposite side
     anywhere, states it ("enhances" / "induced"; the pairs list the positive side first)."""
     excerpt_dirs = directions(excerpt_tokens)
+    comparative = has_phrase(claim_tokens, rules.COMPARISON_CUES)
     excerpt_sides = {side for sides in excerpt_dirs.values() for side in sides}
     for pair, sides in directions(claim_tokens).items():
         stated = excerpt_dirs.get(pair)
@@ -238,7 +241,13 @@ def _direction_stated(claim_tokens: list[str], excerpt_tokens: list[str], out: F
                 f"direction_not_stated: {direction_rules.DIRECTION_PAIRS[pair][min(sides)][0]}"
             )
         elif len(stated) == 2:
-            out.not_enough.append(f"direction_mixed: {direction_rules.DIRECTION_PAIRS[pair][min(sides)][0]}")
+            # Both ways in one sentence: the way stated on the claim's measure decides (1.5.0),
+            # unless the claim compares two groups ("lower after X than after Y"): each group's
+            # measure is then the same words, and the order of the groups decides, unread here.
+            if comparative or sides_on_measure(claim_tokens, excerpt_tokens, shared, pair) != sides:
+                out.not_enough.append(
+                    f"direction_mixed: {direction_rules.DIRECTION_PAIRS[pair][min(sides)][0]}"
+                )
         elif stated != sides:
             # Only the opposite, on a measure the direction rule could not tie to the claim's: not
             # a contradiction it can show, and no support either.
@@ -294,6 +303,10 @@ def _numbers(claim_tokens: list[str], excerpt_tokens: list[str], out: Findings) 
     for wanted in quantities(claim_tokens):
         same_unit = [q for q in stated if q.unit == wanted.unit]
         if any(fits(wanted, q) for q in same_unit):
+            continue
+        # A number the claim gives no unit ("on serine 65 by PINK1") is stated by the same value
+        # with the word the excerpt puts after it ("at serine 65, homologous to"): 1.5.0.
+        if not wanted.unit and any(q.unit not in ("%", "ratio") and fits(wanted, q) for q in stated):
             continue
         if same_unit and wanted.unit:
             shown = ", ".join(q.text for q in same_unit[:3])

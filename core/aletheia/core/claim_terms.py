@@ -59,11 +59,45 @@ _CITATION_MENTION: Final = re.compile(
 # "that") is what makes a sentence need a citation; the paper states the finding itself, and need
 # not say that it is known. Without "to"/"that" the participle may be the finding ("X was found in
 # the liver"), so it stays.
+_FRAME_ADVERB: Final = (
+    r"(?:(?:also|well|widely|generally|previously|recently|repeatedly|consistently|commonly|now"
+    r"|further|increasingly|long|first)\s+)?"
+)
 _REPORTING_FRAME: Final = re.compile(
-    r"\b(?:it\s+)?(?:(?:has|have|had)\s+been|is|are|was|were)\s+"
-    r"(?:(?:well|widely|generally|previously|recently|repeatedly)\s+)?"
+    rf"\b(?:it\s+)?(?:(?:has|have|had)\s+{_FRAME_ADVERB}been|is|are|was|were)\s+{_FRAME_ADVERB}"
     r"(?:shown|known|demonstrated|reported|established|proven|proved|found|observed|documented"
-    r"|believed|thought|recogni[sz]ed)\s+(?:to|that)\b\s*",
+    r"|believed|thought|recogni[sz]ed|suggested|proposed|described|noted|accepted)\s+(?:to|that)\b\s*",
+    re.IGNORECASE,
+)
+# How a citing sentence joins the one before it ("Indeed,", "Moreover,", "However,", "Recently,"),
+# and who it says found the finding ("Several studies have shown that", "The authors propose
+# that"): the text's thread and its attribution, not what the claim states (1.5.0). Read at the
+# claim's start only.
+_DISCOURSE_OPENER: Final = re.compile(
+    # Adverbs that are never a word of the finding, with or without their comma ...
+    r"^\s*(?:(?:(?:however|indeed|moreover|furthermore|finally|additionally|interestingly|importantly"
+    r"|notably|recently|most\s+recently|thus|therefore|hence|consequently|similarly|likewise|accordingly|also"
+    r"|surprisingly|strikingly|remarkably|nevertheless|nonetheless|lastly|collectively),?"
+    # ... and phrases that may be ("overall survival", "in addition to"): only before their comma.
+    r"|(?:more\s+recently|in\s+addition|further|specifically|in\s+fact|in\s+particular|overall"
+    r"|together|taken\s+together|in\s+summary|in\s+conclusion|of\s+note|consistently"
+    r"|in\s+line\s+with\s+this|in\s+agreement\s+with\s+this|consistent\s+with\s+this),)\s+)+",
+    re.IGNORECASE,
+)
+# "..., but not FTO", "but not in IL-6": the name after it is excluded, not stated.
+_SET_ASIDE: Final = re.compile(
+    r"\bbut\s+not\s+(?:(?:in|by|with|of|for|on|the)\s+)?[^\s,;.()]+(?:\s+or\s+[^\s,;.()]+)?", re.IGNORECASE
+)
+_ATTRIBUTED_OPENER: Final = re.compile(
+    r"^\s*(?:(?:in\s+this\s+(?:regard|context|respect)|to\s+this\s+end),?\s+)?"
+    r"(?:(?:a|an|one|several|many|multiple|numerous|previous|recent|other|earlier|some|these|this"
+    r"|the|later|further|subsequent)\s+)*"
+    r"(?:lines\s+of\s+evidence|stud(?:y|ies)|reports?|investigations?|experiments?|data|evidence"
+    r"|findings|work|research|analys[ie]s|trials?|authors|investigators|researchers|others|we|they)"
+    r"(?:\s+by)?\s+(?:(?:have|has)\s+)?(?:(?:also|previously|recently|consistently)\s+)?"
+    r"(?:show|shown|showed|shows|suggest|suggested|suggests|indicate|indicated|indicates|demonstrate"
+    r"|demonstrated|demonstrates|reveal|revealed|reveals|report|reported|reports|propose|proposed"
+    r"|proposes|found|find|finds|observed|concluded|argue|argued|argues)\s+that\s+",
     re.IGNORECASE,
 )
 
@@ -202,7 +236,9 @@ def expanded(excerpt: str, known: Mapping[str, str]) -> str:
 
 def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tuple[str, ...]:
     """The claim's key terms the excerpt does not name, itself or through an abbreviation defined in
-    the paper or the claim (`known`, from `abbreviations`)."""
+    the paper or the claim (`known`, from `abbreviations`). A name the excerpt gives only to set it
+    aside ("associated with IRX3, but not FTO") is not named (1.5.0)."""
+    excerpt = _SET_ASIDE.sub(" ", excerpt)
     codes = _codes_in(excerpt)
     stems = set(content_terms(excerpt))
     missing: list[str] = []
@@ -211,6 +247,9 @@ def missing_key_terms(claim: str, excerpt: str, known: Mapping[str, str]) -> tup
             key = _key(term)
             long_form = known.get(key)
             if key in codes or (long_form and set(content_terms(long_form)) <= stems):
+                continue
+            # A long form written by its abbreviation: "RANKL" names "RANK-Ligand (RANKL)" (1.5.0).
+            if any(code in codes and _key(long) == key for code, long in known.items()):
                 continue
             # "RANK-RANKL" is named when each of its codes is ("RANKL signals ... RANK-expressing").
             parts = [_key(part) for part in re.split(r"[-/]", term) if part]
@@ -246,8 +285,11 @@ def without_citation_mentions(claim: str) -> str:
 
 def without_reporting_frame(claim: str) -> str:
     """The claim without the words that say its finding is established ("has been shown to", "is
-    known to", "it is well established that"): "X has been shown to tolerate Y" claims that X
-    tolerates Y, which is what the paper must say."""
+    known to", "it is well established that"), that join it to the sentence before ("Indeed,",
+    "Moreover,") or that say who found it ("Several studies have shown that"): "X has been shown
+    to tolerate Y" claims that X tolerates Y, which is what the paper must say."""
+    claim = _DISCOURSE_OPENER.sub("", claim)
+    claim = _ATTRIBUTED_OPENER.sub("", claim)
     return _REPORTING_FRAME.sub("", claim)
 
 
@@ -334,6 +376,17 @@ def same_word(term: str, terms: set[str]) -> bool:
 def claim_terms_absent(claim: str, paper_text: str) -> tuple[str, ...]:
     """The claim's content terms (stemmed) that the paper's text never uses, in any ending
     (`same_word`), sorted."""
-    wanted = set(content_terms(without_citation_mentions(claim)))
+    claim = without_reporting_frame(without_citation_mentions(claim))
+    wanted = set(content_terms(claim)) - rules.LIGHT_TERMS
     used = set(content_terms(paper_text))
+    # A long form the paper writes by the abbreviation the claim gives it ("RANK-Ligand (RANKL)"
+    # in a paper saying "RANKL") is used, as a light word ("is involved in") needs no saying (1.5.0).
+    codes = _codes_in(paper_text)
+    for code, long_form in claim_abbreviations(claim).items():
+        if code in codes:
+            used |= set(content_terms(long_form))
+    # A name the paper writes inside a longer code ("ESCs" in "haESCs", "BRCA" in "BRCA1") is used.
+    for term in key_terms(claim):
+        if " " not in term and _key(term) in codes:
+            used |= set(content_terms(term))
     return tuple(sorted(term for term in wanted - used if not same_word(term, used)))
