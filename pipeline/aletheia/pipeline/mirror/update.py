@@ -1,10 +1,11 @@
 """`aletheia mirror update` (and the beat task `aletheia.control.update_mirror`): the mirror's
 increments from the APIs' update filters (issue 32). For each source a dump was loaded for that
 has one — Crossref's `from-update-date`, OpenAlex's `from_updated_date` (DBLP publishes monthly
-dumps instead, Semantic Scholar releases of its datasets: load the next one) — every work whose record changed since the mirror's day
-(`MirrorSnapshot.as_of`) is fetched, page by page, through the source's own client (its polite
-transport and limits), parsed as a live answer, and upserted dated today. The mirror's
-`updated_through` then moves to today: a complete mirror stays fresh while it is updated.
+dumps instead, Semantic Scholar releases of its datasets: load the next one) — every work whose
+record changed since the mirror's day (`MirrorSnapshot.as_of`) is fetched, page by page, through
+the source's own client (its polite transport and limits), parsed as a live answer, and upserted
+dated today. The mirror's `updated_through` then moves to today: a complete mirror stays fresh
+while it is updated.
 """
 
 from __future__ import annotations
