@@ -236,7 +236,8 @@ async def test_the_redis_limiter_paces_the_same() -> None:
         # N per (W + J + m + s), m = 20 ms, s = 20 ms; tolerance s: a burst of 1 + s / interval
         (10.0, 10.0, 0.05, (10 / 1.09, 1 + 0.02 * 10 / 1.09)),
         (10.0, 15.0, 0.05, (10 / 1.09, 6 + 0.02 * 10 / 1.09)),  # a documented burst of five more
-        (1 / 3, 1.0, 0.05, (1 / 3.3, 1)),  # arXiv: one per 3 s + 2J, J at least 5 % of the window
+        (1 / 3, 1.0, 0.05, (1 / 3.07, 1)),  # arXiv: one per 3 s + J + m, no slack (one a window)
+        (1 / 2, 1.0, 0.05, (1 / 2.07, 1)),  # DBLP: one per 2 s + J + m
         (3.0, 3.0, 0.0, (3.0 / 1.04, 1 + 0.02 * 3 / 1.04)),
     ],
 )
