@@ -79,10 +79,11 @@ def pace(
 
     A source that allows one request per several seconds (arXiv: 3 s, DBLP: 2 s) is paced with no
     slack, T = W + J + m: a wake-up a few milliseconds late costs a small share of a
-    several-second interval, and a slack would be added to every one. It used to get 2 x max(J, 5 % of W) (arXiv one per 3.3 s, DBLP one per 2.2 s: 10 % under
-    the documented rate) from a time before late grants were given up (`send_delay.acquire_in_time`)
-    and the send margin was learnt from traced sends: a loaded event loop held releases past 50
-    ms, which m now measures and paces for.
+    several-second interval, and a slack would be added to every one. It used to get
+    2 x max(J, 5 % of W) (arXiv one per 3.3 s, DBLP one per 2.2 s: 10 % under the documented
+    rate), from a time before late grants were given up (`send_delay.acquire_in_time`) and the
+    send margin was learnt from traced sends: a loaded event loop held releases past 50 ms,
+    which m now measures and paces for.
     """
     if not rate > 0:
         raise ValueError(f"rate must be positive, got {rate!r}")
