@@ -61,6 +61,7 @@ from aletheia.sources.transport.politeness import (
     parse_retry_after,
     request_pacing,
 )
+from aletheia.sources.transport.precedence import order_key
 from aletheia.sources.transport.redaction import secret_values
 from aletheia.sources.transport.request import (
     Request,
@@ -202,7 +203,7 @@ class PoliteTransport(Transport):
             jitter=self.jitter_allowance,
             send_margin=margin,
         )
-        await self._gate.acquire(PRIORITY.get(request.kind, 1))
+        await self._gate.acquire(PRIORITY.get(request.kind, 1), order_key())
         try:
             return await self._send_in_slot(request, read, Pacing(bucket, rate, burst, window, margin))
         finally:
