@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from aletheia.config.settings import SourceLimits
 from aletheia.pipeline.evidence.gather import later_work
+from aletheia.sources.batching import Coalescer
 from aletheia.sources.transport import precedence
 from aletheia.sources.transport.polite import PoliteTransport
 from aletheia.sources.transport.politeness import PriorityGate
@@ -146,3 +147,29 @@ async def test_a_source_serves_the_reference_with_more_later_work_first() -> Non
         release.set()
         await asyncio.gather(first, *others)
     assert sent == ["first", "dblp-left-old", "dblp-left-young", "crossref-left"]
+
+
+async def test_a_batch_waits_as_its_most_urgent_caller_would() -> None:
+    seen: list[tuple[float, float]] = []
+
+    async def fetch(keys: list[str]) -> dict[str, str | None]:
+        seen.append(precedence.order_key())
+        return {key: key.upper() for key in keys}
+
+    coalescer: Coalescer[str, str] = Coalescer(fetch, max_batch=10, window=0.01)
+
+    async def lookup(key: str, started: float, later: float) -> str | None:
+        with precedence.reference_started(started), precedence.later_work(later):
+            return await coalescer.get(key)
+
+    answers = await asyncio.gather(
+        lookup("a", 1.0, 0.33),  # the oldest, little left after it
+        lookup("b", 4.0, 5.33),  # arXiv and DBLP left: the most urgent
+        lookup("c", 2.0, 2.33),
+        lookup("b", 3.0, 5.33),  # a second caller of b, older: b's place is its
+    )
+    assert answers == ["A", "B", "C", "B"]
+    assert seen == [(-5.33, 3.0)]
+    # Outside every reference, a batch of unmarked callers keeps the unmarked place.
+    assert await coalescer.get("d") == "D"
+    assert seen[-1] == (0.0, math.inf)

@@ -18,8 +18,8 @@ search) is finished, and leaves its place to a new one, sooner than in arrival o
 Only the order of requests already waiting changes: what is asked, and how often, does not, and
 every request still waits for its bucket's token (`ratelimit`). Context variables carry both
 values from the reference's task into the tasks it starts (`asyncio.gather`), as `batching`'s
-marks do; a batch request shared by many references carries the precedence of the one whose
-lookup sent it.
+marks do; a batch request shared by many references (`batching.Coalescer`) takes the place of
+the most urgent of them (`ordered_as`).
 """
 
 from __future__ import annotations
@@ -61,6 +61,19 @@ def later_work(seconds: float) -> Iterator[None]:
         yield
     finally:
         _LATER_WORK.reset(token)
+
+
+@contextmanager
+def ordered_as(key: tuple[float, float]) -> Iterator[None]:
+    """The requests made inside take the place `key` (an `order_key`) gives: a batch shared by
+    many references is as urgent as the most urgent of them (`batching.Coalescer`)."""
+    later, started = key
+    tokens = (_LATER_WORK.set(-later), _STARTED.set(None if math.isinf(started) else started))
+    try:
+        yield
+    finally:
+        _STARTED.reset(tokens[1])
+        _LATER_WORK.reset(tokens[0])
 
 
 def order_key() -> tuple[float, float]:
