@@ -131,6 +131,12 @@ class GcraState:
         self.tat = tat + interval
         return 0.0
 
+    def hold_back(self, seconds: float) -> None:
+        """A request left `seconds` later than the pace allowed for: the next admission moves
+        back as far, so the next request still arrives a full interval after it."""
+        if seconds > 0 and self.tat > 0:
+            self.tat += seconds
+
     def penalize(self, now: float, seconds: float) -> float:
         """A 429: nobody before `now + seconds`, and (once per block) the rate halved. Returns nb."""
         if self.nb <= now:  # not blocked yet: this 429 is news
@@ -195,6 +201,21 @@ end
 tat = t + interval
 redis.call('HSET', KEYS[1], 'tat', string.format('%.6f', tat))
 expire()
+return '0'
+"""
+)
+
+# KEYS: the bucket's hash. ARGV: seconds, now. The next admission moves back `seconds` (a request
+# left that much later than paced for).
+HOLD_BACK_SCRIPT = (
+    _NOW
+    + _LOAD
+    + """
+if tat > 0 then
+  tat = tat + tonumber(ARGV[1])
+  redis.call('HSET', KEYS[1], 'tat', string.format('%.6f', tat))
+  expire()
+end
 return '0'
 """
 )
