@@ -42,7 +42,7 @@ async def test_the_marks_reach_the_tasks_a_reference_starts() -> None:
 
     with precedence.reference_started(3.0), precedence.later_work(1.5):
         keys = await asyncio.gather(key(), key())
-    assert keys == [(-1.5, 3.0), (-1.5, 3.0)]
+    assert list(keys) == [(-1.5, 3.0), (-1.5, 3.0)]
 
 
 def test_later_work_sums_the_stages_after_each() -> None:
@@ -168,7 +168,7 @@ async def test_a_batch_waits_as_its_most_urgent_caller_would() -> None:
         lookup("c", 2.0, 2.33),
         lookup("b", 3.0, 5.33),  # a second caller of b, older: b's place is its
     )
-    assert answers == ["A", "B", "C", "B"]
+    assert list(answers) == ["A", "B", "C", "B"]
     assert seen == [(-5.33, 3.0)]
     # Outside every reference, a batch of unmarked callers keeps the unmarked place.
     assert await coalescer.get("d") == "D"

@@ -290,7 +290,8 @@ async def test_a_request_sent_late_holds_the_next_grant_back_as_far(redis: bool)
 
 def test_a_late_send_held_back_never_puts_two_arrivals_in_one_window() -> None:
     rate, burst = pace(0.5, 1.0, 0.05, SEND_MARGIN)
-    state, arrivals, now = GcraState(), [], 0.0
+    state, now = GcraState(), 0.0
+    arrivals: list[float] = []
     rng = random.Random(5)
     while len(arrivals) < 40:
         wait = state.take(now, rate, burst)
