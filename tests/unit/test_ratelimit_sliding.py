@@ -236,7 +236,8 @@ async def test_the_redis_limiter_paces_the_same() -> None:
         # N per (W + J + m + s), m = 20 ms, s = 20 ms; tolerance s: a burst of 1 + s / interval
         (10.0, 10.0, 0.05, (10 / 1.09, 1 + 0.02 * 10 / 1.09)),
         (10.0, 15.0, 0.05, (10 / 1.09, 6 + 0.02 * 10 / 1.09)),  # a documented burst of five more
-        (1 / 3, 1.0, 0.05, (1 / 3.3, 1)),  # arXiv: one per 3 s + 2J, J at least 5 % of the window
+        (1 / 3, 1.0, 0.05, (1 / 3.07, 1)),  # arXiv: one per 3 s + J + m, no slack (one a window)
+        (1 / 2, 1.0, 0.05, (1 / 2.07, 1)),  # DBLP: one per 2 s + J + m
         (3.0, 3.0, 0.0, (3.0 / 1.04, 1 + 0.02 * 3 / 1.04)),
     ],
 )
@@ -262,3 +263,42 @@ def test_the_new_pace_overflows_when_a_send_is_later_than_the_margin() -> None:
         now += wait
     arrivals = [t + (jitter + SEND_MARGIN + 0.002 if i == 0 else 0.0) for i, t in enumerate(releases)]
     assert refused_by_sliding_window(arrivals, 10, 1.0) == 1
+
+
+@pytest.mark.parametrize("redis", [False, True])
+async def test_a_request_sent_late_holds_the_next_grant_back_as_far(redis: bool) -> None:
+    # DBLP, one per 2 s: paced at 2.07 s. The first request leaves 0.25 s after its grant (a new
+    # connection on a busy loop), 0.23 s more than the 20 ms margin: the second is granted 0.23 s
+    # later than the pace alone would, so it still arrives a full window after the first.
+    clock = FakeClock(100.0)
+    limiter: RateLimiter = (
+        RedisRateLimiter(fakeredis.FakeAsyncRedis(), clock=clock, sleep=clock.sleep)
+        if redis
+        else LocalRateLimiter(clock=clock, sleep=clock.sleep)
+    )
+    rate, burst = pace(0.5, 1.0, 0.05, SEND_MARGIN)
+    assert await limiter.try_acquire("dblp:single", rate, burst) == 0.0
+    await limiter.hold_back("dblp:single", 0.25 - SEND_MARGIN)
+    clock.now += 2.07
+    assert await limiter.try_acquire("dblp:single", rate, burst) == pytest.approx(0.23, abs=1e-4)
+    clock.now += 0.23
+    assert await limiter.try_acquire("dblp:single", rate, burst) == 0.0
+    # A bucket nobody has asked yet has nothing to hold back: its first grant is not delayed.
+    await limiter.hold_back("arxiv:single", 0.5)
+    assert await limiter.try_acquire("arxiv:single", *pace(1 / 3, 1.0)) == 0.0
+
+
+def test_a_late_send_held_back_never_puts_two_arrivals_in_one_window() -> None:
+    rate, burst = pace(0.5, 1.0, 0.05, SEND_MARGIN)
+    state, now = GcraState(), 0.0
+    arrivals: list[float] = []
+    rng = random.Random(5)
+    while len(arrivals) < 40:
+        wait = state.take(now, rate, burst)
+        if wait:
+            now += wait
+            continue
+        late = rng.choice([0.0, SEND_MARGIN, 0.25, 0.6])  # some far later than the margin
+        arrivals.append(now + late + rng.uniform(0, 0.05))
+        state.hold_back(late - SEND_MARGIN)
+    assert max_in_any_window(arrivals, 2.0 - 1e-6) == 1

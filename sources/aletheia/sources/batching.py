@@ -33,6 +33,8 @@ from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from typing import Any, Generic, Protocol, TypeVar
 
+from aletheia.sources.transport import precedence
+
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -171,6 +173,9 @@ class Coalescer(Generic[K, V]):
         self._tasks: set[asyncio.Task[None]] = set()  # strong references: the loop keeps only weak ones
         # The marked tasks waiting on each pending key (`Quiescence`): unparked when it is sent.
         self._parked: dict[K, list[tuple[Quiescence, _Task]]] = {}
+        # The most urgent place among each pending key's callers (`precedence.order_key`): a batch
+        # waits at its source as the most urgent reference it answers would.
+        self._order: dict[K, tuple[float, float]] = {}
 
     def has_pending(self) -> bool:
         return bool(self._pending)
@@ -184,6 +189,8 @@ class Coalescer(Generic[K, V]):
 
     async def get(self, key: K) -> V | None:
         future = self._pending.get(key)
+        if future is not None:
+            self._order[key] = min(self._order[key], precedence.order_key())
         if future is None:
             future = self._in_flight.get(key)
         if future is None:
@@ -194,6 +201,7 @@ class Coalescer(Generic[K, V]):
             if not self._pending:
                 self._first_pending = now
             self._pending[key] = future
+            self._order[key] = precedence.order_key()
             if len(self._pending) >= self.max_batch:
                 self._flush(full_only=True)
             if self._pending:
@@ -244,18 +252,20 @@ class Coalescer(Generic[K, V]):
 
     def _send(self, keys: list[K]) -> None:
         batch = {key: self._pending.pop(key) for key in keys}
+        order = min(self._order.pop(key) for key in keys)
         self._in_flight.update(batch)
         for key in keys:
             for quiescence, marked in self._parked.pop(key, ()):
                 quiescence.unpark(marked)
         self._running += 1
-        task = asyncio.get_running_loop().create_task(self._run(batch))
+        task = asyncio.get_running_loop().create_task(self._run(batch, order))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, batch: dict[K, asyncio.Future[V | None]]) -> None:
+    async def _run(self, batch: dict[K, asyncio.Future[V | None]], order: tuple[float, float]) -> None:
         try:
-            found = await self._fetch_batch(list(batch))
+            with precedence.ordered_as(order):
+                found = await self._fetch_batch(list(batch))
         except asyncio.CancelledError:
             for future in batch.values():
                 future.cancel()

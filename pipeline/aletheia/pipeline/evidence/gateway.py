@@ -230,6 +230,19 @@ class SourceGateway:
             if source.value not in self.settings.disabled
         ]
 
+    def search_interval(self, source: SourceName) -> float:
+        """Seconds between two of `source`'s searches at its documented rate (its search rate where
+        it has one): what one more search costs at that source's bucket. 0 for a source with no
+        rate (the library) or turned off, and offline."""
+        if self.offline or source.value in self.settings.disabled:
+            return 0.0
+        try:
+            limits = self.settings.limits_for(source.value)
+        except AttributeError:
+            return 0.0
+        rate = limits.search_rate if limits.search_rate is not None else limits.rate
+        return 1.0 / rate if rate > 0 else 0.0
+
     def searches(
         self, cited: CitedReference, *, coverage: Sequence[SourceName] | None = None
     ) -> list[SearchCall]:

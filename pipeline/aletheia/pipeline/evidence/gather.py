@@ -46,6 +46,7 @@ from aletheia.pipeline.evidence.web_tiers import (
     web_search_candidates,
 )
 from aletheia.sources.base import SourceError, SourceRecord
+from aletheia.sources.transport import precedence
 
 # Rounds of settling evidence: arXiv's latest version says which earlier ones to ask for next.
 SETTLING_ROUNDS = 2
@@ -175,10 +176,26 @@ async def _searches(cited: CitedReference, gw: SourceGateway, g: Gathered, *, cu
     def near_miss_seen() -> bool:
         return _near_miss_seen(cited, g)
 
-    for number, stage in enumerate(gw.search_stages(cited, near_miss_seen=near_miss_seen)):
+    stages = gw.search_stages(cited, near_miss_seen=near_miss_seen)
+    later = later_work([[gw.search_interval(s.source) for s in stage] for stage in stages])
+    for number, stage in enumerate(stages):
         if number and _found_by_search(cited, gw, g, current_year):
             return
-        await asyncio.gather(*(_ask(g, s.source, QueryKind.SEARCH, s.query, s.call) for s in stage))
+        # A source serves first the waiting references with the most left to ask elsewhere
+        # (`precedence`): the slow buckets after this stage are fed sooner.
+        with precedence.later_work(later[number]):
+            await asyncio.gather(*(_ask(g, s.source, QueryKind.SEARCH, s.query, s.call) for s in stage))
+
+
+def later_work(stage_intervals: list[list[float]]) -> list[float]:
+    """For each stage, the seconds of the sources' intervals its later stages may still take at
+    their buckets, summed (each stage runs only when the earlier ones did not find the work: an
+    upper bound)."""
+    later, after = [0.0] * len(stage_intervals), 0.0
+    for number in range(len(stage_intervals) - 1, -1, -1):
+        later[number] = after
+        after += sum(stage_intervals[number])
+    return later
 
 
 def _near_miss_seen(cited: CitedReference, g: Gathered) -> bool:
@@ -255,6 +272,13 @@ async def verify_reference(
     cited: CitedReference, gw: SourceGateway, *, current_year: int
 ) -> ReferenceOutcome:
     """Verify one reference: ask the sources in stages and decide after each stage."""
+    with precedence.reference_started():  # an older reference's requests go first (`precedence`)
+        return await _verify_reference(cited, gw, current_year=current_year)
+
+
+async def _verify_reference(
+    cited: CitedReference, gw: SourceGateway, *, current_year: int
+) -> ReferenceOutcome:
     g = Gathered()
     ask = functools.partial(_ask, g)
     # Tier 3: a canonical reference ("Homer, Iliad 1.1") is checked against its passage only.

@@ -135,6 +135,9 @@ class DeferringLimiter:
                 retry_after=wait,
             ) from None
 
+    async def hold_back(self, bucket: str, seconds: float) -> None:
+        await self.inner.hold_back(bucket, seconds)
+
     async def penalize(self, bucket: str, seconds: float) -> None:
         await self.inner.penalize(bucket, seconds)
 

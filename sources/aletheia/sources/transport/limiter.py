@@ -45,6 +45,11 @@ class RateLimiter(Protocol):
         (`PoliteTransport` re-asks when later than the pacing's send margin); None if unknown."""
         ...
 
+    async def hold_back(self, bucket: str, seconds: float) -> None:
+        """A request of `bucket` left `seconds` later after its grant than the pacing's send margin
+        allows for: the bucket's next grant moves back as far (for every process)."""
+        ...
+
     async def penalize(self, bucket: str, seconds: float) -> None:
         """A 429: hold every caller of `bucket` off for `seconds` (Retry-After) and lower its rate
         (halved, once per block; recovering by 10 % of the documented rate per quiet minute)."""

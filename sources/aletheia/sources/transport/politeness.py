@@ -63,21 +63,22 @@ PRIORITY: dict[str, int] = {"batch": 0, "single": 1, "fulltext": 2, "search": 3,
 
 
 class PriorityGate:
-    """At most `limit` holders at once; waiters are admitted by priority, then in arrival order."""
+    """At most `limit` holders at once; waiters are admitted by priority, then by `order` (the
+    reference's precedence: `precedence.order_key`), then in arrival order."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._held = 0
-        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._waiters: list[tuple[int, tuple[float, float], int, asyncio.Future[None]]] = []
         self._counter = 0
 
-    async def acquire(self, priority: int) -> None:
+    async def acquire(self, priority: int, order: tuple[float, float] = (0.0, 0.0)) -> None:
         if self._held < self.limit and not self._waiters:
             self._held += 1
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._counter += 1
-        entry = (priority, self._counter, future)
+        entry = (priority, order, self._counter, future)
         heapq.heappush(self._waiters, entry)
         try:
             await future
@@ -91,7 +92,7 @@ class PriorityGate:
 
     def release(self) -> None:
         while self._waiters:
-            _, _, future = heapq.heappop(self._waiters)
+            *_, future = heapq.heappop(self._waiters)
             if not future.done():
                 future.set_result(None)
                 return

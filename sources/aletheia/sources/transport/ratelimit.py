@@ -31,6 +31,7 @@ from aletheia.core.records import SourceName
 from aletheia.sources.base import RateLimitedError
 from aletheia.sources.transport.gcra import (
     FRACTION_SCRIPT,
+    HOLD_BACK_SCRIPT,
     NOW_SNIPPET,
     PENALIZE_SCRIPT,
     TAKE_SCRIPT,
@@ -114,6 +115,9 @@ class LocalRateLimiter(_WaitingForTokens):
     async def try_acquire(self, bucket: str, rate: float, burst: float) -> float:
         _check_bucket_args(rate, burst)
         return self._state(bucket).take(self._clock(), rate, burst)
+
+    async def hold_back(self, bucket: str, seconds: float) -> None:
+        self._state(bucket).hold_back(seconds)
 
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:
@@ -206,6 +210,7 @@ class RedisRateLimiter(_WaitingForTokens):
         self.send_delays: SendDelayBook = SharedSendDelays(redis, prefix=prefix)
         self._take = redis.register_script(TAKE_SCRIPT)
         self._penalize = redis.register_script(PENALIZE_SCRIPT)
+        self._hold_back = redis.register_script(HOLD_BACK_SCRIPT)
         self._fraction = redis.register_script(FRACTION_SCRIPT)
         self._take_slot = redis.register_script(_TAKE_SLOT)
         self._renew_slot = redis.register_script(_RENEW_SLOT)
@@ -227,6 +232,11 @@ class RedisRateLimiter(_WaitingForTokens):
             keys=self._bucket_keys(bucket), args=[repr(float(rate)), repr(float(burst)), self._now_arg()]
         )
         return max(0.0, float(answer))
+
+    async def hold_back(self, bucket: str, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        await self._hold_back(keys=self._bucket_keys(bucket), args=[repr(float(seconds)), self._now_arg()])
 
     async def penalize(self, bucket: str, seconds: float) -> None:
         if seconds <= 0:
