@@ -129,14 +129,23 @@ def test_a_truncated_gzip_file_names_the_file_and_offset(tmp_path: Path, source:
     assert 0 < caught.value.file_offset <= len(whole)
 
 
-def test_a_corrupt_openalex_line_is_an_error_at_that_line(tmp_path: Path) -> None:
-    lines = (FIXTURES / SAMPLES["openalex"]).read_bytes().splitlines(keepends=True)
+@pytest.mark.parametrize(
+    ("source", "bad_line", "detail"),
+    [
+        ("openalex", b'{"id": "https://openalex.org/W1", "title": \n', "not JSON"),
+        ("semantic_scholar", b'{"corpusid": "215416146", "title": "A string id"}\n', "corpusid"),
+    ],
+)
+def test_a_corrupt_json_line_is_an_error_at_that_line(
+    tmp_path: Path, source: str, bad_line: bytes, detail: str
+) -> None:
+    lines = (FIXTURES / SAMPLES[source]).read_bytes().splitlines(keepends=True)
     path = tmp_path / "part_000"
-    path.write_bytes(lines[0] + b'{"id": "https://openalex.org/W1", "title": \n' + lines[1])
+    path.write_bytes(lines[0] + bad_line + lines[1])
     with open_dump(path) as stream:
-        items = reader_for("openalex").items(stream)
+        items = reader_for(source).items(stream)
         next(items)
-        with pytest.raises(DumpError) as caught:
+        with pytest.raises(DumpError, match=detail) as caught:
             next(items)
     assert caught.value.offset == len(lines[0])
 
@@ -190,15 +199,3 @@ def test_an_s2_dataset_paper_is_read_as_the_graph_api_answers_it(tmp_path: Path)
     assert first.urls["corpus"].endswith("CorpusId:215416146")
     assert preprint.arxiv_id == "2012.01234"
     assert medical.pmid == "30012345" and medical.pmcid == "PMC6543210"
-
-
-def test_an_s2_line_without_an_integer_corpusid_is_an_error_at_that_line(tmp_path: Path) -> None:
-    lines = (FIXTURES / SAMPLES["semantic_scholar"]).read_bytes().splitlines(keepends=True)
-    path = tmp_path / "papers-000.jsonl"
-    path.write_bytes(lines[0] + b'{"corpusid": "215416146", "title": "A string id"}\n' + lines[1])
-    with open_dump(path) as stream:
-        items = reader_for("semantic_scholar").items(stream)
-        next(items)
-        with pytest.raises(DumpError, match="corpusid") as caught:
-            next(items)
-    assert caught.value.offset == len(lines[0])

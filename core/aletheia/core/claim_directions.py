@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from aletheia.core import claim_direction_rules as direction_rules
+from aletheia.core.claim_reading import number_value
 from aletheia.core.lexical_ranking import content_terms, stem
 
 __all__ = [
@@ -98,15 +99,6 @@ _VALUE_AFTER: Final = frozenset({"was", "were", "is", "of", "="})
 _INTERVAL: Final = (("ci",), ("confidence", "interval"), ("cri",))
 
 
-def _number(token: str) -> float | None:
-    if not _NUMBER.fullmatch(token):
-        return None
-    try:
-        return float(token.replace(",", ""))
-    except ValueError:
-        return None
-
-
 def _interval_holds_one(tokens: Sequence[str], position: int) -> bool:
     """The value at `position` is followed by its confidence interval, and the interval holds 1
     ("0.98 (95% CI 0.91 to 1.05)"): the ratio states no direction."""
@@ -117,7 +109,7 @@ def _interval_holds_one(tokens: Sequence[str], position: int) -> bool:
     bounds = [
         value
         for i, token in enumerate(after[starts[0] :], start=starts[0])
-        if (value := _number(token)) is not None and after[i + 1 : i + 2] != ["%"]
+        if (value := number_value(token)) is not None and after[i + 1 : i + 2] != ["%"]
     ][:2]
     return len(bounds) == 2 and bounds[0] <= 1 <= bounds[1]
 
@@ -138,7 +130,7 @@ def _ratio_values(tokens: Sequence[str]) -> list[tuple[int, int, set[str]]]:
             continue
         after_name = start + len(name)
         for position in range(after_name, min(len(tokens), after_name + window)):
-            value = _number(tokens[position])
+            value = number_value(tokens[position])
             if value is None or (position > after_name and tokens[position - 1] not in _VALUE_AFTER):
                 continue
             if tokens[position + 1 : position + 2] in (["%"], ["percent"]):

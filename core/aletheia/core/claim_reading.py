@@ -76,15 +76,20 @@ class Quantity:
 _RATIO_WORDS: Final = frozenset({"in", "times", "fold", "out", "percent", "%", "of"})
 
 
-def _value(token: str, following: str = "") -> float | None:
-    if token in number_rules.NUMBER_WORDS and following in _RATIO_WORDS - {"of"} | {"%"}:
-        return float(number_rules.NUMBER_WORDS[token])
+def number_value(token: str) -> float | None:
+    """A numeric token's value ("1,024" is 1024.0), else None."""
     if not _NUMBER.fullmatch(token):
         return None
     try:
         return float(token.replace(",", ""))
     except ValueError:
         return None
+
+
+def _value(token: str, following: str = "") -> float | None:
+    if token in number_rules.NUMBER_WORDS and following in _RATIO_WORDS - {"of"} | {"%"}:
+        return float(number_rules.NUMBER_WORDS[token])
+    return number_value(token)
 
 
 def _unit_after(tokens: Sequence[str], index: int) -> tuple[str, int]:
