@@ -18,8 +18,9 @@ from aletheia.core.evidence import QueryKind
 from aletheia.core.records import CitedReference
 from aletheia.core.verdicts import VerdictStatus
 from aletheia.pipeline.evidence.book_quotes import ask_book_quote
-from aletheia.pipeline.evidence.gateway import SourceGateway, first_author, search_title
+from aletheia.pipeline.evidence.gateway import SourceGateway, search_title
 from aletheia.pipeline.evidence.tier_sources import Ask, Gathering
+from aletheia.pipeline.evidence.title_searches import first_author
 
 
 async def gather_book_evidence(

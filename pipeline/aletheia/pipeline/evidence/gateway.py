@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
@@ -22,6 +22,12 @@ from aletheia.core.source_facts import SOURCE_FACTS
 from aletheia.core.text import repair_pdf_text
 from aletheia.core.venue_registry import VENUE_REGISTRIES
 from aletheia.pipeline.evidence.gateway_parts import searchable
+from aletheia.pipeline.evidence.title_searches import (
+    SearchCall,
+    crossref_search,
+    first_author,
+    title_searches,
+)
 from aletheia.sources.base import RawCache, SourceRecord, SourceStats
 from aletheia.sources.transport.breaker import CircuitBreaker
 from aletheia.sources.transport.limiter import RateLimiter
@@ -32,24 +38,6 @@ if TYPE_CHECKING:
     from aletheia.sources.retraction_watch import RetractionIndex
 
 Lookup = Callable[[], Awaitable[Any]]
-# How many PMIDs of a PubMed title search are fetched (esearch ranks by relevance).
-PUBMED_SEARCH_RESULTS = 3
-
-
-class SearchCall(NamedTuple):
-    """One search of one source: what is asked (recorded as the answer's query) and the call."""
-
-    source: SourceName
-    query: str
-    call: Lookup
-
-
-def first_author(cited: CitedReference) -> str | None:
-    if not cited.authors:
-        return None
-    return cited.authors[0].family or cited.authors[0].literal or None
-
-
 _DASHES = re.compile(r"\s*[\u2013\u2014\u2212]\s*")
 
 
@@ -291,7 +279,7 @@ class SourceGateway:
         if not text:
             return []
         title = search_title(cited)
-        crossref = self._crossref_search(bibliographic_query(cited) or text, title, cited.year)
+        crossref = crossref_search(self, bibliographic_query(cited) or text, title, cited.year)
         stages: list[list[SearchCall]]
         if not title:
             s2_search = SearchCall(
@@ -299,7 +287,7 @@ class SourceGateway:
             )
             stages = [[crossref], [s2_search]]
         else:
-            openalex, s2_match, specialised = self._title_searches(cited, title, near_miss_seen)
+            openalex, s2_match, specialised = title_searches(self, cited, title, near_miss_seen)
             if self.settings.crossref_search_last and not given_as_string(cited):
                 # Crossref has no OR: its searches go one title at a time (3 per second), so it is
                 # asked last, when no other index found the work (issue 23); a work found
@@ -309,87 +297,6 @@ class SourceGateway:
                 stages = [[openalex], [crossref], [s2_match], specialised]
         stages = [[call for call in stage if call.source in wanted] for stage in stages]
         return [stage for stage in stages if stage]
-
-    def _crossref_search(self, whole: str, title: str | None, year: int | None) -> SearchCall:
-        """Crossref's bibliographic search of `whole` (asked of the mirror by the title first)."""
-        return SearchCall(
-            SourceName.CROSSREF,
-            whole,
-            self.mirrored_search(
-                SourceName.CROSSREF,
-                title or whole,
-                lambda: self.crossref.search(whole, rows=5),
-                cited_year=year,
-            ),
-        )
-
-    def _title_searches(
-        self, cited: CitedReference, title: str, near_miss_seen: Callable[[], bool]
-    ) -> tuple[SearchCall, SearchCall, list[SearchCall]]:
-        """The title searches of `search_stages`: OpenAlex's, Semantic Scholar's title match, and
-        the specialised indexes' (arXiv, PubMed, DBLP, every registered title search)."""
-        author = first_author(cited)
-        openalex = SearchCall(
-            SourceName.OPENALEX,
-            f"{title} | author: {author}" if author else title,
-            self.mirrored_search(
-                SourceName.OPENALEX,
-                title,
-                searchable(
-                    SourceName.OPENALEX,
-                    lambda: self.openalex.search(title=title, author=author, per_page=5),
-                ),
-                cited_year=cited.year,
-            ),
-        )
-        s2_match = SearchCall(
-            SourceName.SEMANTIC_SCHOLAR,
-            title,
-            self.mirrored_search(
-                SourceName.SEMANTIC_SCHOLAR,
-                title,
-                lambda: self.semantic_scholar.match_title(title, alone=near_miss_seen()),
-                cited_year=cited.year,
-            ),
-        )
-        arxiv = SearchCall(
-            SourceName.ARXIV,
-            title,
-            searchable(SourceName.ARXIV, lambda: self.arxiv.search(title=title, max_results=5)),
-        )
-        pubmed = SearchCall(
-            SourceName.PUBMED, title, searchable(SourceName.PUBMED, lambda: self._pubmed_search(title))
-        )
-        # DBLP (one request every 2 s) only after the general indexes missed the work.
-        dblp = SearchCall(
-            SourceName.DBLP,
-            title,
-            self.mirrored_search(SourceName.DBLP, title, self.cs.dblp_search(title), cited_year=cited.year),
-        )
-        return openalex, s2_match, [arxiv, pubmed, dblp, *self._registered_searches(title, author)]
-
-    def _registered_searches(self, title: str, author: str | None) -> list[SearchCall]:
-        """The title search of every registered source whose record has one (`SourceSpec.title_search`):
-        a new search source is asked without a line here."""
-        from aletheia.sources.registry import SOURCES
-
-        return [
-            SearchCall(
-                SourceName(name),
-                title,
-                searchable(SourceName(name), partial(spec.title_search, self.clients[name], title, author)),
-            )
-            for name, spec in SOURCES.items()
-            if spec.title_search is not None and name in self.clients
-        ]
-
-    async def _pubmed_search(self, title: str) -> list[SourceRecord]:
-        """PubMed's title search gives PMIDs; their records come from efetch (cached by PMID)."""
-        pmids = await self.pubmed.search(title=title, retmax=PUBMED_SEARCH_RESULTS)
-        if not pmids:
-            return []
-        found = await self.pubmed.by_pmids(pmids)
-        return [record for pmid in pmids if (record := found.get(pmid)) is not None]
 
     # --- Tier 0 --------------------------------------------------------------------------------
 

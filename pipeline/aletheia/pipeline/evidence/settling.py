@@ -34,7 +34,8 @@ from aletheia.core.matched_work import records_of_match
 from aletheia.core.records import CitedReference, SourceName, WorkRecord
 from aletheia.core.venue_registry import registry_query, venue_answers
 from aletheia.core.verdicts import Reason, Severity, Verdict
-from aletheia.pipeline.evidence.gateway import SourceGateway, first_author
+from aletheia.pipeline.evidence.gateway import SourceGateway
+from aletheia.pipeline.evidence.title_searches import first_author
 from aletheia.sources.base import SourceError
 
 # The verdict notes that more answers could settle.

@@ -155,7 +155,7 @@ def dump_source(path: Path) -> str:
 def parse_payload(source: str, payload: Any) -> WorkRecord:
     """A dumped record through the parser a live answer of that source goes through: DBLP's
     `/rec/{key}.xml` record parser, OpenAlex's and Crossref's work parsers, Semantic Scholar's
-    paper parser (the dataset's line in the Graph API's spelling, `s2_dump.graph_paper`)."""
+    paper parser (the dataset's line in the Graph API's spelling, `s2_lines.graph_paper`)."""
     if source == SourceName.DBLP.value:
         from aletheia.sources.dblp_parse import parse_dblp_xml_record
 
@@ -169,7 +169,7 @@ def parse_payload(source: str, payload: Any) -> WorkRecord:
 
         return parse_crossref_work(payload)
     if source == SourceName.SEMANTIC_SCHOLAR.value:
-        from aletheia.sources.dumps.s2_dump import graph_paper
+        from aletheia.sources.dumps.s2_lines import graph_paper
         from aletheia.sources.semantic_scholar_parse import parse_s2_paper
 
         return parse_s2_paper(graph_paper(payload))

@@ -150,19 +150,7 @@ def write_dumps(
     files = DumpFiles(works=len(keys))
     ctx = SimContext(universe, semantic_scholar_corpus=s2_corpus, seed=seed)
 
-    dblp_dir = out_dir / "dblp"
-    dblp_dir.mkdir(parents=True, exist_ok=True)
-    (dblp_dir / "dblp.dtd").write_text(dblp_dtd(), encoding="ascii")
-    dblp_path = dblp_dir / "dblp.xml.gz"
-    with gzip.open(dblp_path, "wt", encoding="iso-8859-1") as out:
-        out.write('<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE dblp SYSTEM "dblp.dtd">\n<dblp>\n')
-        for work in universe.catalog("dblp").works:
-            if work.key in keys:
-                found = _RECORD.search(sim_dblp.render_xml(work))
-                if found is not None:
-                    out.write(_dblp_entities(found.group(1)) + "\n")
-        out.write("</dblp>\n")
-    files.dblp.append(dblp_path)
+    files.dblp.append(_write_dblp(out_dir, universe, keys))
 
     works_dir = out_dir / "openalex" / "works" / f"updated_date={snapshot.isoformat()}"
     works_dir.mkdir(parents=True, exist_ok=True)
@@ -194,9 +182,25 @@ def write_dumps(
     return files
 
 
+def _write_dblp(out_dir: Path, universe: Universe, keys: set[str]) -> Path:
+    dblp_dir = out_dir / "dblp"
+    dblp_dir.mkdir(parents=True, exist_ok=True)
+    (dblp_dir / "dblp.dtd").write_text(dblp_dtd(), encoding="ascii")
+    dblp_path = dblp_dir / "dblp.xml.gz"
+    with gzip.open(dblp_path, "wt", encoding="iso-8859-1") as out:
+        out.write('<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE dblp SYSTEM "dblp.dtd">\n<dblp>\n')
+        for work in universe.catalog("dblp").works:
+            if work.key in keys:
+                found = _RECORD.search(sim_dblp.render_xml(work))
+                if found is not None:
+                    out.write(_dblp_entities(found.group(1)) + "\n")
+        out.write("</dblp>\n")
+    return dblp_path
+
+
 def s2_dataset_line(paper: dict[str, Any]) -> dict[str, Any]:
     """A Graph API paper as Semantic Scholar's papers dataset writes it: its fields, in its
-    spelling (`sources/dumps/s2_dump.py`)."""
+    spelling (`sources/dumps/s2_dump.py`, `s2_lines.py`)."""
     venue = paper.get("publicationVenue")
     return {
         "corpusid": paper.get("corpusId"),
