@@ -39,7 +39,7 @@ def test_a_dated_dump_holds_what_was_recorded_by_its_day(tmp_path: Path) -> None
     files = write_dumps(world, tmp_path, snapshot=day, as_of=day)
     expected = {w.title for w in world.works if recorded_on(w) <= day}
     assert files.works == len(expected)
-    with gzip.open(files.openalex[0], "rt", encoding="utf-8") as lines:
+    with gzip.open(files.by_source()["openalex"][0], "rt", encoding="utf-8") as lines:
         titles = {json.loads(line)["title"] for line in lines}
     assert titles == expected & {w.title for w in world.catalog("openalex").works}
     assert all(w.year is not None and w.year <= day.year for w in world.works if w.title in titles)

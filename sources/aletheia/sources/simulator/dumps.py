@@ -51,21 +51,20 @@ PART_RECORDS: Final = 10_000
 CROSSREF_FILE_ITEMS: Final = 5_000
 
 
+# The sources the simulator writes a dump of, each in its real format.
+DUMPED_SOURCES: Final = ("dblp", "openalex", "crossref", "semantic_scholar")
+
+
 @dataclass
 class DumpFiles:
-    dblp: list[Path] = field(default_factory=list)
-    openalex: list[Path] = field(default_factory=list)
-    crossref: list[Path] = field(default_factory=list)
-    semantic_scholar: list[Path] = field(default_factory=list)
-    works: int = 0  # the universe's works kept (`fraction`)
+    """The files written of each source's dump (by the source's name), and the universe's works
+    kept (`fraction`, `as_of`)."""
+
+    paths: dict[str, list[Path]] = field(default_factory=lambda: {name: [] for name in DUMPED_SOURCES})
+    works: int = 0
 
     def by_source(self) -> dict[str, list[Path]]:
-        return {
-            "dblp": self.dblp,
-            "openalex": self.openalex,
-            "crossref": self.crossref,
-            "semantic_scholar": self.semantic_scholar,
-        }
+        return self.paths
 
 
 # A work cited without a year is taken as recorded long before any snapshot.
@@ -150,7 +149,7 @@ def write_dumps(
     files = DumpFiles(works=len(keys))
     ctx = SimContext(universe, semantic_scholar_corpus=s2_corpus, seed=seed)
 
-    files.dblp.append(_write_dblp(out_dir, universe, keys))
+    files.paths["dblp"].append(_write_dblp(out_dir, universe, keys))
 
     works_dir = out_dir / "openalex" / "works" / f"updated_date={snapshot.isoformat()}"
     works_dir.mkdir(parents=True, exist_ok=True)
@@ -160,7 +159,7 @@ def write_dumps(
         with gzip.open(path, "wt", encoding="utf-8") as out:
             for work in chosen[start : start + part_records]:
                 out.write(json.dumps(openalex_work.render_work(work), ensure_ascii=False) + "\n")
-        files.openalex.append(path)
+        files.paths["openalex"].append(path)
 
     crossref_dir = out_dir / "crossref"
     crossref_dir.mkdir(parents=True, exist_ok=True)
@@ -176,9 +175,9 @@ def write_dumps(
                 item.pop("score", None)  # a search's relevance; the data file has none
                 out.write(("," if i else "") + "\n" + json.dumps(item, ensure_ascii=False))
             out.write("\n]}\n")
-        files.crossref.append(path)
+        files.paths["crossref"].append(path)
 
-    files.semantic_scholar = _write_s2_papers(out_dir, ctx, keys, as_of, part_records)
+    files.paths["semantic_scholar"] = _write_s2_papers(out_dir, ctx, keys, as_of, part_records)
     return files
 
 
