@@ -154,9 +154,9 @@ def test_an_empty_mirror_has_no_tier_so_a_reference_costs_no_mirror_query(store:
     from aletheia.pipeline.evidence.mirror_tier import MirrorTier
     from aletheia.pipeline.mirror.load import mark_loaded
 
-    assert MirrorTier.open(store, max_age_days=30) is None
+    assert MirrorTier.open(store, max_age_days=30, indexing_lag_days=90) is None
     mark_loaded(store, {"crossref": date(2024, 5, 1)}, complete=False)
-    tier = MirrorTier.open(store, max_age_days=30)
+    tier = MirrorTier.open(store, max_age_days=30, indexing_lag_days=90)
     assert tier is not None and tier.holds(SourceName.CROSSREF) and not tier.holds(SourceName.DBLP)
 
 

@@ -53,7 +53,7 @@ def test_dblp_takes_a_word_prefix(words: list[str]) -> None:
 
 def tier(**snapshots: MirrorSnapshot) -> MirrorTier:
     store: Any = None  # the rule reads the snapshots only
-    return MirrorTier(store, dict(snapshots), max_age_days=30)
+    return MirrorTier(store, dict(snapshots), max_age_days=30, indexing_lag_days=90)
 
 
 def test_only_a_complete_fresh_mirror_proves_absence() -> None:
@@ -143,7 +143,7 @@ class _Store:
 def _s2_tier(titles: list[str], *, complete: bool = True) -> tuple[MirrorTier, _Store]:
     store = _Store(titles)
     snapshot = MirrorSnapshot("semantic_scholar", date(2026, 11, 1), complete=complete, updated_through=None)
-    return MirrorTier(store, {"semantic_scholar": snapshot}, max_age_days=45), store  # type: ignore[arg-type]
+    return MirrorTier(store, {"semantic_scholar": snapshot}, max_age_days=45, indexing_lag_days=90), store  # type: ignore[arg-type]
 
 
 async def _live() -> str:

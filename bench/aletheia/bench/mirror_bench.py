@@ -144,6 +144,7 @@ def loaded_mirror(
     chosen by a hash instead, dated the day before, and the mirror is not complete (it never
     answers absence): no whole dump is a random share of its source. Semantic Scholar's papers
     dataset holds the `s2_corpus` papers beyond the universe the simulator (of that `seed`) serves."""
+    from aletheia.config import Settings
     from aletheia.pipeline.evidence.mirror_tier import MirrorTier
     from aletheia.pipeline.mirror.load import load_dump
     from aletheia.sources.simulator import Universe
@@ -184,5 +185,11 @@ def loaded_mirror(
         "snapshot": snapshot.isoformat(),
         "load_seconds": round(time.perf_counter() - started, 2),
     }
-    tier = MirrorTier.open(store, max_age_days=45)
+    # The tier's rules as the product ships them (the settings' defaults), whatever the environment.
+    fields = Settings.model_fields
+    tier = MirrorTier.open(
+        store,
+        max_age_days=fields["mirror_max_age_days"].default,
+        indexing_lag_days=fields["mirror_indexing_lag_days"].default,
+    )
     return tier, figures

@@ -125,7 +125,8 @@ class Settings(BaseSettings):
     mirror_max_age_days: int = Field(default=45, ge=0)
     # Past that age, a complete mirror still proves absent a work cited with a year whose next year
     # ended at least this many days before its snapshot (the work would have been recorded by then,
-    # even cited a year early);
+    # even cited a year early). The regular delay of indexing is weeks; records made later than
+    # that are late deposits a longer lag barely reduces (measured on recorded Crossref answers);
     # docs/sources.md, "The mirror tier".
     mirror_indexing_lag_days: int = Field(default=90, ge=0)
 

@@ -53,11 +53,6 @@ ABSENCE_SOURCES: Final = frozenset({SourceName.SEMANTIC_SCHOLAR})
 # "not found" where `match` would have found something.
 S2_NEAR_SHARE: Final = 0.5
 SEARCH_RESULTS: Final = 5
-# How long after the end of a work's year of publication a complete snapshot is taken to hold it
-# (`ALETHEIA_MIRROR_INDEXING_LAG_DAYS`): the regular delay of indexing is weeks, and the records
-# made later than that are late deposits a longer lag barely reduces (docs/sources.md, "The mirror
-# tier", measured on the recorded Crossref answers).
-DEFAULT_INDEXING_LAG_DAYS: Final = 90
 # How each source's title search matches words (what its API answers, so that the mirror answers
 # the same): OpenAlex's `title.search` and DBLP's search want every word of the query in the title
 # (DBLP: as a word's prefix); Crossref's `query.bibliographic` ranks without requiring any.
@@ -154,7 +149,7 @@ class MirrorTier:
         snapshots: dict[str, MirrorSnapshot],
         *,
         max_age_days: int,
-        indexing_lag_days: int = DEFAULT_INDEXING_LAG_DAYS,
+        indexing_lag_days: int,
     ) -> None:
         self.store = store
         self.snapshots = snapshots
@@ -171,9 +166,7 @@ class MirrorTier:
         return await self._group[1].ask(query)
 
     @classmethod
-    def open(
-        cls, store: MirrorStore, *, max_age_days: int, indexing_lag_days: int = DEFAULT_INDEXING_LAG_DAYS
-    ) -> MirrorTier | None:
+    def open(cls, store: MirrorStore, *, max_age_days: int, indexing_lag_days: int) -> MirrorTier | None:
         """The tier over `store`, or None when nothing was ever loaded into it."""
         snapshots = store.snapshots()
         if not snapshots:
