@@ -246,3 +246,25 @@ def test_a_send_delay_one_process_saw_widens_every_processs_pace(prefix: str) ->
     rate_before, _ = pace(10, 10, send_margin=before)
     rate_after, _ = pace(10, 10, send_margin=after)
     assert rate_after < rate_before
+
+
+def test_a_late_send_holds_the_shared_bucket_back_in_redis(prefix: str) -> None:
+    """The Lua side of `hold_back`: the bucket's next grant in Redis moves back by the late
+    seconds, for every process asking; a bucket nobody has asked is not held back."""
+
+    async def run() -> tuple[float, float, float]:
+        limiter = RedisRateLimiter(redis_asyncio.Redis.from_url(REDIS_URL), prefix=prefix)
+        rate, burst = pace(0.5, 1.0)  # one request per 2 s
+        assert await limiter.try_acquire("dblp:held", rate, burst) == 0.0
+        before = await limiter.try_acquire("dblp:held", rate, burst)
+        await limiter.hold_back("dblp:held", 0.5)
+        after = await limiter.try_acquire("dblp:held", rate, burst)
+        await limiter.hold_back("arxiv:never-asked", 0.5)
+        fresh = await limiter.try_acquire("arxiv:never-asked", *pace(1 / 3, 1.0))
+        await limiter.aclose()
+        return before, after, fresh
+
+    before, after, fresh = asyncio.run(run())
+    assert before > 1.0
+    assert after - before == pytest.approx(0.5, abs=0.05)
+    assert fresh == 0.0
