@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
@@ -137,7 +137,7 @@ def loaded_mirror(
     s2_corpus: int = 0,
     seed: int = 0,
 ) -> tuple[Any, dict[str, Any]]:
-    """A mirror holding `fraction` of the universe's works, loaded from the three dump formats, and
+    """A mirror holding `fraction` of the universe's works, loaded from the four dump formats, and
     its figures. By default a dated snapshot: whole dumps of the day by which `fraction` of the
     works had been recorded (`dumps.snapshot_day`; the day before the run when `fraction` is 1),
     marked complete, the works recorded since only in the APIs. With `sample`, the works are
@@ -148,27 +148,13 @@ def loaded_mirror(
     from aletheia.pipeline.evidence.mirror_tier import MirrorTier
     from aletheia.pipeline.mirror.load import load_dump
     from aletheia.sources.simulator import Universe
-    from aletheia.sources.simulator.dumps import snapshot_day, write_dumps
     from aletheia.storage.db import engine_for
     from aletheia.storage.mirror import MirrorStore
 
-    yesterday = datetime.now(UTC).date() - timedelta(days=1)
     universe = Universe.from_jsonl(universe_path)
-    s2_papers = {"s2_corpus": s2_corpus, "seed": seed}
-    if sample:
-        snapshot, as_of, complete = yesterday, None, False
-        files = write_dumps(
-            universe,
-            directory / "dumps",
-            snapshot=snapshot,
-            fraction=fraction,
-            s2_corpus=s2_corpus,
-            seed=seed,
-        )
-    else:
-        as_of = None if fraction >= 1 else min(snapshot_day(universe, fraction), yesterday)
-        snapshot, complete = as_of or yesterday, True
-        files = write_dumps(universe, directory / "dumps", snapshot=snapshot, as_of=as_of, **s2_papers)
+    files, snapshot, complete = _written_dumps(
+        universe, directory / "dumps", fraction, sample, s2_corpus, seed
+    )
     store = MirrorStore(engine_for(f"sqlite:///{directory / 'mirror.sqlite3'}"))
     started = time.perf_counter()
     loaded: dict[str, int] = {}
@@ -193,3 +179,22 @@ def loaded_mirror(
         indexing_lag_days=fields["mirror_indexing_lag_days"].default,
     )
     return tier, figures
+
+
+def _written_dumps(
+    universe: Any, out_dir: Path, fraction: float, sample: bool, s2_corpus: int, seed: int
+) -> tuple[Any, date, bool]:
+    """`loaded_mirror`'s dumps, their snapshot's day, and whether they are a complete copy."""
+    from aletheia.sources.simulator.dumps import snapshot_day, write_dumps
+
+    yesterday = datetime.now(UTC).date() - timedelta(days=1)
+    s2_papers = {"s2_corpus": s2_corpus, "seed": seed}
+    if sample:
+        return (
+            write_dumps(universe, out_dir, snapshot=yesterday, fraction=fraction, **s2_papers),
+            yesterday,
+            False,
+        )
+    as_of = None if fraction >= 1 else min(snapshot_day(universe, fraction), yesterday)
+    snapshot = as_of or yesterday
+    return write_dumps(universe, out_dir, snapshot=snapshot, as_of=as_of, **s2_papers), snapshot, True
