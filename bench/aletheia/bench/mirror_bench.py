@@ -188,13 +188,12 @@ def _written_dumps(
     from aletheia.sources.simulator.dumps import snapshot_day, write_dumps
 
     yesterday = datetime.now(UTC).date() - timedelta(days=1)
-    s2_papers = {"s2_corpus": s2_corpus, "seed": seed}
     if sample:
-        return (
-            write_dumps(universe, out_dir, snapshot=yesterday, fraction=fraction, **s2_papers),
-            yesterday,
-            False,
+        files = write_dumps(
+            universe, out_dir, snapshot=yesterday, fraction=fraction, s2_corpus=s2_corpus, seed=seed
         )
+        return files, yesterday, False
     as_of = None if fraction >= 1 else min(snapshot_day(universe, fraction), yesterday)
     snapshot = as_of or yesterday
-    return write_dumps(universe, out_dir, snapshot=snapshot, as_of=as_of, **s2_papers), snapshot, True
+    files = write_dumps(universe, out_dir, snapshot=snapshot, as_of=as_of, s2_corpus=s2_corpus, seed=seed)
+    return files, snapshot, True
